@@ -1,0 +1,171 @@
+//! Crash-safe file replacement and private directories.
+//!
+//! A file is never written in place: the new bytes go to a temp file in the
+//! same directory, which is synced, renamed over the target and followed by a
+//! sync of the directory. A reader sees the old file or the new one, never a
+//! torn one. Temp files carry [`TEMP_PREFIX`]: they are hidden, never read as
+//! data, and removed by the next writer that holds the session's lock.
+
+use crate::store::error::{IoContext, Result};
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// Name prefix of our temp files and directories (hidden, so readers skip them).
+pub const TEMP_PREFIX: &str = ".loki-sessions-tmp-";
+
+/// Mode of the directories we create: only the owner may enter.
+pub const DIR_MODE: u32 = 0o700;
+/// Mode of the files we create: only the owner may read them.
+pub const FILE_MODE: u32 = 0o600;
+
+/// Replaces `path` with `bytes` atomically (temp, fsync, rename, fsync dir).
+///
+/// An existing file keeps its permission bits; a new one gets [`FILE_MODE`].
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = parent_of(path);
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .permissions(fs::Permissions::from_mode(FILE_MODE))
+        .tempfile_in(dir)
+        .ctx("create a temp file in", dir)?;
+    if let Ok(existing) = fs::metadata(path) {
+        let mode = existing.permissions().mode() & 0o7777;
+        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
+            .ctx("set permissions of", temp.path())?;
+    }
+    temp.write_all(bytes).ctx("write", temp.path())?;
+    temp.as_file().sync_all().ctx("sync", temp.path())?;
+    temp.persist(path)
+        .map_err(|e| e.error)
+        .ctx("replace", path)?;
+    sync_dir(dir)
+}
+
+/// Creates `path` with `bytes` only if it does not exist yet, atomically.
+pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = parent_of(path);
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .permissions(fs::Permissions::from_mode(FILE_MODE))
+        .tempfile_in(dir)
+        .ctx("create a temp file in", dir)?;
+    temp.write_all(bytes).ctx("write", temp.path())?;
+    temp.as_file().sync_all().ctx("sync", temp.path())?;
+    temp.persist_noclobber(path)
+        .map_err(|e| e.error)
+        .ctx("create", path)?;
+    sync_dir(dir)
+}
+
+/// Flushes a directory's entries (a rename is durable only after this).
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .ctx("sync directory", dir)
+}
+
+/// Creates one directory with mode 0700 (the parent must exist).
+pub fn create_private_dir(path: &Path) -> Result<()> {
+    DirBuilder::new()
+        .mode(DIR_MODE)
+        .create(path)
+        .ctx("create directory", path)
+}
+
+/// Creates a directory and any missing parents, each with mode 0700.
+pub fn create_private_dir_all(path: &Path) -> Result<()> {
+    DirBuilder::new()
+        .recursive(true)
+        .mode(DIR_MODE)
+        .create(path)
+        .ctx("create directory", path)
+}
+
+/// Writes a brand-new file with mode 0600 (used inside a directory that is
+/// not visible yet, so atomicity comes from renaming the directory).
+pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(path)
+        .ctx("create", path)?;
+    file.write_all(bytes).ctx("write", path)?;
+    file.sync_all().ctx("sync", path)
+}
+
+/// Removes temp files a killed writer left in `dir`. Call it only while
+/// holding the lock that every writer of `dir` takes, so no live temp file is
+/// touched; `min_age` guards against writers that do not lock.
+pub fn remove_stale_temps(dir: &Path, min_age: Duration) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with(TEMP_PREFIX) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age >= min_age);
+        if meta.is_file() && old {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_keeps_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.json");
+        write_atomic(&path, b"one").unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        let leftovers = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temp file remains");
+    }
+
+    #[test]
+    fn create_new_refuses_to_clobber() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.json");
+        create_new_atomic(&path, b"one").unwrap();
+        assert!(create_new_atomic(&path, b"two").is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"one");
+    }
+
+    #[test]
+    fn stale_temps_are_removed_but_data_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(format!("{TEMP_PREFIX}abc")), b"x").unwrap();
+        fs::write(dir.path().join("session.json"), b"{}").unwrap();
+        remove_stale_temps(dir.path(), Duration::ZERO);
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("session.json")]);
+    }
+}

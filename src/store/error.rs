@@ -1,0 +1,83 @@
+//! Errors of the session store: every one names the file and what was being done.
+
+use std::path::{Path, PathBuf};
+
+/// What went wrong, with the path involved and the action that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An I/O call failed.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is not valid JSON.
+    #[error("cannot parse {}: {message}", path.display())]
+    Parse { path: PathBuf, message: String },
+    /// A file is valid JSON but not of the expected shape.
+    #[error("bad data in {}: {message}", path.display())]
+    Shape { path: PathBuf, message: String },
+    /// No session matched what the user asked for.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request itself is invalid (bad id, bad argument, ambiguous prefix).
+    #[error("{0}")]
+    Invalid(String),
+    /// Another process holds the session's lock.
+    #[error("{} is locked by another process (an agent may be writing to it); try again", path.display())]
+    Locked { path: PathBuf },
+    /// The tree belongs to somebody else or is otherwise unsafe to touch.
+    #[error("refusing to operate on {}: {reason}", path.display())]
+    Unsafe { path: PathBuf, reason: String },
+    /// The tokenizer could not be built.
+    #[error("cannot load the {encoding} tokenizer: {message}")]
+    Tokenizer {
+        encoding: &'static str,
+        message: String,
+    },
+}
+
+/// Shorthand for results of store operations.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+impl StoreError {
+    /// An I/O error with the action that was attempted and the path.
+    pub fn io(action: &'static str, path: &Path, source: std::io::Error) -> Self {
+        StoreError::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// Data of the wrong shape in `path`.
+    pub fn shape(path: &Path, message: impl Into<String>) -> Self {
+        StoreError::Shape {
+            path: path.to_path_buf(),
+            message: message.into(),
+        }
+    }
+
+    /// True when the error means "not there" rather than "broken".
+    pub fn is_not_found(&self) -> bool {
+        match self {
+            StoreError::NotFound(_) => true,
+            StoreError::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        }
+    }
+}
+
+/// Adds the action and path to an `io::Result`.
+pub trait IoContext<T> {
+    /// Wraps the error with what was being done to which path.
+    fn ctx(self, action: &'static str, path: &Path) -> Result<T>;
+}
+
+impl<T> IoContext<T> for std::io::Result<T> {
+    fn ctx(self, action: &'static str, path: &Path) -> Result<T> {
+        self.map_err(|e| StoreError::io(action, path, e))
+    }
+}

@@ -1,0 +1,57 @@
+//! The seed's `purge` and `start` over a Loki tree.
+
+use crate::store::error::Result;
+use crate::store::loki::LokiStore;
+use crate::store::purge_apply::{self, PurgeProgress, PurgeReport};
+use crate::store::purge_plan::{PurgePlan, PurgePolicy};
+use crate::store::record::SessionRecord;
+
+impl LokiStore {
+    /// What a purge with `policy` would do now. Reads only.
+    pub fn purge_plan(&self, policy: PurgePolicy, exclude: &[String], now: f64) -> Result<PurgePlan> {
+        let records = self.list()?;
+        let candidates = purge_apply::gather_candidates(records);
+        Ok(PurgePlan::build(candidates, policy, exclude, now))
+    }
+
+    /// Applies a plan made by [`LokiStore::purge_plan`], re-checking each entry.
+    pub fn apply_purge(
+        &self,
+        plan: &PurgePlan,
+        exclude: &[String],
+        progress: impl FnMut(PurgeProgress),
+    ) -> Result<PurgeReport> {
+        self.check_ownership()?;
+        self.remove_stale_leftovers();
+        let folder = self.layout().sessions_dir();
+        Ok(purge_apply::apply_plan(plan, &folder, exclude, progress))
+    }
+
+    /// The seed's `purge(user, keep, max_age_days, exclude)`: removes stale
+    /// sessions and returns their ids.
+    pub fn purge(&self, keep: usize, max_age_days: f64, exclude: &[String], now: f64) -> Result<Vec<String>> {
+        let policy = PurgePolicy { keep, max_age_days };
+        let plan = self.purge_plan(policy, exclude, now)?;
+        Ok(self.apply_purge(&plan, exclude, |_| {})?.removed)
+    }
+
+    /// The seed's `start(user, purge)`: purges stale sessions first (when
+    /// `purge` is set), then creates the new session. The report says what
+    /// the purge removed, so callers can tell the user.
+    pub fn start(
+        &self,
+        first_prompt: &str,
+        purge: Option<PurgePolicy>,
+        now: f64,
+    ) -> Result<(SessionRecord, PurgeReport)> {
+        let report = match purge {
+            Some(policy) => {
+                let plan = self.purge_plan(policy, &[], now)?;
+                self.apply_purge(&plan, &[], |_| {})?
+            }
+            None => PurgeReport::default(),
+        };
+        let record = self.create(first_prompt, now)?;
+        Ok((record, report))
+    }
+}

@@ -1,0 +1,263 @@
+//! A user's Loki session tree: list, start, resume, touch, rename.
+
+use crate::store::atomic::{self, TEMP_PREFIX};
+use crate::store::disk;
+use crate::store::error::{IoContext, Result, StoreError};
+use crate::store::jsonfile;
+use crate::store::layout::{Layout, SessionPaths, check_id};
+use crate::store::lock::{self, SessionLock};
+use crate::store::loki::meta::Meta;
+use crate::store::loki::naming::name_from_prompt;
+use crate::store::peteos::{Session, ids};
+use crate::store::record::{SessionRecord, sort_by_recent_use};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Temp directories older than this are leftovers of a killed writer.
+const STALE_TEMP_AGE: Duration = Duration::from_secs(600);
+
+/// One user's session tree under a root. Opening does no I/O.
+#[derive(Clone, Debug)]
+pub struct LokiStore {
+    layout: Layout,
+}
+
+impl LokiStore {
+    /// The tree of `user` under `root` (`<root>/users/<user>/session`).
+    pub fn open(root: &Path, user: &str) -> Result<LokiStore> {
+        Ok(LokiStore {
+            layout: Layout::new(root, user)?,
+        })
+    }
+
+    /// The paths of this tree.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Refuses to go on when the user's tree belongs to another uid.
+    pub fn check_ownership(&self) -> Result<()> {
+        disk::check_owned_by_us(&self.layout.user_dir())?;
+        disk::check_owned_by_us(&self.layout.sessions_dir())
+    }
+
+    /// Every session, most recently used first; damaged ones are included
+    /// with `error` set. A missing tree is an empty list.
+    pub fn list(&self) -> Result<Vec<SessionRecord>> {
+        let mut records = Vec::new();
+        self.scan(|batch| records.extend(batch))?;
+        sort_by_recent_use(&mut records);
+        Ok(records)
+    }
+
+    /// Reads every session, handing records over in batches as they are read
+    /// (in directory order) so a UI can show rows before the scan ends.
+    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>)) -> Result<()> {
+        self.check_ownership()?;
+        let names = self.entry_names()?;
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+        const BATCH: usize = 512;
+        for chunk in names.chunks(BATCH * workers) {
+            let parts: Vec<Vec<SessionRecord>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk
+                    .chunks(BATCH)
+                    .map(|part| scope.spawn(move || part.iter().map(|n| self.record(n)).collect()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_default())
+                    .collect()
+            });
+            for part in parts {
+                on_batch(part);
+            }
+        }
+        Ok(())
+    }
+
+    /// Names in the session folder, hidden ones (our temp files) left out.
+    fn entry_names(&self) -> Result<Vec<String>> {
+        let dir = self.layout.sessions_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StoreError::io("list sessions in", &dir, e)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.ctx("list sessions in", &dir)?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.starts_with('.') {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+
+    /// The record of the entry `name` in the session folder, damaged or not.
+    pub fn record(&self, name: &str) -> SessionRecord {
+        let dir = self.layout.sessions_dir().join(name);
+        let paths = SessionPaths::new(&dir);
+        let damaged = |why: String| {
+            SessionRecord::damaged(name, dir.clone(), paths.memory(), self.layout.user(), why)
+        };
+        if let Err(e) = check_id(name) {
+            return damaged(e.to_string());
+        }
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return damaged(format!("{} is a symbolic link; not followed", dir.display()));
+            }
+            Ok(m) if !m.is_dir() => {
+                return damaged(format!("{} is not a session directory", dir.display()));
+            }
+            Ok(_) => {}
+            Err(e) => return damaged(StoreError::io("inspect", &dir, e).to_string()),
+        }
+        match Meta::load(&paths.meta()) {
+            Ok(meta) => record_from_meta(name, &dir, &meta, self.layout.user()),
+            Err(e) => damaged(e.to_string()),
+        }
+    }
+
+    /// The directory of session `id` if it exists as a real directory.
+    pub fn session_dir(&self, id: &str) -> Result<PathBuf> {
+        let dir = self.layout.session_dir(id)?;
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => Ok(dir),
+            Ok(_) => Err(StoreError::Unsafe {
+                path: dir,
+                reason: "it is not a plain directory".into(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::NotFound(format!(
+                "no session {id:?} in {}",
+                self.layout.sessions_dir().display()
+            ))),
+            Err(e) => Err(StoreError::io("inspect", &dir, e)),
+        }
+    }
+
+    /// Creates a session for `first_prompt` and returns its record. The new
+    /// directory is built under a hidden name and renamed into place, so a
+    /// crash never leaves a half-made session in the list. Does not purge:
+    /// see [`LokiStore::start`] in `purge.rs` for the seed's start.
+    pub fn create(&self, first_prompt: &str, now: f64) -> Result<SessionRecord> {
+        self.check_ownership()?;
+        let sessions = self.layout.sessions_dir();
+        atomic::create_private_dir_all(&sessions)?;
+        let id = ids::dated_id(now);
+        let staging = sessions.join(format!("{TEMP_PREFIX}new-{id}"));
+        atomic::create_private_dir(&staging)?;
+        let built = self.build_session(&staging, &id, first_prompt, now);
+        if let Err(e) = built {
+            let _ = fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+        let dir = sessions.join(&id);
+        fs::rename(&staging, &dir).ctx("move into place", &dir)?;
+        atomic::sync_dir(&sessions)?;
+        Ok(self.record(&id))
+    }
+
+    fn build_session(&self, dir: &Path, id: &str, first_prompt: &str, now: f64) -> Result<()> {
+        let paths = SessionPaths::new(dir);
+        for sub in [paths.workspace(), paths.memory(), paths.cache()] {
+            atomic::create_private_dir(&sub)?;
+        }
+        let name = name_from_prompt(first_prompt);
+        let meta = Meta::new(&paths.meta(), id, &name, self.layout.user(), first_prompt, now);
+        atomic::write_private_file(&paths.meta(), jsonfile::render(meta.raw_dict()).as_bytes())?;
+        let (session, context) = Session::create(&paths.memory(), id, now);
+        let context_path = paths.memory().join(format!("{}.json", context.id()));
+        atomic::write_private_file(&context_path, jsonfile::render(context.raw_dict()).as_bytes())?;
+        atomic::write_private_file(
+            &session.session_path(),
+            jsonfile::render(session.raw_dict()).as_bytes(),
+        )?;
+        for d in [paths.memory(), paths.dir.clone()] {
+            atomic::sync_dir(&d)?;
+        }
+        Ok(())
+    }
+
+    /// Sets `last_used_at = now` on session `id` under its lock.
+    pub fn touch(&self, id: &str, now: f64) -> Result<SessionRecord> {
+        self.update_meta(id, |meta| meta.touch(now))
+    }
+
+    /// The seed's `resume`: touches and returns the session, or `None` if
+    /// there is no such session.
+    pub fn resume(&self, id: &str, now: f64) -> Result<Option<SessionRecord>> {
+        match self.touch(id, now) {
+            Ok(record) => Ok(Some(record)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Renames session `id` (the name is stored as given, trimmed).
+    pub fn rename(&self, id: &str, name: &str) -> Result<SessionRecord> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(StoreError::Invalid("a session name cannot be empty".into()));
+        }
+        self.update_meta(id, |meta| meta.set_name(name))
+    }
+
+    /// Read-modify-write of meta.json under the session lock.
+    fn update_meta(&self, id: &str, change: impl FnOnce(&mut Meta)) -> Result<SessionRecord> {
+        self.check_ownership()?;
+        let dir = self.session_dir(id)?;
+        let _lock = SessionLock::acquire(&dir, lock::DEFAULT_WAIT)?;
+        atomic::remove_stale_temps(&dir, Duration::ZERO);
+        let mut meta = Meta::load(&SessionPaths::new(&dir).meta())?;
+        change(&mut meta);
+        meta.save()?;
+        Ok(record_from_meta(id, &dir, &meta, self.layout.user()))
+    }
+
+    /// Removes leftovers of killed writers in the session folder: staging
+    /// directories of `create` and trash of an interrupted purge.
+    pub fn remove_stale_leftovers(&self) {
+        let sessions = self.layout.sessions_dir();
+        let Ok(entries) = fs::read_dir(&sessions) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.starts_with(TEMP_PREFIX) {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            let age = meta.modified().ok().and_then(|m| m.elapsed().ok());
+            let is_trash = name.starts_with(&format!("{TEMP_PREFIX}purge-"));
+            if is_trash || age.is_some_and(|a| a >= STALE_TEMP_AGE) {
+                let _ = if meta.is_dir() {
+                    fs::remove_dir_all(entry.path())
+                } else {
+                    fs::remove_file(entry.path())
+                };
+            }
+        }
+    }
+}
+
+/// A record from a readable meta.json; the directory name is the id.
+fn record_from_meta(id: &str, dir: &Path, meta: &Meta, user: &str) -> SessionRecord {
+    let name = match meta.name() {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => name_from_prompt(meta.first_prompt()),
+    };
+    SessionRecord {
+        id: id.to_string(),
+        name,
+        user: meta.user().unwrap_or(user).to_string(),
+        first_prompt: meta.first_prompt().to_string(),
+        created_at: meta.created_at(),
+        last_used_at: meta.last_used_at(),
+        path: dir.to_path_buf(),
+        conversation_dir: SessionPaths::new(dir).memory(),
+        error: None,
+    }
+}

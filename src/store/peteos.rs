@@ -1,0 +1,13 @@
+//! The peteos conversation format: Session, Context, Message (FORMATS.md §2).
+
+mod context;
+mod fork;
+pub mod ids;
+mod message;
+mod session;
+pub mod window;
+
+pub use context::Context;
+pub use fork::fork;
+pub use message::{Message, Part, Special, collapse_whitespace};
+pub use session::{SESSION_FILE, Session};

@@ -1,0 +1,281 @@
+//! A message of a context and its content parts, read from the raw dict.
+
+use serde_json::{Map, Value};
+
+/// Which special role a message plays in its context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Special {
+    /// The system prompt (index 0, id = `system_prompt_message_id`).
+    SystemPrompt,
+    /// The tool definitions (first two messages, id = `tool_definitions_message_id`).
+    ToolDefinitions,
+}
+
+impl Special {
+    /// The name used in CLI JSON (`"system_prompt"`, `"tool_definitions"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Special::SystemPrompt => "system_prompt",
+            Special::ToolDefinitions => "tool_definitions",
+        }
+    }
+}
+
+/// A borrowed view of one message dict.
+#[derive(Clone, Copy, Debug)]
+pub struct Message<'a> {
+    raw: &'a Map<String, Value>,
+}
+
+/// One content part, decoded for display and for the window rules.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part<'a> {
+    /// Plain text.
+    Text(&'a str),
+    /// The model's reasoning.
+    Thinking(&'a str),
+    /// An image, video, audio or pdf; only its kind and media type are shown.
+    Media {
+        kind: &'a str,
+        media_type: Option<&'a str>,
+    },
+    /// A call of a tool by the assistant.
+    ToolUse {
+        call_id: Option<&'a Value>,
+        name: &'a str,
+        arguments: &'a str,
+    },
+    /// What a tool returned.
+    ToolResult {
+        call_id: Option<&'a Value>,
+        content: &'a str,
+    },
+    /// A tool definition (in the tool definitions message).
+    ToolDefinition {
+        name: &'a str,
+        description: &'a str,
+    },
+    /// A part type this version does not know; shown by its type name.
+    Unknown(&'a str),
+}
+
+impl<'a> Message<'a> {
+    /// Wraps a message dict.
+    pub fn new(raw: &'a Map<String, Value>) -> Self {
+        Message { raw }
+    }
+
+    /// The raw dict, the source of truth.
+    pub fn raw(&self) -> &'a Map<String, Value> {
+        self.raw
+    }
+
+    /// The message id (empty if the file has none).
+    pub fn id(&self) -> &'a str {
+        str_field(self.raw, "id")
+    }
+
+    /// `user`, `assistant`, `system` or `tool` (empty if missing).
+    pub fn role(&self) -> &'a str {
+        str_field(self.raw, "role")
+    }
+
+    /// The peteos class name in `_type` (`Message` when missing).
+    pub fn type_name(&self) -> &'a str {
+        match self.raw.get("_type") {
+            Some(Value::String(s)) => s,
+            _ => "Message",
+        }
+    }
+
+    /// `_sequence_number`, if present and an integer.
+    pub fn sequence(&self) -> Option<i64> {
+        integer(self.raw.get("_sequence_number")?)
+    }
+
+    /// A cached `token_count`, if it is a non-negative integer.
+    pub fn cached_token_count(&self) -> Option<u64> {
+        self.raw.get("token_count")?.as_u64()
+    }
+
+    /// `creation_timestamp` as stored (ISO-8601 text).
+    pub fn created(&self) -> Option<&'a str> {
+        self.raw.get("creation_timestamp")?.as_str()
+    }
+
+    /// The content parts; string content (older files) is one text part.
+    pub fn parts(&self) -> Vec<Part<'a>> {
+        match self.raw.get("content") {
+            Some(Value::String(s)) if !s.is_empty() => vec![Part::Text(s)],
+            Some(Value::Array(items)) => items.iter().map(decode_part).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A readable one-line rendering of all parts.
+    pub fn one_line(&self) -> String {
+        let rendered: Vec<String> = self.parts().iter().map(Part::summary).collect();
+        collapse_whitespace(&rendered.join(" | "))
+    }
+}
+
+impl Part<'_> {
+    /// A short rendering: text as is, everything else as a bracketed placeholder.
+    pub fn summary(&self) -> String {
+        match self {
+            Part::Text(t) => (*t).to_string(),
+            Part::Thinking(t) => format!("[thinking] {t}"),
+            Part::Media { kind, media_type } => match media_type {
+                Some(mt) => format!("[{kind}: {mt}]"),
+                None => format!("[{kind}]"),
+            },
+            Part::ToolUse {
+                call_id,
+                name,
+                arguments,
+            } => format!("[tool call {name} {}] {arguments}", call_id_text(*call_id)),
+            Part::ToolResult { call_id, content } => {
+                format!("[tool result {}] {content}", call_id_text(*call_id))
+            }
+            Part::ToolDefinition { name, description } => format!("[tool {name}] {description}"),
+            Part::Unknown(kind) => format!("[unknown part: {kind}]"),
+        }
+    }
+
+    /// The call id of a tool_use, as a comparable key (`None` when missing or null).
+    pub fn tool_use_key(&self) -> Option<Option<String>> {
+        match self {
+            Part::ToolUse { call_id, .. } => Some(call_id_key(*call_id)),
+            _ => None,
+        }
+    }
+
+    /// The call id of a tool_result, as a comparable key.
+    pub fn tool_result_key(&self) -> Option<Option<String>> {
+        match self {
+            Part::ToolResult { call_id, .. } => Some(call_id_key(*call_id)),
+            _ => None,
+        }
+    }
+}
+
+/// Python compares call ids by value and treats a missing one as `None`.
+fn call_id_key(call_id: Option<&Value>) -> Option<String> {
+    match call_id {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    }
+}
+
+fn call_id_text(call_id: Option<&Value>) -> String {
+    call_id_key(call_id).unwrap_or_else(|| "?".into())
+}
+
+fn decode_part(value: &Value) -> Part<'_> {
+    let Value::Object(part) = value else {
+        return Part::Unknown("not an object");
+    };
+    let kind = str_field(part, "type");
+    match kind {
+        "text" => Part::Text(str_field(part, "text")),
+        "thinking" => Part::Thinking(str_field(part, "text")),
+        "image" | "video" | "audio" | "pdf" => Part::Media {
+            kind,
+            media_type: part
+                .get("source")
+                .and_then(|s| s.get("media_type"))
+                .and_then(Value::as_str),
+        },
+        "tool_use" => Part::ToolUse {
+            call_id: part.get("call_id"),
+            name: str_field(part, "name"),
+            arguments: str_field(part, "arguments"),
+        },
+        "tool_result" => Part::ToolResult {
+            call_id: part.get("call_id"),
+            content: str_field(part, "content"),
+        },
+        "tool" => Part::ToolDefinition {
+            name: str_field(part, "name"),
+            description: str_field(part, "description"),
+        },
+        "" => Part::Unknown("(no type)"),
+        other => Part::Unknown(other),
+    }
+}
+
+fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
+    map.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// An integer JSON number (a float with no fraction counts, as Python sorts it).
+pub(crate) fn integer(value: &Value) -> Option<i64> {
+    if let Some(i) = value.as_i64() {
+        return Some(i);
+    }
+    let f = value.as_f64()?;
+    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+}
+
+/// Newlines and runs of blanks become single spaces, for one-line display.
+pub fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn msg(v: &Value) -> Message<'_> {
+        Message::new(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn parts_of_every_type_render() {
+        let v = json!({"role": "assistant", "content": [
+            {"type": "thinking", "text": "hmm"},
+            {"type": "text", "text": "line one\n\nline two"},
+            {"type": "tool_use", "call_id": "c1", "name": "bash", "arguments": "{\"cmd\": \"ls\"}"},
+            {"type": "tool_result", "call_id": "c1", "content": "ok"},
+            {"type": "image", "source": {"type": "base64", "data": "AA==", "media_type": "image/png"}},
+            {"type": "tool", "name": "grep", "description": "search", "parameters": {}},
+            {"type": "hologram", "x": 1},
+            7
+        ]});
+        assert_eq!(
+            msg(&v).one_line(),
+            "[thinking] hmm | line one line two | [tool call bash c1] {\"cmd\": \"ls\"} | [tool result c1] ok | [image: image/png] | [tool grep] search | [unknown part: hologram] | [unknown part: not an object]"
+        );
+    }
+
+    #[test]
+    fn string_content_is_one_text_part() {
+        let v = json!({"role": "user", "content": "hello"});
+        assert_eq!(msg(&v).parts(), vec![Part::Text("hello")]);
+    }
+
+    #[test]
+    fn missing_fields_have_defaults() {
+        let v = json!({"_sequence_number": 4.0, "token_count": -1});
+        let m = msg(&v);
+        assert_eq!((m.id(), m.role(), m.type_name()), ("", "", "Message"));
+        assert_eq!(m.sequence(), Some(4));
+        assert_eq!(m.cached_token_count(), None);
+    }
+}

@@ -1,0 +1,154 @@
+//! What the store knows about one session, cheap facts and expensive ones.
+
+use crate::store::disk;
+use crate::store::error::Result;
+use crate::store::peteos::{Context, Session};
+use crate::store::tokens::{self, Encoding};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// One session as listed: read from meta.json (or derived for peteos folders).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SessionRecord {
+    /// The directory name, which is the session's id.
+    pub id: String,
+    /// Slug of the first prompt.
+    pub name: String,
+    /// The user whose tree holds it.
+    pub user: String,
+    /// The prompt that started it.
+    pub first_prompt: String,
+    /// Seconds since the epoch.
+    pub created_at: f64,
+    /// Seconds since the epoch.
+    pub last_used_at: f64,
+    /// The session directory.
+    pub path: PathBuf,
+    /// The peteos conversation directory (`memory/` for Loki sessions).
+    #[serde(skip)]
+    pub conversation_dir: PathBuf,
+    /// Why the session could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+impl SessionRecord {
+    /// A record for an entry that could not be read.
+    pub fn damaged(id: &str, path: PathBuf, conversation_dir: PathBuf, user: &str, error: String) -> Self {
+        SessionRecord {
+            id: id.to_string(),
+            name: id.to_string(),
+            user: user.to_string(),
+            first_prompt: String::new(),
+            created_at: 0.0,
+            last_used_at: 0.0,
+            path,
+            conversation_dir,
+            error: Some(error),
+        }
+    }
+
+    /// True when the session's metadata could be read.
+    pub fn is_readable(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+/// Orders records as every list shows them: most recently used first, then by
+/// id so equal times have a stable order; damaged ones (time 0) sink.
+pub fn sort_by_recent_use(records: &mut [SessionRecord]) {
+    records.sort_by(|a, b| {
+        b.last_used_at
+            .total_cmp(&a.last_used_at)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+/// The costlier facts about a session: size, messages, tokens, activity.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SessionStats {
+    /// Bytes on disk of the whole session directory.
+    pub bytes: u64,
+    /// Messages in the active context (None if it could not be read).
+    pub messages: Option<usize>,
+    /// Total tokens of the active context, when asked for.
+    pub tokens: Option<u64>,
+    /// `is_active` from session.json.
+    pub is_active: bool,
+    /// Why the conversation could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+/// Gathers [`SessionStats`] for a record; `encoding` also counts tokens.
+pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionStats {
+    let mut stats = SessionStats {
+        bytes: disk::tree_facts(&record.path).map_or(0, |f| f.bytes),
+        ..SessionStats::default()
+    };
+    let loaded = Session::load(&record.conversation_dir).and_then(|s| {
+        stats.is_active = s.is_active();
+        s.active_context()
+    });
+    match loaded {
+        Ok(Some(ctx)) => {
+            stats.messages = Some(ctx.len());
+            if let Some(enc) = encoding {
+                match total_tokens(&ctx, enc) {
+                    Ok(total) => stats.tokens = Some(total),
+                    Err(e) => stats.error = Some(e.to_string()),
+                }
+            }
+        }
+        Ok(None) => {
+            stats.messages = Some(0);
+            stats.tokens = encoding.map(|_| 0);
+        }
+        Err(e) if e.is_not_found() && record.is_readable() => {
+            // A session the agent has not written a conversation for yet.
+            stats.messages = Some(0);
+            stats.tokens = encoding.map(|_| 0);
+        }
+        Err(e) => stats.error = Some(e.to_string()),
+    }
+    stats
+}
+
+/// Effective token counts of every message of `ctx`, in order. Large
+/// contexts are counted on all cores.
+pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
+    const SERIAL_BELOW: usize = 64;
+    let messages: Vec<_> = ctx.messages().collect();
+    if messages.len() < SERIAL_BELOW {
+        return messages
+            .iter()
+            .map(|m| tokens::effective_count(m, encoding))
+            .collect();
+    }
+    tokens::tokenizer(encoding)?;
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let per = messages.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = messages
+            .chunks(per)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|m| tokens::effective_count(m, encoding))
+                        .collect::<Result<Vec<u64>>>()
+                })
+            })
+            .collect();
+        let mut counts = Vec::with_capacity(messages.len());
+        for handle in handles {
+            let part = handle.join().unwrap_or_else(|_| {
+                Err(crate::store::StoreError::Invalid("token counting panicked".into()))
+            })?;
+            counts.extend(part);
+        }
+        Ok(counts)
+    })
+}
+
+/// Sum of the effective token counts of `ctx`.
+pub fn total_tokens(ctx: &Context, encoding: Encoding) -> Result<u64> {
+    Ok(message_counts(ctx, encoding)?.iter().sum())
+}
