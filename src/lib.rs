@@ -1,6 +1,9 @@
 //! loki-sessions: browse, search, read, trim and purge AI-agent sessions.
 //!
-//! [`store`] reads and writes the on-disk formats; [`cli`] and [`tui`] are
-//! its two faces.
+//! [`store`] reads and writes the on-disk formats; [`cli`] exposes it to
+//! scripts.
 
+pub mod cli;
+pub mod config;
+pub mod format;
 pub mod store;

@@ -3,10 +3,12 @@
 //! plans; I/O at the edges; time is passed in as seconds since the epoch.
 
 pub mod atomic;
+pub mod derived;
 pub mod disk;
 pub mod error;
 pub mod jsonfile;
 pub mod layout;
+pub mod locate;
 pub mod lock;
 pub mod loki;
 pub mod peteos;

@@ -7,4 +7,5 @@ mod store;
 
 pub use meta::Meta;
 pub use naming::name_from_prompt;
+pub use purge::Started;
 pub use store::LokiStore;

@@ -165,6 +165,11 @@ impl PurgePlan {
             .filter(|e| matches!(e.decision, Decision::Keep(_)))
     }
 
+    /// The entry of session `id`, if the plan has one.
+    pub fn entry(&self, id: &str) -> Option<&PlanEntry> {
+        self.entries.iter().find(|e| e.candidate.record.id == id)
+    }
+
     /// Bytes the removals would free.
     pub fn bytes_freed(&self) -> u64 {
         self.removals().map(|e| e.candidate.bytes).sum()

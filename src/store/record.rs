@@ -152,3 +152,37 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
 pub fn total_tokens(ctx: &Context, encoding: Encoding) -> Result<u64> {
     Ok(message_counts(ctx, encoding)?.iter().sum())
 }
+
+/// [`session_stats`] for every record, on all cores; `progress(done)` is
+/// called as sessions finish.
+pub fn gather_stats(
+    records: &[SessionRecord],
+    encoding: Option<Encoding>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Vec<SessionStats> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let done = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let per = records.len().div_ceil(workers).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = records
+            .chunks(per)
+            .map(|part| {
+                let done = &done;
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|r| {
+                            let stats = session_stats(r, encoding);
+                            progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                            stats
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}

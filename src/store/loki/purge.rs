@@ -36,22 +36,27 @@ impl LokiStore {
     }
 
     /// The seed's `start(user, purge)`: purges stale sessions first (when
-    /// `purge` is set), then creates the new session. The report says what
-    /// the purge removed, so callers can tell the user.
-    pub fn start(
-        &self,
-        first_prompt: &str,
-        purge: Option<PurgePolicy>,
-        now: f64,
-    ) -> Result<(SessionRecord, PurgeReport)> {
-        let report = match purge {
+    /// `purge` is set), then creates the new session. The outcome holds the
+    /// plan and what it removed, so callers can tell the user.
+    pub fn start(&self, first_prompt: &str, purge: Option<PurgePolicy>, now: f64) -> Result<Started> {
+        let purged = match purge {
             Some(policy) => {
                 let plan = self.purge_plan(policy, &[], now)?;
-                self.apply_purge(&plan, &[], |_| {})?
+                let report = self.apply_purge(&plan, &[], |_| {})?;
+                Some((plan, report))
             }
-            None => PurgeReport::default(),
+            None => None,
         };
         let record = self.create(first_prompt, now)?;
-        Ok((record, report))
+        Ok(Started { record, purged })
     }
+}
+
+/// What `start` did.
+#[derive(Clone, Debug)]
+pub struct Started {
+    /// The new session.
+    pub record: SessionRecord,
+    /// The purge that ran first, if any: its plan and what applying it did.
+    pub purged: Option<(PurgePlan, PurgeReport)>,
 }

@@ -98,14 +98,24 @@ impl LokiStore {
     /// The record of the entry `name` in the session folder, damaged or not.
     pub fn record(&self, name: &str) -> SessionRecord {
         let dir = self.layout.sessions_dir().join(name);
-        let paths = SessionPaths::new(&dir);
-        let damaged = |why: String| {
-            SessionRecord::damaged(name, dir.clone(), paths.memory(), self.layout.user(), why)
-        };
         if let Err(e) = check_id(name) {
-            return damaged(e.to_string());
+            let memory = SessionPaths::new(&dir).memory();
+            return SessionRecord::damaged(name, dir, memory, self.layout.user(), e.to_string());
         }
-        match fs::symlink_metadata(&dir) {
+        LokiStore::record_at(&dir, self.layout.user())
+    }
+
+    /// The record of the Loki session directory `dir`, damaged or not.
+    pub fn record_at(dir: &Path, user: &str) -> SessionRecord {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let paths = SessionPaths::new(dir);
+        let damaged = |why: String| {
+            SessionRecord::damaged(&name, dir.to_path_buf(), paths.memory(), user, why)
+        };
+        match fs::symlink_metadata(dir) {
             Ok(m) if m.file_type().is_symlink() => {
                 return damaged(format!("{} is a symbolic link; not followed", dir.display()));
             }
@@ -113,10 +123,10 @@ impl LokiStore {
                 return damaged(format!("{} is not a session directory", dir.display()));
             }
             Ok(_) => {}
-            Err(e) => return damaged(StoreError::io("inspect", &dir, e).to_string()),
+            Err(e) => return damaged(StoreError::io("inspect", dir, e).to_string()),
         }
         match Meta::load(&paths.meta()) {
-            Ok(meta) => record_from_meta(name, &dir, &meta, self.layout.user()),
+            Ok(meta) => record_from_meta(&name, dir, &meta, user),
             Err(e) => damaged(e.to_string()),
         }
     }
@@ -209,12 +219,14 @@ impl LokiStore {
     fn update_meta(&self, id: &str, change: impl FnOnce(&mut Meta)) -> Result<SessionRecord> {
         self.check_ownership()?;
         let dir = self.session_dir(id)?;
-        let _lock = SessionLock::acquire(&dir, lock::DEFAULT_WAIT)?;
-        atomic::remove_stale_temps(&dir, Duration::ZERO);
-        let mut meta = Meta::load(&SessionPaths::new(&dir).meta())?;
-        change(&mut meta);
-        meta.save()?;
-        Ok(record_from_meta(id, &dir, &meta, self.layout.user()))
+        update_meta_at(&dir, change)?;
+        Ok(LokiStore::record_at(&dir, self.layout.user()))
+    }
+
+    /// Sets `last_used_at = now` on the Loki session at `dir`, wherever it is.
+    pub fn touch_at(dir: &Path, now: f64) -> Result<()> {
+        disk::check_owned_by_us(dir)?;
+        update_meta_at(dir, |meta| meta.touch(now))
     }
 
     /// Removes leftovers of killed writers in the session folder: staging
@@ -241,6 +253,16 @@ impl LokiStore {
             }
         }
     }
+}
+
+/// Changes meta.json of the session at `dir` under its lock, re-reading it
+/// under the lock so a concurrent writer's change is never lost.
+fn update_meta_at(dir: &Path, change: impl FnOnce(&mut Meta)) -> Result<()> {
+    let _lock = SessionLock::acquire(dir, lock::DEFAULT_WAIT)?;
+    atomic::remove_stale_temps(dir, Duration::ZERO);
+    let mut meta = Meta::load(&SessionPaths::new(dir).meta())?;
+    change(&mut meta);
+    meta.save()
 }
 
 /// A record from a readable meta.json; the directory name is the id.

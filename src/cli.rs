@@ -1,0 +1,110 @@
+//! The command line: one file per subcommand over the shared store.
+
+mod completions;
+mod env;
+mod error;
+mod list;
+mod new;
+mod output;
+mod purge;
+mod resume;
+mod show;
+mod trim;
+
+pub use env::CliEnv;
+pub use error::CliError;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Examples:
+  loki-sessions                          browse sessions; Enter prints the workspace
+  cd \"$(loki-sessions)\"                  resume a session in its workspace
+  loki-sessions list --json | jq '.[0].id'
+  loki-sessions trim 20261129-3f --max-tokens 50000 --dry-run
+  loki-sessions purge --keep 50 --max-age 14d --dry-run";
+
+/// Browse, search, read, trim and purge AI-agent sessions.
+#[derive(Debug, Parser)]
+#[command(name = "loki-sessions", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Loki home holding users/<user>/session/ [default: ~/.loki]
+    #[arg(long, global = true, env = "LOKI_HOME", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Whose sessions [default: the OS user]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+    /// Config file [default: $XDG_CONFIG_HOME/loki-sessions/config.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// What to do; without one, the terminal UI opens.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of the terminal UI.
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Options for the terminal UI (used when no subcommand is given).
+#[derive(Debug, Args, Default)]
+pub struct TuiArgs {
+    /// What Enter prints on resume.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub print: Option<PrintWhat>,
+    /// Run CMD on resume instead of printing; {id}, {workspace}, {path} are replaced.
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+    /// Open the UI on a demo store made in a temporary directory.
+    #[arg(long)]
+    pub demo: bool,
+    /// Token encoding [default: cl100k_base]
+    #[arg(long, value_name = "ENCODING")]
+    pub encoding: Option<String>,
+    /// Model context window for the token gauge [default: 128000]
+    #[arg(long, value_name = "TOKENS")]
+    pub window: Option<u64>,
+}
+
+/// What to print about a resumed session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PrintWhat {
+    /// The workspace directory (default).
+    Workspace,
+    /// The session id.
+    Id,
+    /// The session directory.
+    Path,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List sessions, most recently used first.
+    List(list::ListArgs),
+    /// Start a new session (purging stale ones first) and print its id.
+    New(new::NewArgs),
+    /// Mark a session used and print its workspace.
+    Resume(resume::ResumeArgs),
+    /// Show the messages of a session's active context with token counts.
+    Show(show::ShowArgs),
+    /// Fork the active context keeping the last N messages or a token budget.
+    Trim(trim::TrimArgs),
+    /// Delete stale sessions (preview with --dry-run).
+    Purge(purge::PurgeArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+}
+
+/// Runs a subcommand.
+pub fn run(command: Command, env: &CliEnv) -> Result<(), CliError> {
+    match command {
+        Command::List(args) => list::run(env, args),
+        Command::New(args) => new::run(env, args),
+        Command::Resume(args) => resume::run(env, args),
+        Command::Show(args) => show::run(env, args),
+        Command::Trim(args) => trim::run(env, args),
+        Command::Purge(args) => purge::run(env, args),
+        Command::Completions(args) => completions::run(args),
+    }
+}

@@ -1,0 +1,180 @@
+//! `loki-sessions purge [--keep N] [--max-age 30d] [--dry-run] [--yes] [--json]`.
+
+use crate::cli::output::{self, Progress};
+use crate::cli::{CliEnv, CliError};
+use crate::format;
+use crate::store::PurgePlan;
+use crate::store::purge_apply::PurgeReport;
+use clap::Args;
+use serde_json::{Value, json};
+use std::io::{BufRead, IsTerminal, Write};
+
+/// Arguments of `purge`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json")]
+pub struct PurgeArgs {
+    /// Keep this many most recently used sessions [default: 100]
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
+    /// Remove sessions unused for longer than this: 30d, 12h, 2w [default: 30d]
+    #[arg(long, value_name = "AGE")]
+    pub max_age: Option<String>,
+    /// Never remove this session (the live one); may be repeated.
+    #[arg(long, value_name = "ID")]
+    pub exclude: Vec<String>,
+    /// Show the plan; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Plans, confirms and applies a purge.
+pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
+    let policy = env.policy(args.keep, args.max_age.as_deref())?;
+    let plan = env.store.purge_plan(policy, &args.exclude, env.now)?;
+    let removals = plan.removals().count();
+    if args.dry_run || removals == 0 {
+        print_plan(&plan, None, args.json, env.now)?;
+        return finish(removals);
+    }
+    if !args.yes {
+        confirm(&plan, env.now)?;
+    }
+    let mut progress = Progress::new("purging");
+    let report = env.store.apply_purge(&plan, &args.exclude, |p| progress.update(p.done, p.total))?;
+    progress.finish();
+    for (id, why) in &report.skipped {
+        eprintln!("not removed {id}: {why}");
+    }
+    for (id, why) in &report.failed {
+        eprintln!("failed to remove {id}: {why}");
+    }
+    print_plan(&plan, Some(&report), args.json, env.now)?;
+    if report.failed.is_empty() {
+        finish(report.removed.len())
+    } else {
+        Err(CliError::usage(format!("{} sessions could not be removed", report.failed.len())))
+    }
+}
+
+fn finish(removed: usize) -> Result<(), CliError> {
+    if removed == 0 {
+        Err(CliError::nothing("nothing to purge"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Asks y/N on the terminal; refuses without one.
+fn confirm(plan: &PurgePlan, now: f64) -> Result<(), CliError> {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Err(CliError::usage(
+            "refusing to purge without confirmation: stdin is not a terminal; preview with --dry-run, then pass --yes",
+        ));
+    }
+    let mut err = std::io::stderr().lock();
+    for line in plan_lines(plan, now) {
+        writeln!(err, "{line}")?;
+    }
+    write!(
+        err,
+        "Remove {} sessions ({})? [y/N] ",
+        plan.removals().count(),
+        format::bytes(plan.bytes_freed())
+    )?;
+    err.flush()?;
+    let mut answer = String::new();
+    stdin.lock().read_line(&mut answer)?;
+    if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") {
+        Ok(())
+    } else {
+        Err(CliError::nothing("purge cancelled; nothing removed"))
+    }
+}
+
+fn print_plan(plan: &PurgePlan, report: Option<&PurgeReport>, json: bool, now: f64) -> Result<(), CliError> {
+    if json {
+        return output::print_json(&plan_json(plan, report));
+    }
+    let mut lines = plan_lines(plan, now);
+    if let Some(report) = report {
+        lines.push(format!(
+            "removed {} sessions, freed {}",
+            report.removed.len(),
+            format::bytes(report.bytes_freed)
+        ));
+    }
+    output::print_lines(lines)
+}
+
+fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
+    let mut lines = Vec::new();
+    for entry in plan.removals() {
+        let r = &entry.candidate.record;
+        lines.push(format!(
+            "remove  {:<17}  {:>10}  {:>9}  {:<28}  {}",
+            r.id.chars().take(17).collect::<String>(),
+            format::ago(r.last_used_at, now),
+            format::bytes(entry.candidate.bytes),
+            format::truncate(&r.name, 28),
+            entry.decision
+        ));
+    }
+    let spared: Vec<_> = plan.kept().filter(|e| !is_routine_keep(&e.decision.to_string())).collect();
+    for entry in &spared {
+        let r = &entry.candidate.record;
+        lines.push(format!(
+            "spare   {:<17}  {}",
+            r.id.chars().take(17).collect::<String>(),
+            entry.decision
+        ));
+    }
+    lines.push(format!(
+        "{} to remove, {} kept ({} of them spared against the policy), {} freed  [keep {}, max age {}d]",
+        plan.removals().count(),
+        plan.kept().count(),
+        spared.len(),
+        format::bytes(plan.bytes_freed()),
+        plan.policy.keep,
+        plan.policy.max_age_days
+    ));
+    lines
+}
+
+/// Sessions kept simply because they are recent are not worth a line each.
+fn is_routine_keep(reason: &str) -> bool {
+    reason.starts_with("recent")
+}
+
+fn plan_json(plan: &PurgePlan, report: Option<&PurgeReport>) -> Value {
+    let remove: Vec<Value> = plan
+        .removals()
+        .map(|e| {
+            let r = &e.candidate.record;
+            json!({"id": r.id, "name": r.name, "reason": e.decision.to_string(),
+                   "last_used_at": r.last_used_at, "bytes": e.candidate.bytes, "path": r.path})
+        })
+        .collect();
+    let keep: Vec<Value> = plan
+        .kept()
+        .map(|e| json!({"id": e.candidate.record.id, "reason": e.decision.to_string()}))
+        .collect();
+    let mut out = json!({
+        "remove": remove,
+        "keep": keep,
+        "bytes_freed": report.map_or(plan.bytes_freed(), |r| r.bytes_freed),
+        "policy": {"keep": plan.policy.keep, "max_age_days": plan.policy.max_age_days},
+    });
+    if let Some(report) = report {
+        out["removed"] = json!(report.removed);
+        out["skipped"] = json!(report.skipped.iter().map(|(id, why)| json!({"id": id, "reason": why})).collect::<Vec<_>>());
+        out["failed"] = json!(report.failed.iter().map(|(id, why)| json!({"id": id, "error": why})).collect::<Vec<_>>());
+    }
+    out
+}

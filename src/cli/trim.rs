@@ -1,0 +1,79 @@
+//! `loki-sessions trim SESSION (--max-tokens N | --keep-messages K) [--dry-run] [--json]`.
+
+use crate::cli::output;
+use crate::cli::{CliEnv, CliError};
+use crate::format;
+use crate::store::locate;
+use crate::store::trim::{self, TrimRequest};
+use clap::Args;
+use serde_json::json;
+
+/// Arguments of `trim`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  loki-sessions trim 20261129-3f --max-tokens 50000 --dry-run\n  loki-sessions trim 20261129-3f --keep-messages 40 --json\nUndo: the old context stays on disk; switch back to it in the viewer's context list.")]
+#[group(id = "amount", required = true, multiple = false, args = ["max_tokens", "keep_messages"])]
+pub struct TrimArgs {
+    /// An id, a unique id prefix, or a path to a session directory.
+    pub session: String,
+    /// Keep the newest messages that fit in N tokens (rolling_token_window).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Keep the last K messages (rolling_sequence_window); K >= 1.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_messages: Option<u64>,
+    /// Token encoding [default: cl100k_base]
+    #[arg(long, value_name = "ENCODING")]
+    pub encoding: Option<String>,
+    /// Show what would be dropped; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Forks the active context (or previews it); exits 1 when nothing would change.
+pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
+    let encoding = env.encoding(args.encoding.as_deref())?;
+    let request = match (args.max_tokens, args.keep_messages) {
+        (Some(n), _) => TrimRequest::MaxTokens(n),
+        (None, Some(k)) => TrimRequest::KeepMessages(k as usize),
+        (None, None) => return Err(CliError::usage("give --max-tokens or --keep-messages")),
+    };
+    let target = locate::locate_in_loki(&env.store, &args.session)?;
+    let outcome = if args.dry_run {
+        trim::preview(target.conversation_dir(), request, encoding)?
+    } else {
+        trim::apply(target.conversation_dir(), target.lock_dir(), request, encoding, None, env.now)?
+    };
+    let plan = &outcome.plan;
+    let new_context_id = outcome.child.as_ref().map(|c| c.id().to_string());
+    if args.json {
+        output::print_json(&json!({
+            "changed": plan.changed,
+            "kept_message_ids": outcome.kept_ids(),
+            "dropped_message_ids": outcome.dropped_ids(),
+            "tokens_before": plan.tokens_before,
+            "tokens_after": plan.tokens_after,
+            "new_context_id": new_context_id,
+        }))?;
+    } else {
+        let verb = if args.dry_run { "would keep" } else { "kept" };
+        let mut lines = vec![format!(
+            "{verb} {} of {} messages, {} -> {} tokens ({encoding})",
+            plan.kept.len(),
+            plan.kept.len() + plan.dropped.len(),
+            format::count(plan.tokens_before),
+            format::count(plan.tokens_after)
+        )];
+        if let Some(id) = &new_context_id {
+            lines.push(format!("new active context {id} (the previous one, {}, is kept)", outcome.parent.id()));
+        }
+        output::print_lines(lines)?;
+    }
+    if plan.changed {
+        Ok(())
+    } else {
+        Err(CliError::nothing("nothing to trim: the context already fits"))
+    }
+}
