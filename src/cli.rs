@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand over the shared store.
 
 mod completions;
+mod demo;
 mod env;
 mod error;
 mod list;
@@ -94,6 +95,8 @@ pub enum Command {
     Purge(purge::PurgeArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
+    /// Fill an empty store with realistic generated sessions.
+    Demo(demo::DemoArgs),
 }
 
 /// Runs a subcommand.
@@ -106,5 +109,6 @@ pub fn run(command: Command, env: &CliEnv) -> Result<(), CliError> {
         Command::Trim(args) => trim::run(env, args),
         Command::Purge(args) => purge::run(env, args),
         Command::Completions(args) => completions::run(args),
+        Command::Demo(args) => demo::run(env, args),
     }
 }

@@ -5,5 +5,6 @@
 
 pub mod cli;
 pub mod config;
+pub mod demo;
 pub mod format;
 pub mod store;

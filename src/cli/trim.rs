@@ -11,7 +11,7 @@ use serde_json::json;
 /// Arguments of `trim`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  loki-sessions trim 20261129-3f --max-tokens 50000 --dry-run\n  loki-sessions trim 20261129-3f --keep-messages 40 --json\nUndo: the old context stays on disk; switch back to it in the viewer's context list.")]
-#[group(id = "amount", required = true, multiple = false, args = ["max_tokens", "keep_messages"])]
+#[command(group = clap::ArgGroup::new("amount").required(true).args(["max_tokens", "keep_messages"]))]
 pub struct TrimArgs {
     /// An id, a unique id prefix, or a path to a session directory.
     pub session: String,

@@ -46,11 +46,12 @@ pub fn locate(arg: &str, ids: &[String], record_of: impl Fn(&str) -> SessionReco
         return locate_path(Path::new(arg));
     }
     let id = match_id(arg, ids)?;
-    let record = record_of(&id);
-    if let Some(error) = &record.error {
-        return Err(StoreError::Invalid(format!("session {id} is damaged: {error}")));
-    }
-    Ok(Target { record, is_loki })
+    // A damaged record is still returned: its conversation may be readable,
+    // and writers of meta.json fail on their own with the file named.
+    Ok(Target {
+        record: record_of(&id),
+        is_loki,
+    })
 }
 
 /// Resolves `arg` in a Loki store.
@@ -136,9 +137,6 @@ fn loki_target(dir: &Path) -> Result<Target> {
         // Not inside a standard tree: read it in place.
         LokiStore::record_at(dir, &user)
     };
-    if let Some(error) = &record.error {
-        return Err(StoreError::Invalid(format!("session {} is damaged: {error}", dir.display())));
-    }
     Ok(Target {
         record,
         is_loki: true,

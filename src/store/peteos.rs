@@ -1,5 +1,6 @@
 //! The peteos conversation format: Session, Context, Message (FORMATS.md §2).
 
+mod assemble;
 mod context;
 mod fork;
 pub mod ids;
@@ -7,6 +8,7 @@ mod message;
 mod session;
 pub mod window;
 
+pub use assemble::Assembler;
 pub use context::Context;
 pub use fork::fork;
 pub use message::{Message, Part, Special, collapse_whitespace};

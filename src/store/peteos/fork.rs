@@ -2,6 +2,7 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::peteos::Context;
+use crate::store::peteos::assemble::Assembler;
 use crate::store::peteos::ids;
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
@@ -37,106 +38,45 @@ pub fn fork(parent: &Context, kept: &[usize], new_id: &str, now_iso: &str) -> Re
         wanted.insert(home);
     }
 
-    let mut child = ChildBuilder::new(parent, new_id);
+    let mut child = Assembler::new(child_header(parent, new_id));
     for (name, _) in anchors.iter().filter(|(name, _)| wanted.contains(name.as_str())) {
-        child.add_anchor(name, parent)?;
-    }
-    for (index, message) in parent.message_values().iter().enumerate() {
-        if let Some(home) = homes[index] {
-            child.append(message, home, now_iso);
-        }
-    }
-    Context::from_raw(child.finish(), &parent.path().with_file_name(format!("{new_id}.json")))
-}
-
-/// The child dict under construction, mirroring peteos's add_anchor/append.
-struct ChildBuilder {
-    raw: Map<String, Value>,
-    messages: Vec<Value>,
-    anchors: Vec<(String, usize)>,
-    mutation_counter: i64,
-    message_sequence: i64,
-}
-
-impl ChildBuilder {
-    fn new(parent: &Context, new_id: &str) -> Self {
-        let parent_raw = parent.raw_dict();
-        let special_id = |index: Option<usize>| match index.and_then(|i| parent.message(i)) {
-            Some(m) => Value::String(m.id().to_string()),
-            None => Value::Null,
-        };
-        // Key order follows peteos: __init__'s setdefaults, then the fork fields.
-        let mut raw = Map::new();
-        raw.insert("messages".into(), json!([]));
-        raw.insert("id".into(), json!(new_id));
-        raw.insert(
-            "content_map".into(),
-            parent_raw.get("content_map").cloned().unwrap_or_else(|| json!({})),
-        );
-        raw.insert("anchor_points".into(), json!([]));
-        raw.insert("message_sequence".into(), json!(0));
-        raw.insert("_mutation_counter".into(), json!(0));
-        raw.insert("children".into(), json!([]));
-        raw.insert("origin_context_id".into(), json!(parent.id()));
-        raw.insert("parent_mutation_counter".into(), json!(0));
-        raw.insert(
-            "system_prompt_message_id".into(),
-            special_id(parent.system_prompt_index()),
-        );
-        raw.insert(
-            "tool_definitions_message_id".into(),
-            special_id(parent.tool_definitions_index()),
-        );
-        ChildBuilder {
-            raw,
-            messages: Vec::new(),
-            anchors: Vec::new(),
-            mutation_counter: 0,
-            message_sequence: 0,
-        }
-    }
-
-    /// All new anchors sit at index 0, so each one goes after the existing ones.
-    fn add_anchor(&mut self, name: &str, parent: &Context) -> Result<()> {
-        if self.anchors.iter().any(|(n, _)| n == name) {
+        if !child.add_anchor(name) {
             return Err(StoreError::shape(
                 parent.path(),
                 format!("anchor point {name:?} appears twice"),
             ));
         }
-        self.anchors.push((name.to_string(), 0));
-        self.mutation_counter += 1;
-        Ok(())
     }
-
-    /// Inserts at the home anchor's end position and shifts that anchor and
-    /// every later one in the list by one, as peteos's `append` does.
-    fn append(&mut self, message: &Value, home: &str, now_iso: &str) {
-        let Some(list_index) = self.anchors.iter().position(|(n, _)| n == home) else {
-            return; // every home anchor was added above
-        };
-        let at = self.anchors[list_index].1.min(self.messages.len());
-        let mut copy = message.as_object().cloned().unwrap_or_default();
-        apply_message_defaults(&mut copy, now_iso);
-        copy.insert("_sequence_number".into(), json!(self.mutation_counter));
-        self.messages.insert(at, Value::Object(copy));
-        self.message_sequence += 1;
-        self.mutation_counter += 1;
-        for anchor in &mut self.anchors[list_index..] {
-            anchor.1 += 1;
+    for (index, message) in parent.message_values().iter().enumerate() {
+        if let Some(home) = homes[index] {
+            let mut copy = message.as_object().cloned().unwrap_or_default();
+            apply_message_defaults(&mut copy, now_iso);
+            child.append(copy, home);
         }
     }
+    Context::from_raw(child.finish(), &parent.path().with_file_name(format!("{new_id}.json")))
+}
 
-    fn finish(mut self) -> Map<String, Value> {
-        let anchors: Vec<Value> = self.anchors.iter().map(|(n, i)| json!([n, i])).collect();
-        self.raw.insert("messages".into(), Value::Array(self.messages));
-        self.raw.insert("anchor_points".into(), Value::Array(anchors));
-        self.raw
-            .insert("message_sequence".into(), json!(self.message_sequence));
-        self.raw
-            .insert("_mutation_counter".into(), json!(self.mutation_counter));
-        self.raw
-    }
+/// The fork's header fields, in the key order peteos's `Context.__init__`
+/// and `_fork` give them.
+fn child_header(parent: &Context, new_id: &str) -> Map<String, Value> {
+    let special_id = |index: Option<usize>| match index.and_then(|i| parent.message(i)) {
+        Some(m) => Value::String(m.id().to_string()),
+        None => Value::Null,
+    };
+    let mut raw = Assembler::empty_header(new_id);
+    raw.insert(
+        "content_map".into(),
+        parent.raw_dict().get("content_map").cloned().unwrap_or_else(|| json!({})),
+    );
+    raw.insert("origin_context_id".into(), json!(parent.id()));
+    raw.insert("parent_mutation_counter".into(), json!(0));
+    raw.insert("system_prompt_message_id".into(), special_id(parent.system_prompt_index()));
+    raw.insert(
+        "tool_definitions_message_id".into(),
+        special_id(parent.tool_definitions_index()),
+    );
+    raw
 }
 
 /// peteos's `Message.__init__` fills these when a message is copied into a fork.

@@ -3,7 +3,7 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::jsonfile;
 use crate::store::layout::check_component;
-use crate::store::peteos::{Context, ids};
+use crate::store::peteos::{Assembler, Context, ids};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
@@ -40,15 +40,7 @@ impl Session {
     /// `Session.create()` makes it; nothing is written until [`Session::save`].
     pub fn create(dir: &Path, uuid: &str, now: f64) -> (Session, Context) {
         let context_id = ids::dated_id(now);
-        let context_raw = json!({
-            "messages": [],
-            "id": context_id,
-            "content_map": {},
-            "anchor_points": [["system_prompt", 0], ["tools", 0], ["messages", 0]],
-            "message_sequence": 0,
-            "_mutation_counter": 3,
-            "children": [],
-        });
+        let context_raw = Assembler::with_default_anchors(Assembler::empty_header(&context_id)).finish();
         let session_raw = json!({
             "uuid": uuid,
             "active_context_id": context_id,
@@ -61,7 +53,7 @@ impl Session {
             _ => Map::new(),
         };
         let context_path = dir.join(format!("{context_id}.json"));
-        let context = Context::from_raw(as_map(context_raw), &context_path)
+        let context = Context::from_raw(context_raw, &context_path)
             .expect("a fresh context has the right shape");
         let session = Session {
             raw: as_map(session_raw),

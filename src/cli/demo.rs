@@ -1,0 +1,68 @@
+//! `loki-sessions demo --root DIR [--sessions N] [--messages M] [--big-context K]`.
+
+use crate::cli::output::{self, Progress};
+use crate::cli::{CliEnv, CliError};
+use crate::demo::{self, DemoSpec};
+use clap::Args;
+use serde_json::json;
+use std::sync::Mutex;
+
+/// Arguments of `demo`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  loki-sessions demo --root /tmp/demo-store\n  loki-sessions demo --root /tmp/big --sessions 100000 --messages 12 --big-context 10000\n  loki-sessions --root /tmp/demo-store")]
+pub struct DemoArgs {
+    /// Number of sessions.
+    #[arg(long, default_value_t = 300)]
+    pub sessions: usize,
+    /// Average messages per session.
+    #[arg(long, default_value_t = 24)]
+    pub messages: usize,
+    /// Messages of one long session (0 for none).
+    #[arg(long, default_value_t = 3000)]
+    pub big_context: usize,
+    /// Seed of the random choices (the same seed gives the same store).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Leave out the trimmed, active and damaged sessions.
+    #[arg(long)]
+    pub plain: bool,
+}
+
+/// Fills an empty store with generated sessions.
+pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
+    let folder = env.store.layout().sessions_dir();
+    let has_sessions = std::fs::read_dir(&folder).is_ok_and(|mut d| d.next().is_some());
+    if has_sessions {
+        return Err(CliError::usage(format!(
+            "refusing to add demo sessions to {}: it already holds sessions; pass --root with a new directory",
+            folder.display()
+        )));
+    }
+    let spec = DemoSpec {
+        sessions: args.sessions,
+        messages: args.messages,
+        big_context: args.big_context,
+        seed: args.seed,
+        user: env.store.layout().user().to_string(),
+        now: env.now,
+        extras: !args.plain,
+    };
+    let progress = Mutex::new(Progress::new("writing sessions"));
+    let summary = demo::generate(env.store.layout().root(), &spec, &|done| {
+        if let Ok(mut p) = progress.lock() {
+            p.update(done, spec.sessions);
+        }
+    })?;
+    if let Ok(mut p) = progress.lock() {
+        p.finish();
+    }
+    output::print_json(&json!({
+        "root": env.store.layout().root(),
+        "user": spec.user,
+        "sessions": summary.sessions,
+        "big": summary.big,
+        "trimmed": summary.trimmed,
+        "active": summary.active,
+        "damaged": summary.damaged,
+    }))
+}
