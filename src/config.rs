@@ -43,7 +43,9 @@ pub fn parse_days(text: &str) -> Result<f64, String> {
         return if days.is_finite() && days >= 0.0 {
             Ok(days)
         } else {
-            Err(format!("bad age {text:?}: it must be a non-negative number of days"))
+            Err(format!(
+                "bad age {text:?}: it must be a non-negative number of days"
+            ))
         };
     }
     humantime::parse_duration(text)
@@ -70,7 +72,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         assert_eq!(Config::load(&path).unwrap(), Config::default());
-        std::fs::write(&path, "keep = 5\nmax_age = \"10d\"\nencoding = \"o200k_base\"\n").unwrap();
+        std::fs::write(
+            &path,
+            "keep = 5\nmax_age = \"10d\"\nencoding = \"o200k_base\"\n",
+        )
+        .unwrap();
         let c = Config::load(&path).unwrap();
         assert_eq!((c.keep, c.max_age.as_deref()), (Some(5), Some("10d")));
         std::fs::write(&path, "kep = 5\n").unwrap();

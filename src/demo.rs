@@ -70,7 +70,11 @@ pub struct DemoSummary {
 
 /// Writes the store under `root` and returns what it made. `progress(done)`
 /// is called as sessions are written.
-pub fn generate(root: &Path, spec: &DemoSpec, progress: &(dyn Fn(usize) + Sync)) -> Result<DemoSummary> {
+pub fn generate(
+    root: &Path,
+    spec: &DemoSpec,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<DemoSummary> {
     let layout = Layout::new(root, &spec.user)?;
     let folder = layout.sessions_dir();
     crate::store::atomic::create_private_dir_all(&folder)?;
@@ -106,7 +110,9 @@ pub fn generate(root: &Path, spec: &DemoSpec, progress: &(dyn Fn(usize) + Sync))
     })?;
     let mut summary = DemoSummary {
         sessions: ids.len(),
-        big: (spec.big_context > 0).then(|| ids.first().cloned()).flatten(),
+        big: (spec.big_context > 0)
+            .then(|| ids.first().cloned())
+            .flatten(),
         ..DemoSummary::default()
     };
     if spec.extras && ids.len() >= 4 {
@@ -118,7 +124,13 @@ pub fn generate(root: &Path, spec: &DemoSpec, progress: &(dyn Fn(usize) + Sync))
 }
 
 /// Writes one session; returns its id.
-fn write_session(folder: &Path, spec: &DemoSpec, corpus: &Corpus, index: usize, size: usize) -> Result<String> {
+fn write_session(
+    folder: &Path,
+    spec: &DemoSpec,
+    corpus: &Corpus,
+    index: usize,
+    size: usize,
+) -> Result<String> {
     let mut rng = Rng::new(spec.seed.wrapping_mul(0x1000_0001) ^ index as u64);
     let last_used = spec.now - age_days(index, spec.sessions, &mut rng) * DAY;
     let created = last_used - rng.unit() * 3.0 * DAY;
@@ -131,15 +143,27 @@ fn write_session(folder: &Path, spec: &DemoSpec, corpus: &Corpus, index: usize, 
     for d in [&dir, &paths.workspace(), &paths.memory(), &paths.cache()] {
         fs::create_dir_all(d).ctx("create", d)?;
     }
-    let mut meta = Meta::new(&paths.meta(), &id, &name_from_prompt(first_prompt), &spec.user, first_prompt, created);
+    let mut meta = Meta::new(
+        &paths.meta(),
+        &id,
+        &name_from_prompt(first_prompt),
+        &spec.user,
+        first_prompt,
+        created,
+    );
     meta.touch(last_used);
     write(&paths.meta(), meta.raw_dict())?;
-    let context = conversation::build_context(&mut rng, corpus, &context_id, first_prompt, size, created);
+    let context =
+        conversation::build_context(&mut rng, corpus, &context_id, first_prompt, size, created);
     write(&paths.memory().join(format!("{context_id}.json")), &context)?;
     let session = json!({"uuid": id, "active_context_id": context_id, "auto_approve_tools": [],
                          "state_data": {}, "is_active": false});
     write(&paths.memory().join(peteos::SESSION_FILE), &as_map(session))?;
-    fs::write(paths.workspace().join("NOTES.md"), format!("# {first_prompt}\n")).ctx("write", &paths.workspace())?;
+    fs::write(
+        paths.workspace().join("NOTES.md"),
+        format!("# {first_prompt}\n"),
+    )
+    .ctx("write", &paths.workspace())?;
     Ok(id)
 }
 
@@ -158,12 +182,21 @@ fn age_days(index: usize, total: usize, rng: &mut Rng) -> f64 {
 fn trim_once(folder: &Path, id: &str, now: f64) -> Result<String> {
     let dir = folder.join(id);
     let memory = SessionPaths::new(&dir).memory();
-    trim::apply(&memory, &dir, TrimRequest::KeepMessages(8), Encoding::Cl100kBase, None, now)?;
+    trim::apply(
+        &memory,
+        &dir,
+        TrimRequest::KeepMessages(8),
+        Encoding::Cl100kBase,
+        None,
+        now,
+    )?;
     Ok(id.to_string())
 }
 
 fn mark_active(folder: &Path, id: &str) -> Result<String> {
-    let path = SessionPaths::new(&folder.join(id)).memory().join(peteos::SESSION_FILE);
+    let path = SessionPaths::new(&folder.join(id))
+        .memory()
+        .join(peteos::SESSION_FILE);
     let mut session = jsonfile::read_object(&path)?;
     session.insert("is_active".into(), json!(true));
     write(&path, &session)?;

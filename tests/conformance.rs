@@ -44,7 +44,8 @@ impl Case {
 fn cases() -> Vec<Case> {
     let root = fixtures();
     let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
+            .unwrap();
     expected["cases"]
         .as_array()
         .unwrap()
@@ -59,12 +60,18 @@ fn cases() -> Vec<Case> {
 fn active(case: &Case) -> Context {
     let session = Session::load(&case.dir).unwrap();
     assert_eq!(session.uuid(), case.str("session_uuid"));
-    assert_eq!(session.active_context_id(), Some(case.str("active_context_id")));
+    assert_eq!(
+        session.active_context_id(),
+        Some(case.str("active_context_id"))
+    );
     session.active_context().unwrap().unwrap()
 }
 
 fn ids_of(ctx: &Context, indices: &[usize]) -> Vec<String> {
-    indices.iter().map(|&i| ctx.message(i).unwrap().id().to_string()).collect()
+    indices
+        .iter()
+        .map(|&i| ctx.message(i).unwrap().id().to_string())
+        .collect()
 }
 
 #[test]
@@ -73,7 +80,12 @@ fn token_counts_match_peteos_for_every_message() {
     for case in cases() {
         let ctx = active(&case);
         let ids: Vec<String> = ctx.messages().map(|m| m.id().to_string()).collect();
-        assert_eq!(Some(ids), Case::ids(&case.raw["message_ids"]), "{}", case.dir.display());
+        assert_eq!(
+            Some(ids),
+            Case::ids(&case.raw["message_ids"]),
+            "{}",
+            case.dir.display()
+        );
         for enc in Encoding::ALL {
             let want: Vec<u64> = case.raw["computed_tokens"][enc.name()]
                 .as_array()
@@ -97,7 +109,10 @@ fn token_counts_match_peteos_for_every_message() {
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert_eq!(effective, want_effective, "{}", case.dir.display());
-        assert_eq!(effective.iter().sum::<u64>(), case.raw["total_tokens_cl100k"].as_u64().unwrap());
+        assert_eq!(
+            effective.iter().sum::<u64>(),
+            case.raw["total_tokens_cl100k"].as_u64().unwrap()
+        );
         cases_seen += 1;
     }
     eprintln!("token counts: {cases_seen} cases, {messages} message counts, {matches} match");
@@ -128,7 +143,8 @@ fn token_windows_match_peteos() {
         let ctx = active(&case);
         let counts = message_counts(&ctx, Encoding::Cl100kBase).unwrap();
         for (budget, want) in case.windows("rolling_token_window") {
-            let got = window::rolling_token_window(&ctx, &counts, budget).map(|kept| ids_of(&ctx, &kept));
+            let got =
+                window::rolling_token_window(&ctx, &counts, budget).map(|kept| ids_of(&ctx, &kept));
             assert_eq!(got, want, "{} budget {budget}", case.dir.display());
             checked += 1;
         }
@@ -156,8 +172,19 @@ fn trimmed_context_reads_back_with_the_expected_messages() {
         for (budget, want) in case.windows("rolling_token_window") {
             let Some(want) = want else { continue };
             let (_tmp, dir) = copy_session(&case);
-            let parent_before = std::fs::read_to_string(dir.join(format!("{}.json", case.str("active_context_id")))).unwrap();
-            let outcome = trim::apply(&dir, &dir, TrimRequest::MaxTokens(budget), Encoding::Cl100kBase, None, 1.8e9).unwrap();
+            let parent_before = std::fs::read_to_string(
+                dir.join(format!("{}.json", case.str("active_context_id"))),
+            )
+            .unwrap();
+            let outcome = trim::apply(
+                &dir,
+                &dir,
+                TrimRequest::MaxTokens(budget),
+                Encoding::Cl100kBase,
+                None,
+                1.8e9,
+            )
+            .unwrap();
             let child = outcome.child.expect("peteos forked here, so must we");
             let session = Session::load(&dir).unwrap();
             assert_eq!(session.active_context_id(), Some(child.id()));
@@ -175,7 +202,10 @@ fn trimmed_context_reads_back_with_the_expected_messages() {
                 &std::fs::read_to_string(dir.join(format!("{parent}.json"))).unwrap(),
             )
             .unwrap();
-            before["children"].as_array_mut().unwrap().push(Value::String(child.id().to_string()));
+            before["children"]
+                .as_array_mut()
+                .unwrap()
+                .push(Value::String(child.id().to_string()));
             assert_eq!(after, before);
             forks += 1;
         }

@@ -5,7 +5,9 @@ use clap::{Args, CommandFactory};
 
 /// Arguments of `completions`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  loki-sessions completions bash > ~/.local/share/bash-completion/completions/loki-sessions")]
+#[command(
+    after_help = "Example:\n  loki-sessions completions bash > ~/.local/share/bash-completion/completions/loki-sessions"
+)]
 pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]

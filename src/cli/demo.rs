@@ -9,7 +9,9 @@ use std::sync::Mutex;
 
 /// Arguments of `demo`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  loki-sessions demo --root /tmp/demo-store\n  loki-sessions demo --root /tmp/big --sessions 100000 --messages 12 --big-context 10000\n  loki-sessions --root /tmp/demo-store")]
+#[command(
+    after_help = "Examples:\n  loki-sessions demo --root /tmp/demo-store\n  loki-sessions demo --root /tmp/big --sessions 100000 --messages 12 --big-context 10000\n  loki-sessions --root /tmp/demo-store"
+)]
 pub struct DemoArgs {
     /// Number of sessions.
     #[arg(long, default_value_t = 300)]

@@ -52,7 +52,11 @@ impl CliEnv {
     }
 
     /// The purge policy: flags, else the config, else the seed's defaults.
-    pub fn policy(&self, keep: Option<usize>, max_age: Option<&str>) -> Result<PurgePolicy, CliError> {
+    pub fn policy(
+        &self,
+        keep: Option<usize>,
+        max_age: Option<&str>,
+    ) -> Result<PurgePolicy, CliError> {
         let defaults = PurgePolicy::default();
         let max_age_days = match max_age.or(self.config.max_age.as_deref()) {
             Some(text) => config::parse_days(text).map_err(CliError::usage)?,

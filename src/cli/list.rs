@@ -11,7 +11,9 @@ use std::sync::Mutex;
 
 /// Arguments of `list`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  loki-sessions list\n  loki-sessions list --json --tokens | jq -r '.[] | select(.tokens > 100000) | .id'")]
+#[command(
+    after_help = "Examples:\n  loki-sessions list\n  loki-sessions list --json --tokens | jq -r '.[] | select(.tokens > 100000) | .id'"
+)]
 pub struct ListArgs {
     /// Print a JSON array instead of a table.
     #[arg(long)]
@@ -79,7 +81,11 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
-    let items: Vec<ListItem> = records.into_iter().zip(stats).map(|(r, s)| ListItem::new(r, s)).collect();
+    let items: Vec<ListItem> = records
+        .into_iter()
+        .zip(stats)
+        .map(|(r, s)| ListItem::new(r, s))
+        .collect();
     if args.json {
         return output::print_json(&items);
     }
@@ -94,7 +100,7 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
     for item in items {
         let id: String = item.id.chars().take(17).collect();
         let messages = item.messages.map_or("-".into(), |m| m.to_string());
-        let tokens = item.tokens.map_or(String::new(), |t| format::count(t));
+        let tokens = item.tokens.map_or(String::new(), format::count);
         let name = match &item.error {
             Some(e) => format!("DAMAGED: {e}"),
             None => item.name.clone(),

@@ -8,7 +8,9 @@ use serde_json::json;
 
 /// Arguments of `new`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  loki-sessions new \"Fix the login bug\"\n  cd \"$(loki-sessions new 'Refactor the parser' --json | jq -r .workspace)\"")]
+#[command(
+    after_help = "Examples:\n  loki-sessions new \"Fix the login bug\"\n  cd \"$(loki-sessions new 'Refactor the parser' --json | jq -r .workspace)\""
+)]
 pub struct NewArgs {
     /// The first prompt; the session is named after it.
     pub prompt: String,

@@ -11,7 +11,9 @@ use std::io::{BufRead, IsTerminal, Write};
 
 /// Arguments of `purge`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json")]
+#[command(
+    after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json"
+)]
 pub struct PurgeArgs {
     /// Keep this many most recently used sessions [default: 100]
     #[arg(long, value_name = "N")]
@@ -46,7 +48,9 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
         confirm(&plan, env.now)?;
     }
     let mut progress = Progress::new("purging");
-    let report = env.store.apply_purge(&plan, &args.exclude, |p| progress.update(p.done, p.total))?;
+    let report = env
+        .store
+        .apply_purge(&plan, &args.exclude, |p| progress.update(p.done, p.total))?;
     progress.finish();
     for (id, why) in &report.skipped {
         eprintln!("not removed {id}: {why}");
@@ -58,7 +62,10 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
     if report.failed.is_empty() {
         finish(report.removed.len())
     } else {
-        Err(CliError::usage(format!("{} sessions could not be removed", report.failed.len())))
+        Err(CliError::usage(format!(
+            "{} sessions could not be removed",
+            report.failed.len()
+        )))
     }
 }
 
@@ -98,7 +105,12 @@ fn confirm(plan: &PurgePlan, now: f64) -> Result<(), CliError> {
     }
 }
 
-fn print_plan(plan: &PurgePlan, report: Option<&PurgeReport>, json: bool, now: f64) -> Result<(), CliError> {
+fn print_plan(
+    plan: &PurgePlan,
+    report: Option<&PurgeReport>,
+    json: bool,
+    now: f64,
+) -> Result<(), CliError> {
     if json {
         return output::print_json(&plan_json(plan, report));
     }
@@ -126,7 +138,10 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
             entry.decision
         ));
     }
-    let spared: Vec<_> = plan.kept().filter(|e| !is_routine_keep(&e.decision.to_string())).collect();
+    let spared: Vec<_> = plan
+        .kept()
+        .filter(|e| !is_routine_keep(&e.decision.to_string()))
+        .collect();
     for entry in &spared {
         let r = &entry.candidate.record;
         lines.push(format!(
@@ -173,8 +188,20 @@ fn plan_json(plan: &PurgePlan, report: Option<&PurgeReport>) -> Value {
     });
     if let Some(report) = report {
         out["removed"] = json!(report.removed);
-        out["skipped"] = json!(report.skipped.iter().map(|(id, why)| json!({"id": id, "reason": why})).collect::<Vec<_>>());
-        out["failed"] = json!(report.failed.iter().map(|(id, why)| json!({"id": id, "error": why})).collect::<Vec<_>>());
+        out["skipped"] = json!(
+            report
+                .skipped
+                .iter()
+                .map(|(id, why)| json!({"id": id, "reason": why}))
+                .collect::<Vec<_>>()
+        );
+        out["failed"] = json!(
+            report
+                .failed
+                .iter()
+                .map(|(id, why)| json!({"id": id, "error": why}))
+                .collect::<Vec<_>>()
+        );
     }
     out
 }

@@ -2,13 +2,15 @@
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError, PrintWhat};
-use crate::store::locate::{self, Target};
 use crate::store::LokiStore;
+use crate::store::locate::{self, Target};
 use clap::Args;
 
 /// Arguments of `resume`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  cd \"$(loki-sessions resume 20261129-3f)\"\n  loki-sessions resume ./session/20261129-3f0c --print id")]
+#[command(
+    after_help = "Examples:\n  cd \"$(loki-sessions resume 20261129-3f)\"\n  loki-sessions resume ./session/20261129-3f0c --print id"
+)]
 pub struct ResumeArgs {
     /// An id, a unique id prefix, or a path to a session directory.
     pub session: String,

@@ -12,7 +12,9 @@ use serde::Serialize;
 
 /// Arguments of `show`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  loki-sessions show 20261129-3f\n  loki-sessions show 20261129-3f --json --encoding o200k_base | jq .total_tokens")]
+#[command(
+    after_help = "Examples:\n  loki-sessions show 20261129-3f\n  loki-sessions show 20261129-3f --json --encoding o200k_base | jq .total_tokens"
+)]
 pub struct ShowArgs {
     /// An id, a unique id prefix, or a path to a session directory.
     pub session: String,
@@ -74,7 +76,10 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
             format::count(total_tokens)
         ),
         String::new(),
-        format!("{:>5}  {:<9}  {:>7}  {:>9}  TEXT", "#", "ROLE", "TOKENS", "TOTAL"),
+        format!(
+            "{:>5}  {:<9}  {:>7}  {:>9}  TEXT",
+            "#", "ROLE", "TOKENS", "TOTAL"
+        ),
     ];
     let mut running = 0;
     for (i, m) in messages.iter().enumerate() {

@@ -10,7 +10,9 @@ use serde_json::json;
 
 /// Arguments of `trim`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  loki-sessions trim 20261129-3f --max-tokens 50000 --dry-run\n  loki-sessions trim 20261129-3f --keep-messages 40 --json\nUndo: the old context stays on disk; switch back to it in the viewer's context list.")]
+#[command(
+    after_help = "Examples:\n  loki-sessions trim 20261129-3f --max-tokens 50000 --dry-run\n  loki-sessions trim 20261129-3f --keep-messages 40 --json\nUndo: the old context stays on disk; switch back to it in the viewer's context list."
+)]
 #[command(group = clap::ArgGroup::new("amount").required(true).args(["max_tokens", "keep_messages"]))]
 pub struct TrimArgs {
     /// An id, a unique id prefix, or a path to a session directory.
@@ -44,7 +46,14 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let outcome = if args.dry_run {
         trim::preview(target.conversation_dir(), request, encoding)?
     } else {
-        trim::apply(target.conversation_dir(), target.lock_dir(), request, encoding, None, env.now)?
+        trim::apply(
+            target.conversation_dir(),
+            target.lock_dir(),
+            request,
+            encoding,
+            None,
+            env.now,
+        )?
     };
     let plan = &outcome.plan;
     let new_context_id = outcome.child.as_ref().map(|c| c.id().to_string());
@@ -67,13 +76,18 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
             format::count(plan.tokens_after)
         )];
         if let Some(id) = &new_context_id {
-            lines.push(format!("new active context {id} (the previous one, {}, is kept)", outcome.parent.id()));
+            lines.push(format!(
+                "new active context {id} (the previous one, {}, is kept)",
+                outcome.parent.id()
+            ));
         }
         output::print_lines(lines)?;
     }
     if plan.changed {
         Ok(())
     } else {
-        Err(CliError::nothing("nothing to trim: the context already fits"))
+        Err(CliError::nothing(
+            "nothing to trim: the context already fits",
+        ))
     }
 }

@@ -7,7 +7,10 @@ use crate::store::peteos::{Assembler, ids};
 use serde_json::{Map, Value, json};
 
 const TOOLS: [(&str, &str); 4] = [
-    ("bash", "Run a shell command in the workspace and return its output."),
+    (
+        "bash",
+        "Run a shell command in the workspace and return its output.",
+    ),
     ("read_file", "Read a file of the workspace."),
     ("grep", "Search the workspace for a regular expression."),
     ("edit_file", "Replace a range of lines of a file."),
@@ -38,7 +41,10 @@ pub fn build_context(
     system.insert("id".into(), json!(system_id));
     system.insert("_hook_ids".into(), json!([]));
     system.insert("creation_timestamp".into(), json!(stamp(rng)));
-    system.insert("content".into(), json!([{"type": "text", "text": SYSTEM_PROMPT.trim()}]));
+    system.insert(
+        "content".into(),
+        json!([{"type": "text", "text": SYSTEM_PROMPT.trim()}]),
+    );
     ctx.append(system, "system_prompt");
 
     let tools_id = rng.uuid().to_string();
@@ -99,7 +105,8 @@ pub fn build_context(
             let mut text = rng.pick(&corpus.replies).to_string();
             if rng.below(3) == 0 {
                 text.push_str("\n\n");
-                text.push_str(*rng.pick(&corpus.code));
+                let code: &str = corpus.code[rng.below(corpus.code.len())];
+                text.push_str(code);
             }
             let at = stamp(rng);
             let parts = vec![json!({"type": "text", "text": text})];
@@ -151,7 +158,11 @@ fn base64_encode(bytes: &[u8]) -> String {
     const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {

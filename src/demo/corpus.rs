@@ -40,7 +40,10 @@ impl Corpus {
 }
 
 fn pieces(text: &'static str) -> Vec<&'static str> {
-    text.split("\n---\n").map(str::trim).filter(|p| !p.is_empty()).collect()
+    text.split("\n---\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// splitmix64: tiny, fast and good enough to vary demo data reproducibly.

@@ -138,11 +138,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.json");
         write_atomic(&path, b"one").unwrap();
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
         write_atomic(&path, b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
         let leftovers = fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "no temp file remains");
     }

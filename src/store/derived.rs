@@ -21,7 +21,15 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
     let user = disk::os_user_name().unwrap_or_default();
     let session = match Session::load(dir) {
         Ok(s) => s,
-        Err(e) => return SessionRecord::damaged(&id, dir.to_path_buf(), dir.to_path_buf(), &user, e.to_string()),
+        Err(e) => {
+            return SessionRecord::damaged(
+                &id,
+                dir.to_path_buf(),
+                dir.to_path_buf(),
+                &user,
+                e.to_string(),
+            );
+        }
     };
     let first_prompt = session
         .active_context()
@@ -72,7 +80,10 @@ pub fn file_times(dir: &Path) -> (f64, f64) {
         })
         .unwrap_or_default();
     times.sort_by(f64::total_cmp);
-    (times.first().copied().unwrap_or(0.0), times.last().copied().unwrap_or(0.0))
+    (
+        times.first().copied().unwrap_or(0.0),
+        times.last().copied().unwrap_or(0.0),
+    )
 }
 
 /// The uuid's `YYYYMMDD-` prefix gives the day; a file time on that day is
@@ -91,7 +102,12 @@ fn date_prefix_seconds(id: &str) -> Option<f64> {
     if !digits.bytes().all(|b| b.is_ascii_digit()) || id.as_bytes().get(8) != Some(&b'-') {
         return None;
     }
-    let text = format!("{}-{}-{}T00:00:00Z", &digits[..4], &digits[4..6], &digits[6..8]);
+    let text = format!(
+        "{}-{}-{}T00:00:00Z",
+        &digits[..4],
+        &digits[4..6],
+        &digits[6..8]
+    );
     let time = humantime::parse_rfc3339(&text).ok()?;
     Some(time.duration_since(UNIX_EPOCH).ok()?.as_secs_f64())
 }

@@ -100,8 +100,11 @@ mod tests {
 
     #[test]
     fn render_matches_full_dump() {
-        let v: Value = serde_json::from_str(r#"{"b": [1, {"x": null}], "a": "é", "e": {}}"#).unwrap();
-        let Value::Object(map) = &v else { unreachable!() };
+        let v: Value =
+            serde_json::from_str(r#"{"b": [1, {"x": null}], "a": "é", "e": {}}"#).unwrap();
+        let Value::Object(map) = &v else {
+            unreachable!()
+        };
         assert_eq!(render(map), pyjson::dumps(&v, PyJsonStyle::FILE));
     }
 

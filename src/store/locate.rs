@@ -41,7 +41,12 @@ impl Target {
 
 /// Resolves `arg` against `ids` (the ids a store lists) and the file system.
 /// `record_of` reads the record of an id of that store.
-pub fn locate(arg: &str, ids: &[String], record_of: impl Fn(&str) -> SessionRecord, is_loki: bool) -> Result<Target> {
+pub fn locate(
+    arg: &str,
+    ids: &[String],
+    record_of: impl Fn(&str) -> SessionRecord,
+    is_loki: bool,
+) -> Result<Target> {
     if looks_like_path(arg) {
         return locate_path(Path::new(arg));
     }
@@ -120,7 +125,10 @@ pub fn locate_path(path: &Path) -> Result<Target> {
 
 fn loki_target(dir: &Path) -> Result<Target> {
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
-        return Err(StoreError::Invalid(format!("{} is not a session directory", dir.display())));
+        return Err(StoreError::Invalid(format!(
+            "{} is not a session directory",
+            dir.display()
+        )));
     };
     // A session folder is <root>/users/<user>/session; reuse the store's reader.
     let user = parent
@@ -128,7 +136,11 @@ fn loki_target(dir: &Path) -> Result<Target> {
         .and_then(Path::file_name)
         .map(|u| u.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let root = parent.parent().and_then(Path::parent).and_then(Path::parent).unwrap_or(parent);
+    let root = parent
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .unwrap_or(parent);
     let store = LokiStore::open(root, if user.is_empty() { "unknown" } else { &user })?;
     let name = name.to_string_lossy();
     let record = if store.layout().sessions_dir() == parent {
@@ -149,10 +161,20 @@ mod tests {
 
     #[test]
     fn ids_and_prefixes() {
-        let ids = vec!["20261129-aaa".to_string(), "20261129-abb".to_string(), "20261128-c".to_string()];
+        let ids = vec![
+            "20261129-aaa".to_string(),
+            "20261129-abb".to_string(),
+            "20261128-c".to_string(),
+        ];
         assert_eq!(match_id("20261128", &ids).unwrap(), "20261128-c");
         assert_eq!(match_id("20261129-aaa", &ids).unwrap(), "20261129-aaa");
-        assert!(matches!(match_id("20261129-a", &ids), Err(StoreError::Invalid(_))));
-        assert!(matches!(match_id("zzz", &ids), Err(StoreError::NotFound(_))));
+        assert!(matches!(
+            match_id("20261129-a", &ids),
+            Err(StoreError::Invalid(_))
+        ));
+        assert!(matches!(
+            match_id("zzz", &ids),
+            Err(StoreError::NotFound(_))
+        ));
     }
 }

@@ -22,12 +22,16 @@ use std::path::Path;
 
 /// Gathers the facts about every record, in parallel.
 pub fn gather_candidates(records: Vec<SessionRecord>) -> Vec<Candidate> {
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
     let per = records.len().div_ceil(workers).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = records
             .chunks(per)
-            .map(|part| scope.spawn(move || part.iter().cloned().map(candidate).collect::<Vec<_>>()))
+            .map(|part| {
+                scope.spawn(move || part.iter().cloned().map(candidate).collect::<Vec<_>>())
+            })
             .collect();
         handles
             .into_iter()
@@ -44,8 +48,8 @@ pub fn candidate(record: SessionRecord) -> Candidate {
         Err(e) if e.is_not_found() => (false, None),
         Err(e) => (false, Some(e.to_string())),
     };
-    let locked = record.is_readable()
-        && SessionLock::is_held_elsewhere(&record.path).unwrap_or(false);
+    let locked =
+        record.is_readable() && SessionLock::is_held_elsewhere(&record.path).unwrap_or(false);
     let fingerprint = fingerprint(&record);
     Candidate {
         record,
@@ -68,7 +72,9 @@ fn fingerprint(record: &SessionRecord) -> Fingerprint {
 }
 
 fn mtime_ns(path: &Path) -> i128 {
-    fs::symlink_metadata(path).map_or(0, |m| m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128)
+    fs::symlink_metadata(path).map_or(0, |m| {
+        m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128
+    })
 }
 
 /// The newest modification among the conversation's files: an agent that
@@ -178,7 +184,10 @@ fn remove_one(planned: &Candidate, folder: &Path, exclude: &[String]) -> Result<
     if let Some(why) = changed_since_plan(planned, &fresh) {
         return Ok(Outcome::Skipped(why));
     }
-    let trash = folder.join(format!("{TEMP_PREFIX}purge-{id}-{}", uuid::Uuid::new_v4().simple()));
+    let trash = folder.join(format!(
+        "{TEMP_PREFIX}purge-{id}-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
     fs::rename(&dir, &trash).map_err(|e| StoreError::io("move to trash", &dir, e))?;
     atomic::sync_dir(folder)?;
     drop(lock);

@@ -123,7 +123,12 @@ pub struct PurgePlan {
 
 impl PurgePlan {
     /// Decides for every candidate. `exclude` names live sessions to spare.
-    pub fn build(mut candidates: Vec<Candidate>, policy: PurgePolicy, exclude: &[String], now: f64) -> Self {
+    pub fn build(
+        mut candidates: Vec<Candidate>,
+        policy: PurgePolicy,
+        exclude: &[String],
+        now: f64,
+    ) -> Self {
         candidates.sort_by(|a, b| {
             b.record
                 .last_used_at
@@ -176,7 +181,13 @@ impl PurgePlan {
     }
 }
 
-fn decide(c: &Candidate, rank: usize, policy: PurgePolicy, exclude: &[String], now: f64) -> Decision {
+fn decide(
+    c: &Candidate,
+    rank: usize,
+    policy: PurgePolicy,
+    exclude: &[String],
+    now: f64,
+) -> Decision {
     if let Some(error) = &c.record.error {
         return Decision::Keep(KeepReason::Unreadable {
             error: error.clone(),
@@ -314,8 +325,16 @@ mod tests {
     #[test]
     fn stale_and_beyond_keep_are_removed_with_reasons() {
         let plan = PurgePlan::build(
-            vec![candidate("old", 41.5), candidate("a", 1.0), candidate("b", 2.0), candidate("c", 3.0)],
-            PurgePolicy { keep: 2, max_age_days: 30.0 },
+            vec![
+                candidate("old", 41.5),
+                candidate("a", 1.0),
+                candidate("b", 2.0),
+                candidate("c", 3.0),
+            ],
+            PurgePolicy {
+                keep: 2,
+                max_age_days: 30.0,
+            },
             &[],
             NOW,
         );
@@ -344,7 +363,14 @@ mod tests {
         let mut mount = candidate("mount", 90.0);
         mount.crosses_filesystems = true;
         let plan = PurgePlan::build(
-            vec![candidate("live", 90.0), active, locked, broken, convo, mount],
+            vec![
+                candidate("live", 90.0),
+                active,
+                locked,
+                broken,
+                convo,
+                mount,
+            ],
             PurgePolicy::default(),
             &["live".to_string()],
             NOW,
@@ -359,7 +385,10 @@ mod tests {
         broken.record.last_used_at = 0.0;
         let plan = PurgePlan::build(
             vec![broken, candidate("a", 1.0)],
-            PurgePolicy { keep: 1, max_age_days: 30.0 },
+            PurgePolicy {
+                keep: 1,
+                max_age_days: 30.0,
+            },
             &[],
             NOW,
         );

@@ -168,7 +168,9 @@ fn write_number(out: &mut String, n: &Number, style: PyJsonStyle) {
         Ok(x) if x.is_finite() => out.push_str(&python_float_repr(x)),
         // Python would read these as inf and write `Infinity`. For token text we
         // do the same; files keep the source text so they stay valid JSON.
-        Ok(x) if style.indent.is_none() => out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" }),
+        Ok(x) if style.indent.is_none() => {
+            out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" })
+        }
         _ => out.push_str(&text),
     }
 }

@@ -33,7 +33,13 @@ pub struct SessionRecord {
 
 impl SessionRecord {
     /// A record for an entry that could not be read.
-    pub fn damaged(id: &str, path: PathBuf, conversation_dir: PathBuf, user: &str, error: String) -> Self {
+    pub fn damaged(
+        id: &str,
+        path: PathBuf,
+        conversation_dir: PathBuf,
+        user: &str,
+        error: String,
+    ) -> Self {
         SessionRecord {
             id: id.to_string(),
             name: id.to_string(),
@@ -140,7 +146,9 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
         let mut counts = Vec::with_capacity(messages.len());
         for handle in handles {
             let part = handle.join().unwrap_or_else(|_| {
-                Err(crate::store::StoreError::Invalid("token counting panicked".into()))
+                Err(crate::store::StoreError::Invalid(
+                    "token counting panicked".into(),
+                ))
             })?;
             counts.extend(part);
         }
@@ -162,7 +170,9 @@ pub fn gather_stats(
 ) -> Vec<SessionStats> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let done = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
     let per = records.len().div_ceil(workers).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = records

@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 use tiktoken_rs::CoreBPE;
 
 /// A tiktoken encoding we can count with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Encoding {
     /// GPT-4 / GPT-3.5 (peteos's default).
     #[default]

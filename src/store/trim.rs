@@ -44,7 +44,10 @@ pub fn plan_trim(ctx: &Context, counts: &[u64], request: TrimRequest) -> Result<
     let tokens_before: u64 = counts.iter().sum();
     let all: Vec<usize> = (0..ctx.len()).collect();
     let kept = window.clone().unwrap_or_else(|| all.clone());
-    let dropped: Vec<usize> = all.into_iter().filter(|i| kept.binary_search(i).is_err()).collect();
+    let dropped: Vec<usize> = all
+        .into_iter()
+        .filter(|i| kept.binary_search(i).is_err())
+        .collect();
     let tokens_after = kept.iter().map(|&i| counts[i]).sum();
     Ok(TrimPlan {
         changed: window.is_some(),
@@ -124,7 +127,8 @@ pub fn apply(
     let mut session = Session::load(dir)?;
     let mut parent = active(&session)?;
     if let Some(expected) = expected
-        && (parent.id() != expected.context_id || parent.mutation_counter() != expected.mutation_counter)
+        && (parent.id() != expected.context_id
+            || parent.mutation_counter() != expected.mutation_counter)
     {
         return Err(StoreError::Invalid(format!(
             "the conversation in {} changed since the preview (an agent may have written to it); review the trim again",
@@ -176,7 +180,10 @@ fn active(session: &Session) -> Result<Context> {
 fn push_child(parent: &mut Context, child_id: &str) -> Result<()> {
     let path = parent.path().to_path_buf();
     let raw = parent.raw_dict_mut();
-    match raw.entry("children").or_insert_with(|| Value::Array(Vec::new())) {
+    match raw
+        .entry("children")
+        .or_insert_with(|| Value::Array(Vec::new()))
+    {
         Value::Array(children) => {
             children.push(Value::String(child_id.to_string()));
             Ok(())

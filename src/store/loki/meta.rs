@@ -51,7 +51,14 @@ impl Meta {
     }
 
     /// A new meta dict in the order Loki writes its fields.
-    pub fn new(path: &Path, id: &str, name: &str, user: &str, first_prompt: &str, now: f64) -> Meta {
+    pub fn new(
+        path: &Path,
+        id: &str,
+        name: &str,
+        user: &str,
+        first_prompt: &str,
+        now: f64,
+    ) -> Meta {
         let mut raw = Map::new();
         raw.insert("id".into(), id.into());
         raw.insert("name".into(), name.into());

@@ -43,7 +43,10 @@ mod tests {
     #[test]
     fn slugs() {
         assert_eq!(name_from_prompt("Fix the  login bug!"), "fix-the-login-bug");
-        assert_eq!(name_from_prompt("Résumé für Ärzte: 東京 データ"), "résumé-für-ärzte-東京-データ");
+        assert_eq!(
+            name_from_prompt("Résumé für Ärzte: 東京 データ"),
+            "résumé-für-ärzte-東京-データ"
+        );
         assert_eq!(name_from_prompt("   "), "untitled");
         assert_eq!(name_from_prompt("!!! ???"), "untitled");
         assert_eq!(
@@ -52,6 +55,10 @@ mod tests {
         );
         let long = "x".repeat(100);
         assert_eq!(name_from_prompt(&long).len(), MAX_CHARS);
-        assert!(name_from_prompt("a/b/../c").chars().all(|c| c != '/' && c != '.'));
+        assert!(
+            name_from_prompt("a/b/../c")
+                .chars()
+                .all(|c| c != '/' && c != '.')
+        );
     }
 }

@@ -8,7 +8,12 @@ use crate::store::record::SessionRecord;
 
 impl LokiStore {
     /// What a purge with `policy` would do now. Reads only.
-    pub fn purge_plan(&self, policy: PurgePolicy, exclude: &[String], now: f64) -> Result<PurgePlan> {
+    pub fn purge_plan(
+        &self,
+        policy: PurgePolicy,
+        exclude: &[String],
+        now: f64,
+    ) -> Result<PurgePlan> {
         let records = self.list()?;
         let candidates = purge_apply::gather_candidates(records);
         Ok(PurgePlan::build(candidates, policy, exclude, now))
@@ -29,7 +34,13 @@ impl LokiStore {
 
     /// The seed's `purge(user, keep, max_age_days, exclude)`: removes stale
     /// sessions and returns their ids.
-    pub fn purge(&self, keep: usize, max_age_days: f64, exclude: &[String], now: f64) -> Result<Vec<String>> {
+    pub fn purge(
+        &self,
+        keep: usize,
+        max_age_days: f64,
+        exclude: &[String],
+        now: f64,
+    ) -> Result<Vec<String>> {
         let policy = PurgePolicy { keep, max_age_days };
         let plan = self.purge_plan(policy, exclude, now)?;
         Ok(self.apply_purge(&plan, exclude, |_| {})?.removed)
@@ -38,7 +49,12 @@ impl LokiStore {
     /// The seed's `start(user, purge)`: purges stale sessions first (when
     /// `purge` is set), then creates the new session. The outcome holds the
     /// plan and what it removed, so callers can tell the user.
-    pub fn start(&self, first_prompt: &str, purge: Option<PurgePolicy>, now: f64) -> Result<Started> {
+    pub fn start(
+        &self,
+        first_prompt: &str,
+        purge: Option<PurgePolicy>,
+        now: f64,
+    ) -> Result<Started> {
         let purged = match purge {
             Some(policy) => {
                 let plan = self.purge_plan(policy, &[], now)?;

@@ -56,7 +56,9 @@ impl LokiStore {
     pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>)) -> Result<()> {
         self.check_ownership()?;
         let names = self.entry_names()?;
-        let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+        let workers = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(8);
         const BATCH: usize = 512;
         for chunk in names.chunks(BATCH * workers) {
             let parts: Vec<Vec<SessionRecord>> = std::thread::scope(|scope| {
@@ -117,7 +119,10 @@ impl LokiStore {
         };
         match fs::symlink_metadata(dir) {
             Ok(m) if m.file_type().is_symlink() => {
-                return damaged(format!("{} is a symbolic link; not followed", dir.display()));
+                return damaged(format!(
+                    "{} is a symbolic link; not followed",
+                    dir.display()
+                ));
             }
             Ok(m) if !m.is_dir() => {
                 return damaged(format!("{} is not a session directory", dir.display()));
@@ -140,10 +145,12 @@ impl LokiStore {
                 path: dir,
                 reason: "it is not a plain directory".into(),
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::NotFound(format!(
-                "no session {id:?} in {}",
-                self.layout.sessions_dir().display()
-            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(StoreError::NotFound(format!(
+                    "no session {id:?} in {}",
+                    self.layout.sessions_dir().display()
+                )))
+            }
             Err(e) => Err(StoreError::io("inspect", &dir, e)),
         }
     }
@@ -176,11 +183,21 @@ impl LokiStore {
             atomic::create_private_dir(&sub)?;
         }
         let name = name_from_prompt(first_prompt);
-        let meta = Meta::new(&paths.meta(), id, &name, self.layout.user(), first_prompt, now);
+        let meta = Meta::new(
+            &paths.meta(),
+            id,
+            &name,
+            self.layout.user(),
+            first_prompt,
+            now,
+        );
         atomic::write_private_file(&paths.meta(), jsonfile::render(meta.raw_dict()).as_bytes())?;
         let (session, context) = Session::create(&paths.memory(), id, now);
         let context_path = paths.memory().join(format!("{}.json", context.id()));
-        atomic::write_private_file(&context_path, jsonfile::render(context.raw_dict()).as_bytes())?;
+        atomic::write_private_file(
+            &context_path,
+            jsonfile::render(context.raw_dict()).as_bytes(),
+        )?;
         atomic::write_private_file(
             &session.session_path(),
             jsonfile::render(session.raw_dict()).as_bytes(),

@@ -82,10 +82,14 @@ impl Assembler {
     /// The finished dict.
     pub fn finish(mut self) -> Map<String, Value> {
         let anchors: Vec<Value> = self.anchors.iter().map(|(n, i)| json!([n, i])).collect();
-        self.raw.insert("messages".into(), Value::Array(self.messages));
-        self.raw.insert("anchor_points".into(), Value::Array(anchors));
-        self.raw.insert("message_sequence".into(), json!(self.message_sequence));
-        self.raw.insert("_mutation_counter".into(), json!(self.mutation_counter));
+        self.raw
+            .insert("messages".into(), Value::Array(self.messages));
+        self.raw
+            .insert("anchor_points".into(), Value::Array(anchors));
+        self.raw
+            .insert("message_sequence".into(), json!(self.message_sequence));
+        self.raw
+            .insert("_mutation_counter".into(), json!(self.mutation_counter));
         self.raw
     }
 }

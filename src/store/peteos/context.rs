@@ -108,7 +108,10 @@ impl Context {
 
     /// `_mutation_counter` (0 when missing, as peteos defaults it).
     pub fn mutation_counter(&self) -> i64 {
-        self.raw.get("_mutation_counter").and_then(integer).unwrap_or(0)
+        self.raw
+            .get("_mutation_counter")
+            .and_then(integer)
+            .unwrap_or(0)
     }
 
     /// Ids of contexts forked from this one.
@@ -175,7 +178,10 @@ impl Context {
             return Ok(Vec::new());
         };
         let Value::Array(items) = value else {
-            return Err(StoreError::shape(&self.path, "\"anchor_points\" is not a list"));
+            return Err(StoreError::shape(
+                &self.path,
+                "\"anchor_points\" is not a list",
+            ));
         };
         items
             .iter()
@@ -228,7 +234,10 @@ mod tests {
     #[test]
     fn bad_shapes_name_the_file() {
         let err = ctx(json!({"messages": {"a": 1}})).unwrap_err().to_string();
-        assert!(err.contains("c.json") && err.contains("not a list"), "{err}");
+        assert!(
+            err.contains("c.json") && err.contains("not a list"),
+            "{err}"
+        );
         let err = ctx(json!({"messages": [1]})).unwrap_err().to_string();
         assert!(err.contains("message #0"), "{err}");
         let c = ctx(json!({"anchor_points": [["a", -1]]})).unwrap();

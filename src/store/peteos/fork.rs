@@ -16,7 +16,11 @@ use std::collections::HashSet;
 pub fn fork(parent: &Context, kept: &[usize], new_id: &str, now_iso: &str) -> Result<Context> {
     let anchors = parent.anchor_points()?;
     let specials = parent.special_indices();
-    let kept_set: HashSet<usize> = kept.iter().copied().chain(specials.iter().copied()).collect();
+    let kept_set: HashSet<usize> = kept
+        .iter()
+        .copied()
+        .chain(specials.iter().copied())
+        .collect();
 
     let mut homes = vec![None; parent.len()];
     let mut wanted: HashSet<&str> = ["system_prompt", "tools", "messages"].into();
@@ -39,7 +43,10 @@ pub fn fork(parent: &Context, kept: &[usize], new_id: &str, now_iso: &str) -> Re
     }
 
     let mut child = Assembler::new(child_header(parent, new_id));
-    for (name, _) in anchors.iter().filter(|(name, _)| wanted.contains(name.as_str())) {
+    for (name, _) in anchors
+        .iter()
+        .filter(|(name, _)| wanted.contains(name.as_str()))
+    {
         if !child.add_anchor(name) {
             return Err(StoreError::shape(
                 parent.path(),
@@ -54,7 +61,10 @@ pub fn fork(parent: &Context, kept: &[usize], new_id: &str, now_iso: &str) -> Re
             child.append(copy, home);
         }
     }
-    Context::from_raw(child.finish(), &parent.path().with_file_name(format!("{new_id}.json")))
+    Context::from_raw(
+        child.finish(),
+        &parent.path().with_file_name(format!("{new_id}.json")),
+    )
 }
 
 /// The fork's header fields, in the key order peteos's `Context.__init__`
@@ -67,11 +77,18 @@ fn child_header(parent: &Context, new_id: &str) -> Map<String, Value> {
     let mut raw = Assembler::empty_header(new_id);
     raw.insert(
         "content_map".into(),
-        parent.raw_dict().get("content_map").cloned().unwrap_or_else(|| json!({})),
+        parent
+            .raw_dict()
+            .get("content_map")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
     );
     raw.insert("origin_context_id".into(), json!(parent.id()));
     raw.insert("parent_mutation_counter".into(), json!(0));
-    raw.insert("system_prompt_message_id".into(), special_id(parent.system_prompt_index()));
+    raw.insert(
+        "system_prompt_message_id".into(),
+        special_id(parent.system_prompt_index()),
+    );
     raw.insert(
         "tool_definitions_message_id".into(),
         special_id(parent.tool_definitions_index()),
@@ -113,11 +130,15 @@ mod tests {
             "message_sequence": 3, "_mutation_counter": 7, "children": [],
             "system_prompt_message_id": "s"
         });
-        let parent = Context::from_raw(v.as_object().unwrap().clone(), Path::new("/d/parent.json")).unwrap();
+        let parent =
+            Context::from_raw(v.as_object().unwrap().clone(), Path::new("/d/parent.json")).unwrap();
         let child = fork(&parent, &[0, 2], "kid", "2026-01-01T00:00:00").unwrap();
         let raw = child.raw_dict();
         assert_eq!(child.path(), Path::new("/d/kid.json"));
-        assert_eq!(raw["anchor_points"], json!([["system_prompt", 1], ["tools", 1], ["messages", 2]]));
+        assert_eq!(
+            raw["anchor_points"],
+            json!([["system_prompt", 1], ["tools", 1], ["messages", 2]])
+        );
         assert_eq!(raw["_mutation_counter"], json!(5));
         assert_eq!(raw["message_sequence"], json!(2));
         assert_eq!(raw["origin_context_id"], json!("parent"));
@@ -132,8 +153,12 @@ mod tests {
     #[test]
     fn out_of_range_anchors_are_an_error() {
         let v = json!({"messages": [{"id": "a"}, {"id": "b"}], "anchor_points": [["messages", 1]]});
-        let parent = Context::from_raw(v.as_object().unwrap().clone(), Path::new("p.json")).unwrap();
+        let parent =
+            Context::from_raw(v.as_object().unwrap().clone(), Path::new("p.json")).unwrap();
         let err = fork(&parent, &[1], "kid", "t").unwrap_err().to_string();
-        assert!(err.contains("p.json") && err.contains("beyond every anchor"), "{err}");
+        assert!(
+            err.contains("p.json") && err.contains("beyond every anchor"),
+            "{err}"
+        );
     }
 }

@@ -4,7 +4,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A session or context id: `YYYYMMDD-<uuid4>` (UTC date of `now`).
 pub fn dated_id(now: f64) -> String {
-    let date: String = iso_timestamp(now)[..10].chars().filter(|c| *c != '-').collect();
+    let date: String = iso_timestamp(now)[..10]
+        .chars()
+        .filter(|c| *c != '-')
+        .collect();
     format!("{date}-{}", uuid::Uuid::new_v4())
 }
 
@@ -34,7 +37,10 @@ mod tests {
 
     #[test]
     fn forms_match_peteos() {
-        assert_eq!(iso_timestamp(1_764_403_200.25), "2025-11-29T08:00:00.250000");
+        assert_eq!(
+            iso_timestamp(1_764_403_200.25),
+            "2025-11-29T08:00:00.250000"
+        );
         let id = dated_id(1_764_403_200.0);
         assert!(id.starts_with("20251129-") && id.len() == 45, "{id}");
     }

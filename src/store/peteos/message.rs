@@ -52,10 +52,7 @@ pub enum Part<'a> {
         content: &'a str,
     },
     /// A tool definition (in the tool definitions message).
-    ToolDefinition {
-        name: &'a str,
-        description: &'a str,
-    },
+    ToolDefinition { name: &'a str, description: &'a str },
     /// A part type this version does not know; shown by its type name.
     Unknown(&'a str),
 }

@@ -40,7 +40,8 @@ impl Session {
     /// `Session.create()` makes it; nothing is written until [`Session::save`].
     pub fn create(dir: &Path, uuid: &str, now: f64) -> (Session, Context) {
         let context_id = ids::dated_id(now);
-        let context_raw = Assembler::with_default_anchors(Assembler::empty_header(&context_id)).finish();
+        let context_raw =
+            Assembler::with_default_anchors(Assembler::empty_header(&context_id)).finish();
         let session_raw = json!({
             "uuid": uuid,
             "active_context_id": context_id,
@@ -126,7 +127,10 @@ impl Session {
     /// Path of the file of context `id` (the id must be a plain file name).
     pub fn context_path(&self, id: &str) -> Result<PathBuf> {
         check_component(id, "context id").map_err(|why| {
-            StoreError::shape(&self.session_path(), format!("bad context id {id:?}: {why}"))
+            StoreError::shape(
+                &self.session_path(),
+                format!("bad context id {id:?}: {why}"),
+            )
         })?;
         Ok(self.dir.join(format!("{id}.json")))
     }
@@ -146,8 +150,10 @@ impl Session {
 
     /// Points `active_context_id` at `context` (saved by [`Session::save`]).
     pub fn set_active_context(&mut self, context_id: &str) {
-        self.raw
-            .insert("active_context_id".into(), Value::String(context_id.to_string()));
+        self.raw.insert(
+            "active_context_id".into(),
+            Value::String(context_id.to_string()),
+        );
     }
 
     /// Ids of every context file in the directory, sorted.

@@ -151,7 +151,10 @@ mod tests {
         let c = ctx((3..8).map(|s| m(s, json!([]))).collect());
         assert_eq!(rolling_sequence_window(&c, 2).unwrap(), Some(vec![3, 4]));
         assert_eq!(rolling_sequence_window(&c, 5).unwrap(), None);
-        assert_eq!(rolling_sequence_window(&c, 0).unwrap(), Some(vec![0, 1, 2, 3, 4]));
+        assert_eq!(
+            rolling_sequence_window(&c, 0).unwrap(),
+            Some(vec![0, 1, 2, 3, 4])
+        );
     }
 
     #[test]
@@ -166,11 +169,26 @@ mod tests {
     #[test]
     fn dangling_tool_results_are_dropped_in_sequence_order() {
         let c = ctx(vec![
-            m(3, json!([{"type": "tool_use", "call_id": "a", "name": "x", "arguments": ""}])),
-            m(4, json!([{"type": "tool_result", "call_id": "a", "content": ""}])),
-            m(5, json!([{"type": "tool_use", "call_id": "b", "name": "x", "arguments": ""}])),
-            m(6, json!([{"type": "tool_result", "call_id": "b", "content": ""}])),
-            m(7, json!([{"type": "tool_result", "call_id": "b", "content": "again"}])),
+            m(
+                3,
+                json!([{"type": "tool_use", "call_id": "a", "name": "x", "arguments": ""}]),
+            ),
+            m(
+                4,
+                json!([{"type": "tool_result", "call_id": "a", "content": ""}]),
+            ),
+            m(
+                5,
+                json!([{"type": "tool_use", "call_id": "b", "name": "x", "arguments": ""}]),
+            ),
+            m(
+                6,
+                json!([{"type": "tool_result", "call_id": "b", "content": ""}]),
+            ),
+            m(
+                7,
+                json!([{"type": "tool_result", "call_id": "b", "content": "again"}]),
+            ),
         ]);
         let counts = [100, 1, 1, 1, 1];
         // Budget drops the first tool use, so its result dangles; the second

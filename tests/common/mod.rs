@@ -1,0 +1,89 @@
+//! Helpers shared by the integration tests: running the binary on a temp
+//! store and snapshotting a tree to prove nothing changed.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The built binary.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions"))
+}
+
+/// Runs the binary with `--root root --user tester` and `args`, no stdin.
+pub fn run(root: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .arg("--root")
+        .arg(root)
+        .args(["--user", "tester", "--config", "/nonexistent/config.toml"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run loki-sessions")
+}
+
+/// Stdout of a run that must succeed.
+pub fn ok(root: &Path, args: &[&str]) -> String {
+    let out = run(root, args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed with {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// Parsed JSON stdout of a successful run.
+pub fn json(root: &Path, args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(root, args)).expect("JSON output")
+}
+
+/// The session folder of the test user.
+pub fn sessions(root: &Path) -> PathBuf {
+    root.join("users/tester/session")
+}
+
+/// Every file under `dir` with its bytes (symlinks as their target text).
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.insert(path, target.to_string_lossy().as_bytes().to_vec());
+            } else if meta.is_dir() {
+                out.insert(path.clone(), b"<dir>".to_vec());
+                stack.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Sets `last_used_at` of session `id` to `days` days ago by editing meta.json.
+pub fn age_session(root: &Path, id: &str, days: f64) {
+    let path = sessions(root).join(id).join("meta.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    meta["last_used_at"] = serde_json::json!(now - days * 86_400.0);
+    std::fs::write(&path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+}
+
+/// Creates a session with `prompt` and returns its id.
+pub fn new_session(root: &Path, prompt: &str) -> String {
+    ok(root, &["new", prompt, "--no-purge"]).trim().to_string()
+}
