@@ -12,10 +12,12 @@ pub mod locate;
 pub mod lock;
 pub mod loki;
 pub mod peteos;
+pub mod peteos_folder;
 pub mod purge_apply;
 pub mod purge_plan;
 pub mod pyjson;
 pub mod record;
+pub mod source;
 pub mod tokens;
 pub mod trim;
 
@@ -23,4 +25,5 @@ pub use error::{Result, StoreError};
 pub use loki::{LokiStore, name_from_prompt};
 pub use purge_plan::{KEEP, MAX_AGE_DAYS, PurgePlan, PurgePolicy};
 pub use record::{SessionRecord, SessionStats};
+pub use source::SessionSource;
 pub use tokens::Encoding;

@@ -32,7 +32,8 @@ pub struct DemoArgs {
 
 /// Fills an empty store with generated sessions.
 pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
-    let folder = env.store.layout().sessions_dir();
+    let store = env.loki("demo")?;
+    let folder = store.layout().sessions_dir();
     let has_sessions = std::fs::read_dir(&folder).is_ok_and(|mut d| d.next().is_some());
     if has_sessions {
         return Err(CliError::usage(format!(
@@ -45,12 +46,12 @@ pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
         messages: args.messages,
         big_context: args.big_context,
         seed: args.seed,
-        user: env.store.layout().user().to_string(),
+        user: store.layout().user().to_string(),
         now: env.now,
         extras: !args.plain,
     };
     let progress = Mutex::new(Progress::new("writing sessions"));
-    let summary = demo::generate(env.store.layout().root(), &spec, &|done| {
+    let summary = demo::generate(store.layout().root(), &spec, &|done| {
         if let Ok(mut p) = progress.lock() {
             p.update(done, spec.sessions);
         }
@@ -59,7 +60,7 @@ pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
         p.finish();
     }
     output::print_json(&json!({
-        "root": env.store.layout().root(),
+        "root": store.layout().root(),
         "user": spec.user,
         "sessions": summary.sessions,
         "big": summary.big,

@@ -3,14 +3,15 @@
 use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::store::peteos::ids;
-use crate::store::{Encoding, LokiStore, PurgePolicy, disk};
+use crate::store::peteos_folder::PeteosFolder;
+use crate::store::{Encoding, LokiStore, PurgePolicy, SessionSource, disk};
 use std::path::PathBuf;
 
 /// The resolved environment of one invocation.
 #[derive(Debug)]
 pub struct CliEnv {
-    /// The user's session store.
-    pub store: LokiStore,
+    /// The user's sessions: a Loki tree or a peteos sessions folder.
+    pub source: SessionSource,
     /// Settings from the config file.
     pub config: Config,
     /// Seconds since the epoch at start-up (one clock per invocation).
@@ -36,11 +37,30 @@ impl CliEnv {
             Some(path) => Config::load(&path).map_err(CliError::usage)?,
             None => Config::default(),
         };
+        let source = match &cli.peteos {
+            Some(dir) => SessionSource::Peteos(PeteosFolder::open(dir)),
+            // --root pointing at a folder of peteos sessions is used as one.
+            None if cli.root.is_some() && PeteosFolder::looks_like_one(&root) => {
+                SessionSource::Peteos(PeteosFolder::open(&root))
+            }
+            None => SessionSource::Loki(LokiStore::open(&root, &user)?),
+        };
         Ok(CliEnv {
-            store: LokiStore::open(&root, &user)?,
+            source,
             config,
             now: ids::now_seconds(),
         })
+    }
+
+    /// The Loki tree, for commands that need one.
+    pub fn loki(&self, what: &str) -> Result<&LokiStore, CliError> {
+        match &self.source {
+            SessionSource::Loki(store) => Ok(store),
+            SessionSource::Peteos(folder) => Err(CliError::usage(format!(
+                "{what} needs a Loki tree; {} is a peteos sessions folder",
+                folder.dir().display()
+            ))),
+        }
     }
 
     /// The encoding: the flag, else the config, else cl100k_base.

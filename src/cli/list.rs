@@ -70,7 +70,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     } else {
         None
     };
-    let records = env.store.list()?;
+    let records = env.source.list()?;
     let progress = Mutex::new(Progress::new("reading sessions"));
     let total = records.len();
     let stats = gather_stats(&records, encoding, &|done| {

@@ -38,7 +38,7 @@ pub struct PurgeArgs {
 /// Plans, confirms and applies a purge.
 pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
     let policy = env.policy(args.keep, args.max_age.as_deref())?;
-    let plan = env.store.purge_plan(policy, &args.exclude, env.now)?;
+    let plan = env.source.purge_plan(policy, &args.exclude, env.now)?;
     let removals = plan.removals().count();
     if args.dry_run || removals == 0 {
         print_plan(&plan, None, args.json, env.now)?;
@@ -49,7 +49,7 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
     }
     let mut progress = Progress::new("purging");
     let report = env
-        .store
+        .source
         .apply_purge(&plan, &args.exclude, |p| progress.update(p.done, p.total))?;
     progress.finish();
     for (id, why) in &report.skipped {

@@ -2,8 +2,7 @@
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError, PrintWhat};
-use crate::store::LokiStore;
-use crate::store::locate::{self, Target};
+use crate::store::locate::Target;
 use clap::Args;
 
 /// Arguments of `resume`.
@@ -21,18 +20,9 @@ pub struct ResumeArgs {
 
 /// Touches the session and prints what was asked for.
 pub fn run(env: &CliEnv, args: ResumeArgs) -> Result<(), CliError> {
-    let target = locate::locate_in_loki(&env.store, &args.session)?;
-    touch(&target, env.now)?;
+    let target = env.source.locate(&args.session)?;
+    env.source.touch(&target, env.now)?;
     output::print_lines([printed(&target, args.print)])
-}
-
-/// Sets `last_used_at` of a Loki session under its lock (bare peteos
-/// sessions have no meta.json, and resuming them writes nothing).
-pub fn touch(target: &Target, now: f64) -> Result<(), CliError> {
-    if target.is_loki {
-        LokiStore::touch_at(target.lock_dir(), now)?;
-    }
-    Ok(())
 }
 
 /// The line `--print` asks for.

@@ -3,7 +3,6 @@
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
 use crate::format;
-use crate::store::locate;
 use crate::store::peteos::{Context, Session};
 use crate::store::record::{SessionRecord, message_counts};
 use crate::store::tokens::Encoding;
@@ -50,7 +49,7 @@ struct ShownMessage {
 /// Prints the active context of a session. Reads only.
 pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding.as_deref())?;
-    let target = locate::locate_in_loki(&env.store, &args.session)?;
+    let target = env.source.locate(&args.session)?;
     let session = Session::load(target.conversation_dir())?;
     let context = session.active_context()?;
     let messages = match &context {

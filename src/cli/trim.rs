@@ -3,7 +3,6 @@
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
 use crate::format;
-use crate::store::locate;
 use crate::store::trim::{self, TrimRequest};
 use clap::Args;
 use serde_json::json;
@@ -42,7 +41,7 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
         (None, Some(k)) => TrimRequest::KeepMessages(k as usize),
         (None, None) => return Err(CliError::usage("give --max-tokens or --keep-messages")),
     };
-    let target = locate::locate_in_loki(&env.store, &args.session)?;
+    let target = env.source.locate(&args.session)?;
     let outcome = if args.dry_run {
         trim::preview(target.conversation_dir(), request, encoding)?
     } else {

@@ -212,6 +212,20 @@ fn changed_since_plan(planned: &Candidate, fresh: &Candidate) -> Option<String> 
     None
 }
 
+/// Deletes trash an interrupted purge left in `folder` (hidden, never listed).
+pub fn remove_stale_trash(folder: &Path) {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    let prefix = format!("{TEMP_PREFIX}purge-");
+    for entry in entries.flatten() {
+        let is_trash = entry.file_name().to_string_lossy().starts_with(&prefix);
+        if is_trash && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// True when the plan would remove `id`.
 pub fn removes(plan: &PurgePlan, id: &str) -> bool {
     plan.entries

@@ -9,6 +9,7 @@ use crate::store::lock::{self, SessionLock};
 use crate::store::loki::meta::Meta;
 use crate::store::loki::naming::name_from_prompt;
 use crate::store::peteos::{Session, ids};
+use crate::store::purge_apply;
 use crate::store::record::{SessionRecord, sort_by_recent_use};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -246,27 +247,25 @@ impl LokiStore {
         update_meta_at(dir, |meta| meta.touch(now))
     }
 
-    /// Removes leftovers of killed writers in the session folder: staging
-    /// directories of `create` and trash of an interrupted purge.
+    /// Removes leftovers of killed writers in the session folder: trash of
+    /// an interrupted purge, and staging directories of `create` old enough
+    /// that no live `create` can own them.
     pub fn remove_stale_leftovers(&self) {
         let sessions = self.layout.sessions_dir();
+        purge_apply::remove_stale_trash(&sessions);
         let Ok(entries) = fs::read_dir(&sessions) else {
             return;
         };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if !name.starts_with(TEMP_PREFIX) {
-                continue;
-            }
             let Ok(meta) = entry.metadata() else { continue };
-            let age = meta.modified().ok().and_then(|m| m.elapsed().ok());
-            let is_trash = name.starts_with(&format!("{TEMP_PREFIX}purge-"));
-            if is_trash || age.is_some_and(|a| a >= STALE_TEMP_AGE) {
-                let _ = if meta.is_dir() {
-                    fs::remove_dir_all(entry.path())
-                } else {
-                    fs::remove_file(entry.path())
-                };
+            let old = meta
+                .modified()
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age >= STALE_TEMP_AGE);
+            if name.starts_with(TEMP_PREFIX) && meta.is_dir() && old {
+                let _ = fs::remove_dir_all(entry.path());
             }
         }
     }

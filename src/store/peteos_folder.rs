@@ -1,0 +1,126 @@
+//! A folder of bare peteos sessions (`<uuid>/session.json` + contexts, no
+//! meta.json), used in place: records are derived, nothing is converted.
+
+use crate::store::derived::derive_record;
+use crate::store::disk;
+use crate::store::error::{Result, StoreError};
+use crate::store::layout::check_id;
+use crate::store::peteos::SESSION_FILE;
+use crate::store::purge_apply::{self, PurgeProgress, PurgeReport};
+use crate::store::purge_plan::{PurgePlan, PurgePolicy};
+use crate::store::record::{SessionRecord, sort_by_recent_use};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A peteos sessions folder. Opening does no I/O.
+#[derive(Clone, Debug)]
+pub struct PeteosFolder {
+    dir: PathBuf,
+}
+
+impl PeteosFolder {
+    /// The folder `dir` (typically `~/.peteos/sessions`).
+    pub fn open(dir: &Path) -> PeteosFolder {
+        PeteosFolder {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// True when some child directory of `dir` holds a session.json.
+    pub fn looks_like_one(dir: &Path) -> bool {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return false;
+        };
+        entries
+            .flatten()
+            .take(1000)
+            .any(|e| e.path().join(SESSION_FILE).is_file())
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Every session, most recently used first.
+    pub fn list(&self) -> Result<Vec<SessionRecord>> {
+        let mut records = Vec::new();
+        self.scan(|batch| records.extend(batch))?;
+        sort_by_recent_use(&mut records);
+        Ok(records)
+    }
+
+    /// Reads every session, in batches as they are read.
+    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>)) -> Result<()> {
+        disk::check_owned_by_us(&self.dir)?;
+        let entries = fs::read_dir(&self.dir)
+            .map_err(|e| StoreError::io("list sessions in", &self.dir, e))?;
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Plain files (and our hidden temp entries) are not sessions.
+            if !name.starts_with('.')
+                && entry
+                    .file_type()
+                    .is_ok_and(|t| t.is_dir() || t.is_symlink())
+            {
+                dirs.push(entry.path());
+            }
+        }
+        for chunk in dirs.chunks(256) {
+            on_batch(chunk.iter().map(|d| self.record_at(d)).collect());
+        }
+        Ok(())
+    }
+
+    /// The record of session `id`.
+    pub fn record(&self, id: &str) -> SessionRecord {
+        self.record_at(&self.dir.join(id))
+    }
+
+    fn record_at(&self, dir: &Path) -> SessionRecord {
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let user = disk::os_user_name().unwrap_or_default();
+        let damaged = |why: String| {
+            SessionRecord::damaged(&id, dir.to_path_buf(), dir.to_path_buf(), &user, why)
+        };
+        if let Err(e) = check_id(&id) {
+            return damaged(e.to_string());
+        }
+        match fs::symlink_metadata(dir) {
+            Ok(m) if m.file_type().is_symlink() => damaged(format!(
+                "{} is a symbolic link; not followed",
+                dir.display()
+            )),
+            Ok(m) if m.is_dir() => derive_record(dir),
+            Ok(_) => damaged(format!("{} is not a session directory", dir.display())),
+            Err(e) => damaged(StoreError::io("inspect", dir, e).to_string()),
+        }
+    }
+
+    /// What a purge with `policy` would do. Reads only.
+    pub fn purge_plan(
+        &self,
+        policy: PurgePolicy,
+        exclude: &[String],
+        now: f64,
+    ) -> Result<PurgePlan> {
+        let candidates = purge_apply::gather_candidates(self.list()?);
+        Ok(PurgePlan::build(candidates, policy, exclude, now))
+    }
+
+    /// Applies a plan, re-checking each entry.
+    pub fn apply_purge(
+        &self,
+        plan: &PurgePlan,
+        exclude: &[String],
+        progress: impl FnMut(PurgeProgress),
+    ) -> Result<PurgeReport> {
+        disk::check_owned_by_us(&self.dir)?;
+        crate::store::purge_apply::remove_stale_trash(&self.dir);
+        Ok(purge_apply::apply_plan(plan, &self.dir, exclude, progress))
+    }
+}
