@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand over the shared store.
 
+mod browse;
 mod completions;
 mod demo;
 mod env;
@@ -9,6 +10,7 @@ mod new;
 mod output;
 mod purge;
 mod resume;
+mod resume_command;
 mod show;
 mod trim;
 
@@ -102,8 +104,11 @@ pub enum Command {
     Demo(demo::DemoArgs),
 }
 
-/// Runs a subcommand.
-pub fn run(command: Command, env: &CliEnv) -> Result<(), CliError> {
+/// Runs a subcommand, or the terminal UI when there is none.
+pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
+    let Some(command) = cli.command else {
+        return browse::run(env, &cli.tui);
+    };
     match command {
         Command::List(args) => list::run(env, args),
         Command::New(args) => new::run(env, args),

@@ -8,3 +8,4 @@ pub mod config;
 pub mod demo;
 pub mod format;
 pub mod store;
+pub mod tui;

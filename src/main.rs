@@ -5,6 +5,9 @@ use loki_sessions::cli::{self, Cli, CliEnv, CliError};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Reports panics and errors readably; the UI adds a hook that restores
+    // the terminal first.
+    let _ = color_eyre::install();
     let parsed = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -26,10 +29,5 @@ fn main() -> ExitCode {
 
 fn run(parsed: Cli) -> Result<(), CliError> {
     let env = CliEnv::from_cli(&parsed)?;
-    match parsed.command {
-        Some(command) => cli::run(command, &env),
-        None => Err(CliError::usage(
-            "the terminal UI is not built into this version yet; use a subcommand (see --help)",
-        )),
-    }
+    cli::run(parsed, &env)
 }

@@ -69,6 +69,8 @@ pub enum RemoveReason {
     Stale { unused_days: f64, max_age_days: f64 },
     /// Ranked past `keep` by last use.
     BeyondKeep { rank: usize, keep: usize },
+    /// The user asked to delete this one session.
+    Requested,
 }
 
 /// Why a session is kept.
@@ -156,6 +158,23 @@ impl PurgePlan {
         }
     }
 
+    /// A plan that removes the one session `candidate`, unless a safety rule
+    /// (live, active, locked, unreadable, other filesystem) spares it.
+    pub fn single(candidate: Candidate, exclude: &[String], now: f64) -> Self {
+        let decision = match spare_reason(&candidate, exclude) {
+            Some(keep) => Decision::Keep(keep),
+            None => Decision::Remove(RemoveReason::Requested),
+        };
+        PurgePlan {
+            policy: PurgePolicy::default(),
+            now,
+            entries: vec![PlanEntry {
+                candidate,
+                decision,
+            }],
+        }
+    }
+
     /// Entries that would be removed.
     pub fn removals(&self) -> impl Iterator<Item = &PlanEntry> {
         self.entries
@@ -210,7 +229,19 @@ fn decide(
     let Some(reason) = removal else {
         return Decision::Keep(KeepReason::Recent { rank, unused_days });
     };
-    let spared = if exclude.contains(&c.record.id) {
+    match spare_reason(c, exclude) {
+        Some(keep) => Decision::Keep(keep),
+        None => Decision::Remove(reason),
+    }
+}
+
+/// The safety rule that spares `c` whatever the policy says, if one does.
+fn spare_reason(c: &Candidate, exclude: &[String]) -> Option<KeepReason> {
+    if let Some(error) = &c.record.error {
+        Some(KeepReason::Unreadable {
+            error: error.clone(),
+        })
+    } else if exclude.contains(&c.record.id) {
         Some(KeepReason::Live)
     } else if c.is_active {
         Some(KeepReason::Active)
@@ -224,10 +255,6 @@ fn decide(
         Some(KeepReason::CrossesFilesystems)
     } else {
         None
-    };
-    match spared {
-        Some(keep) => Decision::Keep(keep),
-        None => Decision::Remove(reason),
     }
 }
 
@@ -244,6 +271,7 @@ impl std::fmt::Display for RemoveReason {
                 trim_days(*max_age_days)
             ),
             RemoveReason::BeyondKeep { rank, keep } => write!(f, "beyond keep: #{rank} of {keep}"),
+            RemoveReason::Requested => f.write_str("deleted on request"),
         }
     }
 }

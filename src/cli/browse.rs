@@ -1,0 +1,80 @@
+//! `loki-sessions` with no subcommand: the terminal UI, then the resume.
+
+use crate::cli::{CliEnv, CliError, PrintWhat, TuiArgs, output, resume_command};
+use crate::demo::{self, DemoSpec};
+use crate::store::{LokiStore, SessionSource};
+use crate::tui::model::{Exit, Settings};
+
+/// The model window the gauge measures against when nothing else is set.
+pub const DEFAULT_WINDOW: u64 = 128_000;
+
+/// Opens the UI; prints (or runs) the resume result. Cancel exits 130.
+pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
+    let _demo_dir;
+    let source = if args.demo {
+        let dir = tempfile::Builder::new()
+            .prefix("loki-sessions-demo-")
+            .tempdir()
+            .map_err(|e| {
+                CliError::usage(format!(
+                    "cannot make a temporary directory for the demo: {e}"
+                ))
+            })?;
+        let user = "demo";
+        eprintln!(
+            "loki-sessions: making a demo store in {} …",
+            dir.path().display()
+        );
+        demo::generate(dir.path(), &DemoSpec::tui_demo(user, env.now), &|_| {})?;
+        let store = LokiStore::open(dir.path(), user)?;
+        _demo_dir = dir;
+        SessionSource::Loki(store)
+    } else {
+        env.source.clone()
+    };
+    let settings = Settings {
+        encoding: env.encoding(args.encoding.as_deref())?,
+        window_tokens: args
+            .window
+            .or(env.config.model_window)
+            .unwrap_or(DEFAULT_WINDOW),
+        policy: env.policy(None, None)?,
+        loki: source.is_loki(),
+    };
+    let exit = crate::tui::run(source.clone(), settings).map_err(|e| {
+        CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)"))
+    })?;
+    let record = match exit {
+        Exit::Cancel => {
+            return Err(CliError {
+                code: 130,
+                message: String::new(),
+            });
+        }
+        Exit::Resume(record) => record,
+    };
+    let target = source.target(&record);
+    let command = args
+        .exec
+        .clone()
+        .or_else(|| env.config.resume_command.clone());
+    if let Some(template) = command {
+        let argv = resume_command::argv(
+            &template,
+            &record.id,
+            &target.workspace().to_string_lossy(),
+            &record.path.to_string_lossy(),
+        )?;
+        return match resume_command::run(&argv)? {
+            0 => Ok(()),
+            code => Err(CliError {
+                code,
+                message: String::new(),
+            }),
+        };
+    }
+    output::print_lines([crate::cli::resume::printed(
+        &target,
+        args.print.unwrap_or(PrintWhat::Workspace),
+    )])
+}

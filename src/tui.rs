@@ -1,0 +1,116 @@
+//! The terminal UI: an Elm-style app (model, msg, pure update, effects run
+//! by a worker, view split by pane) drawn on the terminal device itself, so
+//! stdout stays free for the resume result: `cd "$(loki-sessions)"` works.
+
+pub mod effect;
+pub mod keymap;
+pub mod matcher;
+pub mod model;
+pub mod msg;
+pub mod runtime;
+pub mod theme;
+pub mod update;
+pub mod view;
+pub mod worker;
+
+use crate::store::SessionSource;
+use crate::store::peteos::ids;
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use model::{Exit, Model, Settings};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use runtime::Incoming;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::sync::Arc;
+use std::sync::mpsc;
+use view::ViewState;
+
+/// Runs the UI over `source` until the user resumes a session or quits.
+pub fn run(source: SessionSource, settings: Settings) -> io::Result<Exit> {
+    let tty = OpenOptions::new().read(true).write(true).open("/dev/tty")?;
+    let mut terminal = enter(tty.try_clone()?)?;
+    install_panic_restore(tty.try_clone()?);
+    let result = run_on(&mut terminal, source, settings);
+    leave(terminal.backend_mut())?;
+    result
+}
+
+fn run_on(
+    terminal: &mut Terminal<CrosstermBackend<File>>,
+    source: SessionSource,
+    settings: Settings,
+) -> io::Result<Exit> {
+    let (tx, rx) = mpsc::channel::<Incoming>();
+    let (msg_tx, msg_rx) = mpsc::channel();
+    let (match_tx, match_rx) = mpsc::channel();
+    // Worker replies and terminal events share one queue into the loop.
+    let forward = tx.clone();
+    std::thread::spawn(move || {
+        for msg in msg_rx {
+            if forward.send(Incoming::Msg(msg)).is_err() {
+                return;
+            }
+        }
+    });
+    let matcher_replies = msg_tx.clone();
+    std::thread::spawn(move || matcher::run(match_rx, matcher_replies));
+    let input = tx.clone();
+    std::thread::spawn(move || {
+        while let Ok(event) = crossterm::event::read() {
+            if input.send(Incoming::Event(event)).is_err() {
+                return;
+            }
+        }
+    });
+    let worker = worker::Worker::new(Arc::new(source), msg_tx, match_tx, ids::now_seconds);
+    let mut model = Model::new(settings, ids::now_seconds());
+    let mut state = ViewState::new(theme::Theme::from_env());
+    runtime::run_loop(
+        terminal,
+        &mut model,
+        &mut state,
+        &rx,
+        &mut |e| worker.perform(e),
+        ids::now_seconds,
+    )?;
+    Ok(model.exit.unwrap_or(Exit::Cancel))
+}
+
+fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<File>>> {
+    enable_raw_mode()?;
+    execute!(tty, EnterAlternateScreen, EnableMouseCapture)?;
+    Terminal::new(CrosstermBackend::new(tty))
+}
+
+fn leave(tty: &mut CrosstermBackend<File>) -> io::Result<()> {
+    disable_raw_mode()?;
+    execute!(
+        tty,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    )?;
+    tty.flush()
+}
+
+/// Restores the terminal before the panic report (installed after
+/// color-eyre's hook, which then prints on a usable screen).
+fn install_panic_restore(tty: File) {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = disable_raw_mode();
+        let mut out = &tty;
+        let _ = execute!(
+            out,
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            crossterm::cursor::Show
+        );
+        previous(info);
+    }));
+}

@@ -1,0 +1,63 @@
+//! Work `update` asks the runtime to do; each result comes back as a `Msg`.
+
+use crate::store::peteos::Context;
+use crate::store::purge_plan::PurgePlan;
+use crate::store::record::SessionRecord;
+use crate::store::tokens::Encoding;
+use crate::store::trim::{Expected, TrimRequest};
+use std::sync::Arc;
+
+/// A side effect, performed off the UI thread.
+#[derive(Clone, Debug)]
+pub enum Effect {
+    /// Read every session (answers `SessionsBatch`…, then `ScanDone`).
+    Scan { req: u64 },
+    /// Give the matcher new sessions to search (no answer).
+    IndexForSearch { rows: Vec<(usize, SessionRecord)> },
+    /// Forget everything the matcher knows (before a rescan).
+    ResetSearch,
+    /// Filter the sessions by `query` (answers `Filtered`; latest wins).
+    Filter { req: u64, query: String },
+    /// Gather size, messages and tokens of rows (answers `Stats`).
+    Stats {
+        req: u64,
+        rows: Vec<(usize, SessionRecord)>,
+        encoding: Encoding,
+    },
+    /// Read the last messages of a session (answers `PreviewLoaded`).
+    LoadPreview { req: u64, record: SessionRecord },
+    /// Load a conversation (answers `ConversationLoaded`).
+    LoadConversation { req: u64, record: SessionRecord },
+    /// Count tokens of every message (answers `Counted` in chunks).
+    CountTokens {
+        req: u64,
+        context: Arc<Context>,
+        encoding: Encoding,
+    },
+    /// Fork the active context (answers `Trimmed`).
+    ApplyTrim {
+        req: u64,
+        record: SessionRecord,
+        request: TrimRequest,
+        encoding: Encoding,
+        expected: Expected,
+    },
+    /// Make another context active (answers `Switched`).
+    SwitchContext {
+        req: u64,
+        record: SessionRecord,
+        context_id: String,
+    },
+    /// Gather the facts for a purge plan (answers `PurgeGathered`).
+    GatherPurge { req: u64 },
+    /// Apply a purge plan (answers `PurgeProgress`…, then `PurgeDone`).
+    ApplyPurge { req: u64, plan: PurgePlan },
+    /// Delete one session, with the purge's safety checks (answers `PurgeDone`).
+    DeleteSession { req: u64, record: SessionRecord },
+    /// Start a session (answers `Created`).
+    CreateSession { prompt: String },
+    /// Rename a session (answers `Renamed`).
+    RenameSession { id: String, name: String },
+    /// Touch a session before resuming it (answers `Resumed`).
+    Resume { record: SessionRecord },
+}

@@ -1,0 +1,166 @@
+//! Everything that can happen to the UI: user intents and worker replies.
+
+use crate::store::purge_apply::{PurgeProgress, PurgeReport};
+use crate::store::purge_plan::Candidate;
+use crate::store::record::{SessionRecord, SessionStats};
+use crate::store::tokens::Encoding;
+use crate::tui::model::{Loaded, Preview};
+use std::sync::Arc;
+
+/// A user intent, produced by the keymap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Move the cursor up one row.
+    Up,
+    /// Move the cursor down one row.
+    Down,
+    /// Up one page.
+    PageUp,
+    /// Down one page.
+    PageDown,
+    /// To the first row.
+    Home,
+    /// To the last row.
+    End,
+    /// Resume the selected session (touch it and exit).
+    Resume,
+    /// Open the selected session in the viewer.
+    Open,
+    /// Leave the current screen (or cancel the current step).
+    Back,
+    /// Clear the query; quit when it is already empty.
+    ClearOrQuit,
+    /// Quit at once.
+    Quit,
+    /// Show the key help.
+    Help,
+    /// Ask for a first prompt and start a session.
+    NewSession,
+    /// Rename the selected session.
+    Rename,
+    /// Delete the selected session (asks first).
+    Delete,
+    /// Read the store again.
+    Refresh,
+    /// Open the purge preview.
+    PurgePreview,
+    /// Erase the last typed character.
+    Backspace,
+    /// Erase the whole query.
+    ClearQuery,
+    /// Switch between cl100k_base and o200k_base.
+    ToggleEncoding,
+    /// Start trimming to the last N messages.
+    TrimKeepLast,
+    /// Start trimming to a token budget.
+    TrimBudget,
+    /// Keep more (N + step, or a bigger budget).
+    More,
+    /// Keep less.
+    Less,
+    /// Confirm the step on screen.
+    Confirm,
+    /// Answer yes to a question.
+    Yes,
+    /// Answer no to a question.
+    No,
+    /// Show the session's contexts (forks) to switch back to one.
+    Contexts,
+    /// Scroll the message detail down.
+    DetailDown,
+    /// Scroll the message detail up.
+    DetailUp,
+    /// Keep more sessions in the purge policy.
+    KeepMore,
+    /// Keep fewer sessions.
+    KeepLess,
+    /// Raise the purge's maximum age.
+    AgeMore,
+    /// Lower it.
+    AgeLess,
+    /// Show or hide the sessions kept for being recent.
+    ToggleKept,
+}
+
+/// A message to `update`.
+#[derive(Clone, Debug)]
+pub enum Msg {
+    /// A user intent.
+    Action(Action),
+    /// A character typed into the query, a number or a text field.
+    Type(char),
+    /// The mouse wheel turned (positive: down).
+    Scroll(i32),
+    /// Time passed (seconds since the epoch now).
+    Tick(f64),
+    /// The terminal has this many columns and rows.
+    Resize(u16, u16),
+    /// Some sessions were read.
+    SessionsBatch {
+        req: u64,
+        records: Vec<SessionRecord>,
+    },
+    /// The scan finished (or failed).
+    ScanDone { req: u64, error: Option<String> },
+    /// The matcher answered a query with row indices, best first.
+    Filtered {
+        req: u64,
+        query: String,
+        rows: Vec<usize>,
+    },
+    /// Stats of some sessions, by row index.
+    Stats {
+        req: u64,
+        stats: Vec<(usize, SessionStats)>,
+    },
+    /// The preview of a session was read.
+    PreviewLoaded { req: u64, preview: Preview },
+    /// A conversation was loaded for the viewer.
+    ConversationLoaded {
+        req: u64,
+        result: Result<Loaded, String>,
+    },
+    /// Token counts of messages `start..` were computed.
+    Counted {
+        req: u64,
+        encoding: Encoding,
+        start: usize,
+        counts: Vec<u64>,
+    },
+    /// Counting failed.
+    CountFailed { req: u64, error: String },
+    /// A trim was applied (or refused).
+    Trimmed {
+        req: u64,
+        result: Result<Option<String>, String>,
+    },
+    /// The active context was switched.
+    Switched {
+        req: u64,
+        result: Result<String, String>,
+    },
+    /// The facts for the purge preview were gathered.
+    PurgeGathered {
+        req: u64,
+        result: Result<Arc<Vec<Candidate>>, String>,
+    },
+    /// Purge progress.
+    PurgeProgress { req: u64, progress: PurgeProgress },
+    /// The purge ended.
+    PurgeDone {
+        req: u64,
+        result: Result<PurgeReport, String>,
+    },
+    /// A session was created.
+    Created {
+        result: Result<SessionRecord, String>,
+    },
+    /// A session was renamed.
+    Renamed {
+        result: Result<SessionRecord, String>,
+    },
+    /// The session to resume was touched.
+    Resumed {
+        result: Result<SessionRecord, String>,
+    },
+}

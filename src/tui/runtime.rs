@@ -1,0 +1,97 @@
+//! The event loop: turns terminal events into `Msg`s through the keymap, runs
+//! `update`, hands effects to the worker, and redraws. Generic over the
+//! ratatui backend so tests and benchmarks drive the real loop headless.
+
+use crate::tui::effect::Effect;
+use crate::tui::keymap;
+use crate::tui::model::Model;
+use crate::tui::msg::Msg;
+use crate::tui::update;
+use crate::tui::view::{self, ViewState};
+use crossterm::event::{Event, MouseEventKind};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// What reaches the loop: terminal events and worker replies.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A terminal event (keys are mapped with the model's current scope).
+    Event(Event),
+    /// A reply from a worker.
+    Msg(Msg),
+    /// Stop the loop (used by tests and benchmarks).
+    Stop,
+}
+
+/// How long the loop waits before a clock tick.
+const TICK: Duration = Duration::from_secs(1);
+/// Longest stretch of message handling before a redraw.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// Runs until the model asks to exit, a `Stop` arrives or the channel closes.
+/// `perform` starts an effect without blocking; `clock` reads the time.
+pub fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    model: &mut Model,
+    state: &mut ViewState,
+    incoming: &Receiver<Incoming>,
+    perform: &mut dyn FnMut(Effect),
+    clock: fn() -> f64,
+) -> Result<(), B::Error> {
+    if let Ok(size) = terminal.size() {
+        update::update(model, Msg::Resize(size.width, size.height));
+    }
+    for effect in update::init(model) {
+        perform(effect);
+    }
+    terminal.draw(|frame| view::draw(frame, model, state))?;
+    loop {
+        let first = match incoming.recv_timeout(TICK) {
+            Ok(item) => item,
+            Err(RecvTimeoutError::Timeout) => Incoming::Msg(Msg::Tick(clock())),
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        };
+        // Handle everything already queued (up to a frame's worth), then draw
+        // once: a burst of worker replies costs one redraw, not hundreds.
+        let started = Instant::now();
+        let mut next = Some(first);
+        while let Some(item) = next.take() {
+            match item {
+                Incoming::Stop => return Ok(()),
+                Incoming::Event(event) => handle_event(model, event, perform),
+                Incoming::Msg(msg) => dispatch(model, msg, perform),
+            }
+            if model.exit.is_some() {
+                return Ok(());
+            }
+            if started.elapsed() < FRAME {
+                next = incoming.try_recv().ok();
+            }
+        }
+        terminal.draw(|frame| view::draw(frame, model, state))?;
+    }
+}
+
+fn handle_event(model: &mut Model, event: Event, perform: &mut dyn FnMut(Effect)) {
+    let msg = match event {
+        Event::Key(key) => keymap::to_msg(model, key),
+        Event::Mouse(mouse) => match mouse.kind {
+            MouseEventKind::ScrollDown => Some(Msg::Scroll(3)),
+            MouseEventKind::ScrollUp => Some(Msg::Scroll(-3)),
+            _ => None,
+        },
+        Event::Resize(width, height) => Some(Msg::Resize(width, height)),
+        _ => None,
+    };
+    if let Some(msg) = msg {
+        dispatch(model, msg, perform);
+    }
+}
+
+fn dispatch(model: &mut Model, msg: Msg, perform: &mut dyn FnMut(Effect)) {
+    for effect in update::update(model, msg) {
+        perform(effect);
+    }
+}

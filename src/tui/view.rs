@@ -1,0 +1,130 @@
+//! Drawing: one file per pane, all over borrowed model data. `ViewState`
+//! holds only what rendering needs between frames (scroll offsets).
+
+mod dialog;
+mod footer;
+mod help;
+mod list;
+mod preview;
+mod purge;
+mod viewer;
+
+use crate::tui::model::{Mode, Model, Overlay};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+/// The smallest terminal the UI is laid out for.
+pub const MIN_SIZE: (u16, u16) = (80, 24);
+
+/// Render-time state kept between frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewState {
+    /// First visible row of the session list.
+    pub list_offset: usize,
+    /// First visible message in the viewer.
+    pub viewer_offset: usize,
+    /// First visible row of the purge preview.
+    pub purge_offset: usize,
+    /// Styles.
+    pub theme: Option<Theme>,
+}
+
+impl ViewState {
+    /// A view state with the given theme.
+    pub fn new(theme: Theme) -> Self {
+        ViewState {
+            theme: Some(theme),
+            ..ViewState::default()
+        }
+    }
+
+    fn theme(&self) -> Theme {
+        self.theme.unwrap_or(Theme { color: true })
+    }
+}
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
+    let area = frame.area();
+    let theme = state.theme();
+    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+        let text = vec![
+            Line::styled("Terminal too small", theme.error()),
+            Line::from(format!(
+                "loki-sessions needs at least {}x{}; this one is {}x{}.",
+                MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
+            )),
+            Line::from("Enlarge the window, or press Ctrl-C to quit."),
+        ];
+        frame.render_widget(
+            Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    let [body, status, keys] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    match model.mode {
+        Mode::List => draw_list_screen(frame, model, state, body),
+        Mode::Viewer => viewer::draw(frame, model, state, body, theme),
+        Mode::Purge => purge::draw(frame, model, state, body, theme),
+    }
+    footer::draw_status(frame, model, status, theme);
+    footer::draw_keys(frame, model, keys, theme);
+    match &model.overlay {
+        Some(Overlay::Help) => help::draw(frame, model, area, theme),
+        Some(Overlay::Confirm(confirm)) => dialog::draw_confirm(frame, confirm, area, theme),
+        Some(Overlay::Input(input)) => dialog::draw_input(frame, input, area, theme),
+        None => {}
+    }
+}
+
+/// The list with the preview beside it (wide) or below it.
+fn draw_list_screen(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect) {
+    let theme = state.theme();
+    let wide = area.width >= 140;
+    let (list_area, preview_area) = if wide {
+        let [l, p] = Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
+            .areas(area);
+        (l, p)
+    } else {
+        let preview_height = (area.height / 3).clamp(7, 12);
+        let [l, p] =
+            Layout::vertical([Constraint::Min(5), Constraint::Length(preview_height)]).areas(area);
+        (l, p)
+    };
+    list::draw(frame, model, &mut state.list_offset, list_area, theme);
+    preview::draw(frame, model, preview_area, theme);
+}
+
+/// Keeps `selected` inside a window of `height` rows starting at `offset`.
+pub fn scroll_into_view(offset: &mut usize, selected: usize, height: usize, len: usize) {
+    if height == 0 {
+        return;
+    }
+    if selected < *offset {
+        *offset = selected;
+    } else if selected >= *offset + height {
+        *offset = selected + 1 - height;
+    }
+    *offset = (*offset).min(len.saturating_sub(height));
+}
+
+/// A rectangle of `width` x `height` centred in `area`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}

@@ -1,0 +1,55 @@
+//! Modal dialogs: a yes/no question (No by default) and a text field.
+
+use crate::tui::model::{Confirm, Input, InputPurpose};
+use crate::tui::theme::Theme;
+use crate::tui::view::centered;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+/// Draws a question.
+pub fn draw_confirm(frame: &mut Frame, confirm: &Confirm, area: Rect, theme: Theme) {
+    let mut lines: Vec<Line> = confirm.lines.iter().map(|l| Line::raw(l.clone())).collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("y", theme.key()),
+        Span::raw(" yes    "),
+        Span::styled("n / Enter / Esc", theme.key()),
+        Span::raw(" no (default)"),
+    ]));
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let popup = centered(area, 74, height);
+    frame.render_widget(Clear, popup);
+    let block =
+        Block::bordered().title(Line::styled(format!(" {} ", confirm.title), theme.error()));
+    frame.render_widget(
+        Paragraph::new(lines).block(block).wrap(Wrap { trim: true }),
+        popup,
+    );
+}
+
+/// Draws a text field.
+pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
+    let title = match &input.purpose {
+        InputPurpose::NewSession => " New session: first prompt ",
+        InputPurpose::Rename { .. } => " Rename session ",
+    };
+    let lines = vec![
+        Line::from(vec![
+            Span::raw(input.text.clone()),
+            Span::styled("▏", theme.key()),
+        ]),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled("Enter", theme.key()),
+            Span::raw(" done    "),
+            Span::styled("Esc", theme.key()),
+            Span::raw(" cancel"),
+        ]),
+    ];
+    let popup = centered(area, 70, 5);
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered().title(Line::styled(title, theme.title()));
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
+}

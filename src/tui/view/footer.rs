@@ -1,0 +1,36 @@
+//! The status line and the footer of main keys for the current scope.
+
+use crate::tui::keymap;
+use crate::tui::model::Model;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// The last thing that happened.
+pub fn draw_status(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
+    let Some(status) = &model.status else {
+        return;
+    };
+    let style = if status.is_error {
+        theme.error()
+    } else {
+        theme.dim()
+    };
+    frame.render_widget(
+        Paragraph::new(Line::styled(status.text.clone(), style)),
+        area,
+    );
+}
+
+/// The main keys of the current scope, then help.
+pub fn draw_keys(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
+    let mut spans = Vec::new();
+    let pairs = keymap::footer(keymap::scope(model));
+    for (key, what) in pairs.into_iter().chain([("?", "help")]) {
+        spans.push(Span::styled(key, theme.key()));
+        spans.push(Span::raw(format!(" {what}  ")));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,47 @@
+//! The help overlay, generated from the keymap for the current screen.
+
+use crate::tui::keymap::{self, Scope};
+use crate::tui::model::{Mode, Model};
+use crate::tui::theme::Theme;
+use crate::tui::view::centered;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+/// Draws the keys of the screen under the overlay.
+pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
+    let scopes: &[Scope] = match model.mode {
+        Mode::List => &[Scope::List],
+        Mode::Viewer => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
+        Mode::Purge => &[Scope::Purge, Scope::Confirm],
+    };
+    let mut lines = Vec::new();
+    for scope in scopes {
+        lines.push(Line::styled(scope.title(), theme.title()));
+        for (keys, help) in keymap::help_lines(*scope) {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {keys:<28}"), theme.key()),
+                Span::raw(help),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    }
+    if model.mode == Mode::List {
+        lines.push(Line::styled(
+            "  Any other character types into the search.",
+            theme.dim(),
+        ));
+    }
+    for (keys, help) in keymap::GLOBAL {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {keys:<28}"), theme.key()),
+            Span::raw(*help),
+        ]));
+    }
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let popup = centered(area, 76, height);
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered().title(Line::styled(" Keys (Esc closes) ", theme.title()));
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
+}

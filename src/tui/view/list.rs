@@ -1,0 +1,149 @@
+//! The session list: search line, then one row per matching session.
+
+use crate::format;
+use crate::tui::matcher;
+use crate::tui::model::{Model, SessionRow};
+use crate::tui::theme::Theme;
+use crate::tui::view::scroll_into_view;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+
+/// Draws the search line and the visible rows.
+pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, theme: Theme) {
+    let [search, table_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+    draw_search(frame, model, search, theme);
+
+    let list = &model.list;
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .title(Line::styled(" Sessions ", theme.title()));
+    let inner_height = usize::from(table_area.height.saturating_sub(2)); // border + header
+    scroll_into_view(offset, list.selected, inner_height, list.visible.len());
+    let rows: Vec<Row> = list
+        .visible
+        .iter()
+        .skip(*offset)
+        .take(inner_height)
+        .filter_map(|&i| list.rows.get(i))
+        .map(|row| session_row(row, &list.visible_query, model.now, theme))
+        .collect();
+    let header = Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"]).style(theme.title());
+    let widths = [
+        Constraint::Min(20),
+        Constraint::Length(11),
+        Constraint::Length(6),
+        Constraint::Length(8),
+        Constraint::Length(9),
+    ];
+    let table = Table::new(rows, widths)
+        .header(header)
+        .block(block)
+        .row_highlight_style(theme.selected());
+    let mut table_state = TableState::default()
+        .with_selected((!list.visible.is_empty()).then(|| list.selected.saturating_sub(*offset)));
+    frame.render_stateful_widget(table, table_area, &mut table_state);
+    if list.visible.is_empty() {
+        let text = if list.scanning {
+            "reading sessions…"
+        } else if list.rows.is_empty() {
+            "No sessions yet. Ctrl-A starts one."
+        } else {
+            "No session matches. Esc clears the query."
+        };
+        let inner = Rect::new(
+            table_area.x + 1,
+            table_area.y + 2,
+            table_area.width.saturating_sub(2),
+            1,
+        );
+        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), inner);
+    }
+}
+
+fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
+    let list = &model.list;
+    let mut spans = vec![
+        Span::styled("› ", theme.key()),
+        Span::raw(list.query.clone()),
+        Span::styled("▏", theme.key()),
+    ];
+    let count = if list.query.is_empty() {
+        format!("{} sessions", format::count(list.rows.len() as u64))
+    } else {
+        format!(
+            "{} of {}",
+            format::count(list.visible.len() as u64),
+            format::count(list.rows.len() as u64)
+        )
+    };
+    let scanning = if list.scanning { "  reading…" } else { "" };
+    spans.push(Span::styled(format!("   {count}{scanning}"), theme.dim()));
+    if list.query.is_empty() {
+        spans.push(Span::styled(
+            "   type to search names, prompts and ids",
+            theme.dim(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn session_row<'a>(row: &'a SessionRow, query: &str, now: f64, theme: Theme) -> Row<'a> {
+    let r = &row.record;
+    if r.error.is_some() {
+        return Row::new([
+            Cell::from(Line::from(vec![
+                Span::styled("⚠ damaged ", theme.error()),
+                Span::raw(r.id.clone()),
+            ])),
+            Cell::from("-"),
+            Cell::from(""),
+            Cell::from(""),
+            Cell::from(
+                row.stats
+                    .as_ref()
+                    .map_or(String::new(), |s| format::bytes(s.bytes)),
+            ),
+        ]);
+    }
+    let name = highlighted(&r.name, query, theme);
+    let (messages, tokens, size) = match &row.stats {
+        Some(s) => (
+            s.messages.map_or("?".into(), |m| m.to_string()),
+            s.tokens.map_or("?".into(), format::count),
+            format::bytes(s.bytes),
+        ),
+        None => ("…".into(), "…".into(), "…".into()),
+    };
+    Row::new([
+        Cell::from(name),
+        Cell::from(format::ago(r.last_used_at, now)),
+        Cell::from(Line::from(messages).right_aligned()),
+        Cell::from(Line::from(tokens).right_aligned()),
+        Cell::from(Line::from(size).right_aligned()),
+    ])
+}
+
+/// `text` with the characters `query` matched in the match style.
+pub fn highlighted(text: &str, query: &str, theme: Theme) -> Line<'static> {
+    let marks = matcher::highlight(text, query);
+    if marks.is_empty() {
+        return Line::from(text.to_string());
+    }
+    let spans: Vec<Span> = text
+        .chars()
+        .enumerate()
+        .map(|(i, c)| {
+            let style = if marks.contains(&i) {
+                theme.matched()
+            } else {
+                Style::new()
+            };
+            Span::styled(c.to_string(), style)
+        })
+        .collect();
+    Line::from(spans)
+}

@@ -1,0 +1,82 @@
+//! The preview of the selected session: prompt, dates, path, last messages.
+
+use crate::format;
+use crate::tui::model::Model;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// Draws the preview pane.
+pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .title(Line::styled(" Preview ", theme.title()));
+    let Some(row) = model.selected_row() else {
+        frame.render_widget(block, area);
+        return;
+    };
+    let r = &row.record;
+    let mut lines = Vec::new();
+    if let Some(error) = &r.error {
+        lines.push(Line::styled(format!("Damaged: {error}"), theme.error()));
+        lines.push(Line::from(format!("path  {}", r.path.display())));
+        lines.push(Line::styled(
+            "Left as it is: nothing is rewritten or deleted because it cannot be read.",
+            theme.dim(),
+        ));
+    } else {
+        lines.push(Line::from(vec![
+            Span::styled("prompt  ", theme.dim()),
+            Span::raw(r.first_prompt.clone()),
+        ]));
+        let stats = row.stats.as_ref().map_or(String::new(), |s| {
+            format!(
+                "   {} messages   {} tokens   {}{}",
+                s.messages.map_or("?".into(), |m| m.to_string()),
+                s.tokens.map_or("?".into(), format::count),
+                format::bytes(s.bytes),
+                if s.is_active {
+                    "   ACTIVE (an agent owns it)"
+                } else {
+                    ""
+                }
+            )
+        });
+        lines.push(Line::from(vec![
+            Span::styled("used    ", theme.dim()),
+            Span::raw(format!(
+                "{} ({})   created {}",
+                format::datetime(r.last_used_at),
+                format::ago(r.last_used_at, model.now),
+                format::datetime(r.created_at)
+            )),
+            Span::styled(stats, theme.dim()),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("id      ", theme.dim()),
+            Span::raw(r.id.clone()),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("path    ", theme.dim()),
+            Span::raw(r.path.display().to_string()),
+        ]));
+    }
+    match &model.list.preview {
+        Some(p) if p.id == r.id => match &p.last_messages {
+            Ok(messages) => {
+                for (role, text) in messages {
+                    lines.push(Line::from(vec![
+                        Span::styled(format!("{role:>9}  "), theme.role(role)),
+                        Span::raw(text.clone()),
+                    ]));
+                }
+            }
+            Err(e) => lines.push(Line::styled(e.clone(), theme.error())),
+        },
+        _ => lines.push(Line::styled("…", theme.dim())),
+    }
+    let paragraph = Paragraph::new(lines).block(block);
+    frame.render_widget(paragraph, area);
+}

@@ -1,0 +1,139 @@
+//! The purge preview: the policy, every session it would delete and why, the
+//! ones spared and why, and the bytes freed; progress while deleting.
+
+use crate::format;
+use crate::store::purge_plan::{Decision, KeepReason, PlanEntry};
+use crate::tui::model::Model;
+use crate::tui::theme::Theme;
+use crate::tui::view::{ViewState, scroll_into_view};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Gauge, Paragraph, Row, Table, TableState};
+
+/// Draws the preview.
+pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect, theme: Theme) {
+    let [header, summary, table_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    let policy = model.settings.policy;
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("Purge preview   ", theme.title()),
+            Span::raw("keep the "),
+            Span::styled(policy.keep.to_string(), theme.key()),
+            Span::raw(" most recently used, remove those unused for more than "),
+            Span::styled(format!("{}d", policy.max_age_days), theme.key()),
+        ])),
+        header,
+    );
+    let purge = &model.purge;
+    if let Some((done, total)) = purge.applying {
+        let ratio = if total == 0 {
+            1.0
+        } else {
+            done as f64 / total as f64
+        };
+        let gauge = Gauge::default()
+            .ratio(ratio.min(1.0))
+            .label(format!("deleting {done}/{total}…"))
+            .gauge_style(theme.remove());
+        frame.render_widget(gauge, summary);
+    } else if let Some(error) = &purge.error {
+        frame.render_widget(
+            Paragraph::new(Line::styled(error.clone(), theme.error())),
+            summary,
+        );
+    }
+    let Some(plan) = &purge.plan else {
+        if purge.applying.is_none() && purge.error.is_none() {
+            frame.render_widget(
+                Paragraph::new(Line::styled("checking every session…", theme.dim())),
+                summary,
+            );
+        }
+        return;
+    };
+    if purge.applying.is_none() {
+        let removals = plan.removals().count();
+        let spared = plan.kept().filter(|e| is_spared(e)).count();
+        let text = format!(
+            "{removals} to delete ({} freed), {} kept, {spared} of them spared against the policy{}",
+            format::bytes(plan.bytes_freed()),
+            plan.kept().count(),
+            if purge.show_all_kept {
+                ""
+            } else {
+                "   (k: show every kept one)"
+            }
+        );
+        let style = if removals > 0 {
+            theme.remove()
+        } else {
+            theme.dim()
+        };
+        frame.render_widget(Paragraph::new(Line::styled(text, style)), summary);
+    }
+    let shown: Vec<&PlanEntry> = plan
+        .entries
+        .iter()
+        .filter(|e| {
+            purge.show_all_kept || !matches!(e.decision, Decision::Keep(KeepReason::Recent { .. }))
+        })
+        .collect();
+    let height = usize::from(table_area.height.saturating_sub(2));
+    let selected = purge.selected.min(shown.len().saturating_sub(1));
+    scroll_into_view(&mut state.purge_offset, selected, height, shown.len());
+    let rows: Vec<Row> = shown
+        .iter()
+        .skip(state.purge_offset)
+        .take(height)
+        .map(|e| plan_row(e, model.now, theme))
+        .collect();
+    let widths = [
+        Constraint::Length(7),
+        Constraint::Min(18),
+        Constraint::Length(11),
+        Constraint::Length(9),
+        Constraint::Percentage(40),
+    ];
+    let table = Table::new(rows, widths)
+        .header(Row::new(["", "SESSION", "LAST USED", "SIZE", "WHY"]).style(theme.title()))
+        .block(Block::new().borders(Borders::TOP))
+        .row_highlight_style(theme.selected());
+    let mut table_state = TableState::default()
+        .with_selected((!shown.is_empty()).then(|| selected - state.purge_offset.min(selected)));
+    frame.render_stateful_widget(table, table_area, &mut table_state);
+}
+
+fn is_spared(entry: &PlanEntry) -> bool {
+    !matches!(entry.decision, Decision::Keep(KeepReason::Recent { .. }))
+}
+
+fn plan_row<'a>(entry: &PlanEntry, now: f64, theme: Theme) -> Row<'a> {
+    let r = &entry.candidate.record;
+    let (verb, style) = match &entry.decision {
+        Decision::Remove(_) => ("delete", theme.remove()),
+        Decision::Keep(KeepReason::Recent { .. }) => ("keep", theme.dim()),
+        Decision::Keep(_) => ("spare", theme.spared()),
+    };
+    let used = if r.error.is_some() {
+        "-".into()
+    } else {
+        format::ago(r.last_used_at, now)
+    };
+    Row::new([
+        Cell::from(Span::styled(verb, style)),
+        Cell::from(if r.error.is_some() {
+            r.id.clone()
+        } else {
+            r.name.clone()
+        }),
+        Cell::from(used),
+        Cell::from(Line::from(format::bytes(entry.candidate.bytes)).right_aligned()),
+        Cell::from(Span::styled(entry.decision.to_string(), style)),
+    ])
+}

@@ -1,0 +1,288 @@
+//! The context viewer: gauge, messages with token counts and running total,
+//! the trim being adjusted, and the selected message in full.
+
+use crate::format;
+use crate::store::peteos::Special;
+use crate::tui::model::{Model, TrimKind, Viewer};
+use crate::tui::theme::Theme;
+use crate::tui::view::{ViewState, centered, scroll_into_view};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, Borders, Cell, Clear, LineGauge, List, ListItem, ListState, Paragraph, Row, Table,
+    TableState, Wrap,
+};
+use std::collections::HashSet;
+
+/// Draws the viewer.
+pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect, theme: Theme) {
+    let Some(viewer) = &model.viewer else {
+        return;
+    };
+    let trim_height = if viewer.trim.is_some() { 2 } else { 0 };
+    let detail_height = (area.height / 3).clamp(5, 14);
+    let [header, gauge, table_area, trim_area, detail] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(4),
+        Constraint::Length(trim_height),
+        Constraint::Length(detail_height),
+    ])
+    .areas(area);
+    let encoding = model.settings.encoding;
+    let counts = viewer.counts.get(&encoding);
+    let counted = counts.map_or(0, |c| c.iter().filter(|x| x.is_some()).count());
+    let total: u64 = counts.map_or(0, |c| c.iter().flatten().sum());
+    let len = viewer.loaded.as_ref().map_or(0, |l| l.rows.len());
+
+    let context_id = viewer.loaded.as_ref().map_or("…", |l| l.context.id());
+    let title = Line::from(vec![
+        Span::styled(viewer.record.name.clone(), theme.title()),
+        Span::styled(
+            format!("   context {context_id}   {len} messages   {encoding}"),
+            theme.dim(),
+        ),
+    ]);
+    frame.render_widget(Paragraph::new(title), header);
+    draw_gauge(frame, model, gauge, total, counted, len, theme);
+
+    if let Some(error) = &viewer.error {
+        let text = Paragraph::new(vec![Line::styled(error.clone(), theme.error())])
+            .wrap(Wrap { trim: true });
+        frame.render_widget(text, table_area);
+        return;
+    }
+    draw_messages(frame, model, viewer, state, table_area, theme);
+    if let Some(trim) = &viewer.trim {
+        draw_trim(frame, trim, len, trim_area, theme);
+    }
+    draw_detail(frame, viewer, detail, theme);
+    if viewer.contexts_cursor.is_some() {
+        draw_contexts(frame, viewer, area, theme);
+    }
+}
+
+fn draw_gauge(
+    frame: &mut Frame,
+    model: &Model,
+    area: Rect,
+    total: u64,
+    counted: usize,
+    len: usize,
+    theme: Theme,
+) {
+    let window = model.settings.window_tokens.max(1);
+    let ratio = (total as f64 / window as f64).min(1.0);
+    let counting = if counted < len {
+        format!("  counting {counted}/{len}…")
+    } else {
+        String::new()
+    };
+    let label = format!(
+        "{} / {} tokens ({:.0}% of the window){counting}",
+        format::count(total),
+        format::count(window),
+        100.0 * total as f64 / window as f64
+    );
+    let style = if total > window {
+        theme.error()
+    } else {
+        theme.key()
+    };
+    let gauge = LineGauge::default()
+        .ratio(ratio)
+        .label(label)
+        .filled_style(style);
+    frame.render_widget(gauge, area);
+}
+
+fn draw_messages(
+    frame: &mut Frame,
+    model: &Model,
+    viewer: &Viewer,
+    state: &mut ViewState,
+    area: Rect,
+    theme: Theme,
+) {
+    let Some(loaded) = &viewer.loaded else {
+        frame.render_widget(Paragraph::new(Line::styled("loading…", theme.dim())), area);
+        return;
+    };
+    let counts = viewer.counts.get(&model.settings.encoding);
+    let dropped: HashSet<usize> = viewer
+        .trim
+        .as_ref()
+        .and_then(|t| t.plan.as_ref())
+        .map(|p| p.dropped.iter().copied().collect())
+        .unwrap_or_default();
+    let height = usize::from(area.height.saturating_sub(2));
+    let offset = &mut state.viewer_offset;
+    scroll_into_view(offset, viewer.selected, height, loaded.rows.len());
+    // The running total needs every count before the first visible row.
+    let mut running: u64 = counts.map_or(0, |c| c.iter().take(*offset).flatten().sum());
+    let rows: Vec<Row> = loaded
+        .rows
+        .iter()
+        .enumerate()
+        .skip(*offset)
+        .take(height)
+        .map(|(i, m)| {
+            let count = counts.and_then(|c| c.get(i).copied().flatten());
+            let kept = !dropped.contains(&i);
+            if kept {
+                running += count.unwrap_or(0);
+            }
+            let marker = match m.special {
+                Some(Special::SystemPrompt) => Span::styled("◆ system", theme.special()),
+                Some(Special::ToolDefinitions) => Span::styled("◆ tools", theme.special()),
+                None => Span::styled(m.role.clone(), theme.role(&m.role)),
+            };
+            let row = Row::new([
+                Cell::from(Line::from(i.to_string()).right_aligned()),
+                Cell::from(Line::from(marker)),
+                Cell::from(Line::from(count.map_or("…".into(), format::count)).right_aligned()),
+                Cell::from(
+                    Line::from(if count.is_some() {
+                        format::count(running)
+                    } else {
+                        String::new()
+                    })
+                    .right_aligned(),
+                ),
+                Cell::from(m.line.clone()),
+            ]);
+            if kept { row } else { row.style(theme.dim()) }
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(6),
+        Constraint::Length(10),
+        Constraint::Length(8),
+        Constraint::Length(9),
+        Constraint::Min(10),
+    ];
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .title(Line::styled(" Messages ", theme.title()));
+    let table = Table::new(rows, widths)
+        .header(Row::new(["#", "ROLE", "TOKENS", "TOTAL", "TEXT"]).style(theme.title()))
+        .block(block)
+        .row_highlight_style(theme.selected());
+    let mut table_state = TableState::default()
+        .with_selected((!loaded.rows.is_empty()).then(|| viewer.selected.saturating_sub(*offset)));
+    frame.render_stateful_widget(table, area, &mut table_state);
+}
+
+fn draw_trim(
+    frame: &mut Frame,
+    trim: &crate::tui::model::TrimState,
+    len: usize,
+    area: Rect,
+    theme: Theme,
+) {
+    let what = match trim.kind {
+        TrimKind::KeepLast => format!("keep the last {} messages", format::count(trim.value)),
+        TrimKind::Budget => format!("fit in {} tokens", format::count(trim.value)),
+    };
+    let typing = if trim.typing.is_some() {
+        " (typing)"
+    } else {
+        ""
+    };
+    let result = match &trim.plan {
+        None if trim.applying => "writing the fork…".to_string(),
+        None => "counting tokens…".to_string(),
+        Some(plan) if !plan.changed => "nothing to drop: the context already fits".to_string(),
+        Some(plan) => format!(
+            "→ {} of {len} messages, {} → {} tokens, {} dropped (dimmed)",
+            plan.kept.len(),
+            format::count(plan.tokens_before),
+            format::count(plan.tokens_after),
+            plan.dropped.len()
+        ),
+    };
+    let lines = vec![
+        Line::from(vec![
+            Span::styled("Trim: ", theme.title()),
+            Span::styled(what, theme.key()),
+            Span::styled(typing, theme.dim()),
+            Span::raw("   "),
+            Span::raw(result),
+        ]),
+        Line::styled(
+            "Nothing changes until Enter; the current context stays on disk (c switches back).",
+            theme.dim(),
+        ),
+    ];
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn draw_detail(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
+    let Some(row) = viewer
+        .loaded
+        .as_ref()
+        .and_then(|l| l.rows.get(viewer.selected))
+    else {
+        return;
+    };
+    let title = format!(" #{} {} {} ", viewer.selected, row.role, row.id);
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .title(Line::styled(title, theme.title()));
+    let text = Paragraph::new(row.full.as_str())
+        .block(block)
+        .wrap(Wrap { trim: false })
+        .scroll((viewer.detail_scroll, 0));
+    frame.render_widget(text, area);
+}
+
+fn draw_contexts(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
+    let Some(loaded) = &viewer.loaded else {
+        return;
+    };
+    let active = loaded.context.id();
+    let items: Vec<ListItem> = loaded
+        .contexts
+        .iter()
+        .map(|c| {
+            let mark = if c.id == active { "● " } else { "  " };
+            let detail = match (&c.error, c.messages) {
+                (Some(e), _) => format!("unreadable: {e}"),
+                (None, Some(n)) => format!(
+                    "{n} messages{}",
+                    c.origin
+                        .as_ref()
+                        .map_or(String::new(), |o| format!(", forked from {}", short_id(o)))
+                ),
+                (None, None) => String::new(),
+            };
+            let style = if c.error.is_some() {
+                theme.error()
+            } else {
+                Style::new()
+            };
+            ListItem::new(Line::from(vec![
+                Span::styled(mark, theme.key()),
+                Span::raw(format!("{}  ", c.id)),
+                Span::styled(detail, style),
+            ]))
+        })
+        .collect();
+    let height = (items.len() as u16 + 4).min(area.height.saturating_sub(2));
+    let popup = centered(area, area.width.saturating_sub(6), height);
+    frame.render_widget(Clear, popup);
+    let list = List::new(items)
+        .block(Block::bordered().title(Line::styled(
+            " Contexts: Enter makes one active (undo a trim) ",
+            theme.title(),
+        )))
+        .highlight_style(theme.selected());
+    let mut list_state = ListState::default().with_selected(viewer.contexts_cursor);
+    frame.render_stateful_widget(list, popup, &mut list_state);
+}
+
+fn short_id(id: &str) -> &str {
+    id.get(..17).unwrap_or(id)
+}

@@ -1,0 +1,342 @@
+//! Performs effects off the UI thread and reports back as `Msg`s.
+
+use crate::format;
+use crate::store::peteos::{Context, Part, Session};
+use crate::store::purge_apply::{self, PurgeReport};
+use crate::store::purge_plan::PurgePlan;
+use crate::store::record::{SessionRecord, gather_stats};
+use crate::store::tokens::{self, Encoding};
+use crate::store::{SessionSource, trim};
+use crate::tui::effect::Effect;
+use crate::tui::matcher::MatcherJob;
+use crate::tui::model::{ContextInfo, Loaded, MessageRow, Preview};
+use crate::tui::msg::Msg;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::thread;
+
+/// How many messages are counted before their counts are sent.
+const COUNT_CHUNK: usize = 200;
+
+/// Runs effects on threads; one per effect, except the matcher's jobs.
+#[derive(Clone)]
+pub struct Worker {
+    source: Arc<SessionSource>,
+    replies: Sender<Msg>,
+    matcher: Sender<MatcherJob>,
+    /// The newest conversation request: older counting jobs stop early.
+    conversation: Arc<AtomicU64>,
+    /// The clock for writes (seconds since the epoch).
+    clock: fn() -> f64,
+}
+
+impl Worker {
+    /// A worker over `source` answering on `replies`.
+    pub fn new(
+        source: Arc<SessionSource>,
+        replies: Sender<Msg>,
+        matcher: Sender<MatcherJob>,
+        clock: fn() -> f64,
+    ) -> Self {
+        Worker {
+            source,
+            replies,
+            matcher,
+            conversation: Arc::new(AtomicU64::new(0)),
+            clock,
+        }
+    }
+
+    /// Starts `effect`; never blocks on I/O.
+    pub fn perform(&self, effect: Effect) {
+        match effect {
+            Effect::IndexForSearch { rows } => self.to_matcher(MatcherJob::Index(rows)),
+            Effect::ResetSearch => self.to_matcher(MatcherJob::Reset),
+            Effect::Filter { req, query } => self.to_matcher(MatcherJob::Query { req, query }),
+            Effect::LoadConversation { req, .. }
+            | Effect::CountTokens { req, .. }
+            | Effect::ApplyTrim { req, .. }
+            | Effect::SwitchContext { req, .. } => {
+                self.conversation.fetch_max(req, Ordering::Relaxed);
+                self.spawn(effect);
+            }
+            other => self.spawn(other),
+        }
+    }
+
+    fn to_matcher(&self, job: MatcherJob) {
+        let _ = self.matcher.send(job);
+    }
+
+    fn spawn(&self, effect: Effect) {
+        let worker = self.clone();
+        thread::spawn(move || worker.run(effect));
+    }
+
+    fn send(&self, msg: Msg) {
+        let _ = self.replies.send(msg);
+    }
+
+    fn run(&self, effect: Effect) {
+        let now = (self.clock)();
+        match effect {
+            Effect::Scan { req } => {
+                let result = self
+                    .source
+                    .scan(|records| self.send(Msg::SessionsBatch { req, records }));
+                self.send(Msg::ScanDone {
+                    req,
+                    error: result.err().map(|e| e.to_string()),
+                });
+            }
+            Effect::Stats {
+                req,
+                rows,
+                encoding,
+            } => {
+                for chunk in rows.chunks(8) {
+                    let records: Vec<SessionRecord> =
+                        chunk.iter().map(|(_, r)| r.clone()).collect();
+                    let stats = gather_stats(&records, Some(encoding), &|_| {});
+                    let stats = chunk.iter().map(|(i, _)| *i).zip(stats).collect();
+                    self.send(Msg::Stats { req, stats });
+                }
+            }
+            Effect::LoadPreview { req, record } => {
+                let preview = Preview {
+                    id: record.id.clone(),
+                    last_messages: last_messages(&record, 4),
+                };
+                self.send(Msg::PreviewLoaded { req, preview });
+            }
+            Effect::LoadConversation { req, record } => {
+                let result = load_conversation(&record);
+                self.send(Msg::ConversationLoaded { req, result });
+            }
+            Effect::CountTokens {
+                req,
+                context,
+                encoding,
+            } => self.count(req, &context, encoding),
+            Effect::ApplyTrim {
+                req,
+                record,
+                request,
+                encoding,
+                expected,
+            } => {
+                let result = trim::apply(
+                    &record.conversation_dir,
+                    &record.path,
+                    request,
+                    encoding,
+                    Some(&expected),
+                    now,
+                )
+                .map(|outcome| outcome.child.map(|c| c.id().to_string()))
+                .map_err(|e| e.to_string());
+                self.send(Msg::Trimmed { req, result });
+            }
+            Effect::SwitchContext {
+                req,
+                record,
+                context_id,
+            } => {
+                let result =
+                    trim::switch_context(&record.conversation_dir, &record.path, &context_id)
+                        .map(|()| context_id)
+                        .map_err(|e| e.to_string());
+                self.send(Msg::Switched { req, result });
+            }
+            Effect::GatherPurge { req } => {
+                let result = self
+                    .source
+                    .list()
+                    .map(|records| Arc::new(purge_apply::gather_candidates(records)))
+                    .map_err(|e| e.to_string());
+                self.send(Msg::PurgeGathered { req, result });
+            }
+            Effect::ApplyPurge { req, plan } => {
+                let result = self.apply_purge(req, &plan);
+                self.send(Msg::PurgeDone { req, result });
+            }
+            Effect::DeleteSession { req, record } => {
+                let plan = PurgePlan::single(purge_apply::candidate(record), &[], now);
+                let result = self.apply_purge(req, &plan);
+                let result = result.and_then(|report| match plan.entries.first() {
+                    Some(entry)
+                        if report.removed.is_empty()
+                            && report.failed.is_empty()
+                            && report.skipped.is_empty() =>
+                    {
+                        Err(format!("not deleted: {}", entry.decision))
+                    }
+                    _ => Ok(report),
+                });
+                self.send(Msg::PurgeDone { req, result });
+            }
+            Effect::CreateSession { prompt } => {
+                let result = self
+                    .source
+                    .start(&prompt, None, now)
+                    .map(|started| started.record)
+                    .map_err(|e| e.to_string());
+                self.send(Msg::Created { result });
+            }
+            Effect::RenameSession { id, name } => {
+                let result = self.source.rename(&id, &name).map_err(|e| e.to_string());
+                self.send(Msg::Renamed { result });
+            }
+            Effect::Resume { record } => {
+                let target = self.source.target(&record);
+                let result = self
+                    .source
+                    .touch(&target, now)
+                    .map(|()| record)
+                    .map_err(|e| e.to_string());
+                self.send(Msg::Resumed { result });
+            }
+            Effect::IndexForSearch { .. } | Effect::ResetSearch | Effect::Filter { .. } => {}
+        }
+    }
+
+    fn apply_purge(&self, req: u64, plan: &PurgePlan) -> Result<PurgeReport, String> {
+        self.source
+            .apply_purge(plan, &[], |progress| {
+                self.send(Msg::PurgeProgress { req, progress })
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Counts every message on all cores, sending counts chunk by chunk;
+    /// stops when a newer conversation request superseded this one.
+    fn count(&self, req: u64, context: &Context, encoding: Encoding) {
+        if let Err(e) = tokens::tokenizer(encoding) {
+            self.send(Msg::CountFailed {
+                req,
+                error: e.to_string(),
+            });
+            return;
+        }
+        let messages: Vec<_> = context.messages().collect();
+        let chunks: Vec<(usize, &[_])> = messages
+            .chunks(COUNT_CHUNK)
+            .enumerate()
+            .map(|(i, c)| (i * COUNT_CHUNK, c))
+            .collect();
+        let workers = thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(chunks.len().max(1));
+        thread::scope(|scope| {
+            for w in 0..workers {
+                let chunks = &chunks;
+                scope.spawn(move || {
+                    for (start, chunk) in chunks.iter().skip(w).step_by(workers) {
+                        if self.conversation.load(Ordering::Relaxed) != req {
+                            return;
+                        }
+                        let counts: Result<Vec<u64>, _> = chunk
+                            .iter()
+                            .map(|m| tokens::effective_count(m, encoding))
+                            .collect();
+                        match counts {
+                            Ok(counts) => self.send(Msg::Counted {
+                                req,
+                                encoding,
+                                start: *start,
+                                counts,
+                            }),
+                            Err(e) => {
+                                self.send(Msg::CountFailed {
+                                    req,
+                                    error: e.to_string(),
+                                });
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// The session's active context prepared for display, and its contexts.
+pub fn load_conversation(record: &SessionRecord) -> Result<Loaded, String> {
+    let session = Session::load(&record.conversation_dir).map_err(|e| e.to_string())?;
+    let context = session
+        .active_context()
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{} has no active context", session.session_path().display()))?;
+    let rows = message_rows(&context);
+    let contexts = session
+        .context_ids()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|id| match session.load_context(&id) {
+            Ok(c) => ContextInfo {
+                messages: Some(c.len()),
+                origin: c.origin_context_id().map(str::to_string),
+                error: None,
+                id,
+            },
+            Err(e) => ContextInfo {
+                messages: None,
+                origin: None,
+                error: Some(e.to_string()),
+                id,
+            },
+        })
+        .collect();
+    Ok(Loaded {
+        context: Arc::new(context),
+        rows: Arc::new(rows),
+        contexts,
+    })
+}
+
+/// Display rows of every message.
+pub fn message_rows(context: &Context) -> Vec<MessageRow> {
+    context
+        .messages()
+        .enumerate()
+        .map(|(i, m)| MessageRow {
+            id: m.id().to_string(),
+            role: m.role().to_string(),
+            special: context.special_at(i),
+            line: format::truncate(&m.one_line(), 400),
+            full: full_text(&m.parts()),
+        })
+        .collect()
+}
+
+/// The parts of a message, each on its own lines, media as placeholders.
+pub fn full_text(parts: &[Part<'_>]) -> String {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => (*t).to_string(),
+            Part::Thinking(t) => format!("[thinking]\n{t}"),
+            Part::ToolResult { .. } | Part::ToolUse { .. } => {
+                let summary = p.summary();
+                summary.replacen("] ", "]\n", 1)
+            }
+            other => other.summary(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+fn last_messages(record: &SessionRecord, n: usize) -> Result<Vec<(String, String)>, String> {
+    let session = Session::load(&record.conversation_dir).map_err(|e| e.to_string())?;
+    let Some(context) = session.active_context().map_err(|e| e.to_string())? else {
+        return Ok(Vec::new());
+    };
+    let skip = context.len().saturating_sub(n);
+    Ok(context
+        .messages()
+        .skip(skip)
+        .map(|m| (m.role().to_string(), format::truncate(&m.one_line(), 300)))
+        .collect())
+}
