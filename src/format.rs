@@ -53,12 +53,23 @@ pub fn datetime(seconds: f64) -> String {
     text.get(..16).unwrap_or(&text).replace('T', " ")
 }
 
-/// At most `max` characters of `text`, with `…` when cut.
+/// At most `max` terminal columns of `text` (wide characters count two),
+/// with `…` when cut.
 pub fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    use unicode_width::UnicodeWidthChar;
+    if unicode_width::UnicodeWidthStr::width(text) <= max {
         return text.to_string();
     }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
     out.push('…');
     out
 }
@@ -79,5 +90,6 @@ mod tests {
         assert_eq!(count(12), "12");
         assert_eq!(datetime(1_795_910_460.0), "2026-11-29 00:01");
         assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("東京オフィス", 7), "東京オ…");
     }
 }

@@ -3,6 +3,7 @@
 //! stdout stays free for the resume result: `cd "$(loki-sessions)"` works.
 
 pub mod effect;
+pub mod headless;
 pub mod keymap;
 pub mod matcher;
 pub mod model;

@@ -40,6 +40,27 @@ pub fn run_loop<B: Backend>(
     perform: &mut dyn FnMut(Effect),
     clock: fn() -> f64,
 ) -> Result<(), B::Error> {
+    start(terminal, model, state, perform)?;
+    loop {
+        let first = match incoming.recv_timeout(TICK) {
+            Ok(item) => item,
+            Err(RecvTimeoutError::Timeout) => Incoming::Msg(Msg::Tick(clock())),
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        };
+        if !handle_burst(model, first, incoming, perform) {
+            return Ok(());
+        }
+        terminal.draw(|frame| view::draw(frame, model, state))?;
+    }
+}
+
+/// Sizes the model to the terminal, runs the start-up effects, draws once.
+pub fn start<B: Backend>(
+    terminal: &mut Terminal<B>,
+    model: &mut Model,
+    state: &mut ViewState,
+    perform: &mut dyn FnMut(Effect),
+) -> Result<(), B::Error> {
     if let Ok(size) = terminal.size() {
         update::update(model, Msg::Resize(size.width, size.height));
     }
@@ -47,31 +68,34 @@ pub fn run_loop<B: Backend>(
         perform(effect);
     }
     terminal.draw(|frame| view::draw(frame, model, state))?;
-    loop {
-        let first = match incoming.recv_timeout(TICK) {
-            Ok(item) => item,
-            Err(RecvTimeoutError::Timeout) => Incoming::Msg(Msg::Tick(clock())),
-            Err(RecvTimeoutError::Disconnected) => return Ok(()),
-        };
-        // Handle everything already queued (up to a frame's worth), then draw
-        // once: a burst of worker replies costs one redraw, not hundreds.
-        let started = Instant::now();
-        let mut next = Some(first);
-        while let Some(item) = next.take() {
-            match item {
-                Incoming::Stop => return Ok(()),
-                Incoming::Event(event) => handle_event(model, event, perform),
-                Incoming::Msg(msg) => dispatch(model, msg, perform),
-            }
-            if model.exit.is_some() {
-                return Ok(());
-            }
-            if started.elapsed() < FRAME {
-                next = incoming.try_recv().ok();
-            }
+    Ok(())
+}
+
+/// Handles `first` and everything already queued behind it (up to a frame's
+/// worth), so a burst of worker replies costs one redraw, not hundreds.
+/// Returns false when the loop should end.
+pub fn handle_burst(
+    model: &mut Model,
+    first: Incoming,
+    incoming: &Receiver<Incoming>,
+    perform: &mut dyn FnMut(Effect),
+) -> bool {
+    let started = Instant::now();
+    let mut next = Some(first);
+    while let Some(item) = next.take() {
+        match item {
+            Incoming::Stop => return false,
+            Incoming::Event(event) => handle_event(model, event, perform),
+            Incoming::Msg(msg) => dispatch(model, msg, perform),
         }
-        terminal.draw(|frame| view::draw(frame, model, state))?;
+        if model.exit.is_some() {
+            return false;
+        }
+        if started.elapsed() < FRAME {
+            next = incoming.try_recv().ok();
+        }
     }
+    true
 }
 
 fn handle_event(model: &mut Model, event: Event, perform: &mut dyn FnMut(Effect)) {

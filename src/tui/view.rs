@@ -101,7 +101,7 @@ fn draw_list_screen(frame: &mut Frame, model: &Model, state: &mut ViewState, are
         (l, p)
     };
     list::draw(frame, model, &mut state.list_offset, list_area, theme);
-    preview::draw(frame, model, preview_area, theme);
+    preview::draw(frame, model, preview_area, wide, theme);
 }
 
 /// Keeps `selected` inside a window of `height` rows starting at `offset`.

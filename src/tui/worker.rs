@@ -54,13 +54,6 @@ impl Worker {
             Effect::IndexForSearch { rows } => self.to_matcher(MatcherJob::Index(rows)),
             Effect::ResetSearch => self.to_matcher(MatcherJob::Reset),
             Effect::Filter { req, query } => self.to_matcher(MatcherJob::Query { req, query }),
-            Effect::LoadConversation { req, .. }
-            | Effect::CountTokens { req, .. }
-            | Effect::ApplyTrim { req, .. }
-            | Effect::SwitchContext { req, .. } => {
-                self.conversation.fetch_max(req, Ordering::Relaxed);
-                self.spawn(effect);
-            }
             other => self.spawn(other),
         }
     }
@@ -71,14 +64,23 @@ impl Worker {
 
     fn spawn(&self, effect: Effect) {
         let worker = self.clone();
-        thread::spawn(move || worker.run(effect));
+        thread::spawn(move || worker.run_now(effect));
     }
 
     fn send(&self, msg: Msg) {
         let _ = self.replies.send(msg);
     }
 
-    fn run(&self, effect: Effect) {
+    /// Performs `effect` on the calling thread (the headless driver uses
+    /// this to make runs deterministic). Matcher jobs are ignored here.
+    pub fn run_now(&self, effect: Effect) {
+        if let Effect::LoadConversation { req, .. }
+        | Effect::CountTokens { req, .. }
+        | Effect::ApplyTrim { req, .. }
+        | Effect::SwitchContext { req, .. } = &effect
+        {
+            self.conversation.fetch_max(*req, Ordering::Relaxed);
+        }
         let now = (self.clock)();
         match effect {
             Effect::Scan { req } => {
@@ -328,7 +330,7 @@ pub fn full_text(parts: &[Part<'_>]) -> String {
         .join("\n\n")
 }
 
-fn last_messages(record: &SessionRecord, n: usize) -> Result<Vec<(String, String)>, String> {
+pub fn last_messages(record: &SessionRecord, n: usize) -> Result<Vec<(String, String)>, String> {
     let session = Session::load(&record.conversation_dir).map_err(|e| e.to_string())?;
     let Some(context) = session.active_context().map_err(|e| e.to_string())? else {
         return Ok(Vec::new());

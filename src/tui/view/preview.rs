@@ -9,9 +9,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// Draws the preview pane.
-pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
+pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: Theme) {
+    let borders = if beside {
+        Borders::TOP | Borders::LEFT
+    } else {
+        Borders::TOP
+    };
     let block = Block::new()
-        .borders(Borders::TOP)
+        .borders(borders)
         .title(Line::styled(" Preview ", theme.title()));
     let Some(row) = model.selected_row() else {
         frame.render_widget(block, area);
@@ -31,19 +36,6 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
             Span::styled("prompt  ", theme.dim()),
             Span::raw(r.first_prompt.clone()),
         ]));
-        let stats = row.stats.as_ref().map_or(String::new(), |s| {
-            format!(
-                "   {} messages   {} tokens   {}{}",
-                s.messages.map_or("?".into(), |m| m.to_string()),
-                s.tokens.map_or("?".into(), format::count),
-                format::bytes(s.bytes),
-                if s.is_active {
-                    "   ACTIVE (an agent owns it)"
-                } else {
-                    ""
-                }
-            )
-        });
         lines.push(Line::from(vec![
             Span::styled("used    ", theme.dim()),
             Span::raw(format!(
@@ -52,12 +44,22 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
                 format::ago(r.last_used_at, model.now),
                 format::datetime(r.created_at)
             )),
-            Span::styled(stats, theme.dim()),
         ]));
-        lines.push(Line::from(vec![
-            Span::styled("id      ", theme.dim()),
-            Span::raw(r.id.clone()),
-        ]));
+        if let Some(s) = &row.stats {
+            let mut facts = vec![
+                Span::styled("size    ", theme.dim()),
+                Span::raw(format!(
+                    "{} messages   {} tokens   {}",
+                    s.messages.map_or("?".into(), |m| m.to_string()),
+                    s.tokens.map_or("?".into(), format::count),
+                    format::bytes(s.bytes)
+                )),
+            ];
+            if s.is_active {
+                facts.push(Span::styled("   active: an agent owns it", theme.spared()));
+            }
+            lines.push(Line::from(facts));
+        }
         lines.push(Line::from(vec![
             Span::styled("path    ", theme.dim()),
             Span::raw(r.path.display().to_string()),

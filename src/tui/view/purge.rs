@@ -95,10 +95,10 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         .collect();
     let widths = [
         Constraint::Length(7),
-        Constraint::Min(18),
+        Constraint::Length(30),
         Constraint::Length(11),
         Constraint::Length(9),
-        Constraint::Percentage(40),
+        Constraint::Min(20),
     ];
     let table = Table::new(rows, widths)
         .header(Row::new(["", "SESSION", "LAST USED", "SIZE", "WHY"]).style(theme.title()))

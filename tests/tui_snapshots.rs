@@ -1,0 +1,166 @@
+//! Snapshots of every pane at 80x24 and at a wide size, drawn by the real
+//! loop (keymap, update, worker) on a demo store with a fixed clock. Random
+//! ids (of forks) and temp paths are masked; sizes depend on the filesystem's
+//! block size, so they are masked too.
+
+use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::demo::{self, DemoSpec};
+use loki_sessions::store::{Encoding, LokiStore, PurgePolicy, SessionSource};
+use loki_sessions::tui::headless::Headless;
+use loki_sessions::tui::model::Settings;
+
+const NOW: f64 = 1_795_910_400.0 + 12.0 * 3600.0;
+
+fn fixed_clock() -> f64 {
+    NOW
+}
+
+fn store() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = DemoSpec {
+        sessions: 40,
+        messages: 12,
+        big_context: 300,
+        seed: 7,
+        user: "ann".into(),
+        now: NOW,
+        extras: true,
+    };
+    demo::generate(dir.path(), &spec, &|_| {}).unwrap();
+    dir
+}
+
+fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
+    let source = SessionSource::Loki(LokiStore::open(dir.path(), "ann").unwrap());
+    let settings = Settings {
+        encoding: Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: PurgePolicy::default(),
+        loki: true,
+    };
+    Headless::open(source, settings, width, height, NOW, fixed_clock)
+}
+
+fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex_escape(&dir.path().display().to_string()), "[TMP]");
+    settings.add_filter(
+        r"\b\d{8}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+        "[ID]",
+    );
+    settings.add_filter(r"\b\d+(\.\d)? (KiB|MiB|GiB|B)", "[SIZE]");
+    settings.bind(|| insta::assert_snapshot!(name, ui.screen()));
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
+fn key(ui: &mut Headless, code: KeyCode) {
+    ui.press(code, KeyModifiers::NONE);
+}
+
+fn ctrl(ui: &mut Headless, c: char) {
+    ui.press(KeyCode::Char(c), KeyModifiers::CONTROL);
+}
+
+#[test]
+fn list_and_preview() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let ui = open(&dir, w, h);
+        check(&format!("list_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn list_filtered_by_typing() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        ui.type_text("login");
+        check(&format!("filtered_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn viewer_with_counts() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        key(&mut ui, KeyCode::Down);
+        key(&mut ui, KeyCode::Down);
+        key(&mut ui, KeyCode::Down);
+        key(&mut ui, KeyCode::Tab);
+        check(&format!("viewer_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn trim_preview_and_contexts() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        key(&mut ui, KeyCode::Down);
+        key(&mut ui, KeyCode::Down);
+        key(&mut ui, KeyCode::Down);
+        key(&mut ui, KeyCode::Tab);
+        key(&mut ui, KeyCode::Char('t'));
+        ui.type_text("4");
+        check(&format!("trim_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Char('b'));
+        check(&format!("trim_budget_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Esc);
+        key(&mut ui, KeyCode::Char('c'));
+        check(&format!("contexts_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn purge_preview_and_confirm() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        ctrl(&mut ui, 'g');
+        check(&format!("purge_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Char('y'));
+        check(&format!("purge_confirm_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn dialogs_and_help() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        key(&mut ui, KeyCode::Char('?'));
+        check(&format!("help_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Esc);
+        key(&mut ui, KeyCode::Delete);
+        check(&format!("delete_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Enter);
+        ctrl(&mut ui, 'a');
+        ui.type_text("Write the release notes");
+        check(&format!("new_session_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn damaged_session_and_small_terminal() {
+    let dir = store();
+    let mut ui = open(&dir, 80, 24);
+    ui.type_text("damaged");
+    key(&mut ui, KeyCode::Esc);
+    key(&mut ui, KeyCode::End);
+    check("damaged_80x24", &ui, &dir);
+    ui.resize(60, 20);
+    check("too_small_60x20", &ui, &dir);
+}
