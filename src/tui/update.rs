@@ -137,3 +137,6 @@ pub(crate) fn move_cursor(cursor: &mut usize, len: usize, action: Action, page: 
     *cursor = next;
     true
 }
+
+#[cfg(test)]
+mod tests;
