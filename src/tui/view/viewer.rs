@@ -121,7 +121,16 @@ fn draw_messages(
     let offset = &mut state.viewer_offset;
     scroll_into_view(offset, viewer.selected, height, loaded.rows.len());
     // The running total needs every count before the first visible row.
-    let mut running: u64 = counts.map_or(0, |c| c.iter().take(*offset).flatten().sum());
+    // The running total of what the context holds (after the trim on screen,
+    // if any) needs every kept count before the first visible row.
+    let mut running: u64 = counts.map_or(0, |c| {
+        c.iter()
+            .take(*offset)
+            .enumerate()
+            .filter(|(i, _)| !dropped.contains(i))
+            .filter_map(|(_, n)| *n)
+            .sum()
+    });
     let rows: Vec<Row> = loaded
         .rows
         .iter()
@@ -144,7 +153,7 @@ fn draw_messages(
                 Cell::from(Line::from(marker)),
                 Cell::from(Line::from(count.map_or("…".into(), format::count)).right_aligned()),
                 Cell::from(
-                    Line::from(if count.is_some() {
+                    Line::from(if count.is_some() && kept {
                         format::count(running)
                     } else {
                         String::new()

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Screenshots of each pane from a real terminal run: the release binary runs
+# in tmux on a demo store, each pane is captured with its colours
+# (capture-pane -e), turned into HTML (scripts/ansi_to_html.py) and
+# photographed by headless Chromium. Needs tmux and chromium (Debian:
+# apt-get install tmux chromium fonts-dejavu-core fonts-noto-cjk).
+#   scripts/screenshots.sh [OUT_DIR]   (default: screenshots/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-screenshots}
+cols=120 rows=34
+mkdir -p "$out"
+cargo build --release --quiet
+bin=$PWD/target/release/loki-sessions
+work=$(mktemp -d)
+trap 'tmux -L shots kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+"$bin" --root "$work/store" --user demo demo --sessions 300 --messages 24 --big-context 3000 >/dev/null
+tmux -L shots -f /dev/null new-session -d -s s -x $cols -y $rows \
+  "TERM=xterm-256color $bin --root $work/store --user demo --config /nonexistent; sleep 30"
+
+keys() { for k in "$@"; do tmux -L shots send-keys -t s "$k"; sleep 0.3; done; }
+text() { tmux -L shots send-keys -t s -l "$1"; sleep 0.6; }
+shot() {
+  sleep 1
+  tmux -L shots capture-pane -e -p -t s > "$work/$1.ansi"
+  python3 scripts/ansi_to_html.py "$work/$1.ansi" $cols $rows > "$work/$1.html"
+  chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
+    --user-data-dir="$work/chrome" --window-size=$((cols * 9 + 30)),$((rows * 18 + 24)) \
+    --screenshot="$PWD/$out/$1.png" "file://$work/$1.html" 2>/dev/null
+  echo "$out/$1.png"
+}
+
+sleep 2
+shot list
+text "login"; shot search
+keys Tab; shot viewer
+keys t; text "6"; shot trim
+keys Escape b; shot trim-budget
+keys Escape c; shot contexts
+keys Escape Escape; sleep 0.5; keys C-u C-g; shot purge
+keys y; shot purge-confirm
+keys n Escape; sleep 0.5; keys '?'; shot help
