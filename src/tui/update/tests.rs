@@ -307,7 +307,7 @@ fn keymap_depends_on_the_screen() {
         key(&v, KeyCode::Char('q')),
         Some(Msg::Action(Action::Back))
     ));
-    assert!(matches!(key(&v, KeyCode::Char('x')), None));
+    assert!(key(&v, KeyCode::Char('x')).is_none());
     let release = KeyEvent {
         kind: crossterm::event::KeyEventKind::Release,
         ..KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)
