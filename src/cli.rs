@@ -5,6 +5,7 @@ mod completions;
 mod demo;
 mod env;
 mod error;
+mod import;
 mod list;
 mod new;
 mod output;
@@ -100,6 +101,8 @@ pub enum Command {
     Purge(purge::PurgeArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
+    /// Copy a bare peteos session into a new Loki session (the source is only read).
+    Import(import::ImportArgs),
     /// Fill an empty store with realistic generated sessions.
     Demo(demo::DemoArgs),
 }
@@ -118,5 +121,6 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Purge(args) => purge::run(env, args),
         Command::Completions(args) => completions::run(args),
         Command::Demo(args) => demo::run(env, args),
+        Command::Import(args) => import::run(env, args),
     }
 }

@@ -1,5 +1,6 @@
 //! Loki session trees (FORMATS.md §1): meta.json, naming, the seed's API.
 
+mod import;
 pub mod meta;
 pub mod naming;
 mod purge;

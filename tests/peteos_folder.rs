@@ -1,0 +1,350 @@
+//! A folder of bare peteos sessions used in place: list, search, show, trim,
+//! purge preview and import, through the CLI and the TUI, writing nothing
+//! except what a trim (or an applied purge) must write.
+
+mod common;
+use common::*;
+use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::store::peteos_folder::PeteosFolder;
+use loki_sessions::store::{Encoding, PurgePolicy, SessionSource};
+use loki_sessions::tui::headless::Headless;
+use loki_sessions::tui::model::{Mode, Settings};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture_sessions() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/peteos/_peteos_config/.peteos/sessions")
+}
+
+fn expected() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peteos/expected.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// A writable copy of the fixture sessions folder.
+fn copy_folder() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions");
+    for entry in std::fs::read_dir(fixture_sessions()).unwrap() {
+        let entry = entry.unwrap();
+        let to = dir.join(entry.file_name());
+        std::fs::create_dir_all(&to).unwrap();
+        for file in std::fs::read_dir(entry.path()).unwrap() {
+            let file = file.unwrap();
+            std::fs::copy(file.path(), to.join(file.file_name())).unwrap();
+        }
+    }
+    (tmp, dir)
+}
+
+fn peteos(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(bin())
+        .arg("--peteos")
+        .arg(dir)
+        .args(["--config", "/nonexistent"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn peteos_json(dir: &Path, args: &[&str]) -> Value {
+    let out = peteos(dir, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn list_show_and_purge_preview_in_place_write_nothing() {
+    let (_tmp, dir) = copy_folder();
+    let before = snapshot(&dir);
+    let cases = expected()["cases"].as_array().unwrap().clone();
+    let list = peteos_json(&dir, &["list", "--json", "--tokens"]);
+    assert_eq!(list.as_array().unwrap().len(), cases.len());
+    for case in &cases {
+        let uuid = case["session_uuid"].as_str().unwrap();
+        let item = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == uuid)
+            .expect("listed by uuid");
+        assert!(item["error"].is_null());
+        assert_eq!(
+            item["messages"].as_u64().unwrap() as usize,
+            case["message_ids"].as_array().unwrap().len()
+        );
+        assert_eq!(item["tokens"], case["total_tokens_cl100k"], "{uuid}");
+        assert!(!item["name"].as_str().unwrap().is_empty());
+        // created from the uuid's date prefix
+        let day = 1_795_910_400.0;
+        let created = item["created_at"].as_f64().unwrap();
+        assert!(
+            uuid.starts_with("20261129-") && (day..day + 86_400.0 * 400.0).contains(&created)
+                || !uuid.starts_with("20261129-")
+        );
+        let shown = peteos_json(&dir, &["show", &uuid[..13], "--json"]);
+        let ids: Vec<&Value> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["id"])
+            .collect();
+        assert_eq!(
+            ids,
+            case["message_ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .collect::<Vec<_>>()
+        );
+    }
+    // The name comes from the first user message, as name_from_prompt makes it.
+    let chat = &cases[0];
+    let shown = peteos_json(
+        &dir,
+        &["show", chat["session_uuid"].as_str().unwrap(), "--json"],
+    );
+    let first_user = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    let slug = loki_sessions::store::name_from_prompt(first_user["text"].as_str().unwrap());
+    assert_eq!(shown["session"]["name"], slug.as_str());
+    let plan = peteos_json(
+        &dir,
+        &[
+            "purge",
+            "--dry-run",
+            "--json",
+            "--keep",
+            "2",
+            "--max-age",
+            "100000d",
+        ],
+    );
+    assert_eq!(plan["remove"].as_array().unwrap().len(), cases.len() - 2);
+    assert_eq!(
+        snapshot(&dir),
+        before,
+        "reading a peteos folder writes nothing"
+    );
+    // --root pointing at such a folder is detected.
+    let out = Command::new(bin())
+        .args(["--root", dir.to_str().unwrap(), "list", "--json"])
+        .output()
+        .unwrap();
+    let via_root: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(via_root.as_array().unwrap().len(), cases.len());
+}
+
+#[test]
+fn purge_in_place_spares_is_active_and_writes_like_peteos() {
+    let (_tmp, dir) = copy_folder();
+    let cases = expected()["cases"].as_array().unwrap().clone();
+    let active = cases[1]["session_uuid"].as_str().unwrap();
+    let path = dir.join(active).join("session.json");
+    let mut session: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    session["is_active"] = Value::Bool(true);
+    std::fs::write(&path, serde_json::to_vec_pretty(&session).unwrap()).unwrap();
+    let done = peteos_json(
+        &dir,
+        &["purge", "--yes", "--json", "--keep", "0", "--max-age", "0"],
+    );
+    assert_eq!(done["removed"].as_array().unwrap().len(), cases.len() - 1);
+    assert!(
+        dir.join(active).join("session.json").exists(),
+        "is_active is never deleted"
+    );
+    let kept = &done["keep"][0];
+    assert_eq!(kept["id"], active);
+    assert!(kept["reason"].as_str().unwrap().starts_with("active"));
+}
+
+#[test]
+fn trim_in_place_writes_what_peteos_writes() {
+    let (_tmp, dir) = copy_folder();
+    let mut trimmed = Vec::new();
+    for case in expected()["cases"].as_array().unwrap() {
+        let uuid = case["session_uuid"].as_str().unwrap();
+        let Some((budget, want)) = case["rolling_token_window"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(_, v)| v.as_array().is_some_and(|a| a.len() > 2))
+            .map(|(k, v)| (k.clone(), v.clone()))
+        else {
+            continue;
+        };
+        let done = peteos_json(&dir, &["trim", uuid, "--max-tokens", &budget, "--json"]);
+        assert_eq!(done["kept_message_ids"], want);
+        let child = done["new_context_id"].as_str().unwrap().to_string();
+        let text = std::fs::read_to_string(dir.join(uuid).join(format!("{child}.json"))).unwrap();
+        assert!(
+            text.starts_with("{\n  \"messages\": [\n    {"),
+            "json.dump(indent=2) layout"
+        );
+        assert!(text.is_ascii(), "ensure_ascii escapes, as peteos writes");
+        let session: Value =
+            serde_json::from_slice(&std::fs::read(dir.join(uuid).join("session.json")).unwrap())
+                .unwrap();
+        assert_eq!(session["active_context_id"], child.as_str());
+        let keys: Vec<&String> = session.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "uuid",
+                "active_context_id",
+                "auto_approve_tools",
+                "state_data",
+                "is_active"
+            ]
+        );
+        trimmed.push((uuid.to_string(), want, child));
+    }
+    assert!(trimmed.len() > 5);
+    check_with_real_peteos(&dir, &trimmed);
+}
+
+/// Loads the trimmed sessions with the real peteos when PETEOS_PYTHON names
+/// a Python with peteos 0.6.13 installed (.ci/run sets one up when it can).
+fn check_with_real_peteos(dir: &Path, trimmed: &[(String, Value, String)]) {
+    let Some(python) = std::env::var_os("PETEOS_PYTHON") else {
+        eprintln!("real-peteos check skipped: PETEOS_PYTHON is not set");
+        return;
+    };
+    let config = dir.parent().unwrap().join("peteos.json");
+    std::fs::write(&config, "{}").unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peteos_check.py");
+    let before = snapshot(dir);
+    let out = Command::new(python)
+        .arg(script)
+        .args(trimmed.iter().map(|(uuid, _, _)| uuid))
+        .env("PETEOS_SESSIONS_DIR", dir)
+        .env("PETEOS_CONFIG", &config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "peteos failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut messages = 0;
+    for ((uuid, want, child), seen) in trimmed.iter().zip(&seen) {
+        assert_eq!(seen["active_context_id"], child.as_str(), "{uuid}");
+        assert_eq!(
+            &seen["message_ids"], want,
+            "peteos reads the same messages in {uuid}"
+        );
+        assert_eq!(seen["origin_children"], serde_json::json!([child]));
+        // peteos can trim our fork again (it raises on a broken anchor layout).
+        match seen["window_2"].as_array() {
+            Some(kept) => assert!(kept.iter().all(|id| want.as_array().unwrap().contains(id))),
+            None => assert!(
+                want.as_array().unwrap().len() <= 4,
+                "no fork only when 2 or fewer remain"
+            ),
+        }
+        messages += want.as_array().unwrap().len();
+    }
+    assert_eq!(snapshot(dir), before, "the check itself wrote nothing");
+    eprintln!(
+        "real-peteos check ran: {} trimmed sessions, {messages} messages match",
+        trimmed.len()
+    );
+}
+
+#[test]
+fn import_copies_into_a_new_loki_session_and_leaves_the_source() {
+    let (tmp, dir) = copy_folder();
+    let case = &expected()["cases"][0];
+    let uuid = case["session_uuid"].as_str().unwrap();
+    let source = dir.join(uuid);
+    let before = snapshot(&source);
+    let root = tmp.path().join("loki");
+    let imported: Value =
+        serde_json::from_str(&ok(&root, &["import", source.to_str().unwrap(), "--json"])).unwrap();
+    assert_eq!(
+        imported["id"], uuid,
+        "the uuid becomes the id when it is free"
+    );
+    assert_eq!(snapshot(&source), before, "the source is only read");
+    let shown = json(&root, &["show", uuid, "--json"]);
+    let ids: Vec<&Value> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["id"])
+        .collect();
+    assert_eq!(
+        ids,
+        case["message_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    let meta: Value = serde_json::from_slice(
+        &std::fs::read(sessions(&root).join(uuid).join("meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["id"], uuid);
+    assert!(!meta["first_prompt"].as_str().unwrap().is_empty());
+    // A second import of the same session gets a new id.
+    let again: Value =
+        serde_json::from_str(&ok(&root, &["import", source.to_str().unwrap(), "--json"])).unwrap();
+    assert_ne!(again["id"], uuid);
+    let broken = tmp.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    std::fs::write(broken.join("session.json"), b"{not json").unwrap();
+    assert_eq!(
+        run(&root, &["import", broken.to_str().unwrap()])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        json(&root, &["list", "--json"]).as_array().unwrap().len(),
+        2
+    );
+}
+
+#[test]
+fn the_ui_works_on_a_peteos_folder() {
+    let (_tmp, dir) = copy_folder();
+    let before = snapshot(&dir);
+    let settings = Settings {
+        encoding: Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: PurgePolicy::default(),
+        loki: false,
+    };
+    let source = SessionSource::Peteos(PeteosFolder::open(&dir));
+    let mut ui = Headless::open(source, settings, 100, 30, 1.8e9, || 1.8e9);
+    let count = expected()["cases"].as_array().unwrap().len();
+    assert!(
+        ui.screen().contains(&format!("{count} sessions")),
+        "{}",
+        ui.screen()
+    );
+    ui.type_text("look");
+    assert!(ui.screen().contains("look-at-this"), "{}", ui.screen());
+    ui.press(KeyCode::Tab, KeyModifiers::NONE);
+    assert_eq!(ui.model.mode, Mode::Viewer);
+    assert!(ui.screen().contains("Messages"));
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    ui.press(KeyCode::Char('g'), KeyModifiers::CONTROL);
+    assert!(ui.screen().contains("Purge preview"), "{}", ui.screen());
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    ui.press(KeyCode::Char('a'), KeyModifiers::CONTROL);
+    assert!(ui.screen().contains("need a Loki tree"), "{}", ui.screen());
+    assert_eq!(snapshot(&dir), before, "browsing wrote nothing");
+}
