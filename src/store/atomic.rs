@@ -122,6 +122,29 @@ pub fn remove_stale_temps(dir: &Path, min_age: Duration) {
     }
 }
 
+/// The hidden name of a directory being built before it is renamed into
+/// place; it carries the builder's pid so leftovers of a killed builder can
+/// be told from work in progress.
+pub fn staging_name(kind: &str, id: &str) -> String {
+    format!("{TEMP_PREFIX}{kind}-{}-{id}", std::process::id())
+}
+
+/// True when the staging entry `name` was left by a process that is gone.
+pub fn staging_is_abandoned(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(TEMP_PREFIX) else {
+        return false;
+    };
+    let pid = rest.split('-').nth(1).and_then(|p| p.parse::<i32>().ok());
+    match pid {
+        Some(pid) if pid > 0 => {
+            // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
+            let failed = unsafe { libc::kill(pid, 0) } != 0;
+            failed && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        }
+        _ => false,
+    }
+}
+
 fn parent_of(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

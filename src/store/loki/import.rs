@@ -1,7 +1,7 @@
 //! `import`: copy a bare peteos session into a new Loki session. The source
 //! is only read; the copy is built under a hidden name and renamed into place.
 
-use crate::store::atomic::{self, TEMP_PREFIX};
+use crate::store::atomic;
 use crate::store::derived::derive_record;
 use crate::store::error::{IoContext, Result, StoreError};
 use crate::store::jsonfile;
@@ -28,7 +28,7 @@ impl LokiStore {
             Ok(()) if !sessions.join(&derived.id).exists() => derived.id.clone(),
             _ => ids::dated_id(now),
         };
-        let staging = sessions.join(format!("{TEMP_PREFIX}import-{id}"));
+        let staging = sessions.join(atomic::staging_name("import", &id));
         atomic::create_private_dir(&staging)?;
         if let Err(e) = self.fill_import(&staging, source, &id, &derived, now) {
             let _ = fs::remove_dir_all(&staging);

@@ -164,8 +164,9 @@ impl LokiStore {
         self.check_ownership()?;
         let sessions = self.layout.sessions_dir();
         atomic::create_private_dir_all(&sessions)?;
+        self.remove_stale_leftovers();
         let id = ids::dated_id(now);
-        let staging = sessions.join(format!("{TEMP_PREFIX}new-{id}"));
+        let staging = sessions.join(atomic::staging_name("new", &id));
         atomic::create_private_dir(&staging)?;
         let built = self.build_session(&staging, &id, first_prompt, now);
         if let Err(e) = built {
@@ -248,8 +249,8 @@ impl LokiStore {
     }
 
     /// Removes leftovers of killed writers in the session folder: trash of
-    /// an interrupted purge, and staging directories of `create` old enough
-    /// that no live `create` can own them.
+    /// an interrupted purge, and staging directories of `create`/`import`
+    /// whose builder is gone (or that are too old to belong to a live one).
     pub fn remove_stale_leftovers(&self) {
         let sessions = self.layout.sessions_dir();
         purge_apply::remove_stale_trash(&sessions);
@@ -264,7 +265,8 @@ impl LokiStore {
                 .ok()
                 .and_then(|m| m.elapsed().ok())
                 .is_some_and(|age| age >= STALE_TEMP_AGE);
-            if name.starts_with(TEMP_PREFIX) && meta.is_dir() && old {
+            let dead = atomic::staging_is_abandoned(&name);
+            if name.starts_with(TEMP_PREFIX) && meta.is_dir() && (old || dead) {
                 let _ = fs::remove_dir_all(entry.path());
             }
         }
