@@ -42,6 +42,9 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
         (None, None) => return Err(CliError::usage("give --max-tokens or --keep-messages")),
     };
     let target = env.source.locate(&args.session)?;
+    if !args.dry_run {
+        target.writable()?;
+    }
     let outcome = if args.dry_run {
         trim::preview(target.conversation_dir(), request, encoding)?
     } else {

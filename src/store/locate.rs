@@ -19,6 +19,18 @@ pub struct Target {
 }
 
 impl Target {
+    /// Refuses to write to a damaged session: what could not be read is left
+    /// exactly as it is (reading it is still allowed).
+    pub fn writable(&self) -> Result<()> {
+        match &self.record.error {
+            Some(error) => Err(StoreError::Invalid(format!(
+                "session {} is damaged, so it is left as it is: {error}",
+                self.record.id
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The peteos conversation directory.
     pub fn conversation_dir(&self) -> &Path {
         &self.record.conversation_dir
@@ -51,12 +63,15 @@ pub fn locate(
         return locate_path(Path::new(arg));
     }
     let id = match_id(arg, ids)?;
-    // A damaged record is still returned: its conversation may be readable,
-    // and writers of meta.json fail on their own with the file named.
-    Ok(Target {
-        record: record_of(&id),
-        is_loki,
-    })
+    let record = record_of(&id);
+    // A damaged record is still returned when it is a real directory: its
+    // conversation may be readable, and writers of meta.json fail on their
+    // own with the file named. Links and stray files are never gone into.
+    let plain_dir = std::fs::symlink_metadata(&record.path).is_ok_and(|m| m.is_dir());
+    if let (Some(error), false) = (&record.error, plain_dir) {
+        return Err(StoreError::Invalid(error.clone()));
+    }
+    Ok(Target { record, is_loki })
 }
 
 /// Resolves `arg` in a Loki store.

@@ -14,7 +14,7 @@ use crate::store::layout::{META_FILE, check_id};
 use crate::store::lock::SessionLock;
 use crate::store::peteos::Session;
 use crate::store::purge_plan::{Candidate, Decision, Fingerprint, PurgePlan};
-use crate::store::record::SessionRecord;
+use crate::store::record::{SessionRecord, has_visible_files};
 use serde::Serialize;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -43,9 +43,8 @@ pub fn gather_candidates(records: Vec<SessionRecord>) -> Vec<Candidate> {
 /// The facts about one session.
 pub fn candidate(record: SessionRecord) -> Candidate {
     let facts = disk::tree_facts(&record.path).unwrap_or_default();
-    let (is_active, unreadable_conversation) = match Session::load(&record.conversation_dir) {
-        Ok(session) => (session.is_active(), None),
-        Err(e) if e.is_not_found() => (false, None),
+    let (is_active, unreadable_conversation) = match conversation_state(&record) {
+        Ok(is_active) => (is_active, None),
         Err(e) => (false, Some(e.to_string())),
     };
     let locked =
@@ -60,6 +59,22 @@ pub fn candidate(record: SessionRecord) -> Candidate {
         crosses_filesystems: facts.crosses_filesystems,
         fingerprint,
     }
+}
+
+/// `is_active` of the session, after checking that its conversation can be
+/// read: a session whose session.json or active context cannot be read is
+/// spared, since deleting what we failed to read could lose work. A session
+/// with no conversation yet (an empty or missing memory/) is fine.
+fn conversation_state(record: &SessionRecord) -> Result<bool> {
+    let session = match Session::load(&record.conversation_dir) {
+        Ok(session) => session,
+        Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {
+            return Ok(false);
+        }
+        Err(e) => return Err(e),
+    };
+    session.active_context()?;
+    Ok(session.is_active())
 }
 
 fn fingerprint(record: &SessionRecord) -> Fingerprint {

@@ -90,11 +90,21 @@ pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> Sess
         bytes: disk::tree_facts(&record.path).map_or(0, |f| f.bytes),
         ..SessionStats::default()
     };
-    let loaded = Session::load(&record.conversation_dir).and_then(|s| {
-        stats.is_active = s.is_active();
-        s.active_context()
-    });
-    match loaded {
+    let session = match Session::load(&record.conversation_dir) {
+        Ok(session) => session,
+        Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {
+            // A session the agent has not written a conversation for yet.
+            stats.messages = Some(0);
+            stats.tokens = encoding.map(|_| 0);
+            return stats;
+        }
+        Err(e) => {
+            stats.error = Some(e.to_string());
+            return stats;
+        }
+    };
+    stats.is_active = session.is_active();
+    match session.active_context() {
         Ok(Some(ctx)) => {
             stats.messages = Some(ctx.len());
             if let Some(enc) = encoding {
@@ -108,14 +118,19 @@ pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> Sess
             stats.messages = Some(0);
             stats.tokens = encoding.map(|_| 0);
         }
-        Err(e) if e.is_not_found() && record.is_readable() => {
-            // A session the agent has not written a conversation for yet.
-            stats.messages = Some(0);
-            stats.tokens = encoding.map(|_| 0);
-        }
         Err(e) => stats.error = Some(e.to_string()),
     }
     stats
+}
+
+/// True when `dir` holds a visible file: conversation data without a
+/// session.json is still data, so it is reported rather than taken as empty.
+pub fn has_visible_files(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| !e.file_name().to_string_lossy().starts_with('.'))
+    })
 }
 
 /// Effective token counts of every message of `ctx`, in order. Large

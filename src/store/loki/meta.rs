@@ -24,6 +24,12 @@ impl Meta {
         for key in ["created_at", "last_used_at"] {
             match raw.get(key) {
                 Some(v) if finite_number(v).is_some() => {}
+                Some(v) if v.is_number() => {
+                    return Err(StoreError::shape(
+                        path,
+                        format!("{key:?} is {v}, out of range for a time in seconds"),
+                    ));
+                }
                 Some(v) => {
                     return Err(StoreError::shape(
                         path,

@@ -17,6 +17,11 @@ pub fn start(model: &mut Model, action: Action) -> Vec<Effect> {
     let Some(loaded) = &v.loaded else {
         return Vec::new();
     };
+    if let Some(error) = &v.record.error {
+        let text = format!("this session is damaged, so it is left as it is: {error}");
+        complain(model, text);
+        return Vec::new();
+    }
     let kind = if action == Action::TrimBudget {
         TrimKind::Budget
     } else {

@@ -109,7 +109,11 @@ fn session_row<'a>(row: &'a SessionRow, query: &str, now: f64, theme: Theme) -> 
             ),
         ]);
     }
-    let name = highlighted(&r.name, query, theme);
+    let mut name = highlighted(&r.name, query, theme);
+    if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
+        // The meta is fine but the conversation is not: say so on the row.
+        name.spans.insert(0, Span::styled("⚠ ", theme.error()));
+    }
     let (messages, tokens, size) = match &row.stats {
         Some(s) => (
             s.messages.map_or("?".into(), |m| m.to_string()),
