@@ -55,4 +55,24 @@ mod tests {
         assert!(super::argv("echo 'unbalanced", "a", "b", "c").is_err());
         assert!(super::argv("   ", "a", "b", "c").is_err());
     }
+
+    #[test]
+    fn a_real_command_gets_the_value_as_one_inert_argument() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let evil = format!(
+            "x; touch {0}/pwned $(touch {0}/pwned2) `touch {0}/pwned3`",
+            dir.path().display()
+        );
+        let template = format!("sh -c 'printf %s \"$1\" > {}' sh {{id}}", out.display());
+        let argv = argv(&template, &evil, "/w", "/p").unwrap();
+        assert_eq!(run(&argv).unwrap(), 0);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), evil);
+        for name in ["pwned", "pwned2", "pwned3"] {
+            assert!(
+                !dir.path().join(name).exists(),
+                "{name} was created: injection"
+            );
+        }
+    }
 }
