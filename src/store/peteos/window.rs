@@ -33,12 +33,12 @@ pub fn rolling_sequence_window(ctx: &Context, count: usize) -> Result<Option<Kep
     }
     let entries = sequenced_non_special(ctx, &specials);
     // Python's entries[-count]: -0 is index 0.
-    let pick = if count == 0 {
+    let first = if count == 0 {
         Some(0)
     } else {
         entries.len().checked_sub(count)
     };
-    let Some(lo) = pick.and_then(|i| entries.get(i)).map(|(seq, _)| *seq) else {
+    let Some(first) = first.filter(|&i| i < entries.len()) else {
         return Err(StoreError::shape(
             ctx.path(),
             format!(
@@ -47,12 +47,29 @@ pub fn rolling_sequence_window(ctx: &Context, count: usize) -> Result<Option<Kep
             ),
         ));
     };
+    Ok(Some(with_specials(
+        newest_from(ctx, &entries, first),
+        &specials,
+    )))
+}
+
+/// The entries from `first` on, among those below the mutation counter.
+///
+/// peteos selects by sequence range (`seq >= entries[first].seq`), which is
+/// the same set when sequence numbers are unique, as peteos writes them. On
+/// damaged data with repeated numbers the range could take more messages
+/// than were counted; taking the entries themselves keeps a trim within
+/// what was asked.
+fn newest_from<'a>(
+    ctx: &Context,
+    entries: &'a [(i64, usize)],
+    first: usize,
+) -> impl Iterator<Item = usize> + 'a {
     let hi = ctx.mutation_counter();
-    let selected = entries
+    entries[first..]
         .iter()
-        .filter(|(seq, _)| lo <= *seq && *seq < hi)
-        .map(|(_, i)| *i);
-    Ok(Some(with_specials(selected, &specials)))
+        .filter(move |(seq, _)| *seq < hi)
+        .map(|(_, i)| *i)
 }
 
 /// `rolling_token_window(max_tokens)`: keep the newest non-special messages
@@ -79,15 +96,9 @@ pub fn rolling_token_window(ctx: &Context, counts: &[u64], max_tokens: u64) -> O
         running += counts[*i];
         kept += 1;
     }
-    let hi = ctx.mutation_counter();
-    let start_seq = if kept == 0 {
-        hi
-    } else {
-        entries[entries.len() - kept].0
-    };
-    let selected: Vec<(i64, usize)> = entries
-        .into_iter()
-        .filter(|(seq, _)| start_seq <= *seq && *seq < hi)
+    let first = entries.len() - kept;
+    let selected: Vec<(i64, usize)> = newest_from(ctx, &entries, first)
+        .map(|i| (ctx.message(i).and_then(|m| m.sequence()).unwrap_or(0), i))
         .collect();
     let selected = strip_dangling_tool_results(ctx, selected);
     Some(with_specials(selected.into_iter(), &specials))
@@ -164,6 +175,21 @@ mod tests {
         assert_eq!(rolling_token_window(&c, &counts, 50), None);
         assert_eq!(rolling_token_window(&c, &counts, 29), Some(vec![3, 4]));
         assert_eq!(rolling_token_window(&c, &counts, 5), Some(vec![]));
+    }
+
+    #[test]
+    fn repeated_sequence_numbers_never_take_more_than_counted() {
+        // Found by the fuzzer: peteos's sequence range would keep 4 here.
+        let c = ctx(vec![
+            m(3, json!([])),
+            m(4, json!([])),
+            m(4, json!([])),
+            m(5, json!([])),
+        ]);
+        let counts = [10, 10, 10, 10];
+        let kept = rolling_token_window(&c, &counts, 25).unwrap();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(rolling_sequence_window(&c, 2).unwrap(), Some(vec![2, 3]));
     }
 
     #[test]
