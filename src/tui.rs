@@ -5,6 +5,7 @@
 pub mod effect;
 pub mod headless;
 pub mod keymap;
+pub mod live;
 pub mod matcher;
 pub mod model;
 pub mod msg;

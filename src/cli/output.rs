@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 /// Prints `value` as pretty JSON and a newline.
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
+    // Stdout is line-buffered; a big listing would cost a write per line.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, value)
         .map_err(|e| CliError::from(std::io::Error::from(e)))?;
     writeln!(out)?;

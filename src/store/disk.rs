@@ -42,6 +42,51 @@ pub fn tree_facts(dir: &Path) -> Result<TreeFacts> {
     Ok(facts)
 }
 
+/// Bytes the files under `dir` occupy (allocated blocks), without following
+/// symlinks. Cheaper than [`tree_facts`], which a purge uses because it also
+/// finds mount points: directories are opened relative to their parent,
+/// their types come from the listing itself, and only files are looked up,
+/// so a small session costs a few dozen system calls.
+pub fn file_bytes(dir: &Path) -> u64 {
+    use rustix::fs::{AtFlags, CWD, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let Ok(top) = rustix::fs::openat(CWD, dir, flags, Mode::empty()) else {
+        return 0;
+    };
+    let mut bytes = 0;
+    let mut stack = vec![top];
+    while let Some(fd) = stack.pop() {
+        let Ok(mut listing) = rustix::fs::Dir::new(fd) else {
+            continue;
+        };
+        let mut children = Vec::new();
+        let mut files = Vec::new();
+        while let Some(Ok(entry)) = listing.read() {
+            let name = entry.file_name();
+            if name.to_bytes() == b"." || name.to_bytes() == b".." {
+                continue;
+            }
+            match entry.file_type() {
+                rustix::fs::FileType::Directory => children.push(name.to_owned()),
+                rustix::fs::FileType::RegularFile => files.push(name.to_owned()),
+                _ => {}
+            }
+        }
+        let Ok(parent) = listing.fd() else { continue };
+        for name in files {
+            if let Ok(st) = rustix::fs::statat(parent, &name, AtFlags::SYMLINK_NOFOLLOW) {
+                bytes += st.st_blocks as u64 * 512;
+            }
+        }
+        for name in children {
+            if let Ok(child) = rustix::fs::openat(parent, &name, flags, Mode::empty()) {
+                stack.push(child);
+            }
+        }
+    }
+    bytes
+}
+
 /// The effective uid of this process.
 pub fn current_uid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -95,6 +140,20 @@ fn passwd_name(uid: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_bytes_counts_files_and_skips_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("big"), vec![1u8; 1 << 20]).unwrap();
+        fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        fs::write(dir.path().join("a/b/f"), vec![1u8; 10_000]).unwrap();
+        fs::write(dir.path().join("g"), vec![1u8; 5_000]).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+        let bytes = file_bytes(dir.path());
+        assert!((15_000..(1 << 20)).contains(&bytes), "{bytes}");
+        assert_eq!(file_bytes(&dir.path().join("missing")), 0);
+    }
 
     #[test]
     fn sizes_add_up_and_symlinks_are_not_followed() {

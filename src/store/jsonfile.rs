@@ -31,9 +31,28 @@ pub fn read_no_follow(path: &Path) -> Result<Vec<u8>> {
             },
             _ => StoreError::io("read", path, e),
         })?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).ctx("read", path)?;
-    Ok(bytes)
+    read_all(&mut file).ctx("read", path)
+}
+
+/// Reads a regular file to its end with as few system calls as possible:
+/// a short read means the end was reached, so a small file costs one read
+/// (listing 100,000 sessions reads a few small files each).
+fn read_all(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; 16 * 1024];
+    let mut len = 0;
+    loop {
+        let n = match file.read(&mut bytes[len..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        len += n;
+        if n == 0 || len < bytes.len() {
+            bytes.truncate(len);
+            return Ok(bytes);
+        }
+        bytes.resize(bytes.len() * 2, 0);
+    }
 }
 
 /// Parses bytes that came from `path` as a JSON object.

@@ -2,6 +2,7 @@
 
 mod assemble;
 mod context;
+pub mod count;
 mod fork;
 pub mod ids;
 mod message;

@@ -2,7 +2,7 @@
 
 use crate::store::disk;
 use crate::store::error::Result;
-use crate::store::peteos::{Context, Session};
+use crate::store::peteos::{Context, Session, count};
 use crate::store::tokens::{self, Encoding};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -87,7 +87,7 @@ pub struct SessionStats {
 /// Gathers [`SessionStats`] for a record; `encoding` also counts tokens.
 pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionStats {
     let mut stats = SessionStats {
-        bytes: disk::tree_facts(&record.path).map_or(0, |f| f.bytes),
+        bytes: disk::file_bytes(&record.path),
         ..SessionStats::default()
     };
     let session = match Session::load(&record.conversation_dir) {
@@ -104,6 +104,20 @@ pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> Sess
         }
     };
     stats.is_active = session.is_active();
+    if encoding.is_none() {
+        // Only the count is needed: read the end of the file, not all of it.
+        let count = match session.active_context_id() {
+            None => Ok(0),
+            Some(id) => session
+                .context_path(id)
+                .and_then(|p| count::message_count(&p)),
+        };
+        match count {
+            Ok(n) => stats.messages = Some(n),
+            Err(e) => stats.error = Some(e.to_string()),
+        }
+        return stats;
+    }
     match session.active_context() {
         Ok(Some(ctx)) => {
             stats.messages = Some(ctx.len());

@@ -65,7 +65,13 @@ impl LokiStore {
             let parts: Vec<Vec<SessionRecord>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = chunk
                     .chunks(BATCH)
-                    .map(|part| scope.spawn(move || part.iter().map(|n| self.record(n)).collect()))
+                    .map(|part| {
+                        scope.spawn(move || {
+                            part.iter()
+                                .map(|(n, kind)| self.record_of_kind(n, *kind))
+                                .collect()
+                        })
+                    })
                     .collect();
                 handles
                     .into_iter()
@@ -80,7 +86,7 @@ impl LokiStore {
     }
 
     /// Names in the session folder, hidden ones (our temp files) left out.
-    fn entry_names(&self) -> Result<Vec<String>> {
+    fn entry_names(&self) -> Result<Vec<(String, Option<fs::FileType>)>> {
         let dir = self.layout.sessions_dir();
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,
@@ -92,7 +98,8 @@ impl LokiStore {
             let entry = entry.ctx("list sessions in", &dir)?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if !name.starts_with('.') {
-                names.push(name);
+                // The listing already says what each entry is: no lookup needed.
+                names.push((name, entry.file_type().ok()));
             }
         }
         Ok(names)
@@ -100,16 +107,25 @@ impl LokiStore {
 
     /// The record of the entry `name` in the session folder, damaged or not.
     pub fn record(&self, name: &str) -> SessionRecord {
+        self.record_of_kind(name, None)
+    }
+
+    /// [`LokiStore::record`] when the entry's type is already known.
+    fn record_of_kind(&self, name: &str, kind: Option<fs::FileType>) -> SessionRecord {
         let dir = self.layout.sessions_dir().join(name);
         if let Err(e) = check_id(name) {
             let memory = SessionPaths::new(&dir).memory();
             return SessionRecord::damaged(name, dir, memory, self.layout.user(), e.to_string());
         }
-        LokiStore::record_at(&dir, self.layout.user())
+        LokiStore::record_at_kind(&dir, self.layout.user(), kind)
     }
 
     /// The record of the Loki session directory `dir`, damaged or not.
     pub fn record_at(dir: &Path, user: &str) -> SessionRecord {
+        LokiStore::record_at_kind(dir, user, None)
+    }
+
+    fn record_at_kind(dir: &Path, user: &str, kind: Option<fs::FileType>) -> SessionRecord {
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -118,8 +134,12 @@ impl LokiStore {
         let damaged = |why: String| {
             SessionRecord::damaged(&name, dir.to_path_buf(), paths.memory(), user, why)
         };
-        match fs::symlink_metadata(dir) {
-            Ok(m) if m.file_type().is_symlink() => {
+        let kind = match kind {
+            Some(kind) => Ok(kind),
+            None => fs::symlink_metadata(dir).map(|m| m.file_type()),
+        };
+        match kind {
+            Ok(m) if m.is_symlink() => {
                 return damaged(format!(
                     "{} is a symbolic link; not followed",
                     dir.display()

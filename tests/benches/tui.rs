@@ -1,0 +1,398 @@
+//! The UI and store figures of the performance table, measured through the
+//! real runtime (keymap, update, worker and matcher threads) on a virtual
+//! screen, on generated stores.
+//!
+//!   cargo bench --bench tui
+//!
+//! Stores: LOKI_BENCH_10K and LOKI_BENCH_100K name roots made by
+//! `loki-sessions demo` (user `bench`); without them they are generated in a
+//! temporary directory first. scripts/bench.sh sets them and also runs the
+//! whole-process comparisons. Results are printed and written as JSON to
+//! target/bench-tui.json.
+
+use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::demo::{self, DemoSpec};
+use loki_sessions::store::peteos::{Session, ids};
+use loki_sessions::store::record::message_counts;
+use loki_sessions::store::tokens::{self, Encoding};
+use loki_sessions::store::{LokiStore, PurgePolicy, SessionSource};
+use loki_sessions::tui::live::Live;
+use loki_sessions::tui::model::{Mode, Settings};
+use loki_sessions::tui::msg::Action;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const USER: &str = "bench";
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn settings() -> Settings {
+    Settings {
+        encoding: Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: PurgePolicy::default(),
+        loki: true,
+    }
+}
+
+fn store_root(
+    var: &str,
+    sessions: usize,
+    messages: usize,
+    big: usize,
+    keep: &mut Vec<tempfile::TempDir>,
+) -> PathBuf {
+    if let Some(root) = std::env::var_os(var) {
+        return PathBuf::from(root);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    eprintln!(
+        "generating {sessions} sessions in {} …",
+        dir.path().display()
+    );
+    let spec = DemoSpec {
+        sessions,
+        messages,
+        big_context: big,
+        seed: 42,
+        user: USER.into(),
+        now: ids::now_seconds(),
+        extras: false,
+    };
+    demo::generate(dir.path(), &spec, &|_| {}).unwrap();
+    let root = dir.path().to_path_buf();
+    keep.push(dir);
+    root
+}
+
+fn source(root: &Path) -> SessionSource {
+    SessionSource::Loki(LokiStore::open(root, USER).unwrap())
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort();
+    samples[((samples.len() - 1) as f64 * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Start to the first frame that shows rows, median of `runs`.
+fn first_frame(root: &Path, runs: usize) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let started = Instant::now();
+            let mut live = Live::open(source(root), settings(), 120, 40);
+            live.run_until(LIMIT, |m| !m.list.visible.is_empty())
+                .expect("rows appear");
+            started.elapsed()
+        })
+        .collect();
+    percentile(&mut times, 0.5)
+}
+
+fn scanned(root: &Path) -> Live {
+    let mut live = Live::open(source(root), settings(), 120, 40);
+    live.run_until(LIMIT, |m| {
+        !m.list.scanning && m.list.visible.len() == m.list.rows.len() && !m.list.rows.is_empty()
+    })
+    .expect("the scan ends");
+    live
+}
+
+/// Keystroke to the frame showing the filtered list, for every key of some
+/// realistic queries.
+fn keystrokes(root: &Path) -> (Vec<Duration>, Duration) {
+    let mut live = scanned(root);
+    live.longest_turn = Duration::ZERO;
+    let mut samples = Vec::new();
+    for query in [
+        "fix login bug",
+        "pagination",
+        "docker image",
+        "zz",
+        "upgrade react",
+        "東京",
+    ] {
+        let mut typed = String::new();
+        for c in query.chars() {
+            typed.push(c);
+            live.key(KeyCode::Char(c), KeyModifiers::NONE);
+            let want = typed.clone();
+            samples.push(
+                live.run_until(LIMIT, |m| m.list.visible_query == want)
+                    .expect("filtered"),
+            );
+        }
+        live.key(KeyCode::Char('u'), KeyModifiers::CONTROL);
+        live.run_until(LIMIT, |m| m.list.visible_query.is_empty())
+            .expect("cleared");
+    }
+    (samples, live.longest_turn)
+}
+
+struct Opened {
+    first_frame: Duration,
+    all_counts: Duration,
+    key_latency_max: Duration,
+    keys_during_count: usize,
+    trim_step: Vec<Duration>,
+    messages: usize,
+}
+
+/// Opening the long session: first frame, all counts (keys pressed meanwhile
+/// must answer), then a trim adjusted step by step.
+fn open_big(root: &Path, big_id: &str) -> Opened {
+    let mut live = scanned(root);
+    for c in big_id.chars().take(18) {
+        live.key(KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    let prefix: String = big_id.chars().take(18).collect();
+    live.run_until(LIMIT, |m| {
+        m.list.visible_query == prefix && m.selected_row().is_some_and(|r| r.record.id == big_id)
+    })
+    .expect("the long session is selected");
+    let started = Instant::now();
+    live.key(KeyCode::Tab, KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| {
+        m.viewer.as_ref().is_some_and(|v| v.loaded.is_some())
+    })
+    .expect("opens");
+    let first_frame = started.elapsed();
+    let messages = live
+        .model
+        .viewer
+        .as_ref()
+        .unwrap()
+        .loaded
+        .as_ref()
+        .unwrap()
+        .rows
+        .len();
+    // Keys while counting: each must be handled at once.
+    let mut key_latency_max = Duration::ZERO;
+    let mut keys_during_count = 0;
+    let complete = |m: &loki_sessions::tui::model::Model| {
+        m.viewer
+            .as_ref()
+            .and_then(|v| v.complete_counts(Encoding::Cl100kBase))
+            .is_some()
+    };
+    while !complete(&live.model) {
+        let before = live.model.viewer.as_ref().unwrap().selected;
+        let sent = Instant::now();
+        live.key(KeyCode::Up, KeyModifiers::NONE);
+        live.run_until(LIMIT, |m| {
+            m.viewer.as_ref().is_some_and(|v| v.selected != before)
+        })
+        .expect("key handled");
+        key_latency_max = key_latency_max.max(sent.elapsed());
+        keys_during_count += 1;
+        live.run_until(Duration::from_millis(30), |_| false);
+    }
+    let all_counts = started.elapsed();
+    // Trim by budget, adjusted step by step: preview after each change.
+    live.key(KeyCode::Char('b'), KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| {
+        m.viewer
+            .as_ref()
+            .is_some_and(|v| v.trim.as_ref().is_some_and(|t| t.plan.is_some()))
+    })
+    .unwrap();
+    let mut trim_step = Vec::new();
+    for step in 0..60 {
+        let model = &mut live.model;
+        let action = if step % 2 == 0 {
+            Action::Less
+        } else {
+            Action::More
+        };
+        let t = Instant::now();
+        let effects =
+            loki_sessions::tui::update::update(model, loki_sessions::tui::msg::Msg::Action(action));
+        trim_step.push(t.elapsed());
+        assert!(effects.is_empty());
+        assert!(
+            model
+                .viewer
+                .as_ref()
+                .unwrap()
+                .trim
+                .as_ref()
+                .unwrap()
+                .plan
+                .is_some()
+        );
+    }
+    Opened {
+        first_frame,
+        all_counts,
+        key_latency_max,
+        keys_during_count,
+        trim_step,
+        messages,
+    }
+}
+
+/// Token counting throughput on the long context: one thread, and the
+/// parallel path the viewer and trim use.
+fn counting(root: &Path, big_id: &str) -> (f64, f64, u64) {
+    let memory = root
+        .join("users")
+        .join(USER)
+        .join("session")
+        .join(big_id)
+        .join("memory");
+    let session = Session::load(&memory).unwrap();
+    let ctx = session.active_context().unwrap().unwrap();
+    let texts: Vec<String> = ctx.messages().map(|m| tokens::message_text(&m)).collect();
+    tokens::tokenizer(Encoding::Cl100kBase).unwrap();
+    let mut best_single = f64::MAX;
+    let mut total = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        total = texts
+            .iter()
+            .map(|s| tokens::count_text(s, Encoding::Cl100kBase).unwrap())
+            .sum::<u64>();
+        best_single = best_single.min(t.elapsed().as_secs_f64());
+    }
+    let mut best_parallel = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let counts = message_counts(&ctx, Encoding::Cl100kBase).unwrap();
+        assert_eq!(counts.iter().sum::<u64>(), total);
+        best_parallel = best_parallel.min(t.elapsed().as_secs_f64());
+    }
+    (
+        total as f64 / best_single,
+        total as f64 / best_parallel,
+        total,
+    )
+}
+
+struct Purged {
+    removed: usize,
+    took: Duration,
+    progress_updates: usize,
+    key_latency_max: Duration,
+    kept_intact: bool,
+}
+
+/// A purge of 10,000 sessions through the UI: progress, keys answered,
+/// nothing lost that the plan kept.
+fn purge(sessions: usize) -> Purged {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = DemoSpec {
+        sessions,
+        messages: 4,
+        big_context: 0,
+        seed: 7,
+        user: USER.into(),
+        now: ids::now_seconds(),
+        extras: false,
+    };
+    demo::generate(dir.path(), &spec, &|_| {}).unwrap();
+    let mut live = scanned(dir.path());
+    live.key(KeyCode::Char('g'), KeyModifiers::CONTROL);
+    live.run_until(LIMIT, |m| m.purge.plan.is_some())
+        .expect("planned");
+    // Keep 100: everything else goes.
+    let plan = live.model.purge.plan.clone().unwrap();
+    let kept: Vec<PathBuf> = plan
+        .kept()
+        .map(|e| e.candidate.record.path.clone())
+        .collect();
+    let removals = plan.removals().count();
+    live.key(KeyCode::Char('y'), KeyModifiers::NONE);
+    live.key(KeyCode::Char('y'), KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| m.purge.applying.is_some())
+        .expect("started");
+    let started = Instant::now();
+    let mut progress_updates = 0;
+    let mut last = None;
+    let mut key_latency_max = Duration::ZERO;
+    while live.model.purge.applying.is_some() {
+        if live.model.purge.applying != last {
+            progress_updates += 1;
+            last = live.model.purge.applying;
+        }
+        // The help overlay opens and closes: keys answer while deleting.
+        let sent = Instant::now();
+        live.key(KeyCode::F(1), KeyModifiers::NONE);
+        live.run_until(LIMIT, |m| m.overlay.is_some() || m.purge.applying.is_none())
+            .unwrap();
+        live.key(KeyCode::Esc, KeyModifiers::NONE);
+        live.run_until(LIMIT, |m| m.overlay.is_none()).unwrap();
+        key_latency_max = key_latency_max.max(sent.elapsed() / 2);
+        live.run_until(Duration::from_millis(20), |_| false);
+    }
+    let took = started.elapsed();
+    assert_eq!(live.model.mode, Mode::Purge);
+    let kept_intact = kept.iter().all(|p| p.join("meta.json").is_file());
+    Purged {
+        removed: removals,
+        took,
+        progress_updates,
+        key_latency_max,
+        kept_intact,
+    }
+}
+
+fn main() {
+    let mut temps = Vec::new();
+    let root10k = store_root("LOKI_BENCH_10K", 10_000, 12, 10_000, &mut temps);
+    let root100k = store_root("LOKI_BENCH_100K", 100_000, 6, 0, &mut temps);
+    let big_id = {
+        let store = LokiStore::open(&root10k, USER).unwrap();
+        let records = store.list().unwrap();
+        // The long session is the biggest one on disk.
+        records
+            .iter()
+            .max_by_key(|r| loki_sessions::store::disk::tree_facts(&r.path).map_or(0, |f| f.bytes))
+            .unwrap()
+            .id
+            .clone()
+    };
+
+    let first100k = first_frame(&root100k, 5);
+    let first10k = first_frame(&root10k, 5);
+    let (mut keys10k, turn10k) = keystrokes(&root10k);
+    let (mut keys100k, turn100k) = keystrokes(&root100k);
+    let opened = open_big(&root10k, &big_id);
+    let (single, parallel, tokens_total) = counting(&root10k, &big_id);
+    let purged = purge(10_000);
+    let mut trim = opened.trim_step.clone();
+
+    let results = json!({
+        "first_frame_100k_ms": ms(first100k),
+        "first_frame_10k_ms": ms(first10k),
+        "keystroke_10k_p50_ms": ms(percentile(&mut keys10k, 0.5)),
+        "keystroke_10k_p95_ms": ms(percentile(&mut keys10k, 0.95)),
+        "keystroke_10k_max_ms": ms(percentile(&mut keys10k, 1.0)),
+        "keystroke_100k_p50_ms": ms(percentile(&mut keys100k, 0.5)),
+        "keystroke_100k_p95_ms": ms(percentile(&mut keys100k, 0.95)),
+        "keystroke_100k_max_ms": ms(percentile(&mut keys100k, 1.0)),
+        "loop_longest_turn_10k_ms": ms(turn10k),
+        "loop_longest_turn_100k_ms": ms(turn100k),
+        "open_10k_messages": opened.messages,
+        "open_first_frame_ms": ms(opened.first_frame),
+        "open_all_counts_ms": ms(opened.all_counts),
+        "open_keys_during_count": opened.keys_during_count,
+        "open_key_latency_max_ms": ms(opened.key_latency_max),
+        "trim_preview_p50_ms": ms(percentile(&mut trim, 0.5)),
+        "trim_preview_p95_ms": ms(percentile(&mut trim, 0.95)),
+        "count_tokens_total": tokens_total,
+        "count_tokens_per_s_single": single,
+        "count_tokens_per_s_parallel": parallel,
+        "purge_removed": purged.removed,
+        "purge_seconds": purged.took.as_secs_f64(),
+        "purge_progress_updates": purged.progress_updates,
+        "purge_key_latency_max_ms": ms(purged.key_latency_max),
+        "purge_kept_intact": purged.kept_intact,
+    });
+    println!("{}", serde_json::to_string_pretty(&results).unwrap());
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-tui.json");
+    let _ = std::fs::write(out, serde_json::to_vec_pretty(&results).unwrap());
+}
