@@ -70,7 +70,7 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
     let log = tmp.path().join("agent.log");
     let rounds = rounds();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agent_sim.py");
-    let mut agent = Command::new("python3")
+    let agent = Command::new("python3")
         .arg(script)
         .arg(&dir)
         .arg((rounds * 2).to_string())
