@@ -117,9 +117,12 @@ impl Headless {
                 Effect::ResetSearch => self.matcher.reset(),
                 Effect::Filter { req, query } => {
                     let rows = self.matcher.query(&query);
-                    let _ = self
-                        .sender
-                        .send(Incoming::Msg(Msg::Filtered { req, query, rows }));
+                    let _ = self.sender.send(Incoming::Msg(Msg::Filtered {
+                        req,
+                        query,
+                        rows,
+                        complete: true,
+                    }));
                 }
                 other => self.worker.run_now(other),
             }

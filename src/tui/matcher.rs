@@ -38,7 +38,12 @@ pub struct Matcher {
 
 /// Most characters of a first prompt that are searched (long prompts would
 /// cost time and rarely matter for finding a session).
-const PROMPT_CHARS: usize = 300;
+const PROMPT_CHARS: usize = 160;
+/// With more sessions than this, the most recent ones are ranked first and
+/// sent as a partial answer, so the screen answers a key at once.
+const FIRST_CHUNK: usize = 4_000;
+/// The rest is ranked in slices this big, checking for newer work between them.
+const LATER_CHUNK: usize = 4_000;
 
 impl Matcher {
     /// Adds or replaces sessions.
@@ -66,18 +71,42 @@ impl Matcher {
     /// Row indices for `query`: best score first, then most recent use;
     /// every session by recency for an empty query.
     pub fn query(&mut self, query: &str) -> Vec<usize> {
+        self.query_progressive(query, |_| true).unwrap_or_default()
+    }
+
+    /// [`Matcher::query`] for big stores: the most recent sessions are ranked
+    /// first and handed to `progress` as a partial answer; the rest follows in
+    /// slices, `progress(None)` being asked between them whether to go on
+    /// (false abandons the query: a newer one arrived). `None` if abandoned.
+    pub fn query_progressive(
+        &mut self,
+        query: &str,
+        mut progress: impl FnMut(Option<&[usize]>) -> bool,
+    ) -> Option<Vec<usize>> {
         let recency = self.recency().to_vec();
         if query.trim().is_empty() {
-            return recency;
+            return Some(recency);
         }
         // A longer query can only match a subset of what the shorter matched.
         let pool: Vec<usize> = match &self.last {
             Some((previous, rows)) if query.starts_with(previous.as_str()) => rows.clone(),
             _ => recency,
         };
-        let rows = score_all(&self.entries, &pool, query);
+        let split = pool.len().min(FIRST_CHUNK);
+        let (head, tail) = pool.split_at(split);
+        let mut scored = score_all(&self.entries, head, query);
+        if !tail.is_empty() && !progress(Some(&ranked(scored.clone()))) {
+            return None;
+        }
+        for slice in tail.chunks(LATER_CHUNK) {
+            scored.extend(score_all(&self.entries, slice, query));
+            if scored.len() < pool.len() && !progress(None) {
+                return None;
+            }
+        }
+        let rows = ranked(scored);
         self.last = Some((query.to_string(), rows.clone()));
-        rows
+        Some(rows)
     }
 
     fn recency(&mut self) -> &[usize] {
@@ -98,25 +127,39 @@ impl Matcher {
     }
 }
 
-/// Scores `pool` (in recency order) on all cores; a stable sort by score
-/// keeps recency order among equal scores.
-fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<usize> {
+/// Row indices by score, best first; the sort is stable, so among equal
+/// scores the pool's order (most recent use first) stays.
+fn ranked(mut scored: Vec<(i64, usize)>) -> Vec<usize> {
+    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+    scored.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Scores of the matching rows of `pool`, on all cores, in pool order.
+fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64, usize)> {
     let workers = if pool.len() > 4000 {
         std::thread::available_parallelism().map_or(2, |n| n.get())
     } else {
         1
     };
     let per = pool.len().div_ceil(workers).max(1);
-    let mut scored: Vec<(i64, usize)> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = pool
             .chunks(per)
             .map(|part| {
                 scope.spawn(move || {
-                    let matcher = SkimMatcherV2::default();
+                    // One character says little about relevance: score it the
+                    // linear way (its best place in the text) instead of the
+                    // full dynamic programme, which is for real queries.
+                    let matcher = if query.chars().count() == 1 {
+                        SkimMatcherV2::default().element_limit(1)
+                    } else {
+                        SkimMatcherV2::default()
+                    };
+                    let needle: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
                     part.iter()
                         .filter_map(|&i| {
                             let e = entries[i].as_ref()?;
-                            best_score(&matcher, e, query).map(|s| (s, i))
+                            best_score(&matcher, e, query, &needle).map(|s| (s, i))
                         })
                         .collect::<Vec<_>>()
                 })
@@ -126,16 +169,45 @@ fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<usiz
             .into_iter()
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
-    });
-    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
-    scored.into_iter().map(|(_, i)| i).collect()
+    })
 }
 
-fn best_score(matcher: &SkimMatcherV2, e: &Entry, query: &str) -> Option<i64> {
+fn best_score(matcher: &SkimMatcherV2, e: &Entry, query: &str, needle: &[char]) -> Option<i64> {
     [&e.name, &e.prompt, &e.id]
         .into_iter()
+        // Most fields cannot match at all; finding that out needs no allocation.
+        .filter(|field| contains_in_order(field, needle))
         .filter_map(|field| matcher.fuzzy_match(field, query))
         .max()
+}
+
+/// True when every char of `needle` (lower case) occurs in `hay` in order,
+/// ignoring case: a fuzzy match is impossible otherwise.
+fn contains_in_order(hay: &str, needle: &[char]) -> bool {
+    if needle.iter().all(char::is_ascii) {
+        // The common case, on bytes: a non-ASCII byte never equals an ASCII one.
+        let mut wanted = needle.iter().map(|c| *c as u8);
+        let Some(mut w) = wanted.next() else {
+            return true;
+        };
+        for b in hay.bytes() {
+            if b.to_ascii_lowercase() == w {
+                match wanted.next() {
+                    Some(next) => w = next,
+                    None => return true,
+                }
+            }
+        }
+        return false;
+    }
+    let mut wanted = needle.iter().peekable();
+    for c in hay.chars() {
+        let Some(&&w) = wanted.peek() else { break };
+        if c.to_lowercase().any(|l| l == w) {
+            wanted.next();
+        }
+    }
+    wanted.peek().is_none()
 }
 
 /// Positions (char indices) in `text` that `query` matched, for highlighting.
@@ -149,10 +221,19 @@ pub fn highlight(text: &str, query: &str) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-/// Runs the matcher until the UI goes away.
+/// Runs the matcher until the UI goes away. Only the newest query is
+/// answered; a query still being ranked is abandoned when work arrives.
 pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
     let mut matcher = Matcher::default();
-    while let Ok(first) = jobs.recv() {
+    let mut stashed: Option<MatcherJob> = None;
+    loop {
+        let first = match stashed.take() {
+            Some(job) => job,
+            None => match jobs.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            },
+        };
         let mut latest = None;
         for job in std::iter::once(first).chain(jobs.try_iter()) {
             match job {
@@ -161,9 +242,33 @@ pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
                 MatcherJob::Query { req, query } => latest = Some((req, query)),
             }
         }
-        if let Some((req, query)) = latest {
-            let rows = matcher.query(&query);
-            if replies.send(Msg::Filtered { req, query, rows }).is_err() {
+        let Some((req, query)) = latest else { continue };
+        let answer = matcher.query_progressive(&query, |rows| {
+            if let Some(rows) = rows {
+                let partial = Msg::Filtered {
+                    req,
+                    query: query.clone(),
+                    rows: rows.to_vec(),
+                    complete: false,
+                };
+                let _ = replies.send(partial);
+            }
+            match jobs.try_recv() {
+                Ok(job) => {
+                    stashed = Some(job);
+                    false
+                }
+                Err(_) => true,
+            }
+        });
+        if let Some(rows) = answer {
+            let done = Msg::Filtered {
+                req,
+                query,
+                rows,
+                complete: true,
+            };
+            if replies.send(done).is_err() {
                 return;
             }
         }
@@ -212,5 +317,8 @@ mod tests {
         assert_eq!(m.query("b2"), vec![1], "ids are searched");
         assert_eq!(m.query("zzz"), Vec::<usize>::new());
         assert_eq!(highlight("fix-login-bug", "lgn"), vec![4, 6, 8]);
+        assert!(contains_in_order("Fix-Login", &['f', 'l', 'n']));
+        assert!(!contains_in_order("Fix-Login", &['n', 'f']));
+        assert!(contains_in_order("ÉTÉ", &['é']));
     }
 }

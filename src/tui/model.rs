@@ -57,6 +57,8 @@ pub struct SessionList {
     pub visible: Vec<usize>,
     /// The query `visible` answers (may lag behind `query` for a moment).
     pub visible_query: String,
+    /// False while `visible` ranks only the most recent sessions.
+    pub visible_complete: bool,
     /// Position of the cursor in `visible`.
     pub selected: usize,
     /// Last lines of the selected session's conversation, for the preview.

@@ -107,6 +107,8 @@ pub enum Msg {
         req: u64,
         query: String,
         rows: Vec<usize>,
+        /// False for a first answer ranking only the most recent sessions.
+        complete: bool,
     },
     /// Stats of some sessions, by row index.
     Stats {

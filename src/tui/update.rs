@@ -44,7 +44,12 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Effect> {
         }
         Msg::SessionsBatch { req, records } => list::on_batch(model, req, records),
         Msg::ScanDone { req, error } => list::on_scan_done(model, req, error),
-        Msg::Filtered { req, query, rows } => list::on_filtered(model, req, query, rows),
+        Msg::Filtered {
+            req,
+            query,
+            rows,
+            complete,
+        } => list::on_filtered(model, req, query, rows, complete),
         Msg::Stats { req, stats } => list::on_stats(model, req, stats),
         Msg::PreviewLoaded { req, preview } => list::on_preview(model, req, preview),
         Msg::Created { result } => list::on_created(model, result),

@@ -97,6 +97,8 @@ impl Worker {
                 rows,
                 encoding,
             } => {
+                // Sizes and token totals can wait; keys and the matcher cannot.
+                lower_priority();
                 for chunk in rows.chunks(8) {
                     let records: Vec<SessionRecord> =
                         chunk.iter().map(|(_, r)| r.clone()).collect();
@@ -261,6 +263,19 @@ impl Worker {
                 });
             }
         });
+    }
+}
+
+/// Lets the calling thread (and the threads it starts) run only when the
+/// cores are otherwise idle, so the UI and the matcher never wait for it.
+/// Linux schedules threads one by one; if SCHED_IDLE is refused, nice 19.
+fn lower_priority() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: both calls only change the scheduling of the calling thread.
+    unsafe {
+        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) != 0 {
+            libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+        }
     }
 }
 

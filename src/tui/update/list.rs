@@ -12,8 +12,9 @@ use crate::tui::msg::Action;
 use crate::tui::update::{complain, move_cursor, page, purge, say};
 use std::collections::HashMap;
 
-/// How many rows around the cursor get their stats gathered.
-const STATS_WINDOW: usize = 60;
+/// How many rows around the cursor get their stats gathered (a screenful
+/// either way).
+const STATS_WINDOW: usize = 40;
 
 /// Forgets the rows and reads the store again.
 pub fn rescan(model: &mut Model) -> Vec<Effect> {
@@ -75,10 +76,17 @@ pub fn refilter(model: &mut Model) -> Effect {
 }
 
 /// The matcher answered.
-pub fn on_filtered(model: &mut Model, req: u64, query: String, rows: Vec<usize>) -> Vec<Effect> {
+pub fn on_filtered(
+    model: &mut Model,
+    req: u64,
+    query: String,
+    rows: Vec<usize>,
+    complete: bool,
+) -> Vec<Effect> {
     if req != model.requests.filter {
         return Vec::new();
     }
+    model.list.visible_complete = complete;
     let keep_id = if query == model.list.visible_query {
         model.selected_row().map(|r| r.record.id.clone())
     } else {
@@ -143,6 +151,9 @@ pub fn after_move(model: &mut Model) -> Vec<Effect> {
                 record,
             });
         }
+    }
+    if !model.list.visible_complete && !model.list.visible_query.is_empty() {
+        return effects; // a partial ranking: stats wait for the final one
     }
     let from = model.list.selected.saturating_sub(STATS_WINDOW / 2);
     let wanted: Vec<(usize, SessionRecord)> = model

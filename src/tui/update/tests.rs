@@ -73,6 +73,7 @@ fn listed(loki: bool) -> Model {
             req: 1,
             query: String::new(),
             rows: vec![0, 1, 2],
+            complete: true,
         },
     );
     m
@@ -169,6 +170,7 @@ fn scan_batches_filter_and_stale_replies() {
             req: 0,
             query: "zz".into(),
             rows: vec![],
+            complete: true,
         },
     );
     assert_eq!(m.list.visible, vec![0, 1, 2]);
@@ -182,6 +184,7 @@ fn scan_batches_filter_and_stale_replies() {
             req: 2,
             query: "b".into(),
             rows: vec![1],
+            complete: true,
         },
     );
     assert_eq!(m.list.visible, vec![0, 1, 2], "superseded by req 3");
@@ -191,6 +194,7 @@ fn scan_batches_filter_and_stale_replies() {
             req: 3,
             query: "bx".into(),
             rows: vec![],
+            complete: true,
         },
     );
     assert!(m.list.visible.is_empty());
@@ -839,6 +843,7 @@ fn refresh_keeps_the_selection() {
             req,
             query: String::new(),
             rows: vec![0, 1],
+            complete: true,
         },
     );
     assert_eq!(m.selected_row().unwrap().record.id, "b");

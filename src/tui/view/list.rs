@@ -80,7 +80,13 @@ fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
             format::count(list.rows.len() as u64)
         )
     };
-    let scanning = if list.scanning { "  reading…" } else { "" };
+    let scanning = if list.scanning {
+        "  reading…"
+    } else if !list.visible_complete && !list.query.is_empty() {
+        "  ranking…"
+    } else {
+        ""
+    };
     spans.push(Span::styled(format!("   {count}{scanning}"), theme.dim()));
     if list.query.is_empty() {
         spans.push(Span::styled(
