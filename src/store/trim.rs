@@ -4,7 +4,8 @@ use crate::store::atomic;
 use crate::store::error::{Result, StoreError};
 use crate::store::jsonfile;
 use crate::store::lock::{self, SessionLock};
-use crate::store::peteos::{Context, Session, fork, ids, window};
+use crate::store::peteos::window::WindowIndex;
+use crate::store::peteos::{Context, Session, fork, ids};
 use crate::store::record::message_counts;
 use crate::store::tokens::Encoding;
 use serde_json::Value;
@@ -37,20 +38,37 @@ pub struct TrimPlan {
 
 /// Plans `request` on `ctx`, given the token count of each message.
 pub fn plan_trim(ctx: &Context, counts: &[u64], request: TrimRequest) -> Result<TrimPlan> {
+    plan_with_index(&WindowIndex::new(ctx), counts, request)
+}
+
+/// [`plan_trim`] on an index read beforehand (the viewer re-plans at every key).
+pub fn plan_with_index(
+    index: &WindowIndex,
+    counts: &[u64],
+    request: TrimRequest,
+) -> Result<TrimPlan> {
     let window = match request {
-        TrimRequest::KeepMessages(n) => window::rolling_sequence_window(ctx, n)?,
-        TrimRequest::MaxTokens(budget) => window::rolling_token_window(ctx, counts, budget),
+        TrimRequest::KeepMessages(n) => index.sequence_window(n)?,
+        TrimRequest::MaxTokens(budget) => index.token_window(counts, budget),
     };
     let tokens_before: u64 = counts.iter().sum();
-    let all: Vec<usize> = (0..ctx.len()).collect();
-    let kept = window.clone().unwrap_or_else(|| all.clone());
-    let dropped: Vec<usize> = all
-        .into_iter()
-        .filter(|i| kept.binary_search(i).is_err())
-        .collect();
+    let Some(kept) = window else {
+        return Ok(TrimPlan {
+            changed: false,
+            kept: (0..index.len()).collect(),
+            dropped: Vec::new(),
+            tokens_before,
+            tokens_after: tokens_before,
+        });
+    };
+    let mut keep_mask = vec![false; index.len()];
+    for &i in &kept {
+        keep_mask[i] = true;
+    }
+    let dropped: Vec<usize> = (0..index.len()).filter(|&i| !keep_mask[i]).collect();
     let tokens_after = kept.iter().map(|&i| counts[i]).sum();
     Ok(TrimPlan {
-        changed: window.is_some(),
+        changed: true,
         kept,
         dropped,
         tokens_before,

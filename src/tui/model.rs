@@ -1,6 +1,7 @@
 //! The whole state of the terminal UI. `update` changes it; `view` draws it.
 
-use crate::store::peteos::{Context, Special};
+use crate::store::peteos::Context;
+use crate::store::peteos::window::WindowIndex;
 use crate::store::purge_apply::PurgeReport;
 use crate::store::purge_plan::{Candidate, PurgePlan, PurgePolicy};
 use crate::store::record::{SessionRecord, SessionStats};
@@ -74,21 +75,6 @@ pub struct Preview {
     pub last_messages: Result<Vec<(String, String)>, String>,
 }
 
-/// One message as the viewer shows it (computed once, off the UI thread).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MessageRow {
-    /// Message id.
-    pub id: String,
-    /// Role.
-    pub role: String,
-    /// System prompt or tool definitions.
-    pub special: Option<Special>,
-    /// A one-line rendering (cut for the list).
-    pub line: String,
-    /// The full text, parts on their own lines.
-    pub full: String,
-}
-
 /// A context of the session, for the forks list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContextInfo {
@@ -102,15 +88,28 @@ pub struct ContextInfo {
     pub error: Option<String>,
 }
 
-/// A loaded conversation.
+/// A loaded conversation. Messages are rendered when they are on screen,
+/// so a context of any length is ready as soon as it is parsed.
 #[derive(Clone, Debug)]
 pub struct Loaded {
     /// The active context.
     pub context: Arc<Context>,
-    /// Its messages, prepared for display.
-    pub rows: Arc<Vec<MessageRow>>,
+    /// What trims need of it, read once.
+    pub window: Arc<WindowIndex>,
     /// Every context of the session.
     pub contexts: Vec<ContextInfo>,
+}
+
+impl Loaded {
+    /// Number of messages.
+    pub fn len(&self) -> usize {
+        self.context.len()
+    }
+
+    /// True when the context holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.context.is_empty()
+    }
 }
 
 /// How a trim is measured.

@@ -1,7 +1,7 @@
 //! Performs effects off the UI thread and reports back as `Msg`s.
 
-use crate::format;
-use crate::store::peteos::{Context, Part, Session};
+use crate::store::peteos::window::WindowIndex;
+use crate::store::peteos::{Context, Session, count};
 use crate::store::purge_apply::{self, PurgeReport};
 use crate::store::purge_plan::PurgePlan;
 use crate::store::record::{SessionRecord, gather_stats};
@@ -9,12 +9,15 @@ use crate::store::tokens::{self, Encoding};
 use crate::store::{SessionSource, trim};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
-use crate::tui::model::{ContextInfo, Loaded, MessageRow, Preview};
+use crate::tui::model::{ContextInfo, Loaded, Preview};
 use crate::tui::msg::Msg;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::thread;
+
+/// Characters of a message shown in the preview.
+const LINE_CHARS: usize = 300;
 
 /// How many messages are counted before their counts are sent.
 const COUNT_CHUNK: usize = 200;
@@ -216,6 +219,8 @@ impl Worker {
     /// Counts every message on all cores, sending counts chunk by chunk;
     /// stops when a newer conversation request superseded this one.
     fn count(&self, req: u64, context: &Context, encoding: Encoding) {
+        // The counts fill in as they come; drawing and keys go first.
+        be_polite();
         if let Err(e) = tokens::tokenizer(encoding) {
             self.send(Msg::CountFailed {
                 req,
@@ -279,6 +284,15 @@ fn lower_priority() {
     }
 }
 
+/// Lowers the calling thread's priority a little (nice 10): it still uses
+/// every idle core, but the UI thread wins when both want one.
+fn be_polite() {
+    // SAFETY: setpriority on the calling thread (who = 0) only changes its nice value.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
 /// The session's active context prepared for display, and its contexts.
 pub fn load_conversation(record: &SessionRecord) -> Result<Loaded, String> {
     let session = Session::load(&record.conversation_dir).map_err(|e| e.to_string())?;
@@ -286,63 +300,43 @@ pub fn load_conversation(record: &SessionRecord) -> Result<Loaded, String> {
         .active_context()
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("{} has no active context", session.session_path().display()))?;
-    let rows = message_rows(&context);
     let contexts = session
         .context_ids()
         .unwrap_or_default()
         .into_iter()
-        .map(|id| match session.load_context(&id) {
-            Ok(c) => ContextInfo {
-                messages: Some(c.len()),
-                origin: c.origin_context_id().map(str::to_string),
-                error: None,
-                id,
-            },
-            Err(e) => ContextInfo {
-                messages: None,
-                origin: None,
-                error: Some(e.to_string()),
-                id,
-            },
+        .map(|id| {
+            // The active one is loaded already; the others are only summed up.
+            let summary = if id == context.id() {
+                Ok((
+                    context.len(),
+                    context.origin_context_id().map(str::to_string),
+                ))
+            } else {
+                session
+                    .context_path(&id)
+                    .and_then(|p| count::context_summary(&p))
+            };
+            match summary {
+                Ok((messages, origin)) => ContextInfo {
+                    messages: Some(messages),
+                    origin,
+                    error: None,
+                    id,
+                },
+                Err(e) => ContextInfo {
+                    messages: None,
+                    origin: None,
+                    error: Some(e.to_string()),
+                    id,
+                },
+            }
         })
         .collect();
     Ok(Loaded {
+        window: Arc::new(WindowIndex::new(&context)),
         context: Arc::new(context),
-        rows: Arc::new(rows),
         contexts,
     })
-}
-
-/// Display rows of every message.
-pub fn message_rows(context: &Context) -> Vec<MessageRow> {
-    context
-        .messages()
-        .enumerate()
-        .map(|(i, m)| MessageRow {
-            id: m.id().to_string(),
-            role: m.role().to_string(),
-            special: context.special_at(i),
-            line: format::truncate(&m.one_line(), 400),
-            full: full_text(&m.parts()),
-        })
-        .collect()
-}
-
-/// The parts of a message, each on its own lines, media as placeholders.
-pub fn full_text(parts: &[Part<'_>]) -> String {
-    parts
-        .iter()
-        .map(|p| match p {
-            Part::Text(t) => (*t).to_string(),
-            Part::Thinking(t) => format!("[thinking]\n{t}"),
-            Part::ToolResult { .. } | Part::ToolUse { .. } => {
-                let summary = p.summary();
-                summary.replacen("] ", "]\n", 1)
-            }
-            other => other.summary(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
 }
 
 pub fn last_messages(record: &SessionRecord, n: usize) -> Result<Vec<(String, String)>, String> {
@@ -354,6 +348,6 @@ pub fn last_messages(record: &SessionRecord, n: usize) -> Result<Vec<(String, St
     Ok(context
         .messages()
         .skip(skip)
-        .map(|m| (m.role().to_string(), format::truncate(&m.one_line(), 300)))
+        .map(|m| (m.role().to_string(), m.one_line_limited(LINE_CHARS)))
         .collect())
 }

@@ -164,6 +164,12 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
         m.list.visible_query == prefix && m.selected_row().is_some_and(|r| r.record.id == big_id)
     })
     .expect("the long session is selected");
+    // Let the list settle (its preview of the long session loads too).
+    live.run_until(LIMIT, |m| {
+        m.list.preview.as_ref().is_some_and(|p| p.id == big_id)
+    })
+    .expect("preview");
+    live.run_until(Duration::from_millis(300), |_| false);
     let started = Instant::now();
     live.key(KeyCode::Tab, KeyModifiers::NONE);
     live.run_until(LIMIT, |m| {
@@ -179,7 +185,6 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
         .loaded
         .as_ref()
         .unwrap()
-        .rows
         .len();
     // Keys while counting: each must be handled at once.
     let mut key_latency_max = Duration::ZERO;
@@ -414,6 +419,18 @@ fn main() {
         }
     };
     let mut trim = opened.trim_step.clone();
+    if run("load") {
+        let record = LokiStore::open(&root10k, USER).unwrap().record(&big_id);
+        for _ in 0..3 {
+            let t = Instant::now();
+            let loaded = loki_sessions::tui::worker::load_conversation(&record).unwrap();
+            eprintln!(
+                "load_conversation: {:.1} ms ({} messages)",
+                ms(t.elapsed()),
+                loaded.len()
+            );
+        }
+    }
     if run("matcher") {
         for root in [&root10k, &root100k] {
             let records = LokiStore::open(root, USER).unwrap().list().unwrap();

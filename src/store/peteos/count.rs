@@ -23,7 +23,35 @@ pub fn message_count(path: &Path) -> Result<usize> {
     Ok(Context::load(path)?.len())
 }
 
+/// The message count and the origin (parent) of the context at `path`, from
+/// the tail when it is plain, else from a full parse.
+pub fn context_summary(path: &Path) -> Result<(usize, Option<String>)> {
+    if let Some((count, text)) = tail_facts(path)? {
+        let origin = last_string_after(&text, "\"origin_context_id\":");
+        let forked = text.contains("\"parent_mutation_counter\":");
+        if origin.is_some() == forked {
+            return Ok((count, origin));
+        }
+    }
+    let ctx = Context::load(path)?;
+    Ok((ctx.len(), ctx.origin_context_id().map(str::to_string)))
+}
+
+/// The string value after the last `key`, if it is a plain (unescaped) one.
+fn last_string_after(text: &str, key: &str) -> Option<String> {
+    let at = text.rfind(key)? + key.len();
+    let rest = text[at..].trim_start().strip_prefix('"')?;
+    let end = rest.find('"')?;
+    let value = &rest[..end];
+    (!value.contains('\\')).then(|| value.to_string())
+}
+
 fn count_from_tail(path: &Path) -> Result<Option<usize>> {
+    Ok(tail_facts(path)?.map(|(count, _)| count))
+}
+
+/// The message count, if the tail shows it plainly, and the tail's text.
+fn tail_facts(path: &Path) -> Result<Option<(usize, String)>> {
     let mut file = File::open(path).ctx("read", path)?;
     // Seeking from the end fails on a file shorter than the tail: read it all.
     if file.seek(SeekFrom::End(-(TAIL as i64))).is_err() {
@@ -47,7 +75,7 @@ fn count_from_tail(path: &Path) -> Result<Option<usize>> {
     let sequence = last_integer_after(text, "\"message_sequence\":");
     let anchors_end = last_anchor_end(text);
     Ok(match (sequence, anchors_end) {
-        (Some(a), Some(b)) if a == b => Some(a),
+        (Some(a), Some(b)) if a == b => Some((a, text.to_string())),
         _ => None,
     })
 }
@@ -127,6 +155,25 @@ mod tests {
         );
         assert_eq!(count_from_tail(&path).unwrap(), Some(500));
         assert_eq!(message_count(&path).unwrap(), 500);
+    }
+
+    #[test]
+    fn summary_reads_the_origin_from_the_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            json!({"messages": [{}, {}], "anchor_points": [["messages", 2]], "message_sequence": 2,
+            "children": [], "origin_context_id": "parent-1", "parent_mutation_counter": 0}),
+        );
+        assert_eq!(
+            context_summary(&path).unwrap(),
+            (2, Some("parent-1".into()))
+        );
+        let path = write(
+            dir.path(),
+            json!({"messages": [{}], "anchor_points": [["messages", 1]], "message_sequence": 1}),
+        );
+        assert_eq!(context_summary(&path).unwrap(), (1, None));
     }
 
     #[test]

@@ -112,12 +112,79 @@ impl<'a> Message<'a> {
 
     /// A readable one-line rendering of all parts.
     pub fn one_line(&self) -> String {
-        let rendered: Vec<String> = self.parts().iter().map(Part::summary).collect();
-        collapse_whitespace(&rendered.join(" | "))
+        self.one_line_limited(usize::MAX)
+    }
+
+    /// [`Message::one_line`] cut after about `max` characters (with `…`);
+    /// stops rendering there, so a huge message costs no more than a small one.
+    pub fn one_line_limited(&self, max: usize) -> String {
+        let mut out = String::new();
+        let mut chars = 0;
+        for (i, part) in self.parts().iter().enumerate() {
+            if i > 0 {
+                out.push_str(" | ");
+            }
+            // Collapsing never lengthens a text, so a cut prefix is enough;
+            // a long text is cut before it is copied at all.
+            let room = max.saturating_sub(chars).saturating_add(1);
+            let summary = part.shortened(room.saturating_mul(4)).summary();
+            let piece = collapse_whitespace(&summary[..byte_prefix(&summary, room)]);
+            chars += piece.chars().count();
+            out.push_str(&piece);
+            if chars > max {
+                let cut: String = out.chars().take(max).collect();
+                return cut + "…";
+            }
+        }
+        out
+    }
+
+    /// The parts on their own lines (thinking, tool calls and results marked,
+    /// media as placeholders): the text of the detail pane.
+    pub fn readable(&self) -> String {
+        self.parts()
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => (*t).to_string(),
+                Part::Thinking(t) => format!("[thinking]\n{t}"),
+                Part::ToolUse { .. } | Part::ToolResult { .. } => {
+                    p.summary().replacen("] ", "]\n", 1)
+                }
+                other => other.summary(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n")
     }
 }
 
-impl Part<'_> {
+impl<'a> Part<'a> {
+    /// The part with its long text fields cut to about `chars` characters.
+    pub fn shortened(&self, chars: usize) -> Part<'a> {
+        let cut = |t: &'a str| &t[..byte_prefix(t, chars)];
+        match *self {
+            Part::Text(t) => Part::Text(cut(t)),
+            Part::Thinking(t) => Part::Thinking(cut(t)),
+            Part::ToolUse {
+                call_id,
+                name,
+                arguments,
+            } => Part::ToolUse {
+                call_id,
+                name,
+                arguments: cut(arguments),
+            },
+            Part::ToolResult { call_id, content } => Part::ToolResult {
+                call_id,
+                content: cut(content),
+            },
+            Part::ToolDefinition { name, description } => Part::ToolDefinition {
+                name,
+                description: cut(description),
+            },
+            ref other => other.clone(),
+        }
+    }
+
     /// A short rendering: text as is, everything else as a bracketed placeholder.
     pub fn summary(&self) -> String {
         match self {
@@ -216,6 +283,13 @@ pub(crate) fn integer(value: &Value) -> Option<i64> {
     (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
 }
 
+/// Byte length of the first `chars` characters of `text` (all of it if shorter).
+fn byte_prefix(text: &str, chars: usize) -> usize {
+    text.char_indices()
+        .nth(chars)
+        .map_or(text.len(), |(i, _)| i)
+}
+
 /// Newlines and runs of blanks become single spaces, for one-line display.
 pub fn collapse_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -259,6 +333,19 @@ mod tests {
             msg(&v).one_line(),
             "[thinking] hmm | line one line two | [tool call bash c1] {\"cmd\": \"ls\"} | [tool result c1] ok | [image: image/png] | [tool grep] search | [unknown part: hologram] | [unknown part: not an object]"
         );
+    }
+
+    #[test]
+    fn limited_lines_are_cut_without_rendering_everything() {
+        let long = "word ".repeat(10_000);
+        let v =
+            json!({"content": [{"type": "text", "text": long}, {"type": "thinking", "text": "x"}]});
+        let line = msg(&v).one_line_limited(20);
+        assert_eq!(line.chars().count(), 21);
+        assert!(line.ends_with('…'));
+        let v = json!({"content": [{"type": "text", "text": "a\n\nb"}, {"type": "thinking", "text": "t"}]});
+        assert_eq!(msg(&v).one_line_limited(100), "a b | [thinking] t");
+        assert_eq!(msg(&v).readable(), "a\n\nb\n\n[thinking]\nt");
     }
 
     #[test]

@@ -12,7 +12,6 @@ use crate::tui::keymap;
 use crate::tui::model::{
     ConfirmAction, Exit, InputPurpose, Loaded, Mode, Preview, Settings, TrimKind,
 };
-use crate::tui::worker::message_rows;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -120,7 +119,7 @@ fn viewing(n: usize) -> Model {
     assert_eq!(m.mode, Mode::Viewer);
     let ctx = context(n);
     let loaded = Loaded {
-        rows: Arc::new(message_rows(&ctx)),
+        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
         contexts: vec![],
     };
@@ -341,7 +340,7 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     act(&mut m, Action::Open);
     let ctx = context(3);
     let loaded = Loaded {
-        rows: Arc::new(message_rows(&ctx)),
+        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
         contexts: vec![],
     };
@@ -542,7 +541,7 @@ fn trim_waits_for_counts() {
     act(&mut m, Action::Open);
     let ctx = context(5);
     let loaded = Loaded {
-        rows: Arc::new(message_rows(&ctx)),
+        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
         contexts: vec![],
     };

@@ -1,7 +1,7 @@
 //! Adjusting a trim in the viewer: every change re-plans at once (pure), the
 //! dropped messages are dimmed, and only Enter writes the fork.
 
-use crate::store::trim::{Expected, TrimRequest, plan_trim};
+use crate::store::trim::{Expected, TrimRequest, plan_with_index};
 use crate::tui::effect::Effect;
 use crate::tui::model::{Model, TrimKind, TrimState, Viewer};
 use crate::tui::msg::Action;
@@ -27,7 +27,7 @@ pub fn start(model: &mut Model, action: Action) -> Vec<Effect> {
     } else {
         TrimKind::KeepLast
     };
-    let non_special = loaded.rows.iter().filter(|r| r.special.is_none()).count() as u64;
+    let non_special = (loaded.len() - loaded.window.specials().len()) as u64;
     let total: Option<u64> = v.complete_counts(encoding).map(|c| c.iter().sum());
     let value = match kind {
         TrimKind::KeepLast => non_special.min(20),
@@ -66,7 +66,7 @@ pub fn replan(model: &mut Model) {
         trim.plan = None;
         return;
     };
-    match plan_trim(&loaded.context, &counts, request(trim)) {
+    match plan_with_index(&loaded.window, &counts, request(trim)) {
         Ok(plan) => trim.plan = Some(plan),
         Err(e) => {
             trim.plan = None;
@@ -106,7 +106,7 @@ pub fn on_action(model: &mut Model, action: Action) -> Vec<Effect> {
     let Some(v) = model.viewer.as_mut() else {
         return Vec::new();
     };
-    let len = v.loaded.as_ref().map_or(0, |l| l.rows.len());
+    let len = v.loaded.as_ref().map_or(0, |l| l.len());
     if matches!(action, Action::PageUp | Action::PageDown) {
         move_cursor(&mut v.selected, len, action, page);
         return Vec::new();

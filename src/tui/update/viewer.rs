@@ -18,7 +18,7 @@ pub fn on_loaded(model: &mut Model, req: u64, result: Result<Loaded, String>) ->
     };
     match result {
         Ok(loaded) => {
-            let len = loaded.rows.len();
+            let len = loaded.len();
             viewer.selected = len.saturating_sub(1);
             viewer.detail_scroll = 0;
             viewer.counts.clear();
@@ -91,7 +91,7 @@ pub fn on_action(model: &mut Model, action: Action) -> Vec<Effect> {
     let Some(viewer) = model.viewer.as_mut() else {
         return Vec::new();
     };
-    let len = viewer.loaded.as_ref().map_or(0, |l| l.rows.len());
+    let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
     if move_cursor(&mut viewer.selected, len, action, page) {
         viewer.detail_scroll = 0;
         return Vec::new();
@@ -140,7 +140,7 @@ fn toggle_encoding(model: &mut Model) -> Vec<Effect> {
         return Vec::new();
     };
     let context = loaded.context.clone();
-    let len = loaded.rows.len();
+    let len = loaded.len();
     let mut effects = Vec::new();
     // Counts of the other encoding stay cached: toggling back is instant.
     if let std::collections::hash_map::Entry::Vacant(slot) = viewer.counts.entry(encoding) {

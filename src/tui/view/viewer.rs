@@ -16,6 +16,9 @@ use ratatui::widgets::{
 };
 use std::collections::HashSet;
 
+/// Characters of a message shown on its line (more than any screen is wide).
+const LINE_CHARS: usize = 300;
+
 /// Draws the viewer.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect, theme: Theme) {
     let Some(viewer) = &model.viewer else {
@@ -35,7 +38,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let counts = viewer.counts.get(&encoding);
     let counted = counts.map_or(0, |c| c.iter().filter(|x| x.is_some()).count());
     let total: u64 = counts.map_or(0, |c| c.iter().flatten().sum());
-    let len = viewer.loaded.as_ref().map_or(0, |l| l.rows.len());
+    let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
 
     let context_id = viewer.loaded.as_ref().map_or("…", |l| l.context.id());
     let title = Line::from(vec![
@@ -119,7 +122,7 @@ fn draw_messages(
         .unwrap_or_default();
     let height = usize::from(area.height.saturating_sub(2));
     let offset = &mut state.viewer_offset;
-    scroll_into_view(offset, viewer.selected, height, loaded.rows.len());
+    scroll_into_view(offset, viewer.selected, height, loaded.len());
     // The running total needs every count before the first visible row.
     // The running total of what the context holds (after the trim on screen,
     // if any) needs every kept count before the first visible row.
@@ -131,22 +134,21 @@ fn draw_messages(
             .filter_map(|(_, n)| *n)
             .sum()
     });
-    let rows: Vec<Row> = loaded
-        .rows
-        .iter()
-        .enumerate()
-        .skip(*offset)
-        .take(height)
+    let ctx = &loaded.context;
+    let specials = ctx.special_indices();
+    let rows: Vec<Row> = (*offset..ctx.len().min(*offset + height))
+        .filter_map(|i| ctx.message(i).map(|m| (i, m)))
         .map(|(i, m)| {
             let count = counts.and_then(|c| c.get(i).copied().flatten());
             let kept = !dropped.contains(&i);
             if kept {
                 running += count.unwrap_or(0);
             }
-            let marker = match m.special {
+            let special = specials.contains(&i).then(|| ctx.special_at(i)).flatten();
+            let marker = match special {
                 Some(Special::SystemPrompt) => Span::styled("◆ system", theme.special()),
                 Some(Special::ToolDefinitions) => Span::styled("◆ tools", theme.special()),
-                None => Span::styled(m.role.clone(), theme.role(&m.role)),
+                None => Span::styled(m.role().to_string(), theme.role(m.role())),
             };
             let row = Row::new([
                 Cell::from(Line::from(i.to_string()).right_aligned()),
@@ -160,7 +162,7 @@ fn draw_messages(
                     })
                     .right_aligned(),
                 ),
-                Cell::from(m.line.clone()),
+                Cell::from(m.one_line_limited(LINE_CHARS)),
             ]);
             if kept { row } else { row.style(theme.dim()) }
         })
@@ -180,7 +182,7 @@ fn draw_messages(
         .block(block)
         .row_highlight_style(theme.selected());
     let mut table_state = TableState::default()
-        .with_selected((!loaded.rows.is_empty()).then(|| viewer.selected.saturating_sub(*offset)));
+        .with_selected((!loaded.is_empty()).then(|| viewer.selected.saturating_sub(*offset)));
     frame.render_stateful_widget(table, area, &mut table_state);
 }
 
@@ -229,18 +231,18 @@ fn draw_trim(
 }
 
 fn draw_detail(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
-    let Some(row) = viewer
+    let Some(message) = viewer
         .loaded
         .as_ref()
-        .and_then(|l| l.rows.get(viewer.selected))
+        .and_then(|l| l.context.message(viewer.selected))
     else {
         return;
     };
-    let title = format!(" #{} {} {} ", viewer.selected, row.role, row.id);
+    let title = format!(" #{} {} {} ", viewer.selected, message.role(), message.id());
     let block = Block::new()
         .borders(Borders::TOP)
         .title(Line::styled(title, theme.title()));
-    let text = Paragraph::new(row.full.as_str())
+    let text = Paragraph::new(message.readable())
         .block(block)
         .wrap(Wrap { trim: false })
         .scroll((viewer.detail_scroll, 0));
