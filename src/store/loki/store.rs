@@ -53,56 +53,71 @@ impl LokiStore {
     }
 
     /// Reads every session, handing records over in batches as they are read
-    /// (in directory order) so a UI can show rows before the scan ends.
+    /// (in directory order) so a UI can show rows before the scan ends. The
+    /// folder is listed as it is read: the first batch is small and comes
+    /// before the listing of a big folder has finished.
     pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>)) -> Result<()> {
         self.check_ownership()?;
-        let names = self.entry_names()?;
-        let workers = std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .min(8);
-        const BATCH: usize = 512;
-        for chunk in names.chunks(BATCH * workers) {
-            let parts: Vec<Vec<SessionRecord>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = chunk
-                    .chunks(BATCH)
-                    .map(|part| {
-                        scope.spawn(move || {
-                            part.iter()
-                                .map(|(n, kind)| self.record_of_kind(n, *kind))
-                                .collect()
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_default())
-                    .collect()
-            });
-            for part in parts {
-                on_batch(part);
-            }
-        }
-        Ok(())
-    }
-
-    /// Names in the session folder, hidden ones (our temp files) left out.
-    fn entry_names(&self) -> Result<Vec<(String, Option<fs::FileType>)>> {
         let dir = self.layout.sessions_dir();
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(StoreError::io("list sessions in", &dir, e)),
         };
-        let mut names = Vec::new();
+        let workers = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(8);
+        const FIRST_BATCH: usize = 128;
+        const BATCH: usize = 512;
+        let mut pending = Vec::new();
+        let mut batch = FIRST_BATCH;
         for entry in entries {
             let entry = entry.ctx("list sessions in", &dir)?;
             let name = entry.file_name().to_string_lossy().into_owned();
+            // Hidden entries are our temp files; the listing says what each one is.
             if !name.starts_with('.') {
-                // The listing already says what each entry is: no lookup needed.
-                names.push((name, entry.file_type().ok()));
+                pending.push((name, entry.file_type().ok()));
+            }
+            if pending.len() >= batch {
+                self.read_batch(&pending, workers, &mut on_batch);
+                pending.clear();
+                batch = BATCH * workers;
             }
         }
-        Ok(names)
+        self.read_batch(&pending, workers, &mut on_batch);
+        Ok(())
+    }
+
+    /// Reads the records of `names` on `workers` threads.
+    fn read_batch(
+        &self,
+        names: &[(String, Option<fs::FileType>)],
+        workers: usize,
+        on_batch: &mut impl FnMut(Vec<SessionRecord>),
+    ) {
+        if names.is_empty() {
+            return;
+        }
+        let per = names.len().div_ceil(workers);
+        let parts: Vec<Vec<SessionRecord>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = names
+                .chunks(per)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(n, kind)| self.record_of_kind(n, *kind))
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        for part in parts {
+            on_batch(part);
+        }
     }
 
     /// The record of the entry `name` in the session folder, damaged or not.
