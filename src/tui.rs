@@ -69,6 +69,8 @@ fn run_on(
             }
         }
     });
+    // Token tables take a tenth of a second to build: start before they are needed.
+    crate::store::tokens::prewarm(settings.encoding);
     let worker = worker::Worker::new(Arc::new(source), msg_tx, match_tx, ids::now_seconds);
     let mut model = Model::new(settings, ids::now_seconds());
     let mut state = ViewState::new(theme::Theme::from_env());

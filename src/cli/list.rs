@@ -70,6 +70,9 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     } else {
         None
     };
+    if let Some(encoding) = encoding {
+        crate::store::tokens::prewarm(encoding);
+    }
     let records = env.source.list()?;
     let progress = Mutex::new(Progress::new("reading sessions"));
     let total = records.len();

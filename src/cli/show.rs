@@ -5,7 +5,7 @@ use crate::cli::{CliEnv, CliError};
 use crate::format;
 use crate::store::peteos::{Context, Session};
 use crate::store::record::{SessionRecord, message_counts};
-use crate::store::tokens::Encoding;
+use crate::store::tokens::{self, Encoding};
 use clap::Args;
 use serde::Serialize;
 
@@ -49,6 +49,8 @@ struct ShownMessage {
 /// Prints the active context of a session. Reads only.
 pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding.as_deref())?;
+    // The tables build while the conversation is read.
+    tokens::prewarm(encoding);
     let target = env.source.locate(&args.session)?;
     let session = Session::load(target.conversation_dir())?;
     let context = session.active_context()?;

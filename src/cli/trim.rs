@@ -3,6 +3,7 @@
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
 use crate::format;
+use crate::store::tokens;
 use crate::store::trim::{self, TrimRequest};
 use clap::Args;
 use serde_json::json;
@@ -36,6 +37,8 @@ pub struct TrimArgs {
 /// Forks the active context (or previews it); exits 1 when nothing would change.
 pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding.as_deref())?;
+    // The tables build while the conversation is read.
+    tokens::prewarm(encoding);
     let request = match (args.max_tokens, args.keep_messages) {
         (Some(n), _) => TrimRequest::MaxTokens(n),
         (None, Some(k)) => TrimRequest::KeepMessages(k as usize),

@@ -1,7 +1,7 @@
 //! What the store knows about one session, cheap facts and expensive ones.
 
 use crate::store::disk;
-use crate::store::error::Result;
+use crate::store::error::{Result, StoreError};
 use crate::store::peteos::{Context, Session, count};
 use crate::store::tokens::{self, Encoding};
 use serde::Serialize;
@@ -148,9 +148,12 @@ pub fn has_visible_files(dir: &std::path::Path) -> bool {
 }
 
 /// Effective token counts of every message of `ctx`, in order. Large
-/// contexts are counted on all cores.
+/// contexts are counted on all cores, in small slices handed out as threads
+/// free up (messages differ a lot in length).
 pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     const SERIAL_BELOW: usize = 64;
+    const SLICE: usize = 32;
     let messages: Vec<_> = ctx.messages().collect();
     if messages.len() < SERIAL_BELOW {
         return messages
@@ -160,29 +163,42 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
     }
     tokens::tokenizer(encoding)?;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let per = messages.len().div_ceil(workers);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = messages
-            .chunks(per)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|m| tokens::effective_count(m, encoding))
-                        .collect::<Result<Vec<u64>>>()
+    let next = AtomicUsize::new(0);
+    let parts: Vec<Result<Vec<(usize, Vec<u64>)>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let start = next.fetch_add(SLICE, Ordering::Relaxed);
+                        if start >= messages.len() {
+                            return Ok(done);
+                        }
+                        let slice = &messages[start..(start + SLICE).min(messages.len())];
+                        let counts = slice
+                            .iter()
+                            .map(|m| tokens::effective_count(m, encoding))
+                            .collect::<Result<Vec<u64>>>()?;
+                        done.push((start, counts));
+                    }
                 })
             })
             .collect();
-        let mut counts = Vec::with_capacity(messages.len());
-        for handle in handles {
-            let part = handle.join().unwrap_or_else(|_| {
-                Err(crate::store::StoreError::Invalid(
-                    "token counting panicked".into(),
-                ))
-            })?;
-            counts.extend(part);
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(StoreError::Invalid("token counting panicked".into())))
+            })
+            .collect()
+    });
+    let mut counts = vec![0; messages.len()];
+    for part in parts {
+        for (start, slice) in part? {
+            counts[start..start + slice.len()].copy_from_slice(&slice);
         }
-        Ok(counts)
-    })
+    }
+    Ok(counts)
 }
 
 /// Sum of the effective token counts of `ctx`.

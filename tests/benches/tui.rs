@@ -419,6 +419,36 @@ fn main() {
         }
     };
     let mut trim = opened.trim_step.clone();
+    if run("phases") {
+        let dir = root10k
+            .join("users")
+            .join(USER)
+            .join("session")
+            .join(&big_id)
+            .join("memory");
+        let t = Instant::now();
+        tokens::tokenizer(Encoding::Cl100kBase).unwrap();
+        let init = t.elapsed();
+        let t = Instant::now();
+        let session = Session::load(&dir).unwrap();
+        let ctx = session.active_context().unwrap().unwrap();
+        let parse = t.elapsed();
+        let t = Instant::now();
+        let texts: Vec<String> = ctx.messages().map(|m| tokens::message_text(&m)).collect();
+        let text = t.elapsed();
+        let t = Instant::now();
+        let counts = message_counts(&ctx, Encoding::Cl100kBase).unwrap();
+        let count = t.elapsed();
+        eprintln!(
+            "phases: tokenizer init {:.1} ms, parse {:.1} ms, texts {:.1} ms, counting {:.1} ms ({} texts, {} tokens)",
+            ms(init),
+            ms(parse),
+            ms(text),
+            ms(count),
+            texts.len(),
+            counts.iter().sum::<u64>()
+        );
+    }
     if run("load") {
         let record = LokiStore::open(&root10k, USER).unwrap().record(&big_id);
         for _ in 0..3 {
