@@ -45,13 +45,17 @@ impl PeteosFolder {
     /// Every session, most recently used first.
     pub fn list(&self) -> Result<Vec<SessionRecord>> {
         let mut records = Vec::new();
-        self.scan(|batch| records.extend(batch))?;
+        self.scan(|batch| {
+            records.extend(batch);
+            true
+        })?;
         sort_by_recent_use(&mut records);
         Ok(records)
     }
 
-    /// Reads every session, in batches as they are read.
-    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>)) -> Result<()> {
+    /// Reads every session, in batches as they are read; `on_batch` returns
+    /// false to stop.
+    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
         disk::check_owned_by_us(&self.dir)?;
         let entries = fs::read_dir(&self.dir)
             .map_err(|e| StoreError::io("list sessions in", &self.dir, e))?;
@@ -68,7 +72,9 @@ impl PeteosFolder {
             }
         }
         for chunk in dirs.chunks(256) {
-            on_batch(chunk.iter().map(|d| self.record_at(d)).collect());
+            if !on_batch(chunk.iter().map(|d| self.record_at(d)).collect()) {
+                break;
+            }
         }
         Ok(())
     }

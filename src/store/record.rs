@@ -164,7 +164,9 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
     tokens::tokenizer(encoding)?;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let next = AtomicUsize::new(0);
-    let parts: Vec<Result<Vec<(usize, Vec<u64>)>>> = std::thread::scope(|scope| {
+    /// Counted slices of one thread: (first message, counts).
+    type Slices = Vec<(usize, Vec<u64>)>;
+    let parts: Vec<Result<Slices>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {

@@ -41,8 +41,8 @@ impl SessionSource {
         }
     }
 
-    /// Every session, in batches as they are read.
-    pub fn scan(&self, on_batch: impl FnMut(Vec<SessionRecord>)) -> Result<()> {
+    /// Every session, in batches as they are read (`on_batch` returns false to stop).
+    pub fn scan(&self, on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
         match self {
             SessionSource::Loki(s) => s.scan(on_batch),
             SessionSource::Peteos(f) => f.scan(on_batch),

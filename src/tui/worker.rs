@@ -30,6 +30,8 @@ pub struct Worker {
     matcher: Sender<MatcherJob>,
     /// The newest conversation request: older counting jobs stop early.
     conversation: Arc<AtomicU64>,
+    /// The newest scan request: older scans stop early.
+    scan: Arc<AtomicU64>,
     /// The clock for writes (seconds since the epoch).
     clock: fn() -> f64,
 }
@@ -47,6 +49,7 @@ impl Worker {
             replies,
             matcher,
             conversation: Arc::new(AtomicU64::new(0)),
+            scan: Arc::new(AtomicU64::new(0)),
             clock,
         }
     }
@@ -77,6 +80,9 @@ impl Worker {
     /// Performs `effect` on the calling thread (the headless driver uses
     /// this to make runs deterministic). Matcher jobs are ignored here.
     pub fn run_now(&self, effect: Effect) {
+        if let Effect::Scan { req } = &effect {
+            self.scan.fetch_max(*req, Ordering::Relaxed);
+        }
         if let Effect::LoadConversation { req, .. }
         | Effect::CountTokens { req, .. }
         | Effect::ApplyTrim { req, .. }
@@ -87,9 +93,14 @@ impl Worker {
         let now = (self.clock)();
         match effect {
             Effect::Scan { req } => {
-                let result = self
-                    .source
-                    .scan(|records| self.send(Msg::SessionsBatch { req, records }));
+                // A newer scan, or a UI that is gone, stops this one.
+                let result = self.source.scan(|records| {
+                    self.scan.load(Ordering::Relaxed) == req
+                        && self
+                            .replies
+                            .send(Msg::SessionsBatch { req, records })
+                            .is_ok()
+                });
                 self.send(Msg::ScanDone {
                     req,
                     error: result.err().map(|e| e.to_string()),

@@ -47,7 +47,10 @@ impl LokiStore {
     /// with `error` set. A missing tree is an empty list.
     pub fn list(&self) -> Result<Vec<SessionRecord>> {
         let mut records = Vec::new();
-        self.scan(|batch| records.extend(batch))?;
+        self.scan(|batch| {
+            records.extend(batch);
+            true
+        })?;
         sort_by_recent_use(&mut records);
         Ok(records)
     }
@@ -55,8 +58,9 @@ impl LokiStore {
     /// Reads every session, handing records over in batches as they are read
     /// (in directory order) so a UI can show rows before the scan ends. The
     /// folder is listed as it is read: the first batch is small and comes
-    /// before the listing of a big folder has finished.
-    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>)) -> Result<()> {
+    /// before the listing of a big folder has finished. `on_batch` returns
+    /// false to stop the scan (nobody is listening any more).
+    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
         self.check_ownership()?;
         let dir = self.layout.sessions_dir();
         let entries = match fs::read_dir(&dir) {
@@ -79,7 +83,9 @@ impl LokiStore {
                 pending.push((name, entry.file_type().ok()));
             }
             if pending.len() >= batch {
-                self.read_batch(&pending, workers, &mut on_batch);
+                if !self.read_batch(&pending, workers, &mut on_batch) {
+                    return Ok(());
+                }
                 pending.clear();
                 batch = BATCH * workers;
             }
@@ -88,15 +94,16 @@ impl LokiStore {
         Ok(())
     }
 
-    /// Reads the records of `names` on `workers` threads.
+    /// Reads the records of `names` on `workers` threads; false if `on_batch`
+    /// asked to stop.
     fn read_batch(
         &self,
         names: &[(String, Option<fs::FileType>)],
         workers: usize,
-        on_batch: &mut impl FnMut(Vec<SessionRecord>),
-    ) {
+        on_batch: &mut impl FnMut(Vec<SessionRecord>) -> bool,
+    ) -> bool {
         if names.is_empty() {
-            return;
+            return true;
         }
         let per = names.len().div_ceil(workers);
         let parts: Vec<Vec<SessionRecord>> = std::thread::scope(|scope| {
@@ -115,9 +122,7 @@ impl LokiStore {
                 .map(|h| h.join().unwrap_or_default())
                 .collect()
         });
-        for part in parts {
-            on_batch(part);
-        }
+        parts.into_iter().all(|part| on_batch(part))
     }
 
     /// The record of the entry `name` in the session folder, damaged or not.
