@@ -122,7 +122,7 @@ impl LokiStore {
                 .map(|h| h.join().unwrap_or_default())
                 .collect()
         });
-        parts.into_iter().all(|part| on_batch(part))
+        parts.into_iter().all(on_batch)
     }
 
     /// The record of the entry `name` in the session folder, damaged or not.
