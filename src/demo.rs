@@ -79,7 +79,7 @@ pub fn generate(
     let folder = layout.sessions_dir();
     crate::store::atomic::create_private_dir_all(&folder)?;
     let corpus = Corpus::load();
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let workers = crate::store::parallel::workers();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let ids: Vec<String> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)

@@ -11,6 +11,7 @@ pub mod layout;
 pub mod locate;
 pub mod lock;
 pub mod loki;
+pub mod parallel;
 pub mod peteos;
 pub mod peteos_folder;
 pub mod purge_apply;

@@ -26,18 +26,10 @@ pub const FILE_MODE: u32 = 0o600;
 /// An existing file keeps its permission bits; a new one gets [`FILE_MODE`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = parent_of(path);
-    let mut temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .permissions(fs::Permissions::from_mode(FILE_MODE))
-        .tempfile_in(dir)
-        .ctx("create a temp file in", dir)?;
-    if let Ok(existing) = fs::metadata(path) {
-        let mode = existing.permissions().mode() & 0o7777;
-        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
-            .ctx("set permissions of", temp.path())?;
-    }
-    temp.write_all(bytes).ctx("write", temp.path())?;
-    temp.as_file().sync_all().ctx("sync", temp.path())?;
+    let mode = fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777);
+    let temp = synced_temp(dir, bytes, mode)?;
     temp.persist(path)
         .map_err(|e| e.error)
         .ctx("replace", path)?;
@@ -47,17 +39,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Creates `path` with `bytes` only if it does not exist yet, atomically.
 pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = parent_of(path);
+    let temp = synced_temp(dir, bytes, None)?;
+    temp.persist_noclobber(path)
+        .map_err(|e| e.error)
+        .ctx("create", path)?;
+    sync_dir(dir)
+}
+
+/// A hidden temp file in `dir` holding `bytes`, synced to disk, with `mode`
+/// (else [`FILE_MODE`]): ready to be renamed over its target.
+fn synced_temp(dir: &Path, bytes: &[u8], mode: Option<u32>) -> Result<tempfile::NamedTempFile> {
     let mut temp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .permissions(fs::Permissions::from_mode(FILE_MODE))
         .tempfile_in(dir)
         .ctx("create a temp file in", dir)?;
+    if let Some(mode) = mode {
+        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
+            .ctx("set permissions of", temp.path())?;
+    }
     temp.write_all(bytes).ctx("write", temp.path())?;
     temp.as_file().sync_all().ctx("sync", temp.path())?;
-    temp.persist_noclobber(path)
-        .map_err(|e| e.error)
-        .ctx("create", path)?;
-    sync_dir(dir)
+    Ok(temp)
 }
 
 /// Flushes a directory's entries (a rename is durable only after this).

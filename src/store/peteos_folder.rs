@@ -8,7 +8,7 @@ use crate::store::layout::check_id;
 use crate::store::peteos::SESSION_FILE;
 use crate::store::purge_apply::{self, PurgeProgress, PurgeReport};
 use crate::store::purge_plan::{PurgePlan, PurgePolicy};
-use crate::store::record::{SessionRecord, sort_by_recent_use};
+use crate::store::record::{SessionRecord, listed};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -44,13 +44,7 @@ impl PeteosFolder {
 
     /// Every session, most recently used first.
     pub fn list(&self) -> Result<Vec<SessionRecord>> {
-        let mut records = Vec::new();
-        self.scan(|batch| {
-            records.extend(batch);
-            true
-        })?;
-        sort_by_recent_use(&mut records);
-        Ok(records)
+        listed(|on_batch| self.scan(on_batch))
     }
 
     /// Reads every session, in batches as they are read; `on_batch` returns
@@ -114,8 +108,7 @@ impl PeteosFolder {
         exclude: &[String],
         now: f64,
     ) -> Result<PurgePlan> {
-        let candidates = purge_apply::gather_candidates(self.list()?);
-        Ok(PurgePlan::build(candidates, policy, exclude, now))
+        Ok(purge_apply::plan(self.list()?, policy, exclude, now))
     }
 
     /// Applies a plan, re-checking each entry.

@@ -12,8 +12,9 @@ use crate::store::disk;
 use crate::store::error::{Result, StoreError};
 use crate::store::layout::{META_FILE, check_id};
 use crate::store::lock::SessionLock;
+use crate::store::parallel;
 use crate::store::peteos::Session;
-use crate::store::purge_plan::{Candidate, Decision, Fingerprint, PurgePlan};
+use crate::store::purge_plan::{Candidate, Decision, Fingerprint, PurgePlan, PurgePolicy};
 use crate::store::record::{SessionRecord, has_visible_files};
 use serde::Serialize;
 use std::fs;
@@ -22,22 +23,17 @@ use std::path::Path;
 
 /// Gathers the facts about every record, in parallel.
 pub fn gather_candidates(records: Vec<SessionRecord>) -> Vec<Candidate> {
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(8);
-    let per = records.len().div_ceil(workers).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = records
-            .chunks(per)
-            .map(|part| {
-                scope.spawn(move || part.iter().cloned().map(candidate).collect::<Vec<_>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    })
+    parallel::map_ordered(&records, |r| candidate(r.clone()))
+}
+
+/// The plan for `records` under `policy`: facts gathered, then decided.
+pub fn plan(
+    records: Vec<SessionRecord>,
+    policy: PurgePolicy,
+    exclude: &[String],
+    now: f64,
+) -> PurgePlan {
+    PurgePlan::build(gather_candidates(records), policy, exclude, now)
 }
 
 /// The facts about one session.

@@ -1,9 +1,9 @@
 //! What the store knows about one session, cheap facts and expensive ones.
 
-use crate::store::disk;
 use crate::store::error::{Result, StoreError};
 use crate::store::peteos::{Context, Session, count};
 use crate::store::tokens::{self, Encoding};
+use crate::store::{disk, parallel};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -67,6 +67,19 @@ pub fn sort_by_recent_use(records: &mut [SessionRecord]) {
             .total_cmp(&a.last_used_at)
             .then_with(|| a.id.cmp(&b.id))
     });
+}
+
+/// Every record a scan hands over, most recently used first.
+pub fn listed(
+    scan: impl FnOnce(&mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()>,
+) -> Result<Vec<SessionRecord>> {
+    let mut records = Vec::new();
+    scan(&mut |batch| {
+        records.extend(batch);
+        true
+    })?;
+    sort_by_recent_use(&mut records);
+    Ok(records)
 }
 
 /// The costlier facts about a session: size, messages, tokens, activity.
@@ -162,7 +175,7 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
             .collect();
     }
     tokens::tokenizer(encoding)?;
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let workers = parallel::workers();
     let next = AtomicUsize::new(0);
     /// Counted slices of one thread: (first message, counts).
     type Slices = Vec<(usize, Vec<u64>)>;
@@ -217,29 +230,9 @@ pub fn gather_stats(
 ) -> Vec<SessionStats> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let done = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(8);
-    let per = records.len().div_ceil(workers).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = records
-            .chunks(per)
-            .map(|part| {
-                let done = &done;
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|r| {
-                            let stats = session_stats(r, encoding);
-                            progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-                            stats
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
+    parallel::map_ordered(records, |r| {
+        let stats = session_stats(r, encoding);
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+        stats
     })
 }

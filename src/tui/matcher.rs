@@ -137,7 +137,7 @@ fn ranked(mut scored: Vec<(i64, usize)>) -> Vec<usize> {
 /// Scores of the matching rows of `pool`, on all cores, in pool order.
 fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64, usize)> {
     let workers = if pool.len() > 4000 {
-        std::thread::available_parallelism().map_or(2, |n| n.get())
+        crate::store::parallel::workers()
     } else {
         1
     };

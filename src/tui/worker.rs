@@ -245,9 +245,7 @@ impl Worker {
             .enumerate()
             .map(|(i, c)| (i * COUNT_CHUNK, c))
             .collect();
-        let workers = thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .min(chunks.len().max(1));
+        let workers = crate::store::parallel::workers().min(chunks.len().max(1));
         thread::scope(|scope| {
             for w in 0..workers {
                 let chunks = &chunks;

@@ -28,16 +28,9 @@ impl LokiStore {
             Ok(()) if !sessions.join(&derived.id).exists() => derived.id.clone(),
             _ => ids::dated_id(now),
         };
-        let staging = sessions.join(atomic::staging_name("import", &id));
-        atomic::create_private_dir(&staging)?;
-        if let Err(e) = self.fill_import(&staging, source, &id, &derived, now) {
-            let _ = fs::remove_dir_all(&staging);
-            return Err(e);
-        }
-        let dir = sessions.join(&id);
-        fs::rename(&staging, &dir).ctx("move into place", &dir)?;
-        atomic::sync_dir(&sessions)?;
-        Ok(self.record(&id))
+        self.build_in_place("import", &id, |staging| {
+            self.fill_import(staging, source, &id, &derived, now)
+        })
     }
 
     fn fill_import(

@@ -14,9 +14,7 @@ impl LokiStore {
         exclude: &[String],
         now: f64,
     ) -> Result<PurgePlan> {
-        let records = self.list()?;
-        let candidates = purge_apply::gather_candidates(records);
-        Ok(PurgePlan::build(candidates, policy, exclude, now))
+        Ok(purge_apply::plan(self.list()?, policy, exclude, now))
     }
 
     /// Applies a plan made by [`LokiStore::purge_plan`], re-checking each entry.

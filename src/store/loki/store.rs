@@ -9,8 +9,8 @@ use crate::store::lock::{self, SessionLock};
 use crate::store::loki::meta::Meta;
 use crate::store::loki::naming::name_from_prompt;
 use crate::store::peteos::{Session, ids};
-use crate::store::purge_apply;
-use crate::store::record::{SessionRecord, sort_by_recent_use};
+use crate::store::record::{SessionRecord, listed};
+use crate::store::{parallel, purge_apply};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -46,13 +46,7 @@ impl LokiStore {
     /// Every session, most recently used first; damaged ones are included
     /// with `error` set. A missing tree is an empty list.
     pub fn list(&self) -> Result<Vec<SessionRecord>> {
-        let mut records = Vec::new();
-        self.scan(|batch| {
-            records.extend(batch);
-            true
-        })?;
-        sort_by_recent_use(&mut records);
-        Ok(records)
+        listed(|on_batch| self.scan(on_batch))
     }
 
     /// Reads every session, handing records over in batches as they are read
@@ -68,9 +62,7 @@ impl LokiStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(StoreError::io("list sessions in", &dir, e)),
         };
-        let workers = std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .min(8);
+        let workers = parallel::workers();
         const FIRST_BATCH: usize = 128;
         const BATCH: usize = 512;
         let mut pending = Vec::new();
@@ -83,46 +75,22 @@ impl LokiStore {
                 pending.push((name, entry.file_type().ok()));
             }
             if pending.len() >= batch {
-                if !self.read_batch(&pending, workers, &mut on_batch) {
+                if !on_batch(self.read_records(&pending)) {
                     return Ok(());
                 }
                 pending.clear();
                 batch = BATCH * workers;
             }
         }
-        self.read_batch(&pending, workers, &mut on_batch);
+        if !pending.is_empty() {
+            on_batch(self.read_records(&pending));
+        }
         Ok(())
     }
 
-    /// Reads the records of `names` on `workers` threads; false if `on_batch`
-    /// asked to stop.
-    fn read_batch(
-        &self,
-        names: &[(String, Option<fs::FileType>)],
-        workers: usize,
-        on_batch: &mut impl FnMut(Vec<SessionRecord>) -> bool,
-    ) -> bool {
-        if names.is_empty() {
-            return true;
-        }
-        let per = names.len().div_ceil(workers);
-        let parts: Vec<Vec<SessionRecord>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = names
-                .chunks(per)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|(n, kind)| self.record_of_kind(n, *kind))
-                            .collect()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
-        parts.into_iter().all(on_batch)
+    /// The records of `names` (read on all cores).
+    fn read_records(&self, names: &[(String, Option<fs::FileType>)]) -> Vec<SessionRecord> {
+        parallel::map_ordered(names, |(name, kind)| self.record_of_kind(name, *kind))
     }
 
     /// The record of the entry `name` in the session folder, damaged or not.
@@ -202,21 +170,44 @@ impl LokiStore {
     /// see [`LokiStore::start`] in `purge.rs` for the seed's start.
     pub fn create(&self, first_prompt: &str, now: f64) -> Result<SessionRecord> {
         self.check_ownership()?;
-        let sessions = self.layout.sessions_dir();
-        atomic::create_private_dir_all(&sessions)?;
         self.remove_stale_leftovers();
         let id = ids::dated_id(now);
-        let staging = sessions.join(atomic::staging_name("new", &id));
+        self.build_in_place("new", &id, |staging| {
+            self.build_session(staging, &id, first_prompt, now)
+        })
+    }
+
+    /// Builds session `id` under a hidden staging name with `fill`, then
+    /// renames it into place (never over an existing session), so a crash
+    /// never leaves a half-made session in the list.
+    pub(super) fn build_in_place(
+        &self,
+        kind: &str,
+        id: &str,
+        fill: impl FnOnce(&Path) -> Result<()>,
+    ) -> Result<SessionRecord> {
+        let sessions = self.layout.sessions_dir();
+        atomic::create_private_dir_all(&sessions)?;
+        let staging = sessions.join(atomic::staging_name(kind, id));
         atomic::create_private_dir(&staging)?;
-        let built = self.build_session(&staging, &id, first_prompt, now);
-        if let Err(e) = built {
+        if let Err(e) = fill(&staging) {
             let _ = fs::remove_dir_all(&staging);
             return Err(e);
         }
-        let dir = sessions.join(&id);
-        fs::rename(&staging, &dir).ctx("move into place", &dir)?;
+        let dir = sessions.join(id);
+        let moved = rustix::fs::renameat_with(
+            rustix::fs::CWD,
+            &staging,
+            rustix::fs::CWD,
+            &dir,
+            rustix::fs::RenameFlags::NOREPLACE,
+        );
+        if let Err(e) = moved {
+            let _ = fs::remove_dir_all(&staging);
+            return Err(StoreError::io("move into place", &dir, e.into()));
+        }
         atomic::sync_dir(&sessions)?;
-        Ok(self.record(&id))
+        Ok(self.record(id))
     }
 
     fn build_session(&self, dir: &Path, id: &str, first_prompt: &str, now: f64) -> Result<()> {
