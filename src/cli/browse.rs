@@ -10,7 +10,7 @@ pub const DEFAULT_WINDOW: u64 = 128_000;
 
 /// Opens the UI; prints (or runs) the resume result. Cancel exits 130.
 pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
-    let _demo_dir;
+    let mut demo_dir = None;
     let source = if args.demo {
         let dir = tempfile::Builder::new()
             .prefix("loki-sessions-demo-")
@@ -27,7 +27,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         );
         demo::generate(dir.path(), &DemoSpec::tui_demo(user, env.now), &|_| {})?;
         let store = LokiStore::open(dir.path(), user)?;
-        _demo_dir = dir;
+        demo_dir = Some(dir);
         SessionSource::Loki(store)
     } else {
         env.source.clone()
@@ -53,6 +53,11 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         }
         Exit::Resume(record) => record,
     };
+    if let Some(dir) = demo_dir.take() {
+        // The resumed workspace must outlive us: the demo store stays.
+        let kept = dir.keep();
+        eprintln!("loki-sessions: the demo store stays in {}", kept.display());
+    }
     let target = source.target(&record);
     let command = args
         .exec
