@@ -1,0 +1,78 @@
+//! Transitions of the dialogs and the help overlay.
+
+use super::*;
+
+#[test]
+fn help_overlay_opens_and_closes() {
+    let mut m = listed(true);
+    act(&mut m, Action::Help);
+    assert_eq!(m.overlay, Some(Overlay::Help));
+    assert_eq!(keymap::scope(&m), keymap::Scope::Help);
+    act(&mut m, Action::Down);
+    assert_eq!(
+        m.list.selected, 0,
+        "keys do not reach the list under the help"
+    );
+    act(&mut m, Action::Back);
+    assert_eq!(m.overlay, None);
+    assert!(!keymap::help_lines(keymap::Scope::List).is_empty());
+}
+
+#[test]
+fn new_and_rename_use_text_fields() {
+    let mut m = listed(false);
+    assert!(act(&mut m, Action::NewSession).is_empty());
+    assert!(
+        m.status.as_ref().unwrap().is_error,
+        "peteos folders cannot make sessions"
+    );
+    assert!(act(&mut m, Action::Rename).is_empty());
+
+    let mut m = listed(true);
+    act(&mut m, Action::NewSession);
+    assert_eq!(keymap::scope(&m), keymap::Scope::Input);
+    for c in "Fix it".chars() {
+        update(&mut m, Msg::Type(c));
+    }
+    act(&mut m, Action::Backspace);
+    let effects = act(&mut m, Action::Confirm);
+    assert!(matches!(&effects[..], [Effect::CreateSession { prompt }] if prompt == "Fix i"));
+    let effects = update(
+        &mut m,
+        Msg::Created {
+            result: Ok(record("new", 0.0)),
+        },
+    );
+    assert!(effects.iter().any(|e| matches!(e, Effect::Scan { .. })));
+    assert_eq!(m.pending_select.as_deref(), Some("new"));
+
+    let mut m = listed(true);
+    act(&mut m, Action::Rename);
+    assert!(
+        matches!(&m.overlay, Some(Overlay::Input(i)) if i.text == "name-a" && i.purpose == InputPurpose::Rename { id: "a".into() })
+    );
+    for _ in 0..6 {
+        act(&mut m, Action::Backspace);
+    }
+    assert!(
+        act(&mut m, Action::Confirm).is_empty(),
+        "empty names are refused"
+    );
+    update(&mut m, Msg::Type('z'));
+    let effects = act(&mut m, Action::Confirm);
+    assert!(
+        matches!(&effects[..], [Effect::RenameSession { id, name }] if id == "a" && name == "z")
+    );
+    let mut renamed = record("a", 1.0);
+    renamed.name = "z".into();
+    update(
+        &mut m,
+        Msg::Renamed {
+            result: Ok(renamed),
+        },
+    );
+    assert_eq!(m.list.rows[0].record.name, "z");
+    act(&mut m, Action::NewSession);
+    act(&mut m, Action::Back);
+    assert_eq!(m.overlay, None);
+}

@@ -1,0 +1,204 @@
+//! Transitions of the session list.
+
+use super::*;
+
+#[test]
+fn scan_batches_filter_and_stale_replies() {
+    let mut m = listed(true);
+    assert_eq!(m.list.visible, vec![0, 1, 2]);
+    // A reply to an old scan or an old query is dropped.
+    update(
+        &mut m,
+        Msg::SessionsBatch {
+            req: 0,
+            records: vec![record("x", 0.0)],
+        },
+    );
+    assert_eq!(m.list.rows.len(), 3);
+    update(
+        &mut m,
+        Msg::Filtered {
+            req: 0,
+            query: "zz".into(),
+            rows: vec![],
+            complete: true,
+        },
+    );
+    assert_eq!(m.list.visible, vec![0, 1, 2]);
+    // Typing asks the matcher; only the newest answer counts.
+    let effects = update(&mut m, Msg::Type('b'));
+    assert!(matches!(&effects[..], [Effect::Filter { req: 2, query }] if query == "b"));
+    update(&mut m, Msg::Type('x'));
+    update(
+        &mut m,
+        Msg::Filtered {
+            req: 2,
+            query: "b".into(),
+            rows: vec![1],
+            complete: true,
+        },
+    );
+    assert_eq!(m.list.visible, vec![0, 1, 2], "superseded by req 3");
+    update(
+        &mut m,
+        Msg::Filtered {
+            req: 3,
+            query: "bx".into(),
+            rows: vec![],
+            complete: true,
+        },
+    );
+    assert!(m.list.visible.is_empty());
+    let effects = act(&mut m, Action::Backspace);
+    assert!(matches!(&effects[..], [Effect::Filter { query, .. }] if query == "b"));
+}
+
+#[test]
+fn moving_asks_for_preview_and_stats_once() {
+    let mut m = listed(true);
+    let effects = act(&mut m, Action::Down);
+    assert_eq!(m.list.selected, 1);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::LoadPreview { record, .. } if record.id == "b"))
+    );
+    let req = m.requests.preview;
+    update(
+        &mut m,
+        Msg::PreviewLoaded {
+            req,
+            preview: Preview {
+                id: "b".into(),
+                last_messages: Ok(vec![]),
+            },
+        },
+    );
+    assert!(m.list.preview.is_some());
+    let effects = act(&mut m, Action::End);
+    assert_eq!(m.list.selected, 2);
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Stats { .. })),
+        "stats were asked for already"
+    );
+    act(&mut m, Action::Down);
+    assert_eq!(m.list.selected, 2, "clamped at the end");
+    act(&mut m, Action::Home);
+    assert_eq!(m.list.selected, 0);
+    act(&mut m, Action::PageDown);
+    assert_eq!(m.list.selected, 2);
+    let req = m.requests.stats;
+    update(
+        &mut m,
+        Msg::Stats {
+            req,
+            stats: vec![(
+                0,
+                SessionStats {
+                    bytes: 5,
+                    ..Default::default()
+                },
+            )],
+        },
+    );
+    assert_eq!(m.list.rows[0].stats.as_ref().unwrap().bytes, 5);
+    update(&mut m, Msg::Scroll(-3));
+    assert_eq!(m.list.selected, 0);
+}
+
+#[test]
+fn escape_clears_then_quits_and_ctrl_c_quits() {
+    let mut m = listed(true);
+    update(&mut m, Msg::Type('q'));
+    act(&mut m, Action::ClearOrQuit);
+    assert_eq!(m.list.query, "");
+    assert_eq!(m.exit, None);
+    act(&mut m, Action::ClearOrQuit);
+    assert_eq!(m.exit, Some(Exit::Cancel));
+    let mut m = listed(true);
+    let quit =
+        keymap::to_msg(&m, KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)).unwrap();
+    update(&mut m, quit);
+    assert_eq!(m.exit, Some(Exit::Cancel));
+}
+
+#[test]
+fn resume_touches_then_exits_and_refuses_damaged() {
+    let mut m = listed(true);
+    let effects = act(&mut m, Action::Resume);
+    assert!(matches!(&effects[..], [Effect::Resume { record }] if record.id == "a"));
+    update(
+        &mut m,
+        Msg::Resumed {
+            result: Ok(record("a", 0.0)),
+        },
+    );
+    assert!(matches!(&m.exit, Some(Exit::Resume(r)) if r.id == "a"));
+
+    let mut m = listed(true);
+    m.list.rows[0].record.error = Some("bad meta".into());
+    assert!(act(&mut m, Action::Resume).is_empty());
+    assert!(m.status.as_ref().unwrap().is_error);
+    assert_eq!(m.exit, None);
+}
+
+#[test]
+fn keymap_depends_on_the_screen() {
+    let m = listed(true);
+    assert!(
+        matches!(key(&m, KeyCode::Char('q')), Some(Msg::Type('q'))),
+        "typing filters in the list"
+    );
+    assert!(matches!(
+        key(&m, KeyCode::Char('?')),
+        Some(Msg::Action(Action::Help))
+    ));
+    assert!(matches!(
+        key(&m, KeyCode::Enter),
+        Some(Msg::Action(Action::Resume))
+    ));
+    let v = viewing(4);
+    assert!(matches!(
+        key(&v, KeyCode::Char('q')),
+        Some(Msg::Action(Action::Back))
+    ));
+    assert!(key(&v, KeyCode::Char('x')).is_none());
+    let release = KeyEvent {
+        kind: crossterm::event::KeyEventKind::Release,
+        ..KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)
+    };
+    assert!(keymap::to_msg(&v, release).is_none(), "only presses count");
+}
+
+#[test]
+fn refresh_keeps_the_selection() {
+    let mut m = listed(true);
+    act(&mut m, Action::Down);
+    let effects = act(&mut m, Action::Refresh);
+    assert!(matches!(
+        &effects[..],
+        [Effect::ResetSearch, Effect::Scan { req: 2 }]
+    ));
+    update(
+        &mut m,
+        Msg::SessionsBatch {
+            req: 2,
+            records: vec![record("a", 1.0), record("b", 2.0)],
+        },
+    );
+    let req = m.requests.filter;
+    update(
+        &mut m,
+        Msg::Filtered {
+            req,
+            query: String::new(),
+            rows: vec![0, 1],
+            complete: true,
+        },
+    );
+    assert_eq!(m.selected_row().unwrap().record.id, "b");
+    update(&mut m, Msg::Resize(100, 40));
+    assert_eq!(m.screen, (100, 40));
+    update(&mut m, Msg::Tick(NOW + 5.0));
+    assert_eq!(m.now, NOW + 5.0);
+}

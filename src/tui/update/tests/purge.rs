@@ -1,0 +1,118 @@
+//! Transitions of the purge preview and deletes.
+
+use super::*;
+
+#[test]
+fn purge_preview_replans_live_and_confirms_with_no_as_default() {
+    let mut m = listed(true);
+    let effects = act(&mut m, Action::PurgePreview);
+    assert_eq!(m.mode, Mode::Purge);
+    let [Effect::GatherPurge { req }] = &effects[..] else {
+        panic!()
+    };
+    let req = *req;
+    let candidates = vec![
+        candidate(record("a", 1.0)),
+        candidate(record("b", 2.0)),
+        candidate(record("c", 40.0)),
+    ];
+    update(
+        &mut m,
+        Msg::PurgeGathered {
+            req,
+            result: Ok(Arc::new(candidates)),
+        },
+    );
+    assert_eq!(
+        m.purge.plan.as_ref().unwrap().removals().count(),
+        1,
+        "c is stale"
+    );
+    act(&mut m, Action::KeepLess);
+    assert_eq!(m.settings.policy.keep, 1);
+    assert_eq!(
+        m.purge.plan.as_ref().unwrap().removals().count(),
+        2,
+        "b is beyond keep now"
+    );
+    act(&mut m, Action::AgeMore);
+    assert_eq!(m.settings.policy.max_age_days, 37.0);
+    act(&mut m, Action::AgeLess);
+    act(&mut m, Action::Confirm);
+    assert!(matches!(&m.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Purge));
+    // Enter means No.
+    assert!(matches!(
+        key(&m, KeyCode::Enter),
+        Some(Msg::Action(Action::No))
+    ));
+    act(&mut m, Action::No);
+    assert_eq!(m.overlay, None);
+    assert!(m.purge.applying.is_none());
+    act(&mut m, Action::Confirm);
+    act(&mut m, Action::Down);
+    assert!(m.overlay.is_some(), "other keys leave the question open");
+    let effects = act(&mut m, Action::Yes);
+    let [Effect::ApplyPurge { req, plan }] = &effects[..] else {
+        panic!()
+    };
+    assert_eq!(plan.removals().count(), 2);
+    let req = *req;
+    update(
+        &mut m,
+        Msg::PurgeProgress {
+            req,
+            progress: PurgeProgress {
+                done: 1,
+                total: 2,
+                id: "b".into(),
+            },
+        },
+    );
+    assert_eq!(m.purge.applying, Some((1, 2)));
+    assert!(
+        act(&mut m, Action::Back).is_empty() && m.mode == Mode::Purge,
+        "waits while deleting"
+    );
+    let report = PurgeReport {
+        removed: vec!["b".into(), "c".into()],
+        bytes_freed: 200,
+        ..Default::default()
+    };
+    let effects = update(
+        &mut m,
+        Msg::PurgeDone {
+            req,
+            result: Ok(report),
+        },
+    );
+    assert!(effects.iter().any(|e| matches!(e, Effect::Scan { .. })));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::GatherPurge { .. }))
+    );
+    assert!(
+        m.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("removed 2 sessions")
+    );
+    act(&mut m, Action::Back);
+    assert_eq!(m.mode, Mode::List);
+}
+
+#[test]
+fn delete_asks_then_deletes_one_session() {
+    let mut m = listed(true);
+    act(&mut m, Action::Down);
+    act(&mut m, Action::Delete);
+    assert!(
+        matches!(&m.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Delete { id: "b".into() })
+    );
+    act(&mut m, Action::No);
+    assert_eq!(m.overlay, None);
+    act(&mut m, Action::Delete);
+    let effects = act(&mut m, Action::Yes);
+    assert!(matches!(&effects[..], [Effect::DeleteSession { record, .. }] if record.id == "b"));
+}

@@ -1,0 +1,302 @@
+//! Transitions of the viewer and its trims.
+
+use super::*;
+
+#[test]
+fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
+    let mut m = listed(true);
+    act(&mut m, Action::Open);
+    let ctx = context(3);
+    let loaded = Loaded {
+        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
+        context: Arc::new(ctx),
+        contexts: vec![],
+    };
+    update(
+        &mut m,
+        Msg::ConversationLoaded {
+            req: 1,
+            result: Ok(loaded),
+        },
+    );
+    update(
+        &mut m,
+        Msg::Counted {
+            req: 1,
+            encoding: Encoding::Cl100kBase,
+            start: 2,
+            counts: vec![7, 8],
+        },
+    );
+    let v = m.viewer.as_ref().unwrap();
+    assert_eq!(
+        v.counts[&Encoding::Cl100kBase],
+        vec![None, None, Some(7), Some(8)]
+    );
+    assert_eq!(v.selected, 3, "opens at the newest message");
+    update(
+        &mut m,
+        Msg::Counted {
+            req: 0,
+            encoding: Encoding::Cl100kBase,
+            start: 0,
+            counts: vec![1, 1],
+        },
+    );
+    assert_eq!(
+        m.viewer.as_ref().unwrap().counts[&Encoding::Cl100kBase][0],
+        None,
+        "stale"
+    );
+    let effects = act(&mut m, Action::ToggleEncoding);
+    assert!(matches!(
+        &effects[..],
+        [Effect::CountTokens {
+            encoding: Encoding::O200kBase,
+            ..
+        }]
+    ));
+    let effects = act(&mut m, Action::ToggleEncoding);
+    assert!(effects.is_empty(), "cl100k counts are cached");
+    act(&mut m, Action::Up);
+    assert_eq!(m.viewer.as_ref().unwrap().selected, 2);
+    act(&mut m, Action::DetailDown);
+    assert_eq!(m.viewer.as_ref().unwrap().detail_scroll, 3);
+    let effects = act(&mut m, Action::Back);
+    assert_eq!(m.mode, Mode::List);
+    assert!(m.viewer.is_none());
+    assert!(
+        effects
+            .iter()
+            .all(|e| !matches!(e, Effect::LoadConversation { .. }))
+    );
+}
+
+#[test]
+fn a_failed_load_is_shown() {
+    let mut m = listed(true);
+    act(&mut m, Action::Open);
+    update(
+        &mut m,
+        Msg::ConversationLoaded {
+            req: 1,
+            result: Err("cannot parse x.json".into()),
+        },
+    );
+    assert_eq!(
+        m.viewer.as_ref().unwrap().error.as_deref(),
+        Some("cannot parse x.json")
+    );
+}
+
+#[test]
+fn trim_keep_last_previews_adjusts_and_applies() {
+    let mut m = viewing(30);
+    act(&mut m, Action::TrimKeepLast);
+    let trim = m.viewer.as_ref().unwrap().trim.clone().unwrap();
+    assert_eq!((trim.kind, trim.value), (TrimKind::KeepLast, 20));
+    let plan = trim.plan.unwrap();
+    assert_eq!(plan.kept.len(), 21, "20 + the system prompt");
+    assert_eq!(plan.tokens_after, 210);
+    act(&mut m, Action::Less);
+    assert_eq!(
+        m.viewer
+            .as_ref()
+            .unwrap()
+            .trim
+            .as_ref()
+            .unwrap()
+            .plan
+            .as_ref()
+            .unwrap()
+            .kept
+            .len(),
+        20
+    );
+    update(&mut m, Msg::Type('5'));
+    let trim = m.viewer.as_ref().unwrap().trim.clone().unwrap();
+    assert_eq!(trim.value, 5);
+    assert_eq!(trim.plan.as_ref().unwrap().dropped.len(), 25);
+    act(&mut m, Action::Backspace);
+    assert_eq!(m.viewer.as_ref().unwrap().trim.as_ref().unwrap().value, 0);
+    update(&mut m, Msg::Type('6'));
+    let effects = act(&mut m, Action::Confirm);
+    let [
+        Effect::ApplyTrim {
+            req,
+            request,
+            expected,
+            ..
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(*request, TrimRequest::KeepMessages(6));
+    assert_eq!(
+        (expected.context_id.as_str(), expected.mutation_counter),
+        ("ctx", 34)
+    );
+    let req = *req;
+    assert!(m.viewer.as_ref().unwrap().trim.as_ref().unwrap().applying);
+    assert!(
+        act(&mut m, Action::More).is_empty(),
+        "ignored while applying"
+    );
+    let effects = update(
+        &mut m,
+        Msg::Trimmed {
+            req,
+            result: Ok(Some("child".into())),
+        },
+    );
+    assert!(matches!(&effects[..], [Effect::LoadConversation { .. }]));
+    assert!(m.viewer.as_ref().unwrap().trim.is_none());
+}
+
+#[test]
+fn trim_budget_cancel_and_refusal() {
+    let mut m = viewing(30);
+    act(&mut m, Action::TrimBudget);
+    let trim = m.viewer.as_ref().unwrap().trim.clone().unwrap();
+    assert_eq!(trim.kind, TrimKind::Budget);
+    assert_eq!(trim.value, 232, "three quarters of 310 tokens");
+    assert!(trim.plan.as_ref().unwrap().tokens_after <= 232);
+    act(&mut m, Action::More);
+    assert_eq!(
+        m.viewer.as_ref().unwrap().trim.as_ref().unwrap().value,
+        1232
+    );
+    assert!(
+        !m.viewer
+            .as_ref()
+            .unwrap()
+            .trim
+            .as_ref()
+            .unwrap()
+            .plan
+            .as_ref()
+            .unwrap()
+            .changed
+    );
+    assert!(act(&mut m, Action::Confirm).is_empty(), "nothing to trim");
+    act(&mut m, Action::Back);
+    assert!(
+        m.viewer.as_ref().unwrap().trim.is_none(),
+        "Esc cancels, nothing written"
+    );
+    // A refusal from the store (the session changed) is shown and the trim stays.
+    act(&mut m, Action::TrimKeepLast);
+    let effects = act(&mut m, Action::Confirm);
+    let [Effect::ApplyTrim { req, .. }] = &effects[..] else {
+        panic!()
+    };
+    let req = *req;
+    update(
+        &mut m,
+        Msg::Trimmed {
+            req,
+            result: Err("changed since the preview".into()),
+        },
+    );
+    assert!(m.status.as_ref().unwrap().is_error);
+    assert!(!m.viewer.as_ref().unwrap().trim.as_ref().unwrap().applying);
+}
+
+#[test]
+fn trim_waits_for_counts() {
+    let mut m = listed(true);
+    act(&mut m, Action::Open);
+    let ctx = context(5);
+    let loaded = Loaded {
+        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
+        context: Arc::new(ctx),
+        contexts: vec![],
+    };
+    update(
+        &mut m,
+        Msg::ConversationLoaded {
+            req: 1,
+            result: Ok(loaded),
+        },
+    );
+    act(&mut m, Action::TrimKeepLast);
+    assert!(
+        m.viewer
+            .as_ref()
+            .unwrap()
+            .trim
+            .as_ref()
+            .unwrap()
+            .plan
+            .is_none()
+    );
+    assert!(act(&mut m, Action::Confirm).is_empty());
+    update(
+        &mut m,
+        Msg::Counted {
+            req: 1,
+            encoding: Encoding::Cl100kBase,
+            start: 0,
+            counts: vec![1; 6],
+        },
+    );
+    assert!(
+        m.viewer
+            .as_ref()
+            .unwrap()
+            .trim
+            .as_ref()
+            .unwrap()
+            .plan
+            .is_some(),
+        "planned when counts complete"
+    );
+}
+
+#[test]
+fn contexts_switch_back_is_the_undo() {
+    let mut m = viewing(3);
+    let v = m.viewer.as_mut().unwrap();
+    let loaded = v.loaded.as_mut().unwrap();
+    loaded.contexts = vec![
+        crate::tui::model::ContextInfo {
+            id: "ctx".into(),
+            messages: Some(4),
+            origin: Some("parent".into()),
+            error: None,
+        },
+        crate::tui::model::ContextInfo {
+            id: "parent".into(),
+            messages: Some(40),
+            origin: None,
+            error: None,
+        },
+    ];
+    act(&mut m, Action::Contexts);
+    assert_eq!(m.viewer.as_ref().unwrap().contexts_cursor, Some(0));
+    assert_eq!(keymap::scope(&m), keymap::Scope::Contexts);
+    act(&mut m, Action::Down);
+    let effects = act(&mut m, Action::Confirm);
+    let [
+        Effect::SwitchContext {
+            req, context_id, ..
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(context_id, "parent");
+    let req = *req;
+    let effects = update(
+        &mut m,
+        Msg::Switched {
+            req,
+            result: Ok("parent".into()),
+        },
+    );
+    assert!(matches!(&effects[..], [Effect::LoadConversation { .. }]));
+    act(&mut m, Action::Contexts);
+    act(&mut m, Action::Back);
+    assert_eq!(m.viewer.as_ref().unwrap().contexts_cursor, None);
+}
