@@ -39,8 +39,8 @@ pub struct Cli {
     /// Whose sessions [default: the OS user]
     #[arg(long, global = true, value_name = "NAME")]
     pub user: Option<String>,
-    /// Use a folder of bare peteos sessions (<uuid>/session.json) in place
-    #[arg(long, global = true, value_name = "DIR", conflicts_with = "root")]
+    /// Use a folder of bare peteos sessions (<uuid>/session.json) in place (overrides --root)
+    #[arg(long, global = true, value_name = "DIR")]
     pub peteos: Option<PathBuf>,
     /// Config file [default: $XDG_CONFIG_HOME/loki-sessions/config.toml]
     #[arg(long, global = true, value_name = "FILE")]

@@ -136,6 +136,17 @@ fn list_show_and_purge_preview_in_place_write_nothing() {
         before,
         "reading a peteos folder writes nothing"
     );
+    // --peteos wins over LOKI_HOME (set by many users' shells).
+    let out = Command::new(bin())
+        .env("LOKI_HOME", dir.parent().unwrap())
+        .args(["--peteos", dir.to_str().unwrap(), "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // --root pointing at such a folder is detected.
     let out = Command::new(bin())
         .args(["--root", dir.to_str().unwrap(), "list", "--json"])
