@@ -142,18 +142,39 @@ impl<'a> Message<'a> {
     /// The parts on their own lines (thinking, tool calls and results marked,
     /// media as placeholders): the text of the detail pane.
     pub fn readable(&self) -> String {
+        self.readable_limited(usize::MAX)
+    }
+
+    /// [`Message::readable`] with each part cut to about `max` characters, so
+    /// a huge pasted text costs a screen no more than a page of it.
+    pub fn readable_limited(&self, max: usize) -> String {
         self.parts()
             .iter()
-            .map(|p| match p {
-                Part::Text(t) => (*t).to_string(),
-                Part::Thinking(t) => format!("[thinking]\n{t}"),
-                Part::ToolUse { .. } | Part::ToolResult { .. } => {
-                    p.summary().replacen("] ", "]\n", 1)
-                }
-                other => other.summary(),
+            .map(|p| {
+                let cut = p.shortened(max);
+                let more = cut != *p;
+                (cut, more)
+            })
+            .map(|(p, more)| {
+                let text = p.readable_part();
+                if more { format!("{text}…") } else { text }
             })
             .collect::<Vec<_>>()
             .join("\n\n")
+    }
+}
+
+impl Part<'_> {
+    /// One part as the detail pane shows it.
+    fn readable_part(&self) -> String {
+        match self {
+            Part::Text(t) => (*t).to_string(),
+            Part::Thinking(t) => format!("[thinking]\n{t}"),
+            Part::ToolUse { .. } | Part::ToolResult { .. } => {
+                self.summary().replacen("] ", "]\n", 1)
+            }
+            other => other.summary(),
+        }
     }
 }
 
@@ -346,6 +367,9 @@ mod tests {
         let v = json!({"content": [{"type": "text", "text": "a\n\nb"}, {"type": "thinking", "text": "t"}]});
         assert_eq!(msg(&v).one_line_limited(100), "a b | [thinking] t");
         assert_eq!(msg(&v).readable(), "a\n\nb\n\n[thinking]\nt");
+        let huge = json!({"content": [{"type": "text", "text": "x".repeat(1_000_000)}]});
+        let shown = msg(&huge).readable_limited(100);
+        assert_eq!(shown.chars().count(), 101, "cut, with an ellipsis");
     }
 
     #[test]

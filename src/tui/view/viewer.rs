@@ -16,6 +16,10 @@ use ratatui::widgets::{
 };
 use std::collections::HashSet;
 
+/// Characters of each part shown in the detail pane: pages of text, and a
+/// huge paste still draws within a frame (`loki-sessions show` has it all).
+const DETAIL_CHARS: usize = 20_000;
+
 /// Characters of a message shown on its line (more than any screen is wide).
 const LINE_CHARS: usize = 300;
 
@@ -242,7 +246,7 @@ fn draw_detail(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
     let block = Block::new()
         .borders(Borders::TOP)
         .title(Line::styled(title, theme.title()));
-    let text = Paragraph::new(message.readable())
+    let text = Paragraph::new(message.readable_limited(DETAIL_CHARS))
         .block(block)
         .wrap(Wrap { trim: false })
         .scroll((viewer.detail_scroll, 0));
