@@ -34,7 +34,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
     } else {
         lines.push(Line::from(vec![
             Span::styled("prompt  ", theme.dim()),
-            Span::raw(r.first_prompt.clone()),
+            Span::raw(format::truncate(&r.first_prompt, 400)),
         ]));
         lines.push(Line::from(vec![
             Span::styled("used    ", theme.dim()),
