@@ -113,8 +113,9 @@ pub(super) fn context(n: usize) -> Context {
     .unwrap()
 }
 
-/// The viewer open on session a with a context of `n` messages, all counted (10 tokens each).
-pub(super) fn viewing(n: usize) -> Model {
+/// Session a opened and its context of `n` messages (plus a system prompt)
+/// loaded, nothing counted yet; returns the effects of the load.
+pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Open);
     assert!(matches!(
@@ -135,6 +136,12 @@ pub(super) fn viewing(n: usize) -> Model {
             result: Ok(loaded),
         },
     );
+    (m, effects)
+}
+
+/// The viewer open on session a with a context of `n` messages, all counted (10 tokens each).
+pub(super) fn viewing(n: usize) -> Model {
+    let (mut m, effects) = opened(n);
     assert!(matches!(
         effects.as_slice(),
         [Effect::CountTokens {

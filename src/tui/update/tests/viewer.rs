@@ -4,21 +4,7 @@ use super::*;
 
 #[test]
 fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
-    let mut m = listed(true);
-    act(&mut m, Action::Open);
-    let ctx = context(3);
-    let loaded = Loaded {
-        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
-        context: Arc::new(ctx),
-        contexts: vec![],
-    };
-    update(
-        &mut m,
-        Msg::ConversationLoaded {
-            req: 1,
-            result: Ok(loaded),
-        },
-    );
+    let (mut m, _) = opened(3);
     update(
         &mut m,
         Msg::Counted {
@@ -205,21 +191,7 @@ fn trim_budget_cancel_and_refusal() {
 
 #[test]
 fn trim_waits_for_counts() {
-    let mut m = listed(true);
-    act(&mut m, Action::Open);
-    let ctx = context(5);
-    let loaded = Loaded {
-        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
-        context: Arc::new(ctx),
-        contexts: vec![],
-    };
-    update(
-        &mut m,
-        Msg::ConversationLoaded {
-            req: 1,
-            result: Ok(loaded),
-        },
-    );
+    let (mut m, _) = opened(5);
     act(&mut m, Action::TrimKeepLast);
     assert!(
         m.viewer
