@@ -5,13 +5,14 @@
 mod conversation;
 mod corpus;
 
+use crate::store::Encoding;
 use crate::store::error::{IoContext, Result};
-use crate::store::jsonfile;
-use crate::store::layout::{Layout, SessionPaths};
-use crate::store::loki::{Meta, name_from_prompt};
-use crate::store::peteos::ids;
-use crate::store::trim::{self, TrimRequest};
-use crate::store::{Encoding, peteos};
+use crate::store::format::SESSION_FILE;
+use crate::store::format::ids;
+use crate::store::format::{Meta, name_from_prompt};
+use crate::store::fs::jsonfile;
+use crate::store::ops::trim::{self, TrimRequest};
+use crate::store::sources::layout::{Layout, SessionPaths};
 use corpus::{Corpus, Rng};
 use serde_json::{Map, Value, json};
 use std::fs;
@@ -77,7 +78,7 @@ pub fn generate(
 ) -> Result<DemoSummary> {
     let layout = Layout::new(root, &spec.user)?;
     let folder = layout.sessions_dir();
-    crate::store::atomic::create_private_dir_all(&folder)?;
+    crate::store::fs::atomic::create_private_dir_all(&folder)?;
     let corpus = Corpus::load();
     let workers = crate::store::parallel::workers();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -158,7 +159,7 @@ fn write_session(
     write(&paths.memory().join(format!("{context_id}.json")), &context)?;
     let session = json!({"uuid": id, "active_context_id": context_id, "auto_approve_tools": [],
                          "state_data": {}, "is_active": false});
-    write(&paths.memory().join(peteos::SESSION_FILE), &as_map(session))?;
+    write(&paths.memory().join(SESSION_FILE), &as_map(session))?;
     fs::write(
         paths.workspace().join("NOTES.md"),
         format!("# {first_prompt}\n"),
@@ -196,7 +197,7 @@ fn trim_once(folder: &Path, id: &str, now: f64) -> Result<String> {
 fn mark_active(folder: &Path, id: &str) -> Result<String> {
     let path = SessionPaths::new(&folder.join(id))
         .memory()
-        .join(peteos::SESSION_FILE);
+        .join(SESSION_FILE);
     let mut session = jsonfile::read_object(&path)?;
     session.insert("is_active".into(), json!(true));
     write(&path, &session)?;

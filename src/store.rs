@@ -1,30 +1,43 @@
 //! The session store: reads and writes Loki session trees and peteos
-//! conversations exactly as `FORMATS.md` specifies. Pure data types and
-//! plans; I/O at the edges; time is passed in as seconds since the epoch.
+//! conversations exactly as `docs/FORMATS.md` states. Four layers, each
+//! using only the ones before it:
+//!
+//! - [`format`]: the file formats as data (no I/O policy);
+//! - `fs`: careful file system work (atomic writes, locks, sizes);
+//! - `sources`: the two kinds of store reading their folders into records;
+//! - `ops`: operations written once for both kinds (locate, stats, trims,
+//!   purge plan and apply).
+//!
+//! [`Store`] is the one door the UI and the CLI go through; the types they
+//! need are re-exported here. Time is passed in as seconds since the epoch.
 
-pub mod atomic;
-pub mod derived;
-pub mod disk;
-pub mod error;
-pub mod jsonfile;
-pub mod layout;
-pub mod locate;
-pub mod lock;
-pub mod loki;
-pub mod parallel;
-pub mod peteos;
-pub mod peteos_folder;
-pub mod purge_apply;
-pub mod purge_plan;
-pub mod pyjson;
-pub mod record;
-pub mod source;
-pub mod tokens;
-pub mod trim;
+mod api;
+mod clock;
+pub(crate) mod error;
+pub mod format;
+pub(crate) mod fs;
+pub(crate) mod ops;
+pub(crate) mod parallel;
+pub(crate) mod sources;
 
+pub use api::{LokiOnly, Started, Store, StoreKind};
+pub use clock::now_seconds;
 pub use error::{Result, StoreError};
-pub use loki::{LokiStore, name_from_prompt};
-pub use purge_plan::{KEEP, MAX_AGE_DAYS, PurgePlan, PurgePolicy};
-pub use record::{SessionRecord, SessionStats};
-pub use source::SessionSource;
-pub use tokens::Encoding;
+pub use format::ids::iso_timestamp;
+pub use format::tokens::{Encoding, prewarm};
+pub use format::window::WindowIndex;
+pub use format::{Context, Message, Part, Special, name_from_prompt};
+pub use fs::disk::{current_uid, os_user_name, tree_facts};
+pub use fs::jsonfile;
+pub use ops::conversation::{ContextSummary, Conversation};
+pub use ops::counting::message_counts;
+pub use ops::locate::Target;
+pub use ops::purge_apply::{PurgeProgress, PurgeReport};
+pub use ops::purge_plan::{
+    Candidate, Decision, Fingerprint, KEEP, KeepReason, MAX_AGE_DAYS, PlanEntry, PurgePlan,
+    PurgePolicy, RemoveReason,
+};
+pub use ops::stats::SessionStats;
+pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_index};
+pub use sources::layout::SessionPaths;
+pub use sources::record::SessionRecord;

@@ -15,8 +15,7 @@ pub mod update;
 pub mod view;
 pub mod worker;
 
-use crate::store::SessionSource;
-use crate::store::peteos::ids;
+use crate::store::{Store, now_seconds};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{
@@ -32,19 +31,19 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use view::ViewState;
 
-/// Runs the UI over `source` until the user resumes a session or quits.
-pub fn run(source: SessionSource, settings: Settings) -> io::Result<Exit> {
+/// Runs the UI over `store` until the user resumes a session or quits.
+pub fn run(store: Store, settings: Settings) -> io::Result<Exit> {
     let tty = OpenOptions::new().read(true).write(true).open("/dev/tty")?;
     let mut terminal = enter(tty.try_clone()?)?;
     install_panic_restore(tty.try_clone()?);
-    let result = run_on(&mut terminal, source, settings);
+    let result = run_on(&mut terminal, store, settings);
     leave(terminal.backend_mut())?;
     result
 }
 
 fn run_on(
     terminal: &mut Terminal<CrosstermBackend<File>>,
-    source: SessionSource,
+    store: Store,
     settings: Settings,
 ) -> io::Result<Exit> {
     let (tx, rx) = mpsc::channel::<Incoming>();
@@ -70,9 +69,9 @@ fn run_on(
         }
     });
     // Token tables take a tenth of a second to build: start before they are needed.
-    crate::store::tokens::prewarm(settings.encoding);
-    let worker = worker::Worker::new(Arc::new(source), msg_tx, match_tx, ids::now_seconds);
-    let mut model = Model::new(settings, ids::now_seconds());
+    crate::store::format::tokens::prewarm(settings.encoding);
+    let worker = worker::Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
+    let mut model = Model::new(settings, now_seconds());
     let mut state = ViewState::new(theme::Theme::from_env());
     runtime::run_loop(
         terminal,
@@ -80,7 +79,7 @@ fn run_on(
         &mut state,
         &rx,
         &mut |e| worker.perform(e),
-        ids::now_seconds,
+        now_seconds,
     )?;
     Ok(model.exit.unwrap_or(Exit::Cancel))
 }

@@ -3,10 +3,9 @@
 //! (tests/fixtures/peteos, made by shared/conformance/make-peteos-fixtures.sh).
 //! Set PETEOS_FIXTURES=DIR to check another generated set.
 
-use loki_sessions::store::peteos::{Context, Session, window};
-use loki_sessions::store::record::message_counts;
-use loki_sessions::store::tokens::{self, Encoding};
-use loki_sessions::store::trim::{self, TrimRequest};
+use loki_sessions::store::format::tokens::{self, Encoding};
+use loki_sessions::store::format::{Context, Session, window};
+use loki_sessions::store::{Store, TrimRequest, message_counts};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -176,15 +175,17 @@ fn trimmed_context_reads_back_with_the_expected_messages() {
                 dir.join(format!("{}.json", case.str("active_context_id"))),
             )
             .unwrap();
-            let outcome = trim::apply(
-                &dir,
-                &dir,
-                TrimRequest::MaxTokens(budget),
-                Encoding::Cl100kBase,
-                None,
-                1.8e9,
-            )
-            .unwrap();
+            let store = Store::peteos_folder(dir.parent().unwrap());
+            let target = store.locate(dir.to_str().unwrap()).unwrap();
+            let outcome = store
+                .trim(
+                    &target,
+                    TrimRequest::MaxTokens(budget),
+                    Encoding::Cl100kBase,
+                    None,
+                    1.8e9,
+                )
+                .unwrap();
             let child = outcome.child.expect("peteos forked here, so must we");
             let session = Session::load(&dir).unwrap();
             assert_eq!(session.active_context_id(), Some(child.id()));

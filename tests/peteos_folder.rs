@@ -5,10 +5,9 @@
 mod common;
 use common::*;
 use crossterm::event::{KeyCode, KeyModifiers};
-use loki_sessions::store::peteos_folder::PeteosFolder;
-use loki_sessions::store::{Encoding, PurgePolicy, SessionSource};
+use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
-use loki_sessions::tui::model::{Mode, Settings};
+use loki_sessions::tui::model::{Screen, Settings};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -336,9 +335,9 @@ fn the_ui_works_on_a_peteos_folder() {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
-        loki: false,
+        store_kind: StoreKind::PeteosFolder,
     };
-    let source = SessionSource::Peteos(PeteosFolder::open(&dir));
+    let source = Store::peteos_folder(&dir);
     let mut ui = Headless::open(source, settings, 100, 30, 1.8e9, || 1.8e9);
     let count = expected()["cases"].as_array().unwrap().len();
     assert!(
@@ -349,7 +348,7 @@ fn the_ui_works_on_a_peteos_folder() {
     ui.type_text("look");
     assert!(ui.screen().contains("look-at-this"), "{}", ui.screen());
     ui.press(KeyCode::Tab, KeyModifiers::NONE);
-    assert_eq!(ui.model.mode, Mode::Viewer);
+    assert!(matches!(ui.model.screen, Screen::Viewer(_)));
     assert!(ui.screen().contains("Messages"));
     ui.press(KeyCode::Esc, KeyModifiers::NONE);
     ui.press(KeyCode::Char('g'), KeyModifiers::CONTROL);

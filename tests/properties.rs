@@ -4,11 +4,11 @@
 //! fails on any text; both windows stay within what was asked, keep order and
 //! the special messages; a fork is a well-formed context.
 
+use loki_sessions::store::format::Meta;
+use loki_sessions::store::format::pyjson::{self, PyJsonStyle};
+use loki_sessions::store::format::tokens::{self, Encoding};
+use loki_sessions::store::format::{Context, fork, window};
 use loki_sessions::store::jsonfile;
-use loki_sessions::store::loki::Meta;
-use loki_sessions::store::peteos::{Context, fork, window};
-use loki_sessions::store::pyjson::{self, PyJsonStyle};
-use loki_sessions::store::tokens::{self, Encoding};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use std::path::Path;

@@ -5,9 +5,7 @@
 
 mod common;
 use common::*;
-use loki_sessions::store::purge_apply::apply_plan;
-use loki_sessions::store::purge_plan::{Decision, PurgePolicy};
-use loki_sessions::store::{LokiStore, StoreError};
+use loki_sessions::store::{Decision, PurgePolicy, Store, StoreError};
 use std::fs::File;
 use std::path::Path;
 
@@ -24,8 +22,8 @@ fn now() -> f64 {
         + 10.0
 }
 
-fn store(root: &Path) -> LokiStore {
-    LokiStore::open(root, "tester").unwrap()
+fn store(root: &Path) -> Store {
+    Store::loki(root, "tester").unwrap()
 }
 
 #[test]
@@ -70,8 +68,8 @@ fn only_direct_children_of_the_users_own_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("store");
     let mine = new_session(&root, "mine");
-    let other = LokiStore::open(&root, "someone-else").unwrap();
-    let theirs = other.create("theirs", now()).unwrap().id;
+    let other = Store::loki(&root, "someone-else").unwrap();
+    let theirs = other.start("theirs", None, now()).unwrap().record.id;
     let plan = store(&root).purge_plan(ALL, &[], now()).unwrap();
     assert_eq!(
         plan.removals().count(),
@@ -80,14 +78,14 @@ fn only_direct_children_of_the_users_own_folder() {
     );
     // A plan whose entry points elsewhere (edited, or made for another folder) is refused.
     let mut forged = plan.clone();
-    forged.entries[0].candidate.record.path = other.layout().sessions_dir().join(&theirs);
+    forged.entries[0].candidate.record.path = other.sessions_dir().join(&theirs);
     forged.entries[0].candidate.record.id = theirs.clone();
-    let report = apply_plan(&forged, &sessions(&root), &[], |_| {});
+    let report = store(&root).apply_purge(&forged, &[], |_| {}).unwrap();
     assert!(report.removed.is_empty(), "{report:?}");
-    assert!(other.layout().sessions_dir().join(&theirs).exists());
+    assert!(other.sessions_dir().join(&theirs).exists());
     let report = store(&root).apply_purge(&plan, &[], |_| {}).unwrap();
     assert_eq!(report.removed, vec![mine]);
-    assert!(other.layout().sessions_dir().join(&theirs).exists());
+    assert!(other.sessions_dir().join(&theirs).exists());
 }
 
 #[test]
@@ -240,5 +238,5 @@ fn a_tree_of_another_uid_is_refused() {
 }
 
 fn unsafe_is_root() -> bool {
-    loki_sessions::store::disk::current_uid() == 0
+    loki_sessions::store::current_uid() == 0
 }

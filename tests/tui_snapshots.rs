@@ -5,7 +5,7 @@
 
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::{self, DemoSpec};
-use loki_sessions::store::{Encoding, LokiStore, PurgePolicy, SessionSource};
+use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
 use loki_sessions::tui::model::Settings;
 
@@ -31,12 +31,12 @@ fn store() -> tempfile::TempDir {
 }
 
 fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
-    let source = SessionSource::Loki(LokiStore::open(dir.path(), "ann").unwrap());
+    let source = Store::loki(dir.path(), "ann").unwrap();
     let settings = Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
-        loki: true,
+        store_kind: StoreKind::Loki,
     };
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }

@@ -2,7 +2,7 @@
 
 use crate::cli::{CliEnv, CliError, PrintWhat, TuiArgs, output, resume_command};
 use crate::demo::{self, DemoSpec};
-use crate::store::{LokiStore, SessionSource};
+use crate::store::Store;
 use crate::tui::model::{Exit, Settings};
 
 /// The model window the gauge measures against when nothing else is set.
@@ -11,7 +11,7 @@ pub const DEFAULT_WINDOW: u64 = 128_000;
 /// Opens the UI; prints (or runs) the resume result. Cancel exits 130.
 pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
     let mut demo_dir = None;
-    let source = if args.demo {
+    let store = if args.demo {
         let dir = tempfile::Builder::new()
             .prefix("loki-sessions-demo-")
             .tempdir()
@@ -26,11 +26,11 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             dir.path().display()
         );
         demo::generate(dir.path(), &DemoSpec::tui_demo(user, env.now), &|_| {})?;
-        let store = LokiStore::open(dir.path(), user)?;
+        let store = Store::loki(dir.path(), user)?;
         demo_dir = Some(dir);
-        SessionSource::Loki(store)
+        store
     } else {
-        env.source.clone()
+        env.store.clone()
     };
     let settings = Settings {
         encoding: env.encoding(args.encoding.as_deref())?,
@@ -39,9 +39,9 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             .or(env.config.model_window)
             .unwrap_or(DEFAULT_WINDOW),
         policy: env.policy(None, None)?,
-        loki: source.is_loki(),
+        store_kind: store.kind(),
     };
-    let exit = crate::tui::run(source.clone(), settings).map_err(|e| {
+    let exit = crate::tui::run(store.clone(), settings).map_err(|e| {
         CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)"))
     })?;
     let record = match exit {
@@ -58,7 +58,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         let kept = dir.keep();
         eprintln!("loki-sessions: the demo store stays in {}", kept.display());
     }
-    let target = source.target(&record);
+    let target = store.target(&record);
     let command = args
         .exec
         .clone()

@@ -3,6 +3,7 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError};
 use crate::demo::{self, DemoSpec};
+use crate::store::LokiOnly;
 use clap::Args;
 use serde_json::json;
 use std::sync::Mutex;
@@ -32,8 +33,8 @@ pub struct DemoArgs {
 
 /// Fills an empty store with generated sessions.
 pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
-    let store = env.loki("demo")?;
-    let folder = store.layout().sessions_dir();
+    env.store.check(LokiOnly::Demo)?;
+    let folder = env.store.sessions_dir();
     let has_sessions = std::fs::read_dir(&folder).is_ok_and(|mut d| d.next().is_some());
     if has_sessions {
         return Err(CliError::usage(format!(
@@ -46,12 +47,12 @@ pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
         messages: args.messages,
         big_context: args.big_context,
         seed: args.seed,
-        user: store.layout().user().to_string(),
+        user: env.user.clone(),
         now: env.now,
         extras: !args.plain,
     };
     let progress = Mutex::new(Progress::new("writing sessions"));
-    let summary = demo::generate(store.layout().root(), &spec, &|done| {
+    let summary = demo::generate(&env.root, &spec, &|done| {
         if let Ok(mut p) = progress.lock() {
             p.update(done, spec.sessions);
         }
@@ -60,7 +61,7 @@ pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
         p.finish();
     }
     output::print_json(&json!({
-        "root": store.layout().root(),
+        "root": env.root,
         "user": spec.user,
         "sessions": summary.sessions,
         "big": summary.big,

@@ -2,16 +2,18 @@
 
 use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
-use crate::store::peteos::ids;
-use crate::store::peteos_folder::PeteosFolder;
-use crate::store::{Encoding, LokiStore, PurgePolicy, SessionSource, disk};
+use crate::store::{Encoding, PurgePolicy, Store, now_seconds, os_user_name};
 use std::path::PathBuf;
 
 /// The resolved environment of one invocation.
 #[derive(Debug)]
 pub struct CliEnv {
     /// The user's sessions: a Loki tree or a peteos sessions folder.
-    pub source: SessionSource,
+    pub store: Store,
+    /// The Loki root the store was opened under (`--root`, LOKI_HOME, ~/.loki).
+    pub root: PathBuf,
+    /// Whose sessions.
+    pub user: String,
     /// Settings from the config file.
     pub config: Config,
     /// Seconds since the epoch at start-up (one clock per invocation).
@@ -29,7 +31,7 @@ impl CliEnv {
         };
         let user = match &cli.user {
             Some(user) => user.clone(),
-            None => disk::os_user_name()
+            None => os_user_name()
                 .ok_or_else(|| CliError::usage("cannot tell the OS user; pass --user"))?,
         };
         let config_path: Option<PathBuf> = cli.config.clone().or_else(Config::default_path);
@@ -37,30 +39,21 @@ impl CliEnv {
             Some(path) => Config::load(&path).map_err(CliError::usage)?,
             None => Config::default(),
         };
-        let source = match &cli.peteos {
-            Some(dir) => SessionSource::Peteos(PeteosFolder::open(dir)),
+        let store = match &cli.peteos {
+            Some(dir) => Store::peteos_folder(dir),
             // --root pointing at a folder of peteos sessions is used as one.
-            None if cli.root.is_some() && PeteosFolder::looks_like_one(&root) => {
-                SessionSource::Peteos(PeteosFolder::open(&root))
+            None if cli.root.is_some() && Store::looks_like_peteos_folder(&root) => {
+                Store::peteos_folder(&root)
             }
-            None => SessionSource::Loki(LokiStore::open(&root, &user)?),
+            None => Store::loki(&root, &user)?,
         };
         Ok(CliEnv {
-            source,
+            store,
+            root,
+            user,
             config,
-            now: ids::now_seconds(),
+            now: now_seconds(),
         })
-    }
-
-    /// The Loki tree, for commands that need one.
-    pub fn loki(&self, what: &str) -> Result<&LokiStore, CliError> {
-        match &self.source {
-            SessionSource::Loki(store) => Ok(store),
-            SessionSource::Peteos(folder) => Err(CliError::usage(format!(
-                "{what} needs a Loki tree; {} is a peteos sessions folder",
-                folder.dir().display()
-            ))),
-        }
     }
 
     /// The encoding: the flag, else the config, else cl100k_base.

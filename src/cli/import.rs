@@ -19,8 +19,7 @@ pub struct ImportArgs {
 
 /// Copies a peteos session into a new Loki session and prints its id.
 pub fn run(env: &CliEnv, args: ImportArgs) -> Result<(), CliError> {
-    let store = env.loki("import")?;
-    let record = store.import(&args.session_dir, env.now)?;
+    let record = env.store.import(&args.session_dir, env.now)?;
     if args.json {
         output::print_json(&json!({
             "id": record.id, "name": record.name, "path": record.path,

@@ -3,7 +3,7 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError};
 use crate::format;
-use crate::store::record::{SessionRecord, SessionStats, gather_stats};
+use crate::store::{SessionRecord, SessionStats};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -71,12 +71,12 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         None
     };
     if let Some(encoding) = encoding {
-        crate::store::tokens::prewarm(encoding);
+        crate::store::prewarm(encoding);
     }
-    let records = env.source.list()?;
+    let records = env.store.list()?;
     let progress = Mutex::new(Progress::new("reading sessions"));
     let total = records.len();
-    let stats = gather_stats(&records, encoding, &|done| {
+    let stats = env.store.stats(&records, encoding, &|done| {
         if let Ok(mut p) = progress.lock() {
             p.update(done, total);
         }

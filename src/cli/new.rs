@@ -2,7 +2,7 @@
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
-use crate::store::layout::SessionPaths;
+use crate::store::SessionPaths;
 use clap::Args;
 use serde_json::json;
 
@@ -35,7 +35,7 @@ pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
     } else {
         Some(env.policy(args.keep, args.max_age.as_deref())?)
     };
-    let started = env.source.start(&args.prompt, policy, env.now)?;
+    let started = env.store.start(&args.prompt, policy, env.now)?;
     let mut purged_ids = Vec::new();
     if let Some((plan, report)) = &started.purged {
         for id in &report.removed {

@@ -3,8 +3,7 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError};
 use crate::format;
-use crate::store::PurgePlan;
-use crate::store::purge_apply::PurgeReport;
+use crate::store::{PurgePlan, PurgeReport};
 use clap::Args;
 use serde_json::{Value, json};
 use std::io::{BufRead, IsTerminal, Write};
@@ -38,7 +37,7 @@ pub struct PurgeArgs {
 /// Plans, confirms and applies a purge.
 pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
     let policy = env.policy(args.keep, args.max_age.as_deref())?;
-    let plan = env.source.purge_plan(policy, &args.exclude, env.now)?;
+    let plan = env.store.purge_plan(policy, &args.exclude, env.now)?;
     let removals = plan.removals().count();
     if args.dry_run || removals == 0 {
         print_plan(&plan, None, args.json, env.now)?;
@@ -49,7 +48,7 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
     }
     let mut progress = Progress::new("purging");
     let report = env
-        .source
+        .store
         .apply_purge(&plan, &args.exclude, |p| progress.update(p.done, p.total))?;
     progress.finish();
     for (id, why) in &report.skipped {
@@ -140,7 +139,7 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
     }
     let spared: Vec<_> = plan
         .kept()
-        .filter(|e| !is_routine_keep(&e.decision.to_string()))
+        .filter(|e| !e.decision.is_routine_keep())
         .collect();
     for entry in &spared {
         let r = &entry.candidate.record;
@@ -160,11 +159,6 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
         plan.policy.max_age_days
     ));
     lines
-}
-
-/// Sessions kept simply because they are recent are not worth a line each.
-fn is_routine_keep(reason: &str) -> bool {
-    reason.starts_with("recent")
 }
 
 fn plan_json(plan: &PurgePlan, report: Option<&PurgeReport>) -> Value {

@@ -2,7 +2,7 @@
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError, PrintWhat};
-use crate::store::locate::Target;
+use crate::store::Target;
 use clap::Args;
 
 /// Arguments of `resume`.
@@ -20,9 +20,8 @@ pub struct ResumeArgs {
 
 /// Touches the session and prints what was asked for.
 pub fn run(env: &CliEnv, args: ResumeArgs) -> Result<(), CliError> {
-    let target = env.source.locate(&args.session)?;
-    target.writable()?;
-    env.source.touch(&target, env.now)?;
+    let target = env.store.locate(&args.session)?;
+    env.store.resume(&target, env.now)?;
     output::print_lines([printed(&target, args.print)])
 }
 

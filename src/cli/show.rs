@@ -3,9 +3,7 @@
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
 use crate::format;
-use crate::store::peteos::{Context, Session};
-use crate::store::record::{SessionRecord, message_counts};
-use crate::store::tokens::{self, Encoding};
+use crate::store::{Context, Encoding, SessionRecord, message_counts, prewarm};
 use clap::Args;
 use serde::Serialize;
 
@@ -50,10 +48,10 @@ struct ShownMessage {
 pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding.as_deref())?;
     // The tables build while the conversation is read.
-    tokens::prewarm(encoding);
-    let target = env.source.locate(&args.session)?;
-    let session = Session::load(target.conversation_dir())?;
-    let context = session.active_context()?;
+    prewarm(encoding);
+    let target = env.store.locate(&args.session)?;
+    let context = env.store.active_context(&target)?;
+    let active_context_id = context.as_ref().map(Context::id);
     let messages = match &context {
         Some(ctx) => shown_messages(ctx, encoding)?,
         None => Vec::new(),
@@ -62,7 +60,7 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     if args.json {
         return output::print_json(&ShowOutput {
             session: &target.record,
-            active_context_id: session.active_context_id(),
+            active_context_id,
             encoding,
             total_tokens,
             messages,
@@ -72,7 +70,7 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         format!("{}  {}", target.record.id, target.record.name),
         format!(
             "context {}  {} messages  {} tokens ({encoding})",
-            session.active_context_id().unwrap_or("-"),
+            active_context_id.unwrap_or("-"),
             messages.len(),
             format::count(total_tokens)
         ),

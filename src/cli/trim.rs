@@ -3,8 +3,7 @@
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
 use crate::format;
-use crate::store::tokens;
-use crate::store::trim::{self, TrimRequest};
+use crate::store::{TrimRequest, prewarm};
 use clap::Args;
 use serde_json::json;
 
@@ -38,27 +37,17 @@ pub struct TrimArgs {
 pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding.as_deref())?;
     // The tables build while the conversation is read.
-    tokens::prewarm(encoding);
+    prewarm(encoding);
     let request = match (args.max_tokens, args.keep_messages) {
         (Some(n), _) => TrimRequest::MaxTokens(n),
         (None, Some(k)) => TrimRequest::KeepMessages(k as usize),
         (None, None) => return Err(CliError::usage("give --max-tokens or --keep-messages")),
     };
-    let target = env.source.locate(&args.session)?;
-    if !args.dry_run {
-        target.writable()?;
-    }
+    let target = env.store.locate(&args.session)?;
     let outcome = if args.dry_run {
-        trim::preview(target.conversation_dir(), request, encoding)?
+        env.store.trim_preview(&target, request, encoding)?
     } else {
-        trim::apply(
-            target.conversation_dir(),
-            target.lock_dir(),
-            request,
-            encoding,
-            None,
-            env.now,
-        )?
+        env.store.trim(&target, request, encoding, None, env.now)?
     };
     let plan = &outcome.plan;
     let new_context_id = outcome.child.as_ref().map(|c| c.id().to_string());

@@ -3,7 +3,7 @@
 //! and results, code and now and then an image.
 
 use crate::demo::corpus::{Corpus, IMAGE_PNG, Rng, SYSTEM_PROMPT};
-use crate::store::peteos::{Assembler, ids};
+use crate::store::format::{Assembler, ids};
 use serde_json::{Map, Value, json};
 
 const TOOLS: [(&str, &str); 4] = [
@@ -178,7 +178,7 @@ fn base64_encode(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::peteos::Context;
+    use crate::store::format::Context;
 
     #[test]
     fn base64_matches_the_standard() {

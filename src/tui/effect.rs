@@ -1,10 +1,6 @@
 //! Work `update` asks the runtime to do; each result comes back as a `Msg`.
 
-use crate::store::peteos::Context;
-use crate::store::purge_plan::PurgePlan;
-use crate::store::record::SessionRecord;
-use crate::store::tokens::Encoding;
-use crate::store::trim::{Expected, TrimRequest};
+use crate::store::{Context, Encoding, Expected, PurgePlan, SessionRecord, TrimRequest};
 use std::sync::Arc;
 
 /// A side effect, performed off the UI thread.
@@ -52,12 +48,12 @@ pub enum Effect {
     GatherPurge { req: u64 },
     /// Apply a purge plan (answers `PurgeProgress`…, then `PurgeDone`).
     ApplyPurge { req: u64, plan: PurgePlan },
-    /// Delete one session, with the purge's safety checks (answers `PurgeDone`).
+    /// Delete one session, with the purge's safety checks (answers `Deleted`).
     DeleteSession { req: u64, record: SessionRecord },
     /// Start a session (answers `Created`).
     CreateSession { prompt: String },
     /// Rename a session (answers `Renamed`).
-    RenameSession { id: String, name: String },
+    RenameSession { record: SessionRecord, name: String },
     /// Touch a session before resuming it (answers `Resumed`).
     Resume { record: SessionRecord },
 }

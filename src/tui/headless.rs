@@ -3,7 +3,7 @@
 //! Effects run synchronously on the calling thread, so every step ends with
 //! all replies handled: tests and benchmarks are deterministic.
 
-use crate::store::SessionSource;
+use crate::store::Store;
 use crate::tui::effect::Effect;
 use crate::tui::matcher::Matcher;
 use crate::tui::model::{Model, Settings};
@@ -34,9 +34,9 @@ pub struct Headless {
 }
 
 impl Headless {
-    /// Opens the UI on `source` with a `width` x `height` screen at time `now`.
+    /// Opens the UI on `store` with a `width` x `height` screen at time `now`.
     pub fn open(
-        source: SessionSource,
+        store: Store,
         settings: Settings,
         width: u16,
         height: u16,
@@ -46,7 +46,7 @@ impl Headless {
         let (sender, incoming) = mpsc::channel();
         let (reply_tx, replies) = mpsc::channel();
         let (match_tx, _match_rx) = mpsc::channel();
-        let worker = Worker::new(Arc::new(source), reply_tx, match_tx, clock);
+        let worker = Worker::new(Arc::new(store), reply_tx, match_tx, clock);
         let mut ui = Headless {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),

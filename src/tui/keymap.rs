@@ -1,7 +1,7 @@
 //! Every key binding, in one table: `to_msg` reads it, and the help overlay
 //! and the footer are generated from it.
 
-use crate::tui::model::{Mode, Model, Overlay};
+use crate::tui::model::{Model, Overlay, Screen, ViewerMode};
 use crate::tui::msg::{Action, Msg};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -194,19 +194,19 @@ pub const GLOBAL: &[(&str, &str)] = &[
 
 /// The scope the model is in.
 pub fn scope(model: &Model) -> Scope {
-    match &model.overlay {
+    match &model.app.overlay {
         Some(Overlay::Help) => return Scope::Help,
         Some(Overlay::Confirm(_)) => return Scope::Confirm,
         Some(Overlay::Input(_)) => return Scope::Input,
         None => {}
     }
-    match model.mode {
-        Mode::List => Scope::List,
-        Mode::Purge => Scope::Purge,
-        Mode::Viewer => match &model.viewer {
-            Some(v) if v.trim.is_some() => Scope::Trim,
-            Some(v) if v.contexts_cursor.is_some() => Scope::Contexts,
-            _ => Scope::Viewer,
+    match &model.screen {
+        Screen::List => Scope::List,
+        Screen::Purge(_) => Scope::Purge,
+        Screen::Viewer(viewer) => match viewer.mode {
+            ViewerMode::Trim(_) => Scope::Trim,
+            ViewerMode::Contexts(_) => Scope::Contexts,
+            ViewerMode::Browse => Scope::Viewer,
         },
     }
 }
@@ -305,4 +305,13 @@ fn footer_text(scope: Scope, action: Action) -> &'static str {
         (_, Action::AgeMore) => "max age",
         _ => "",
     }
+}
+
+/// How the first key bound to `action` in `scope` is written, for hints in
+/// the panes and the status line ("press c to switch back").
+pub fn key_for(scope: Scope, action: Action) -> &'static str {
+    BINDINGS
+        .iter()
+        .find(|b| b.scope == scope && b.action == action)
+        .map_or("?", |b| b.label)
 }

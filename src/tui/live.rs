@@ -2,8 +2,7 @@
 //! screen: what the benchmarks measure. Unlike `headless`, effects run in
 //! the background exactly as in a terminal session, so times are real.
 
-use crate::store::SessionSource;
-use crate::store::peteos::ids;
+use crate::store::{Store, now_seconds};
 use crate::tui::matcher;
 use crate::tui::model::{Model, Settings};
 use crate::tui::runtime::{self, Incoming};
@@ -32,8 +31,8 @@ pub struct Live {
 }
 
 impl Live {
-    /// Starts the UI on `source`; returns at once (the scan runs on).
-    pub fn open(source: SessionSource, settings: Settings, width: u16, height: u16) -> Self {
+    /// Starts the UI on `store`; returns at once (the scan runs on).
+    pub fn open(store: Store, settings: Settings, width: u16, height: u16) -> Self {
         let (sender, incoming) = mpsc::channel::<Incoming>();
         let (msg_tx, msg_rx) = mpsc::channel();
         let (match_tx, match_rx) = mpsc::channel();
@@ -47,11 +46,11 @@ impl Live {
         });
         let replies = msg_tx.clone();
         std::thread::spawn(move || matcher::run(match_rx, replies));
-        let worker = Worker::new(Arc::new(source), msg_tx, match_tx, ids::now_seconds);
+        let worker = Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
         let mut live = Live {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
-            model: Model::new(settings, ids::now_seconds()),
+            model: Model::new(settings, now_seconds()),
             state: ViewState::new(Theme { color: true }),
             incoming,
             sender,

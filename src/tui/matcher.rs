@@ -2,7 +2,7 @@
 //! the matcher answers the newest query only ("latest wins"), narrowing from
 //! the previous answer when the query grew.
 
-use crate::store::record::SessionRecord;
+use crate::store::sources::record::SessionRecord;
 use crate::tui::msg::Msg;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;

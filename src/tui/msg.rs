@@ -1,9 +1,6 @@
 //! Everything that can happen to the UI: user intents and worker replies.
 
-use crate::store::purge_apply::{PurgeProgress, PurgeReport};
-use crate::store::purge_plan::Candidate;
-use crate::store::record::{SessionRecord, SessionStats};
-use crate::store::tokens::Encoding;
+use crate::store::{Candidate, Encoding, PurgeProgress, PurgeReport, SessionRecord, SessionStats};
 use crate::tui::model::{Loaded, Preview};
 use std::sync::Arc;
 
@@ -150,6 +147,11 @@ pub enum Msg {
     PurgeProgress { req: u64, progress: PurgeProgress },
     /// The purge ended.
     PurgeDone {
+        req: u64,
+        result: Result<PurgeReport, String>,
+    },
+    /// One session was deleted (or the deletion was refused).
+    Deleted {
         req: u64,
         result: Result<PurgeReport, String>,
     },

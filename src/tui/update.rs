@@ -1,130 +1,230 @@
 //! The pure state machine: `update(&mut Model, Msg) -> Vec<Effect>`. No I/O
 //! here; everything slow is an `Effect`, and its answer comes back as a `Msg`
-//! tagged with the request number it answers (stale answers are dropped).
+//! tagged with the request it answers (stale answers are dropped).
+//!
+//! This file is the router: it hands each message to the screen that owns
+//! it, and it alone moves between screens ([`Go`]). A screen's module
+//! changes only that screen's state (and the shared chrome, [`App`]); no
+//! module under `update/` uses another.
 
 mod dialogs;
 mod list;
 mod purge;
-mod trim;
 mod viewer;
 
+use crate::format;
+use crate::store::{PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
-use crate::tui::model::{Exit, Mode, Model, Overlay, Status};
+use crate::tui::model::{ConfirmAction, Exit, Model, Overlay, Screen};
 use crate::tui::msg::{Action, Msg};
+
+/// What a screen asks for after handling a message: work to start, and
+/// somewhere else to go.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct Step {
+    /// Work for the worker.
+    pub effects: Vec<Effect>,
+    /// A move between screens (or out of the UI).
+    pub go: Option<Go>,
+}
+
+/// A move only the router makes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Go {
+    /// Back to the list.
+    List,
+    /// Open the viewer on this session.
+    Viewer(SessionRecord),
+    /// Open the purge preview.
+    Purge,
+    /// The store changed: the list reads it again (the screen stays).
+    Rescan,
+    /// End the UI.
+    Exit(Exit),
+}
+
+impl Step {
+    /// Nothing to do.
+    pub fn none() -> Self {
+        Step::default()
+    }
+
+    /// Start these effects.
+    pub fn effects(effects: Vec<Effect>) -> Self {
+        Step { effects, go: None }
+    }
+
+    /// Start one effect.
+    pub fn effect(effect: Effect) -> Self {
+        Step::effects(vec![effect])
+    }
+
+    /// Go somewhere.
+    pub fn go(go: Go) -> Self {
+        Step {
+            effects: Vec::new(),
+            go: Some(go),
+        }
+    }
+}
 
 /// The effects to run when the UI starts.
 pub fn init(model: &mut Model) -> Vec<Effect> {
-    list::rescan(model)
+    list::rescan(&mut model.list, &mut model.app)
 }
 
 /// Applies `msg` to `model` and returns the work it calls for.
 pub fn update(model: &mut Model, msg: Msg) -> Vec<Effect> {
+    let step = route(model, msg);
+    let mut effects = step.effects;
+    if let Some(go) = step.go {
+        effects.extend(go_to(model, go));
+    }
+    effects
+}
+
+fn route(model: &mut Model, msg: Msg) -> Step {
+    let (list, app) = (&mut model.list, &mut model.app);
     match msg {
-        Msg::Action(Action::Quit) => {
-            model.exit = Some(Exit::Cancel);
-            Vec::new()
-        }
+        Msg::Action(Action::Quit) => Step::go(Go::Exit(Exit::Cancel)),
         Msg::Tick(now) => {
-            model.now = now;
-            Vec::new()
+            app.now = now;
+            Step::none()
         }
         Msg::Resize(width, height) => {
-            model.screen = (width, height);
-            Vec::new()
+            app.size = (width, height);
+            Step::none()
         }
         Msg::Action(action) => on_action(model, action),
         Msg::Type(c) => on_type(model, c),
         Msg::Scroll(lines) => {
             let action = if lines > 0 { Action::Down } else { Action::Up };
-            let mut effects = Vec::new();
+            let mut step = Step::none();
             for _ in 0..lines.unsigned_abs().min(50) {
-                effects.extend(on_action(model, action));
+                let next = on_action(model, action);
+                step.effects.extend(next.effects);
+                step.go = step.go.or(next.go);
             }
-            effects
+            step
         }
-        Msg::SessionsBatch { req, records } => list::on_batch(model, req, records),
-        Msg::ScanDone { req, error } => list::on_scan_done(model, req, error),
-        Msg::Filtered {
-            req,
-            query,
-            rows,
-            complete,
-        } => list::on_filtered(model, req, query, rows, complete),
-        Msg::Stats { req, stats } => list::on_stats(model, req, stats),
-        Msg::PreviewLoaded { req, preview } => list::on_preview(model, req, preview),
-        Msg::Created { result } => list::on_created(model, result),
-        Msg::Renamed { result } => list::on_renamed(model, result),
-        Msg::Resumed { result } => list::on_resumed(model, result),
-        Msg::ConversationLoaded { req, result } => viewer::on_loaded(model, req, result),
-        Msg::Counted {
-            req,
-            encoding,
-            start,
-            counts,
-        } => viewer::on_counted(model, req, encoding, start, counts),
-        Msg::CountFailed { req, error } => viewer::on_count_failed(model, req, error),
-        Msg::Trimmed { req, result } => trim::on_trimmed(model, req, result),
-        Msg::Switched { req, result } => viewer::on_switched(model, req, result),
-        Msg::PurgeGathered { req, result } => purge::on_gathered(model, req, result),
-        Msg::PurgeProgress { req, progress } => purge::on_progress(model, req, progress),
-        Msg::PurgeDone { req, result } => purge::on_done(model, req, result),
+        Msg::Resumed { result } => match result {
+            Ok(record) => Step::go(Go::Exit(Exit::Resume(record))),
+            Err(e) => {
+                app.complain(e);
+                Step::none()
+            }
+        },
+        Msg::SessionsBatch { .. }
+        | Msg::ScanDone { .. }
+        | Msg::Filtered { .. }
+        | Msg::Stats { .. }
+        | Msg::PreviewLoaded { .. }
+        | Msg::Created { .. }
+        | Msg::Renamed { .. }
+        | Msg::Deleted { .. } => list::on_reply(list, app, msg),
+        Msg::ConversationLoaded { .. }
+        | Msg::Counted { .. }
+        | Msg::CountFailed { .. }
+        | Msg::Trimmed { .. }
+        | Msg::Switched { .. } => match &mut model.screen {
+            Screen::Viewer(viewer) => viewer::on_reply(viewer, app, msg),
+            _ => Step::none(), // the viewer was closed: a late reply
+        },
+        Msg::PurgeGathered { .. } | Msg::PurgeProgress { .. } | Msg::PurgeDone { .. } => {
+            match &mut model.screen {
+                Screen::Purge(purge) => purge::on_reply(purge, app, msg),
+                _ => Step::none(),
+            }
+        }
     }
 }
 
-fn on_action(model: &mut Model, action: Action) -> Vec<Effect> {
-    match &model.overlay {
+fn on_action(model: &mut Model, action: Action) -> Step {
+    let app = &mut model.app;
+    match &app.overlay {
         Some(Overlay::Help) => {
             if action == Action::Back {
-                model.overlay = None;
+                app.overlay = None;
             }
-            return Vec::new();
+            return Step::none();
         }
-        Some(Overlay::Confirm(_)) => return dialogs::on_confirm_action(model, action),
-        Some(Overlay::Input(_)) => return dialogs::on_input_action(model, action),
+        Some(Overlay::Confirm(_)) => {
+            return match dialogs::on_confirm_action(app, action) {
+                Some(confirmed) => on_confirmed(model, confirmed),
+                None => Step::none(),
+            };
+        }
+        Some(Overlay::Input(_)) => {
+            return match dialogs::on_input_action(app, action) {
+                Some((purpose, text)) => list::on_input_done(&model.list, purpose, text),
+                None => Step::none(),
+            };
+        }
         None => {}
     }
     if action == Action::Help {
-        model.overlay = Some(Overlay::Help);
-        return Vec::new();
+        app.overlay = Some(Overlay::Help);
+        return Step::none();
     }
-    match model.mode {
-        Mode::List => list::on_action(model, action),
-        Mode::Viewer => viewer::on_action(model, action),
-        Mode::Purge => purge::on_action(model, action),
+    match &mut model.screen {
+        Screen::List => list::on_action(&mut model.list, app, action),
+        Screen::Viewer(viewer) => viewer::on_action(viewer, app, action),
+        Screen::Purge(purge) => purge::on_action(purge, app, action),
     }
 }
 
-fn on_type(model: &mut Model, c: char) -> Vec<Effect> {
-    if let Some(Overlay::Input(input)) = &mut model.overlay {
+/// A question was answered yes: the screen that asked carries it out.
+fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
+    match (action, &mut model.screen) {
+        (ConfirmAction::Delete { id }, _) => {
+            list::on_delete_confirmed(&mut model.list, &mut model.app, &id)
+        }
+        (ConfirmAction::Purge, Screen::Purge(purge)) => purge::on_confirmed(purge, &mut model.app),
+        (ConfirmAction::Purge, _) => Step::none(),
+    }
+}
+
+fn on_type(model: &mut Model, c: char) -> Step {
+    let app = &mut model.app;
+    if let Some(Overlay::Input(input)) = &mut app.overlay {
         input.text.push(c);
-        return Vec::new();
+        return Step::none();
     }
-    match model.mode {
-        Mode::List if model.overlay.is_none() => list::on_type(model, c),
-        Mode::Viewer => trim::on_digit(model, c),
-        _ => Vec::new(),
+    if app.overlay.is_some() {
+        return Step::none();
+    }
+    match &mut model.screen {
+        Screen::List => list::on_type(&mut model.list, app, c),
+        Screen::Viewer(viewer) => viewer::on_type(viewer, app, c),
+        Screen::Purge(_) => Step::none(),
     }
 }
 
-/// Shows `text` in the status line.
-pub(crate) fn say(model: &mut Model, text: impl Into<String>) {
-    model.status = Some(Status {
-        text: text.into(),
-        is_error: false,
-    });
-}
-
-/// Shows an error in the status line.
-pub(crate) fn complain(model: &mut Model, text: impl Into<String>) {
-    model.status = Some(Status {
-        text: text.into(),
-        is_error: true,
-    });
-}
-
-/// Rows in one page of a list on the current screen.
-pub(crate) fn page(model: &Model) -> usize {
-    usize::from(model.screen.1.saturating_sub(12)).max(1)
+/// Moves between screens: the one place a screen is opened or closed.
+fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
+    let (list, app) = (&mut model.list, &mut model.app);
+    match go {
+        Go::List => {
+            model.screen = Screen::List;
+            list::after_move(list, app)
+        }
+        Go::Viewer(record) => {
+            let (viewer, effects) = viewer::open(app, record);
+            model.screen = Screen::Viewer(Box::new(viewer));
+            effects
+        }
+        Go::Purge => {
+            let (purge, effects) = purge::open(app);
+            model.screen = Screen::Purge(Box::new(purge));
+            effects
+        }
+        Go::Rescan => list::rescan(list, app),
+        Go::Exit(exit) => {
+            model.exit = Some(exit);
+            Vec::new()
+        }
+    }
 }
 
 /// Moves a cursor within `0..len` by an action; returns true if it was a move.
@@ -141,6 +241,27 @@ pub(crate) fn move_cursor(cursor: &mut usize, len: usize, action: Action, page: 
     };
     *cursor = next;
     true
+}
+
+/// The status line after a purge or a deletion, and whether it reports a
+/// failure (shown as an error).
+pub(crate) fn report_text(report: &PurgeReport) -> (String, bool) {
+    let mut text = format!(
+        "removed {} sessions, freed {}",
+        report.removed.len(),
+        format::bytes(report.bytes_freed)
+    );
+    if let Some((id, why)) = report.skipped.first() {
+        text.push_str(&format!(
+            "; spared {} that changed ({id}: {why})",
+            report.skipped.len()
+        ));
+    }
+    if let Some((id, why)) = report.failed.first() {
+        text.push_str(&format!("; {} failed ({id}: {why})", report.failed.len()));
+        return (text, true);
+    }
+    (text, false)
 }
 
 #[cfg(test)]

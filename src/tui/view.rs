@@ -9,7 +9,7 @@ mod preview;
 mod purge;
 mod viewer;
 
-use crate::tui::model::{Mode, Model, Overlay};
+use crate::tui::model::{Model, Overlay, Screen};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -71,14 +71,14 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
         Constraint::Length(1),
     ])
     .areas(area);
-    match model.mode {
-        Mode::List => draw_list_screen(frame, model, state, body),
-        Mode::Viewer => viewer::draw(frame, model, state, body, theme),
-        Mode::Purge => purge::draw(frame, model, state, body, theme),
+    match &model.screen {
+        Screen::List => draw_list_screen(frame, model, state, body),
+        Screen::Viewer(_) => viewer::draw(frame, model, state, body, theme),
+        Screen::Purge(_) => purge::draw(frame, model, state, body, theme),
     }
     footer::draw_status(frame, model, status, theme);
     footer::draw_keys(frame, model, keys, theme);
-    match &model.overlay {
+    match &model.app.overlay {
         Some(Overlay::Help) => help::draw(frame, model, area, theme),
         Some(Overlay::Confirm(confirm)) => dialog::draw_confirm(frame, confirm, area, theme),
         Some(Overlay::Input(input)) => dialog::draw_input(frame, input, area, theme),

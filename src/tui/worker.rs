@@ -1,31 +1,25 @@
-//! Performs effects off the UI thread and reports back as `Msg`s.
+//! Performs effects off the UI thread and reports back as `Msg`s: a thin
+//! dispatch from each `Effect` to one call of the store's door, [`Store`].
 
-use crate::store::peteos::window::WindowIndex;
-use crate::store::peteos::{Context, Session, count};
-use crate::store::purge_apply::{self, PurgeReport};
-use crate::store::purge_plan::PurgePlan;
-use crate::store::record::{SessionRecord, gather_stats};
-use crate::store::tokens::{self, Encoding};
-use crate::store::{SessionSource, trim};
+use crate::store::{Context, Encoding, PurgePlan, PurgeReport, SessionRecord, Store, WindowIndex};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
-use crate::tui::model::{ContextInfo, Loaded, Preview};
+use crate::tui::model::{Loaded, Preview};
 use crate::tui::msg::Msg;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::thread;
 
+/// Messages the preview shows.
+const PREVIEW_MESSAGES: usize = 4;
 /// Characters of a message shown in the preview.
 const LINE_CHARS: usize = 300;
-
-/// How many messages are counted before their counts are sent.
-const COUNT_CHUNK: usize = 200;
 
 /// Runs effects on threads; one per effect, except the matcher's jobs.
 #[derive(Clone)]
 pub struct Worker {
-    source: Arc<SessionSource>,
+    store: Arc<Store>,
     replies: Sender<Msg>,
     matcher: Sender<MatcherJob>,
     /// The newest conversation request: older counting jobs stop early.
@@ -37,15 +31,15 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// A worker over `source` answering on `replies`.
+    /// A worker over `store` answering on `replies`.
     pub fn new(
-        source: Arc<SessionSource>,
+        store: Arc<Store>,
         replies: Sender<Msg>,
         matcher: Sender<MatcherJob>,
         clock: fn() -> f64,
     ) -> Self {
         Worker {
-            source,
+            store,
             replies,
             matcher,
             conversation: Arc::new(AtomicU64::new(0)),
@@ -91,10 +85,11 @@ impl Worker {
             self.conversation.fetch_max(*req, Ordering::Relaxed);
         }
         let now = (self.clock)();
+        let store = &self.store;
         match effect {
             Effect::Scan { req } => {
                 // A newer scan, or a UI that is gone, stops this one.
-                let result = self.source.scan(|records| {
+                let result = store.scan(|records| {
                     self.scan.load(Ordering::Relaxed) == req
                         && self
                             .replies
@@ -116,20 +111,30 @@ impl Worker {
                 for chunk in rows.chunks(8) {
                     let records: Vec<SessionRecord> =
                         chunk.iter().map(|(_, r)| r.clone()).collect();
-                    let stats = gather_stats(&records, Some(encoding), &|_| {});
+                    let stats = store.stats(&records, Some(encoding), &|_| {});
                     let stats = chunk.iter().map(|(i, _)| *i).zip(stats).collect();
                     self.send(Msg::Stats { req, stats });
                 }
             }
             Effect::LoadPreview { req, record } => {
+                let last_messages = store
+                    .last_messages(&store.target(&record), PREVIEW_MESSAGES, LINE_CHARS)
+                    .map_err(|e| e.to_string());
                 let preview = Preview {
-                    id: record.id.clone(),
-                    last_messages: last_messages(&record, 4),
+                    id: record.id,
+                    last_messages,
                 };
                 self.send(Msg::PreviewLoaded { req, preview });
             }
             Effect::LoadConversation { req, record } => {
-                let result = load_conversation(&record);
+                let result = store
+                    .load_conversation(&store.target(&record))
+                    .map(|c| Loaded {
+                        window: Arc::new(WindowIndex::new(&c.context)),
+                        context: Arc::new(c.context),
+                        contexts: c.contexts,
+                    })
+                    .map_err(|e| e.to_string());
                 self.send(Msg::ConversationLoaded { req, result });
             }
             Effect::CountTokens {
@@ -144,16 +149,16 @@ impl Worker {
                 encoding,
                 expected,
             } => {
-                let result = trim::apply(
-                    &record.conversation_dir,
-                    &record.path,
-                    request,
-                    encoding,
-                    Some(&expected),
-                    now,
-                )
-                .map(|outcome| outcome.child.map(|c| c.id().to_string()))
-                .map_err(|e| e.to_string());
+                let result = store
+                    .trim(
+                        &store.target(&record),
+                        request,
+                        encoding,
+                        Some(&expected),
+                        now,
+                    )
+                    .map(|outcome| outcome.child.map(|c| c.id().to_string()))
+                    .map_err(|e| e.to_string());
                 self.send(Msg::Trimmed { req, result });
             }
             Effect::SwitchContext {
@@ -161,17 +166,16 @@ impl Worker {
                 record,
                 context_id,
             } => {
-                let result =
-                    trim::switch_context(&record.conversation_dir, &record.path, &context_id)
-                        .map(|()| context_id)
-                        .map_err(|e| e.to_string());
+                let result = store
+                    .activate_context(&store.target(&record), &context_id)
+                    .map(|()| context_id)
+                    .map_err(|e| e.to_string());
                 self.send(Msg::Switched { req, result });
             }
             Effect::GatherPurge { req } => {
-                let result = self
-                    .source
-                    .list()
-                    .map(|records| Arc::new(purge_apply::gather_candidates(records)))
+                let result = store
+                    .purge_candidates()
+                    .map(Arc::new)
                     .map_err(|e| e.to_string());
                 self.send(Msg::PurgeGathered { req, result });
             }
@@ -180,37 +184,27 @@ impl Worker {
                 self.send(Msg::PurgeDone { req, result });
             }
             Effect::DeleteSession { req, record } => {
-                let plan = PurgePlan::single(purge_apply::candidate(record), &[], now);
-                let result = self.apply_purge(req, &plan);
-                let result = result.and_then(|report| match plan.entries.first() {
-                    Some(entry)
-                        if report.removed.is_empty()
-                            && report.failed.is_empty()
-                            && report.skipped.is_empty() =>
-                    {
-                        Err(format!("not deleted: {}", entry.decision))
-                    }
-                    _ => Ok(report),
-                });
-                self.send(Msg::PurgeDone { req, result });
+                let result = store
+                    .delete(&store.target(&record), now)
+                    .map_err(|e| e.to_string());
+                self.send(Msg::Deleted { req, result });
             }
             Effect::CreateSession { prompt } => {
-                let result = self
-                    .source
+                let result = store
                     .start(&prompt, None, now)
                     .map(|started| started.record)
                     .map_err(|e| e.to_string());
                 self.send(Msg::Created { result });
             }
-            Effect::RenameSession { id, name } => {
-                let result = self.source.rename(&id, &name).map_err(|e| e.to_string());
+            Effect::RenameSession { record, name } => {
+                let result = store
+                    .rename(&store.target(&record), &name)
+                    .map_err(|e| e.to_string());
                 self.send(Msg::Renamed { result });
             }
             Effect::Resume { record } => {
-                let target = self.source.target(&record);
-                let result = self
-                    .source
-                    .touch(&target, now)
+                let result = store
+                    .resume(&store.target(&record), now)
                     .map(|()| record)
                     .map_err(|e| e.to_string());
                 self.send(Msg::Resumed { result });
@@ -220,63 +214,38 @@ impl Worker {
     }
 
     fn apply_purge(&self, req: u64, plan: &PurgePlan) -> Result<PurgeReport, String> {
-        self.source
+        self.store
             .apply_purge(plan, &[], |progress| {
                 self.send(Msg::PurgeProgress { req, progress })
             })
             .map_err(|e| e.to_string())
     }
 
-    /// Counts every message on all cores, sending counts chunk by chunk;
+    /// Counts every message on all cores, sending counts slice by slice;
     /// stops when a newer conversation request superseded this one.
     fn count(&self, req: u64, context: &Context, encoding: Encoding) {
         // The counts fill in as they come; drawing and keys go first.
         be_polite();
-        if let Err(e) = tokens::tokenizer(encoding) {
+        let result = self
+            .store
+            .count_tokens(context, encoding, &|start, counts| {
+                self.conversation.load(Ordering::Relaxed) == req
+                    && self
+                        .replies
+                        .send(Msg::Counted {
+                            req,
+                            encoding,
+                            start,
+                            counts,
+                        })
+                        .is_ok()
+            });
+        if let Err(e) = result {
             self.send(Msg::CountFailed {
                 req,
                 error: e.to_string(),
             });
-            return;
         }
-        let messages: Vec<_> = context.messages().collect();
-        let chunks: Vec<(usize, &[_])> = messages
-            .chunks(COUNT_CHUNK)
-            .enumerate()
-            .map(|(i, c)| (i * COUNT_CHUNK, c))
-            .collect();
-        let workers = crate::store::parallel::workers().min(chunks.len().max(1));
-        thread::scope(|scope| {
-            for w in 0..workers {
-                let chunks = &chunks;
-                scope.spawn(move || {
-                    for (start, chunk) in chunks.iter().skip(w).step_by(workers) {
-                        if self.conversation.load(Ordering::Relaxed) != req {
-                            return;
-                        }
-                        let counts: Result<Vec<u64>, _> = chunk
-                            .iter()
-                            .map(|m| tokens::effective_count(m, encoding))
-                            .collect();
-                        match counts {
-                            Ok(counts) => self.send(Msg::Counted {
-                                req,
-                                encoding,
-                                start: *start,
-                                counts,
-                            }),
-                            Err(e) => {
-                                self.send(Msg::CountFailed {
-                                    req,
-                                    error: e.to_string(),
-                                });
-                                return;
-                            }
-                        }
-                    }
-                });
-            }
-        });
     }
 }
 
@@ -300,63 +269,4 @@ fn be_polite() {
     unsafe {
         libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
-}
-
-/// The session's active context prepared for display, and its contexts.
-pub fn load_conversation(record: &SessionRecord) -> Result<Loaded, String> {
-    let session = Session::load(&record.conversation_dir).map_err(|e| e.to_string())?;
-    let context = session
-        .active_context()
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{} has no active context", session.session_path().display()))?;
-    let contexts = session
-        .context_ids()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|id| {
-            // The active one is loaded already; the others are only summed up.
-            let summary = if id == context.id() {
-                Ok((
-                    context.len(),
-                    context.origin_context_id().map(str::to_string),
-                ))
-            } else {
-                session
-                    .context_path(&id)
-                    .and_then(|p| count::context_summary(&p))
-            };
-            match summary {
-                Ok((messages, origin)) => ContextInfo {
-                    messages: Some(messages),
-                    origin,
-                    error: None,
-                    id,
-                },
-                Err(e) => ContextInfo {
-                    messages: None,
-                    origin: None,
-                    error: Some(e.to_string()),
-                    id,
-                },
-            }
-        })
-        .collect();
-    Ok(Loaded {
-        window: Arc::new(WindowIndex::new(&context)),
-        context: Arc::new(context),
-        contexts,
-    })
-}
-
-pub fn last_messages(record: &SessionRecord, n: usize) -> Result<Vec<(String, String)>, String> {
-    let session = Session::load(&record.conversation_dir).map_err(|e| e.to_string())?;
-    let Some(context) = session.active_context().map_err(|e| e.to_string())? else {
-        return Ok(Vec::new());
-    };
-    let skip = context.len().saturating_sub(n);
-    Ok(context
-        .messages()
-        .skip(skip)
-        .map(|m| (m.role().to_string(), m.one_line_limited(LINE_CHARS)))
-        .collect())
 }

@@ -12,12 +12,11 @@
 
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::{self, DemoSpec};
-use loki_sessions::store::peteos::{Session, ids};
-use loki_sessions::store::record::message_counts;
-use loki_sessions::store::tokens::{self, Encoding};
-use loki_sessions::store::{LokiStore, PurgePolicy, SessionSource};
+use loki_sessions::store::format::Session;
+use loki_sessions::store::format::tokens::{self, Encoding};
+use loki_sessions::store::{PurgePolicy, Store, StoreKind, message_counts, now_seconds};
 use loki_sessions::tui::live::Live;
-use loki_sessions::tui::model::{Mode, Settings};
+use loki_sessions::tui::model::{Screen, Settings};
 use loki_sessions::tui::msg::Action;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -31,7 +30,7 @@ fn settings() -> Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
-        loki: true,
+        store_kind: StoreKind::Loki,
     }
 }
 
@@ -56,7 +55,7 @@ fn store_root(
         big_context: big,
         seed: 42,
         user: USER.into(),
-        now: ids::now_seconds(),
+        now: now_seconds(),
         extras: false,
     };
     demo::generate(dir.path(), &spec, &|_| {}).unwrap();
@@ -65,8 +64,8 @@ fn store_root(
     root
 }
 
-fn source(root: &Path) -> SessionSource {
-    SessionSource::Loki(LokiStore::open(root, USER).unwrap())
+fn source(root: &Path) -> Store {
+    Store::loki(root, USER).unwrap()
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
@@ -161,7 +160,8 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
     }
     let prefix: String = big_id.chars().take(18).collect();
     live.run_until(LIMIT, |m| {
-        m.list.visible_query == prefix && m.selected_row().is_some_and(|r| r.record.id == big_id)
+        m.list.visible_query == prefix
+            && m.list.selected_row().is_some_and(|r| r.record.id == big_id)
     })
     .expect("the long session is selected");
     // Let the list settle (its preview of the long session loads too).
@@ -172,37 +172,24 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
     live.run_until(Duration::from_millis(300), |_| false);
     let started = Instant::now();
     live.key(KeyCode::Tab, KeyModifiers::NONE);
-    live.run_until(LIMIT, |m| {
-        m.viewer.as_ref().is_some_and(|v| v.loaded.is_some())
-    })
-    .expect("opens");
+    live.run_until(LIMIT, |m| m.viewer().is_some_and(|v| v.loaded.is_some()))
+        .expect("opens");
     let first_frame = started.elapsed();
-    let messages = live
-        .model
-        .viewer
-        .as_ref()
-        .unwrap()
-        .loaded
-        .as_ref()
-        .unwrap()
-        .len();
+    let messages = live.model.viewer().unwrap().loaded.as_ref().unwrap().len();
     // Keys while counting: each must be handled at once.
     let mut key_latency_max = Duration::ZERO;
     let mut keys_during_count = 0;
     let complete = |m: &loki_sessions::tui::model::Model| {
-        m.viewer
-            .as_ref()
+        m.viewer()
             .and_then(|v| v.complete_counts(Encoding::Cl100kBase))
             .is_some()
     };
     while !complete(&live.model) {
-        let before = live.model.viewer.as_ref().unwrap().selected;
+        let before = live.model.viewer().unwrap().selected;
         let sent = Instant::now();
         live.key(KeyCode::Up, KeyModifiers::NONE);
-        live.run_until(LIMIT, |m| {
-            m.viewer.as_ref().is_some_and(|v| v.selected != before)
-        })
-        .expect("key handled");
+        live.run_until(LIMIT, |m| m.viewer().is_some_and(|v| v.selected != before))
+            .expect("key handled");
         key_latency_max = key_latency_max.max(sent.elapsed());
         keys_during_count += 1;
         live.run_until(Duration::from_millis(30), |_| false);
@@ -211,9 +198,8 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
     // Trim by budget, adjusted step by step: preview after each change.
     live.key(KeyCode::Char('b'), KeyModifiers::NONE);
     live.run_until(LIMIT, |m| {
-        m.viewer
-            .as_ref()
-            .is_some_and(|v| v.trim.as_ref().is_some_and(|t| t.plan.is_some()))
+        m.viewer()
+            .is_some_and(|v| v.trim().is_some_and(|t| t.plan.is_some()))
     })
     .unwrap();
     let mut trim_step = Vec::new();
@@ -229,17 +215,7 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
             loki_sessions::tui::update::update(model, loki_sessions::tui::msg::Msg::Action(action));
         trim_step.push(t.elapsed());
         assert!(effects.is_empty());
-        assert!(
-            model
-                .viewer
-                .as_ref()
-                .unwrap()
-                .trim
-                .as_ref()
-                .unwrap()
-                .plan
-                .is_some()
-        );
+        assert!(model.viewer().unwrap().trim().unwrap().plan.is_some());
     }
     Opened {
         first_frame,
@@ -306,16 +282,16 @@ fn purge(sessions: usize) -> Purged {
         big_context: 0,
         seed: 7,
         user: USER.into(),
-        now: ids::now_seconds(),
+        now: now_seconds(),
         extras: false,
     };
     demo::generate(dir.path(), &spec, &|_| {}).unwrap();
     let mut live = scanned(dir.path());
     live.key(KeyCode::Char('g'), KeyModifiers::CONTROL);
-    live.run_until(LIMIT, |m| m.purge.plan.is_some())
+    live.run_until(LIMIT, |m| m.purge().is_some_and(|p| p.plan.is_some()))
         .expect("planned");
     // Keep 100: everything else goes.
-    let plan = live.model.purge.plan.clone().unwrap();
+    let plan = live.model.purge().unwrap().plan.clone().unwrap();
     let kept: Vec<PathBuf> = plan
         .kept()
         .map(|e| e.candidate.record.path.clone())
@@ -323,29 +299,31 @@ fn purge(sessions: usize) -> Purged {
     let removals = plan.removals().count();
     live.key(KeyCode::Char('y'), KeyModifiers::NONE);
     live.key(KeyCode::Char('y'), KeyModifiers::NONE);
-    live.run_until(LIMIT, |m| m.purge.applying.is_some())
+    live.run_until(LIMIT, |m| m.purge().is_some_and(|p| p.applying.is_some()))
         .expect("started");
     let started = Instant::now();
     let mut progress_updates = 0;
     let mut last = None;
     let mut key_latency_max = Duration::ZERO;
-    while live.model.purge.applying.is_some() {
-        if live.model.purge.applying != last {
+    while live.model.purge().is_some_and(|p| p.applying.is_some()) {
+        if live.model.purge().and_then(|p| p.applying) != last {
             progress_updates += 1;
-            last = live.model.purge.applying;
+            last = live.model.purge().and_then(|p| p.applying);
         }
         // The help overlay opens and closes: keys answer while deleting.
         let sent = Instant::now();
         live.key(KeyCode::F(1), KeyModifiers::NONE);
-        live.run_until(LIMIT, |m| m.overlay.is_some() || m.purge.applying.is_none())
-            .unwrap();
+        live.run_until(LIMIT, |m| {
+            m.app.overlay.is_some() || m.purge().is_some_and(|p| p.applying.is_none())
+        })
+        .unwrap();
         live.key(KeyCode::Esc, KeyModifiers::NONE);
-        live.run_until(LIMIT, |m| m.overlay.is_none()).unwrap();
+        live.run_until(LIMIT, |m| m.app.overlay.is_none()).unwrap();
         key_latency_max = key_latency_max.max(sent.elapsed() / 2);
         live.run_until(Duration::from_millis(20), |_| false);
     }
     let took = started.elapsed();
-    assert_eq!(live.model.mode, Mode::Purge);
+    assert!(matches!(live.model.screen, Screen::Purge(_)));
     let kept_intact = kept.iter().all(|p| p.join("meta.json").is_file());
     Purged {
         removed: removals,
@@ -361,12 +339,12 @@ fn main() {
     let root10k = store_root("LOKI_BENCH_10K", 10_000, 12, 10_000, &mut temps);
     let root100k = store_root("LOKI_BENCH_100K", 100_000, 6, 0, &mut temps);
     let big_id = {
-        let store = LokiStore::open(&root10k, USER).unwrap();
+        let store = Store::loki(&root10k, USER).unwrap();
         let records = store.list().unwrap();
         // The long session is the biggest one on disk.
         records
             .iter()
-            .max_by_key(|r| loki_sessions::store::disk::tree_facts(&r.path).map_or(0, |f| f.bytes))
+            .max_by_key(|r| loki_sessions::store::tree_facts(&r.path).map_or(0, |f| f.bytes))
             .unwrap()
             .id
             .clone()
@@ -450,20 +428,21 @@ fn main() {
         );
     }
     if run("load") {
-        let record = LokiStore::open(&root10k, USER).unwrap().record(&big_id);
+        let store = Store::loki(&root10k, USER).unwrap();
+        let target = store.locate(&big_id).unwrap();
         for _ in 0..3 {
             let t = Instant::now();
-            let loaded = loki_sessions::tui::worker::load_conversation(&record).unwrap();
+            let loaded = store.load_conversation(&target).unwrap();
             eprintln!(
                 "load_conversation: {:.1} ms ({} messages)",
                 ms(t.elapsed()),
-                loaded.len()
+                loaded.context.len()
             );
         }
     }
     if run("matcher") {
         for root in [&root10k, &root100k] {
-            let records = LokiStore::open(root, USER).unwrap().list().unwrap();
+            let records = Store::loki(root, USER).unwrap().list().unwrap();
             let mut m = loki_sessions::tui::matcher::Matcher::default();
             m.index(records.into_iter().enumerate().collect());
             m.query("");

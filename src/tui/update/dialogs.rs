@@ -1,56 +1,51 @@
-//! Yes/no questions and text fields.
+//! Keys inside yes/no questions and text fields. The answer goes back to
+//! the router, which hands it to the screen that asked.
 
-use crate::tui::effect::Effect;
-use crate::tui::model::{ConfirmAction, InputPurpose, Model, Overlay};
+use crate::tui::model::{App, ConfirmAction, InputPurpose, Overlay};
 use crate::tui::msg::Action;
-use crate::tui::update::{complain, purge};
 
-/// Keys while a question is open: only `y` says yes.
-pub fn on_confirm_action(model: &mut Model, action: Action) -> Vec<Effect> {
-    let Some(Overlay::Confirm(confirm)) = model.overlay.take() else {
-        return Vec::new();
+/// Keys while a question is open: only `y` says yes. Returns what was
+/// confirmed, if it was.
+pub fn on_confirm_action(app: &mut App, action: Action) -> Option<ConfirmAction> {
+    let Some(Overlay::Confirm(confirm)) = app.overlay.take() else {
+        return None;
     };
     match action {
-        Action::Yes => match confirm.action {
-            ConfirmAction::Purge => purge::apply(model),
-            ConfirmAction::Delete { id } => purge::delete_one(model, &id),
-        },
-        Action::No => Vec::new(),
+        Action::Yes => Some(confirm.action),
+        Action::No => None,
         _ => {
             // Any other key leaves the question open.
-            model.overlay = Some(Overlay::Confirm(confirm));
-            Vec::new()
+            app.overlay = Some(Overlay::Confirm(confirm));
+            None
         }
     }
 }
 
-/// Keys while a text field is open.
-pub fn on_input_action(model: &mut Model, action: Action) -> Vec<Effect> {
-    let Some(Overlay::Input(mut input)) = model.overlay.take() else {
-        return Vec::new();
+/// Keys while a text field is open. Returns the finished line and what it
+/// is for, once Enter accepts it.
+pub fn on_input_action(app: &mut App, action: Action) -> Option<(InputPurpose, String)> {
+    let Some(Overlay::Input(mut input)) = app.overlay.take() else {
+        return None;
     };
     match action {
-        Action::Back => Vec::new(),
+        Action::Back => None,
         Action::Backspace => {
             input.text.pop();
-            model.overlay = Some(Overlay::Input(input));
-            Vec::new()
+            app.overlay = Some(Overlay::Input(input));
+            None
         }
         Action::Confirm => {
             let text = input.text.trim().to_string();
-            match input.purpose {
-                InputPurpose::NewSession => vec![Effect::CreateSession { prompt: text }],
-                InputPurpose::Rename { .. } if text.is_empty() => {
-                    complain(model, "a name cannot be empty");
-                    model.overlay = Some(Overlay::Input(input));
-                    Vec::new()
-                }
-                InputPurpose::Rename { id } => vec![Effect::RenameSession { id, name: text }],
+            if matches!(input.purpose, InputPurpose::Rename { .. }) && text.is_empty() {
+                app.complain("a name cannot be empty");
+                app.overlay = Some(Overlay::Input(input));
+                return None;
             }
+            Some((input.purpose, text))
         }
         _ => {
-            model.overlay = Some(Overlay::Input(input));
-            Vec::new()
+            app.overlay = Some(Overlay::Input(input));
+            None
         }
     }
 }

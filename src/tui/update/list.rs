@@ -1,400 +1,400 @@
 //! The session list: streaming scan, filter, selection, preview, stats, and
-//! the actions started from it.
+//! the actions started from it (new, rename, delete, resume, open).
 
 use crate::format;
-use crate::store::record::{SessionRecord, SessionStats};
+use crate::store::{LokiOnly, PurgeReport, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
 use crate::tui::model::{
-    Confirm, ConfirmAction, Exit, Input, InputPurpose, Mode, Model, Overlay, Preview, PurgeView,
-    SessionRow, Viewer,
+    App, Confirm, ConfirmAction, Exit, Input, InputPurpose, ListScreen, Overlay, SessionRow,
 };
-use crate::tui::msg::Action;
-use crate::tui::update::{complain, move_cursor, page, purge, say};
-use std::collections::HashMap;
+use crate::tui::msg::{Action, Msg};
+use crate::tui::update::{Go, Step, move_cursor, report_text};
 
 /// How many rows around the cursor get their stats gathered (a screenful
 /// either way).
 const STATS_WINDOW: usize = 40;
 
 /// Forgets the rows and reads the store again.
-pub fn rescan(model: &mut Model) -> Vec<Effect> {
-    if model.pending_select.is_none() {
-        model.pending_select = model.selected_row().map(|r| r.record.id.clone());
+pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
+    if list.pending_select.is_none() {
+        list.pending_select = list.selected_row().map(|r| r.record.id.clone());
     }
-    model.requests.scan += 1;
-    model.requests.stats += 1;
-    model.list.rows.clear();
-    model.list.by_id.clear();
-    model.list.visible.clear();
-    model.list.scanning = true;
-    model.stats_asked.clear();
+    list.waiting.scan = app.request();
+    list.waiting.stats = app.request();
+    list.rows.clear();
+    list.by_id.clear();
+    list.visible.clear();
+    list.scanning = true;
+    list.stats_asked.clear();
     vec![
         Effect::ResetSearch,
         Effect::Scan {
-            req: model.requests.scan,
+            req: list.waiting.scan,
         },
     ]
 }
 
-/// Rows arrived from the scan.
-pub fn on_batch(model: &mut Model, req: u64, records: Vec<SessionRecord>) -> Vec<Effect> {
-    if req != model.requests.scan {
+/// A reply of the worker or the matcher for the list.
+pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
+    match msg {
+        Msg::SessionsBatch { req, records } => Step::effects(on_batch(list, app, req, records)),
+        Msg::ScanDone { req, error } => {
+            if req == list.waiting.scan {
+                list.scanning = false;
+                if let Some(error) = error {
+                    app.complain(error);
+                }
+            }
+            Step::none()
+        }
+        Msg::Filtered {
+            req,
+            query,
+            rows,
+            complete,
+        } => Step::effects(on_filtered(list, app, req, query, rows, complete)),
+        Msg::Stats { req, stats } => {
+            on_stats(list, req, stats);
+            Step::none()
+        }
+        Msg::PreviewLoaded { req, preview } => {
+            if req == list.waiting.preview {
+                list.preview = Some(preview);
+            }
+            Step::none()
+        }
+        Msg::Created { result } => on_created(list, app, result),
+        Msg::Renamed { result } => on_renamed(list, app, result),
+        Msg::Deleted { req, result } => on_deleted(list, app, req, result),
+        _ => Step::none(),
+    }
+}
+
+fn on_batch(
+    list: &mut ListScreen,
+    app: &mut App,
+    req: u64,
+    records: Vec<SessionRecord>,
+) -> Vec<Effect> {
+    if req != list.waiting.scan {
         return Vec::new();
     }
     let mut added = Vec::with_capacity(records.len());
     for record in records {
-        let index = model.list.rows.len();
-        model.list.by_id.insert(record.id.clone(), index);
+        let index = list.rows.len();
+        list.by_id.insert(record.id.clone(), index);
         added.push((index, record.clone()));
-        model.list.rows.push(SessionRow {
+        list.rows.push(SessionRow {
             record,
             stats: None,
         });
     }
-    vec![Effect::IndexForSearch { rows: added }, refilter(model)]
-}
-
-/// The scan ended.
-pub fn on_scan_done(model: &mut Model, req: u64, error: Option<String>) -> Vec<Effect> {
-    if req != model.requests.scan {
-        return Vec::new();
-    }
-    model.list.scanning = false;
-    if let Some(error) = error {
-        complain(model, error);
-    }
-    Vec::new()
+    vec![Effect::IndexForSearch { rows: added }, refilter(list, app)]
 }
 
 /// Asks the matcher for the current query (latest wins).
-pub fn refilter(model: &mut Model) -> Effect {
-    model.requests.filter += 1;
+fn refilter(list: &mut ListScreen, app: &mut App) -> Effect {
+    list.waiting.filter = app.request();
     Effect::Filter {
-        req: model.requests.filter,
-        query: model.list.query.clone(),
+        req: list.waiting.filter,
+        query: list.query.clone(),
     }
 }
 
-/// The matcher answered.
-pub fn on_filtered(
-    model: &mut Model,
+fn on_filtered(
+    list: &mut ListScreen,
+    app: &mut App,
     req: u64,
     query: String,
     rows: Vec<usize>,
     complete: bool,
 ) -> Vec<Effect> {
-    if req != model.requests.filter {
+    if req != list.waiting.filter {
         return Vec::new();
     }
-    model.list.visible_complete = complete;
-    let keep_id = if query == model.list.visible_query {
-        model.selected_row().map(|r| r.record.id.clone())
+    list.visible_complete = complete;
+    let keep_id = if query == list.visible_query {
+        list.selected_row().map(|r| r.record.id.clone())
     } else {
         None
     };
-    model.list.visible = rows;
-    model.list.visible_query = query;
-    let wanted = model.pending_select.clone().or(keep_id);
+    list.visible = rows;
+    list.visible_query = query;
+    let wanted = list.pending_select.clone().or(keep_id);
     let position = wanted.as_ref().and_then(|id| {
-        let index = model.list.by_id.get(id)?;
-        model.list.visible.iter().position(|r| r == index)
+        let index = list.by_id.get(id)?;
+        list.visible.iter().position(|r| r == index)
     });
     match position {
         Some(p) => {
-            model.list.selected = p;
-            if model.pending_select.is_some() {
-                model.pending_select = None;
+            list.selected = p;
+            if list.pending_select.is_some() {
+                list.pending_select = None;
             }
         }
-        None if model.list.visible_query.is_empty() && wanted.is_some() => {
-            model.list.selected = model
-                .list
-                .selected
-                .min(model.list.visible.len().saturating_sub(1));
+        None if list.visible_query.is_empty() && wanted.is_some() => {
+            list.selected = list.selected.min(list.visible.len().saturating_sub(1));
         }
-        None => model.list.selected = 0,
+        None => list.selected = 0,
     }
-    after_move(model)
+    after_move(list, app)
 }
 
-/// Stats arrived.
-pub fn on_stats(model: &mut Model, req: u64, stats: Vec<(usize, SessionStats)>) -> Vec<Effect> {
-    if req != model.requests.stats {
-        return Vec::new();
+fn on_stats(list: &mut ListScreen, req: u64, stats: Vec<(usize, SessionStats)>) {
+    if req != list.waiting.stats {
+        return;
     }
     for (index, s) in stats {
-        if let Some(row) = model.list.rows.get_mut(index) {
+        if let Some(row) = list.rows.get_mut(index) {
             row.stats = Some(s);
         }
     }
-    Vec::new()
 }
 
-/// The preview arrived.
-pub fn on_preview(model: &mut Model, req: u64, preview: Preview) -> Vec<Effect> {
-    if req == model.requests.preview {
-        model.list.preview = Some(preview);
-    }
-    Vec::new()
-}
-
-/// Effects after the cursor moved: the preview and stats near it.
-pub fn after_move(model: &mut Model) -> Vec<Effect> {
+/// Effects after the cursor moved (or the list came back into view): the
+/// preview and the stats of the rows near the cursor.
+pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     let mut effects = Vec::new();
-    if let Some(row) = model.selected_row() {
-        let shown = model.list.preview.as_ref().map(|p| p.id.as_str());
+    if let Some(row) = list.selected_row() {
+        let shown = list.preview.as_ref().map(|p| p.id.as_str());
         if shown != Some(row.record.id.as_str()) {
             let record = row.record.clone();
-            model.requests.preview += 1;
+            list.waiting.preview = app.request();
             effects.push(Effect::LoadPreview {
-                req: model.requests.preview,
+                req: list.waiting.preview,
                 record,
             });
         }
     }
-    if !model.list.visible_complete && !model.list.visible_query.is_empty() {
+    if !list.visible_complete && !list.visible_query.is_empty() {
         return effects; // a partial ranking: stats wait for the final one
     }
-    let from = model.list.selected.saturating_sub(STATS_WINDOW / 2);
-    let wanted: Vec<(usize, SessionRecord)> = model
-        .list
+    let from = list.selected.saturating_sub(STATS_WINDOW / 2);
+    let wanted: Vec<(usize, SessionRecord)> = list
         .visible
         .iter()
         .skip(from)
         .take(STATS_WINDOW)
-        .filter(|i| model.list.rows[**i].stats.is_none())
-        .filter(|i| !model.stats_asked.contains(i))
-        .map(|i| (*i, model.list.rows[*i].record.clone()))
+        .filter(|i| list.rows[**i].stats.is_none())
+        .filter(|i| !list.stats_asked.contains(i))
+        .map(|i| (*i, list.rows[*i].record.clone()))
         .collect();
     if !wanted.is_empty() {
-        model.stats_asked.extend(wanted.iter().map(|(i, _)| *i));
+        list.stats_asked.extend(wanted.iter().map(|(i, _)| *i));
         effects.push(Effect::Stats {
-            req: model.requests.stats,
+            req: list.waiting.stats,
             rows: wanted,
-            encoding: model.settings.encoding,
+            encoding: app.settings.encoding,
         });
     }
     effects
 }
 
 /// A character typed into the query.
-pub fn on_type(model: &mut Model, c: char) -> Vec<Effect> {
-    model.list.query.push(c);
-    vec![refilter(model)]
+pub fn on_type(list: &mut ListScreen, app: &mut App, c: char) -> Step {
+    list.query.push(c);
+    Step::effect(refilter(list, app))
 }
 
 /// Keys of the list.
-pub fn on_action(model: &mut Model, action: Action) -> Vec<Effect> {
-    let len = model.list.visible.len();
-    let page = page(model);
-    if move_cursor(&mut model.list.selected, len, action, page) {
-        return after_move(model);
+pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
+    let len = list.visible.len();
+    if move_cursor(&mut list.selected, len, action, app.page()) {
+        return Step::effects(after_move(list, app));
     }
     match action {
         Action::Backspace => {
-            if model.list.query.pop().is_some() {
-                return vec![refilter(model)];
+            if list.query.pop().is_some() {
+                return Step::effect(refilter(list, app));
             }
-            Vec::new()
+            Step::none()
         }
         Action::ClearQuery => {
-            model.list.query.clear();
-            vec![refilter(model)]
+            list.query.clear();
+            Step::effect(refilter(list, app))
         }
         Action::ClearOrQuit => {
-            if model.list.query.is_empty() {
-                model.exit = Some(Exit::Cancel);
-                Vec::new()
+            if list.query.is_empty() {
+                Step::go(Go::Exit(Exit::Cancel))
             } else {
-                model.list.query.clear();
-                vec![refilter(model)]
+                list.query.clear();
+                Step::effect(refilter(list, app))
             }
         }
-        Action::Resume => resume_selected(model),
-        Action::Open => open_selected(model),
+        Action::Resume => resume_selected(list, app),
+        Action::Open => match list.selected_row() {
+            Some(row) => Step::go(Go::Viewer(row.record.clone())),
+            None => Step::none(),
+        },
         Action::Refresh => {
-            say(model, "reading the store again");
-            rescan(model)
+            app.say("reading the store again");
+            Step::effects(rescan(list, app))
         }
         Action::NewSession => {
-            if !model.settings.loki {
-                complain(
-                    model,
-                    "new sessions need a Loki tree; this is a peteos sessions folder",
-                );
-                return Vec::new();
+            if let Some(why) = app.settings.store_kind.refusal(LokiOnly::NewSession) {
+                app.complain(why);
+                return Step::none();
             }
-            model.overlay = Some(Overlay::Input(Input {
+            app.overlay = Some(Overlay::Input(Input {
                 purpose: InputPurpose::NewSession,
                 text: String::new(),
             }));
-            Vec::new()
+            Step::none()
         }
-        Action::Rename => rename_selected(model),
-        Action::Delete => delete_selected(model),
-        Action::PurgePreview => purge::open(model),
+        Action::Rename => rename_selected(list, app),
+        Action::Delete => delete_selected(list, app),
+        Action::PurgePreview => Step::go(Go::Purge),
         Action::ToggleEncoding => {
-            model.settings.encoding = model.settings.encoding.next();
-            say(
-                model,
-                format!("token counts now in {}", model.settings.encoding),
-            );
-            model.requests.stats += 1;
-            model.stats_asked.clear();
-            for row in &mut model.list.rows {
+            app.settings.encoding = app.settings.encoding.next();
+            app.say(format!("token counts now in {}", app.settings.encoding));
+            list.waiting.stats = app.request();
+            list.stats_asked.clear();
+            for row in &mut list.rows {
                 row.stats = None;
             }
-            after_move(model)
+            Step::effects(after_move(list, app))
         }
-        _ => Vec::new(),
+        _ => Step::none(),
     }
 }
 
-fn resume_selected(model: &mut Model) -> Vec<Effect> {
-    let Some(row) = model.selected_row() else {
-        return Vec::new();
+fn resume_selected(list: &ListScreen, app: &mut App) -> Step {
+    let Some(row) = list.selected_row() else {
+        return Step::none();
     };
-    if let Some(error) = &row.record.error {
-        let text = format!("cannot resume a damaged session: {error}");
-        complain(model, text);
-        return Vec::new();
+    if let Err(e) = row.record.writable() {
+        app.complain(format!("cannot resume: {e}"));
+        return Step::none();
     }
-    vec![Effect::Resume {
+    Step::effect(Effect::Resume {
         record: row.record.clone(),
-    }]
+    })
 }
 
-/// Opens `record` in the viewer.
-pub fn open_record(model: &mut Model, record: SessionRecord) -> Vec<Effect> {
-    model.requests.conversation += 1;
-    model.mode = Mode::Viewer;
-    model.viewer = Some(Viewer {
-        record: record.clone(),
-        loaded: None,
-        error: None,
-        counts: HashMap::new(),
-        selected: 0,
-        detail_scroll: 0,
-        trim: None,
-        contexts_cursor: None,
-    });
-    vec![Effect::LoadConversation {
-        req: model.requests.conversation,
-        record,
-    }]
-}
-
-fn open_selected(model: &mut Model) -> Vec<Effect> {
-    match model.selected_row() {
-        Some(row) => {
-            let record = row.record.clone();
-            open_record(model, record)
-        }
-        None => Vec::new(),
+fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
+    if let Some(why) = app.settings.store_kind.refusal(LokiOnly::Rename) {
+        app.complain(why);
+        return Step::none();
     }
-}
-
-fn rename_selected(model: &mut Model) -> Vec<Effect> {
-    if !model.settings.loki {
-        complain(
-            model,
-            "renaming needs a Loki tree; names of peteos sessions come from their first prompt",
-        );
-        return Vec::new();
-    }
-    let Some(row) = model.selected_row() else {
-        return Vec::new();
+    let Some(row) = list.selected_row() else {
+        return Step::none();
     };
-    if row.record.error.is_some() {
-        complain(
-            model,
-            "cannot rename a damaged session: its meta.json is unreadable",
-        );
-        return Vec::new();
+    if let Err(e) = row.record.writable() {
+        app.complain(format!("cannot rename: {e}"));
+        return Step::none();
     }
-    model.overlay = Some(Overlay::Input(Input {
+    app.overlay = Some(Overlay::Input(Input {
         purpose: InputPurpose::Rename {
             id: row.record.id.clone(),
         },
         text: row.record.name.clone(),
     }));
-    Vec::new()
+    Step::none()
 }
 
-fn delete_selected(model: &mut Model) -> Vec<Effect> {
-    let Some(row) = model.selected_row() else {
-        return Vec::new();
+fn delete_selected(list: &ListScreen, app: &mut App) -> Step {
+    let Some(row) = list.selected_row() else {
+        return Step::none();
     };
     let r = &row.record;
     let size = row
         .stats
         .as_ref()
         .map_or("size unknown".into(), |s| format::bytes(s.bytes));
-    model.overlay = Some(Overlay::Confirm(Confirm {
+    app.overlay = Some(Overlay::Confirm(Confirm {
         title: format!("Delete session {}?", r.name),
         lines: vec![
             format!("id    {}", r.id),
             format!("path  {}", r.path.display()),
             format!(
                 "size  {size}, last used {}",
-                format::ago(r.last_used_at, model.now)
+                format::ago(r.last_used_at, app.now)
             ),
             "The whole session directory is removed. This cannot be undone.".into(),
         ],
         action: ConfirmAction::Delete { id: r.id.clone() },
     }));
-    Vec::new()
+    Step::none()
 }
 
-/// A session was created: select it after the rescan.
-pub fn on_created(model: &mut Model, result: Result<SessionRecord, String>) -> Vec<Effect> {
+/// The user said yes to deleting session `id`.
+pub fn on_delete_confirmed(list: &mut ListScreen, app: &mut App, id: &str) -> Step {
+    let Some(&index) = list.by_id.get(id) else {
+        return Step::none();
+    };
+    let record = list.rows[index].record.clone();
+    let req = app.request();
+    list.waiting.delete = Some(req);
+    Step::effect(Effect::DeleteSession { req, record })
+}
+
+fn on_deleted(
+    list: &mut ListScreen,
+    app: &mut App,
+    req: u64,
+    result: Result<PurgeReport, String>,
+) -> Step {
+    if list.waiting.delete != Some(req) {
+        return Step::none();
+    }
+    list.waiting.delete = None;
+    match result {
+        Ok(report) => match report_text(&report) {
+            (text, false) => app.say(text),
+            (text, true) => app.complain(text),
+        },
+        Err(e) => app.complain(e),
+    }
+    Step::effects(rescan(list, app))
+}
+
+/// A text field was filled in: a new session's first prompt or a new name.
+pub fn on_input_done(list: &ListScreen, purpose: InputPurpose, text: String) -> Step {
+    match purpose {
+        InputPurpose::NewSession => Step::effect(Effect::CreateSession { prompt: text }),
+        InputPurpose::Rename { id } => match list.by_id.get(&id) {
+            Some(&index) => Step::effect(Effect::RenameSession {
+                record: list.rows[index].record.clone(),
+                name: text,
+            }),
+            None => Step::none(), // the session left the list meanwhile
+        },
+    }
+}
+
+fn on_created(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord, String>) -> Step {
     match result {
         Ok(record) => {
-            say(model, format!("created {} ({})", record.name, record.id));
-            model.pending_select = Some(record.id);
-            model.list.query.clear();
-            rescan(model)
+            app.say(format!("created {} ({})", record.name, record.id));
+            list.pending_select = Some(record.id);
+            list.query.clear();
+            Step::effects(rescan(list, app))
         }
         Err(e) => {
-            complain(model, e);
-            Vec::new()
+            app.complain(e);
+            Step::none()
         }
     }
 }
 
-/// A session was renamed: update its row in place.
-pub fn on_renamed(model: &mut Model, result: Result<SessionRecord, String>) -> Vec<Effect> {
+fn on_renamed(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord, String>) -> Step {
     match result {
         Ok(record) => {
-            say(model, format!("renamed to {}", record.name));
-            let Some(&index) = model.list.by_id.get(&record.id) else {
-                return Vec::new();
+            app.say(format!("renamed to {}", record.name));
+            let Some(&index) = list.by_id.get(&record.id) else {
+                return Step::none();
             };
-            model.list.rows[index].record = record.clone();
-            vec![
+            list.rows[index].record = record.clone();
+            Step::effects(vec![
                 Effect::IndexForSearch {
                     rows: vec![(index, record)],
                 },
-                refilter(model),
-            ]
+                refilter(list, app),
+            ])
         }
         Err(e) => {
-            complain(model, e);
-            Vec::new()
+            app.complain(e);
+            Step::none()
         }
     }
-}
-
-/// The session to resume was touched: end the UI.
-pub fn on_resumed(model: &mut Model, result: Result<SessionRecord, String>) -> Vec<Effect> {
-    match result {
-        Ok(record) => model.exit = Some(Exit::Resume(record)),
-        Err(e) => complain(model, e),
-    }
-    Vec::new()
-}
-
-/// Clears the purge view (when leaving it).
-pub fn reset_purge(model: &mut Model) {
-    model.purge = PurgeView::default();
 }

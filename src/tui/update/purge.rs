@@ -2,81 +2,77 @@
 //! (pure and fast), confirm, apply with progress.
 
 use crate::format;
-use crate::store::purge_apply::{PurgeProgress, PurgeReport};
-use crate::store::purge_plan::{Candidate, PurgePlan};
+use crate::store::{Candidate, PurgePlan, PurgeProgress, PurgeReport};
 use crate::tui::effect::Effect;
-use crate::tui::model::{Confirm, ConfirmAction, Mode, Model, Overlay, PurgeView};
-use crate::tui::msg::Action;
-use crate::tui::update::{complain, list, move_cursor, page, say};
+use crate::tui::model::{App, Confirm, ConfirmAction, Overlay, PurgeView};
+use crate::tui::msg::{Action, Msg};
+use crate::tui::update::{Go, Step, move_cursor, report_text};
 use std::sync::Arc;
 
-/// Opens the preview and gathers the facts.
-pub fn open(model: &mut Model) -> Vec<Effect> {
-    model.mode = Mode::Purge;
-    model.purge = PurgeView::default();
-    gather(model)
+/// A new preview, gathering the facts.
+pub fn open(app: &mut App) -> (PurgeView, Vec<Effect>) {
+    let mut purge = PurgeView::default();
+    let effects = gather(&mut purge, app);
+    (purge, effects)
 }
 
-fn gather(model: &mut Model) -> Vec<Effect> {
-    model.requests.purge += 1;
-    vec![Effect::GatherPurge {
-        req: model.requests.purge,
-    }]
+fn gather(purge: &mut PurgeView, app: &mut App) -> Vec<Effect> {
+    purge.waiting = app.request();
+    vec![Effect::GatherPurge { req: purge.waiting }]
 }
 
-/// The facts arrived.
-pub fn on_gathered(
-    model: &mut Model,
-    req: u64,
-    result: Result<Arc<Vec<Candidate>>, String>,
-) -> Vec<Effect> {
-    if req != model.requests.purge {
-        return Vec::new();
+/// A reply of the worker for the preview.
+pub fn on_reply(purge: &mut PurgeView, app: &mut App, msg: Msg) -> Step {
+    match msg {
+        Msg::PurgeGathered { req, result } if req == purge.waiting => {
+            on_gathered(purge, app, result);
+            Step::none()
+        }
+        Msg::PurgeProgress { req, progress } if req == purge.waiting => {
+            on_progress(purge, progress);
+            Step::none()
+        }
+        Msg::PurgeDone { req, result } if req == purge.waiting => on_done(purge, app, result),
+        _ => Step::none(),
     }
+}
+
+fn on_gathered(purge: &mut PurgeView, app: &App, result: Result<Arc<Vec<Candidate>>, String>) {
     match result {
         Ok(candidates) => {
-            model.purge.candidates = Some(candidates);
-            replan(model);
+            purge.candidates = Some(candidates);
+            replan(purge, app);
         }
-        Err(e) => model.purge.error = Some(e),
+        Err(e) => purge.error = Some(e),
     }
-    Vec::new()
 }
 
 /// Rebuilds the plan for the current policy from the gathered facts.
-pub fn replan(model: &mut Model) {
-    if let Some(candidates) = &model.purge.candidates {
+fn replan(purge: &mut PurgeView, app: &App) {
+    if let Some(candidates) = &purge.candidates {
         let plan = PurgePlan::build(
             candidates.as_ref().clone(),
-            model.settings.policy,
+            app.settings.policy,
             &[],
-            model.now,
+            app.now,
         );
-        model.purge.selected = model
-            .purge
-            .selected
-            .min(plan.entries.len().saturating_sub(1));
-        model.purge.plan = Some(plan);
+        purge.selected = purge.selected.min(plan.entries.len().saturating_sub(1));
+        purge.plan = Some(plan);
     }
 }
 
 /// Keys of the preview.
-pub fn on_action(model: &mut Model, action: Action) -> Vec<Effect> {
-    if model.purge.applying.is_some() {
-        return Vec::new(); // wait for the purge to finish
+pub fn on_action(purge: &mut PurgeView, app: &mut App, action: Action) -> Step {
+    if purge.applying.is_some() {
+        return Step::none(); // wait for the purge to finish
     }
-    let rows = model.purge.plan.as_ref().map_or(0, |p| p.entries.len());
-    let page = page(model);
-    if move_cursor(&mut model.purge.selected, rows, action, page) {
-        return Vec::new();
+    let rows = purge.plan.as_ref().map_or(0, |p| p.entries.len());
+    if move_cursor(&mut purge.selected, rows, action, app.page()) {
+        return Step::none();
     }
-    let policy = &mut model.settings.policy;
+    let policy = &mut app.settings.policy;
     match action {
-        Action::Back => {
-            model.mode = Mode::List;
-            list::reset_purge(model);
-            return Vec::new();
-        }
+        Action::Back => return Step::go(Go::List),
         Action::KeepMore => policy.keep += keep_step(policy.keep),
         Action::KeepLess => {
             policy.keep = policy
@@ -88,12 +84,15 @@ pub fn on_action(model: &mut Model, action: Action) -> Vec<Effect> {
             policy.max_age_days =
                 (policy.max_age_days - age_step(policy.max_age_days - 1.0)).max(0.0)
         }
-        Action::ToggleKept => model.purge.show_all_kept = !model.purge.show_all_kept,
-        Action::Confirm => return ask(model),
-        _ => return Vec::new(),
+        Action::ToggleKept => purge.show_all_kept = !purge.show_all_kept,
+        Action::Confirm => {
+            ask(purge, app);
+            return Step::none();
+        }
+        _ => return Step::none(),
     }
-    replan(model);
-    Vec::new()
+    replan(purge, app);
+    Step::none()
 }
 
 fn keep_step(keep: usize) -> usize {
@@ -105,14 +104,14 @@ fn age_step(days: f64) -> f64 {
 }
 
 /// Asks before purging; No is the default.
-fn ask(model: &mut Model) -> Vec<Effect> {
-    let Some(plan) = &model.purge.plan else {
-        return Vec::new();
+fn ask(purge: &PurgeView, app: &mut App) {
+    let Some(plan) = &purge.plan else {
+        return;
     };
     let count = plan.removals().count();
     if count == 0 {
-        say(model, "nothing to purge with this policy");
-        return Vec::new();
+        app.say("nothing to purge with this policy");
+        return;
     }
     let mut lines: Vec<String> = plan
         .removals()
@@ -132,83 +131,47 @@ fn ask(model: &mut Model) -> Vec<Effect> {
         "{} will be freed. This cannot be undone.",
         format::bytes(plan.bytes_freed())
     ));
-    model.overlay = Some(Overlay::Confirm(Confirm {
+    app.overlay = Some(Overlay::Confirm(Confirm {
         title: format!("Delete {count} sessions?"),
         lines,
         action: ConfirmAction::Purge,
     }));
-    Vec::new()
 }
 
 /// The user said yes: apply the plan on screen.
-pub fn apply(model: &mut Model) -> Vec<Effect> {
-    let Some(plan) = model.purge.plan.clone() else {
-        return Vec::new();
+pub fn on_confirmed(purge: &mut PurgeView, app: &mut App) -> Step {
+    let Some(plan) = purge.plan.clone() else {
+        return Step::none();
     };
-    model.requests.purge += 1;
-    model.purge.applying = Some((0, plan.removals().count()));
-    vec![Effect::ApplyPurge {
-        req: model.requests.purge,
+    purge.waiting = app.request();
+    purge.applying = Some((0, plan.removals().count()));
+    Step::effect(Effect::ApplyPurge {
+        req: purge.waiting,
         plan,
-    }]
+    })
 }
 
-/// The user said yes to deleting one session from the list.
-pub fn delete_one(model: &mut Model, id: &str) -> Vec<Effect> {
-    let Some(&index) = model.list.by_id.get(id) else {
-        return Vec::new();
-    };
-    let record = model.list.rows[index].record.clone();
-    model.requests.purge += 1;
-    model.purge.applying = Some((0, 1));
-    vec![Effect::DeleteSession {
-        req: model.requests.purge,
-        record,
-    }]
+fn on_progress(purge: &mut PurgeView, progress: PurgeProgress) {
+    purge.applying = Some((progress.done, progress.total));
 }
 
-/// Progress of an apply.
-pub fn on_progress(model: &mut Model, req: u64, progress: PurgeProgress) -> Vec<Effect> {
-    if req == model.requests.purge {
-        model.purge.applying = Some((progress.done, progress.total));
-    }
-    Vec::new()
-}
-
-/// The apply ended: report, then read the store again.
-pub fn on_done(model: &mut Model, req: u64, result: Result<PurgeReport, String>) -> Vec<Effect> {
-    if req != model.requests.purge {
-        return Vec::new();
-    }
-    model.purge.applying = None;
+/// The apply ended: report, gather again, and have the list read the store.
+fn on_done(purge: &mut PurgeView, app: &mut App, result: Result<PurgeReport, String>) -> Step {
+    purge.applying = None;
     match result {
         Ok(report) => {
-            let mut text = format!(
-                "removed {} sessions, freed {}",
-                report.removed.len(),
-                format::bytes(report.bytes_freed)
-            );
-            if let Some((id, why)) = report.skipped.first() {
-                text.push_str(&format!(
-                    "; spared {} that changed ({id}: {why})",
-                    report.skipped.len()
-                ));
+            match report_text(&report) {
+                (text, false) => app.say(text),
+                (text, true) => app.complain(text),
             }
-            if let Some((id, why)) = report.failed.first() {
-                text.push_str(&format!("; {} failed ({id}: {why})", report.failed.len()));
-                complain(model, text);
-            } else {
-                say(model, text);
-            }
-            model.purge.report = Some(report);
+            purge.report = Some(report);
         }
-        Err(e) => complain(model, e),
+        Err(e) => app.complain(e),
     }
-    let mut effects = list::rescan(model);
-    if model.mode == Mode::Purge {
-        model.purge.candidates = None;
-        model.purge.plan = None;
-        effects.extend(gather(model));
+    purge.candidates = None;
+    purge.plan = None;
+    Step {
+        effects: gather(purge, app),
+        go: Some(Go::Rescan),
     }
-    effects
 }

@@ -1,21 +1,66 @@
-//! The context viewer: messages with live token counts, encodings, forks.
+//! The context viewer: messages with live token counts, encodings, forks,
+//! and its sub-modes (adjusting a trim, choosing a context), which it owns.
 
-use crate::store::tokens::Encoding;
+mod trim;
+
+use crate::store::{Encoding, Expected, SessionRecord};
 use crate::tui::effect::Effect;
-use crate::tui::model::{Loaded, Mode, Model};
-use crate::tui::msg::Action;
-use crate::tui::update::{complain, list, move_cursor, page, say, trim};
+use crate::tui::model::{App, Loaded, Viewer, ViewerMode};
+use crate::tui::msg::{Action, Msg};
+use crate::tui::update::{Go, Step, move_cursor};
+use trim::TrimStep;
 
-/// The conversation arrived.
-pub fn on_loaded(model: &mut Model, req: u64, result: Result<Loaded, String>) -> Vec<Effect> {
-    let encoding = model.settings.encoding;
-    let Some(viewer) = model
-        .viewer
-        .as_mut()
-        .filter(|_| req == model.requests.conversation)
-    else {
-        return Vec::new();
+/// A viewer of `record`, loading its conversation.
+pub fn open(app: &mut App, record: SessionRecord) -> (Viewer, Vec<Effect>) {
+    let req = app.request();
+    let effect = Effect::LoadConversation {
+        req,
+        record: record.clone(),
     };
+    (Viewer::new(record, req), vec![effect])
+}
+
+/// A reply of the worker for the viewer.
+pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
+    match msg {
+        Msg::ConversationLoaded { req, result } if req == viewer.waiting => {
+            Step::effects(on_loaded(viewer, app, req, result))
+        }
+        Msg::Counted {
+            req,
+            encoding,
+            start,
+            counts,
+        } if req == viewer.waiting => {
+            on_counted(viewer, app, encoding, start, counts);
+            Step::none()
+        }
+        Msg::CountFailed { req, error } if req == viewer.waiting => {
+            app.complain(error);
+            Step::none()
+        }
+        Msg::Trimmed { req, result } if req == viewer.waiting => on_trimmed(viewer, app, result),
+        Msg::Switched { req, result } if req == viewer.waiting => match result {
+            Ok(id) => {
+                app.say(format!("active context is now {id}"));
+                Step::effects(reload(viewer, app))
+            }
+            Err(e) => {
+                app.complain(e);
+                Step::none()
+            }
+        },
+        _ => Step::none(),
+    }
+}
+
+fn on_loaded(
+    viewer: &mut Viewer,
+    app: &App,
+    req: u64,
+    result: Result<Loaded, String>,
+) -> Vec<Effect> {
+    let encoding = app.settings.encoding;
     match result {
         Ok(loaded) => {
             let len = loaded.len();
@@ -23,7 +68,7 @@ pub fn on_loaded(model: &mut Model, req: u64, result: Result<Loaded, String>) ->
             viewer.detail_scroll = 0;
             viewer.counts.clear();
             viewer.counts.insert(encoding, vec![None; len]);
-            viewer.contexts_cursor = None;
+            viewer.mode = ViewerMode::Browse;
             viewer.error = None;
             let context = loaded.context.clone();
             viewer.loaded = Some(loaded);
@@ -40,102 +85,87 @@ pub fn on_loaded(model: &mut Model, req: u64, result: Result<Loaded, String>) ->
     }
 }
 
-/// Some token counts arrived.
-pub fn on_counted(
-    model: &mut Model,
-    req: u64,
+fn on_counted(
+    viewer: &mut Viewer,
+    app: &mut App,
     encoding: Encoding,
     start: usize,
     counts: Vec<u64>,
-) -> Vec<Effect> {
-    let Some(viewer) = model
-        .viewer
-        .as_mut()
-        .filter(|_| req == model.requests.conversation)
-    else {
-        return Vec::new();
-    };
+) {
     let Some(slots) = viewer.counts.get_mut(&encoding) else {
-        return Vec::new();
+        return;
     };
     for (slot, count) in slots.iter_mut().skip(start).zip(counts) {
         *slot = Some(count);
     }
-    if encoding == model.settings.encoding {
-        trim::replan(model);
+    if encoding == app.settings.encoding {
+        replan(viewer, app);
     }
-    Vec::new()
 }
 
-/// Counting failed.
-pub fn on_count_failed(model: &mut Model, req: u64, error: String) -> Vec<Effect> {
-    if req == model.requests.conversation {
-        complain(model, error);
-    }
-    Vec::new()
-}
-
-/// Keys of the viewer (and of its contexts list).
-pub fn on_action(model: &mut Model, action: Action) -> Vec<Effect> {
-    if model.viewer.as_ref().is_some_and(|v| v.trim.is_some()) {
-        return trim::on_action(model, action);
-    }
-    if model
-        .viewer
-        .as_ref()
-        .is_some_and(|v| v.contexts_cursor.is_some())
+/// Re-plans the trim on screen (if there is one) from the current counts.
+fn replan(viewer: &mut Viewer, app: &mut App) {
+    let counts = viewer.complete_counts(app.settings.encoding);
+    if let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode)
+        && let Err(e) = trim::replan(state, loaded, counts.as_deref())
     {
-        return on_contexts_action(model, action);
+        app.complain(e);
     }
-    let page = page(model);
-    let Some(viewer) = model.viewer.as_mut() else {
-        return Vec::new();
-    };
+}
+
+/// Keys of the viewer (and of its sub-modes).
+pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
+    match viewer.mode {
+        ViewerMode::Trim(_) => return on_trim_action(viewer, app, action),
+        ViewerMode::Contexts(_) => return on_contexts_action(viewer, app, action),
+        ViewerMode::Browse => {}
+    }
     let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
-    if move_cursor(&mut viewer.selected, len, action, page) {
+    if move_cursor(&mut viewer.selected, len, action, app.page()) {
         viewer.detail_scroll = 0;
-        return Vec::new();
+        return Step::none();
     }
     match action {
         Action::DetailDown => viewer.detail_scroll = viewer.detail_scroll.saturating_add(3),
         Action::DetailUp => viewer.detail_scroll = viewer.detail_scroll.saturating_sub(3),
-        Action::Back => {
-            model.mode = Mode::List;
-            model.viewer = None;
-            return list::after_move(model);
-        }
+        Action::Back => return Step::go(Go::List),
         Action::Resume => {
-            let record = viewer.record.clone();
-            return vec![Effect::Resume { record }];
+            return Step::effect(Effect::Resume {
+                record: viewer.record.clone(),
+            });
         }
-        Action::ToggleEncoding => return toggle_encoding(model),
-        Action::TrimKeepLast | Action::TrimBudget => return trim::start(model, action),
+        Action::ToggleEncoding => return Step::effects(toggle_encoding(viewer, app)),
+        Action::TrimKeepLast | Action::TrimBudget => start_trim(viewer, app, action),
         Action::Contexts => {
-            let Some(loaded) = &viewer.loaded else {
-                return Vec::new();
-            };
-            let active = loaded.context.id();
-            viewer.contexts_cursor = Some(
-                loaded
+            if let Some(loaded) = &viewer.loaded {
+                let active = loaded.context.id();
+                let cursor = loaded
                     .contexts
                     .iter()
                     .position(|c| c.id == active)
-                    .unwrap_or(0),
-            );
+                    .unwrap_or(0);
+                viewer.mode = ViewerMode::Contexts(cursor);
+            }
         }
         _ => {}
     }
-    Vec::new()
+    Step::none()
 }
 
-fn toggle_encoding(model: &mut Model) -> Vec<Effect> {
-    model.settings.encoding = model.settings.encoding.next();
-    let encoding = model.settings.encoding;
-    say(model, format!("token counts now in {encoding}"));
-    let req = model.requests.conversation;
-    let Some(viewer) = model.viewer.as_mut() else {
-        return Vec::new();
-    };
+/// A character typed: digits set the trim's number.
+pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
+    if let ViewerMode::Trim(state) = &mut viewer.mode
+        && trim::on_digit(state, c)
+    {
+        replan(viewer, app);
+    }
+    Step::none()
+}
+
+fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
+    app.settings.encoding = app.settings.encoding.next();
+    let encoding = app.settings.encoding;
+    app.say(format!("token counts now in {encoding}"));
     let Some(loaded) = &viewer.loaded else {
         return Vec::new();
     };
@@ -146,84 +176,146 @@ fn toggle_encoding(model: &mut Model) -> Vec<Effect> {
     if let std::collections::hash_map::Entry::Vacant(slot) = viewer.counts.entry(encoding) {
         slot.insert(vec![None; len]);
         effects.push(Effect::CountTokens {
-            req,
+            req: viewer.waiting,
             context,
             encoding,
         });
     }
-    trim::replan(model);
+    replan(viewer, app);
     effects
 }
 
-fn on_contexts_action(model: &mut Model, action: Action) -> Vec<Effect> {
-    let Some(viewer) = model.viewer.as_mut() else {
-        return Vec::new();
-    };
+fn start_trim(viewer: &mut Viewer, app: &mut App, action: Action) {
     let Some(loaded) = &viewer.loaded else {
-        return Vec::new();
+        return;
     };
-    let len = loaded.contexts.len();
-    let Some(cursor) = viewer.contexts_cursor.as_mut() else {
-        return Vec::new();
+    if let Err(e) = viewer.record.writable() {
+        app.complain(e.to_string());
+        return;
+    }
+    let total = viewer
+        .complete_counts(app.settings.encoding)
+        .map(|c| c.iter().sum());
+    let state = trim::start(action, loaded, total, app.settings.window_tokens);
+    viewer.mode = ViewerMode::Trim(state);
+    replan(viewer, app);
+}
+
+fn on_trim_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
+    let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
+    // The view pages while the trim stays as it is.
+    if matches!(action, Action::PageUp | Action::PageDown) {
+        move_cursor(&mut viewer.selected, len, action, app.page());
+        return Step::none();
+    }
+    let ViewerMode::Trim(state) = &mut viewer.mode else {
+        return Step::none();
     };
-    if move_cursor(cursor, len, action, 10) {
-        return Vec::new();
+    match trim::on_action(state, action) {
+        TrimStep::Nothing => Step::none(),
+        TrimStep::Changed => {
+            replan(viewer, app);
+            Step::none()
+        }
+        TrimStep::Restart(action) => {
+            start_trim(viewer, app, action);
+            Step::none()
+        }
+        TrimStep::Cancel => {
+            viewer.mode = ViewerMode::Browse;
+            Step::none()
+        }
+        TrimStep::Apply => apply_trim(viewer, app),
+    }
+}
+
+fn apply_trim(viewer: &mut Viewer, app: &mut App) -> Step {
+    let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode) else {
+        return Step::none();
+    };
+    let Some(request) = trim::ready_request(state) else {
+        match state.plan.as_ref().map(|p| p.changed) {
+            Some(false) => app.say("nothing to trim: the context already fits"),
+            _ => app.say("still counting tokens; try again in a moment"),
+        }
+        return Step::none();
+    };
+    state.applying = true;
+    let expected = Expected {
+        context_id: loaded.context.id().to_string(),
+        mutation_counter: loaded.context.mutation_counter(),
+    };
+    viewer.waiting = app.request();
+    Step::effect(Effect::ApplyTrim {
+        req: viewer.waiting,
+        record: viewer.record.clone(),
+        request,
+        encoding: app.settings.encoding,
+        expected,
+    })
+}
+
+fn on_trimmed(viewer: &mut Viewer, app: &mut App, result: Result<Option<String>, String>) -> Step {
+    match result {
+        Ok(Some(id)) => {
+            app.say(format!(
+                "trimmed: new active context {id}; press {} to switch back",
+                crate::tui::keymap::key_for(crate::tui::keymap::Scope::Viewer, Action::Contexts)
+            ));
+            Step::effects(reload(viewer, app))
+        }
+        Ok(None) => {
+            app.say("nothing to trim: the context already fits");
+            Step::effects(reload(viewer, app))
+        }
+        Err(e) => {
+            if let ViewerMode::Trim(state) = &mut viewer.mode {
+                state.applying = false;
+            }
+            app.complain(e);
+            Step::none()
+        }
+    }
+}
+
+fn on_contexts_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
+    let (Some(loaded), ViewerMode::Contexts(cursor)) = (&viewer.loaded, &mut viewer.mode) else {
+        return Step::none();
+    };
+    if move_cursor(cursor, loaded.contexts.len(), action, 10) {
+        return Step::none();
     }
     match action {
-        Action::Back => viewer.contexts_cursor = None,
+        Action::Back => viewer.mode = ViewerMode::Browse,
         Action::Confirm => {
             let chosen = &loaded.contexts[*cursor];
             if chosen.id == loaded.context.id() {
-                viewer.contexts_cursor = None;
-                return Vec::new();
+                viewer.mode = ViewerMode::Browse;
+                return Step::none();
             }
             if let Some(error) = &chosen.error {
-                let text = format!("cannot switch to {}: {error}", chosen.id);
-                complain(model, text);
-                return Vec::new();
+                app.complain(format!("cannot switch to {}: {error}", chosen.id));
+                return Step::none();
             }
             let context_id = chosen.id.clone();
-            let record = viewer.record.clone();
-            model.requests.conversation += 1;
-            return vec![Effect::SwitchContext {
-                req: model.requests.conversation,
-                record,
+            viewer.waiting = app.request();
+            return Step::effect(Effect::SwitchContext {
+                req: viewer.waiting,
+                record: viewer.record.clone(),
                 context_id,
-            }];
+            });
         }
         _ => {}
     }
-    Vec::new()
-}
-
-/// The active context was switched: read the session again.
-pub fn on_switched(model: &mut Model, req: u64, result: Result<String, String>) -> Vec<Effect> {
-    if req != model.requests.conversation {
-        return Vec::new();
-    }
-    match result {
-        Ok(id) => {
-            say(model, format!("active context is now {id}"));
-            reload(model)
-        }
-        Err(e) => {
-            complain(model, e);
-            Vec::new()
-        }
-    }
+    Step::none()
 }
 
 /// Loads the open session's conversation again.
-pub fn reload(model: &mut Model) -> Vec<Effect> {
-    let Some(viewer) = model.viewer.as_mut() else {
-        return Vec::new();
-    };
-    viewer.trim = None;
-    viewer.contexts_cursor = None;
-    let record = viewer.record.clone();
-    model.requests.conversation += 1;
+fn reload(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
+    viewer.mode = ViewerMode::Browse;
+    viewer.waiting = app.request();
     vec![Effect::LoadConversation {
-        req: model.requests.conversation,
-        record,
+        req: viewer.waiting,
+        record: viewer.record.clone(),
     }]
 }

@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 
 /// The last thing that happened.
 pub fn draw_status(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
-    let Some(status) = &model.status else {
+    let Some(status) = &model.app.status else {
         return;
     };
     let style = if status.is_error {

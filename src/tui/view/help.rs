@@ -1,7 +1,7 @@
 //! The help overlay, generated from the keymap for the current screen.
 
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{Mode, Model};
+use crate::tui::model::{Model, Screen};
 use crate::tui::theme::Theme;
 use crate::tui::view::centered;
 use ratatui::Frame;
@@ -11,10 +11,10 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 /// Draws the keys of the screen under the overlay.
 pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
-    let scopes: &[Scope] = match model.mode {
-        Mode::List => &[Scope::List],
-        Mode::Viewer => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
-        Mode::Purge => &[Scope::Purge, Scope::Confirm],
+    let scopes: &[Scope] = match model.screen {
+        Screen::List => &[Scope::List],
+        Screen::Viewer(_) => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
+        Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
     };
     let mut lines = Vec::new();
     for scope in scopes {
@@ -27,7 +27,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
         }
         lines.push(Line::raw(""));
     }
-    if model.mode == Mode::List {
+    if matches!(model.screen, Screen::List) {
         lines.push(Line::styled(
             "  Any other character types into the search.",
             theme.dim(),

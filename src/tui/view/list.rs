@@ -29,7 +29,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         .skip(*offset)
         .take(inner_height)
         .filter_map(|&i| list.rows.get(i))
-        .map(|row| session_row(row, &list.visible_query, model.now, theme))
+        .map(|row| session_row(row, &list.visible_query, model.app.now, theme))
         .collect();
     let header = Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"]).style(theme.title());
     let widths = [

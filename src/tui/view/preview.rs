@@ -18,7 +18,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
     let block = Block::new()
         .borders(borders)
         .title(Line::styled(" Preview ", theme.title()));
-    let Some(row) = model.selected_row() else {
+    let Some(row) = model.list.selected_row() else {
         frame.render_widget(block, area);
         return;
     };
@@ -41,7 +41,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
             Span::raw(format!(
                 "{} ({})   created {}",
                 format::datetime(r.last_used_at),
-                format::ago(r.last_used_at, model.now),
+                format::ago(r.last_used_at, model.app.now),
                 format::datetime(r.created_at)
             )),
         ]));

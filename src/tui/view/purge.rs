@@ -2,7 +2,7 @@
 //! ones spared and why, and the bytes freed; progress while deleting.
 
 use crate::format;
-use crate::store::purge_plan::{Decision, KeepReason, PlanEntry};
+use crate::store::ops::purge_plan::{Decision, KeepReason, PlanEntry};
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, scroll_into_view};
@@ -19,7 +19,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         Constraint::Min(3),
     ])
     .areas(area);
-    let policy = model.settings.policy;
+    let policy = model.app.settings.policy;
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled("Purge preview   ", theme.title()),
@@ -30,7 +30,9 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         ])),
         header,
     );
-    let purge = &model.purge;
+    let Some(purge) = model.purge() else {
+        return;
+    };
     if let Some((done, total)) = purge.applying {
         let ratio = if total == 0 {
             1.0
@@ -59,7 +61,10 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     };
     if purge.applying.is_none() {
         let removals = plan.removals().count();
-        let spared = plan.kept().filter(|e| is_spared(e)).count();
+        let spared = plan
+            .kept()
+            .filter(|e| !e.decision.is_routine_keep())
+            .count();
         let text = format!(
             "{removals} to delete ({} freed), {} kept, {spared} of them spared against the policy{}",
             format::bytes(plan.bytes_freed()),
@@ -80,9 +85,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let shown: Vec<&PlanEntry> = plan
         .entries
         .iter()
-        .filter(|e| {
-            purge.show_all_kept || !matches!(e.decision, Decision::Keep(KeepReason::Recent { .. }))
-        })
+        .filter(|e| purge.show_all_kept || !e.decision.is_routine_keep())
         .collect();
     let height = usize::from(table_area.height.saturating_sub(2));
     let selected = purge.selected.min(shown.len().saturating_sub(1));
@@ -91,7 +94,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         .iter()
         .skip(state.purge_offset)
         .take(height)
-        .map(|e| plan_row(e, model.now, theme))
+        .map(|e| plan_row(e, model.app.now, theme))
         .collect();
     let widths = [
         Constraint::Length(7),
@@ -107,10 +110,6 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let mut table_state = TableState::default()
         .with_selected((!shown.is_empty()).then(|| selected - state.purge_offset.min(selected)));
     frame.render_stateful_widget(table, table_area, &mut table_state);
-}
-
-fn is_spared(entry: &PlanEntry) -> bool {
-    !matches!(entry.decision, Decision::Keep(KeepReason::Recent { .. }))
 }
 
 fn plan_row<'a>(entry: &PlanEntry, now: f64, theme: Theme) -> Row<'a> {

@@ -2,8 +2,8 @@
 //! the trim being adjusted, and the selected message in full.
 
 use crate::format;
-use crate::store::peteos::Special;
-use crate::tui::model::{Model, TrimKind, Viewer};
+use crate::store::format::Special;
+use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
 use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, centered, scroll_into_view};
 use ratatui::Frame;
@@ -25,10 +25,10 @@ const LINE_CHARS: usize = 300;
 
 /// Draws the viewer.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect, theme: Theme) {
-    let Some(viewer) = &model.viewer else {
+    let Some(viewer) = model.viewer() else {
         return;
     };
-    let trim_height = if viewer.trim.is_some() { 2 } else { 0 };
+    let trim_height = if viewer.trim().is_some() { 2 } else { 0 };
     let detail_height = (area.height / 3).clamp(5, 14);
     let [header, gauge, table_area, trim_area, detail] = Layout::vertical([
         Constraint::Length(1),
@@ -38,7 +38,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         Constraint::Length(detail_height),
     ])
     .areas(area);
-    let encoding = model.settings.encoding;
+    let encoding = model.app.settings.encoding;
     let counts = viewer.counts.get(&encoding);
     let counted = counts.map_or(0, |c| c.iter().filter(|x| x.is_some()).count());
     let total: u64 = counts.map_or(0, |c| c.iter().flatten().sum());
@@ -62,11 +62,11 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         return;
     }
     draw_messages(frame, model, viewer, state, table_area, theme);
-    if let Some(trim) = &viewer.trim {
+    if let Some(trim) = viewer.trim() {
         draw_trim(frame, trim, len, trim_area, theme);
     }
     draw_detail(frame, viewer, detail, theme);
-    if viewer.contexts_cursor.is_some() {
+    if matches!(viewer.mode, ViewerMode::Contexts(_)) {
         draw_contexts(frame, viewer, area, theme);
     }
 }
@@ -80,7 +80,7 @@ fn draw_gauge(
     len: usize,
     theme: Theme,
 ) {
-    let window = model.settings.window_tokens.max(1);
+    let window = model.app.settings.window_tokens.max(1);
     let ratio = (total as f64 / window as f64).min(1.0);
     let counting = if counted < len {
         format!("  counting {counted}/{len}…")
@@ -117,10 +117,9 @@ fn draw_messages(
         frame.render_widget(Paragraph::new(Line::styled("loading…", theme.dim())), area);
         return;
     };
-    let counts = viewer.counts.get(&model.settings.encoding);
+    let counts = viewer.counts.get(&model.app.settings.encoding);
     let dropped: HashSet<usize> = viewer
-        .trim
-        .as_ref()
+        .trim()
         .and_then(|t| t.plan.as_ref())
         .map(|p| p.dropped.iter().copied().collect())
         .unwrap_or_default();
@@ -294,7 +293,11 @@ fn draw_contexts(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
             theme.title(),
         )))
         .highlight_style(theme.selected());
-    let mut list_state = ListState::default().with_selected(viewer.contexts_cursor);
+    let cursor = match viewer.mode {
+        ViewerMode::Contexts(cursor) => Some(cursor),
+        _ => None,
+    };
+    let mut list_state = ListState::default().with_selected(cursor);
     frame.render_stateful_widget(list, popup, &mut list_state);
 }
 

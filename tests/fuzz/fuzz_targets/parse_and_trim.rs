@@ -5,9 +5,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use loki_sessions::store::jsonfile;
-use loki_sessions::store::loki::Meta;
-use loki_sessions::store::peteos::{Context, fork, window};
-use loki_sessions::store::tokens::{self, Encoding};
+use loki_sessions::store::format::Meta;
+use loki_sessions::store::format::{Context, fork, window};
+use loki_sessions::store::format::tokens::{self, Encoding};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@ use super::*;
 fn help_overlay_opens_and_closes() {
     let mut m = listed(true);
     act(&mut m, Action::Help);
-    assert_eq!(m.overlay, Some(Overlay::Help));
+    assert_eq!(m.app.overlay, Some(Overlay::Help));
     assert_eq!(keymap::scope(&m), keymap::Scope::Help);
     act(&mut m, Action::Down);
     assert_eq!(
@@ -14,7 +14,7 @@ fn help_overlay_opens_and_closes() {
         "keys do not reach the list under the help"
     );
     act(&mut m, Action::Back);
-    assert_eq!(m.overlay, None);
+    assert_eq!(m.app.overlay, None);
     assert!(!keymap::help_lines(keymap::Scope::List).is_empty());
 }
 
@@ -23,7 +23,7 @@ fn new_and_rename_use_text_fields() {
     let mut m = listed(false);
     assert!(act(&mut m, Action::NewSession).is_empty());
     assert!(
-        m.status.as_ref().unwrap().is_error,
+        m.app.status.as_ref().unwrap().is_error,
         "peteos folders cannot make sessions"
     );
     assert!(act(&mut m, Action::Rename).is_empty());
@@ -44,12 +44,12 @@ fn new_and_rename_use_text_fields() {
         },
     );
     assert!(effects.iter().any(|e| matches!(e, Effect::Scan { .. })));
-    assert_eq!(m.pending_select.as_deref(), Some("new"));
+    assert_eq!(m.list.pending_select.as_deref(), Some("new"));
 
     let mut m = listed(true);
     act(&mut m, Action::Rename);
     assert!(
-        matches!(&m.overlay, Some(Overlay::Input(i)) if i.text == "name-a" && i.purpose == InputPurpose::Rename { id: "a".into() })
+        matches!(&m.app.overlay, Some(Overlay::Input(i)) if i.text == "name-a" && i.purpose == InputPurpose::Rename { id: "a".into() })
     );
     for _ in 0..6 {
         act(&mut m, Action::Backspace);
@@ -61,7 +61,7 @@ fn new_and_rename_use_text_fields() {
     update(&mut m, Msg::Type('z'));
     let effects = act(&mut m, Action::Confirm);
     assert!(
-        matches!(&effects[..], [Effect::RenameSession { id, name }] if id == "a" && name == "z")
+        matches!(&effects[..], [Effect::RenameSession { record, name }] if record.id == "a" && name == "z")
     );
     let mut renamed = record("a", 1.0);
     renamed.name = "z".into();
@@ -74,5 +74,5 @@ fn new_and_rename_use_text_fields() {
     assert_eq!(m.list.rows[0].record.name, "z");
     act(&mut m, Action::NewSession);
     act(&mut m, Action::Back);
-    assert_eq!(m.overlay, None);
+    assert_eq!(m.app.overlay, None);
 }

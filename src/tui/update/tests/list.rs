@@ -27,22 +27,30 @@ fn scan_batches_filter_and_stale_replies() {
     assert_eq!(m.list.visible, vec![0, 1, 2]);
     // Typing asks the matcher; only the newest answer counts.
     let effects = update(&mut m, Msg::Type('b'));
-    assert!(matches!(&effects[..], [Effect::Filter { req: 2, query }] if query == "b"));
-    update(&mut m, Msg::Type('x'));
+    let [Effect::Filter { req: first, query }] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(query, "b");
+    let first = *first;
+    let effects = update(&mut m, Msg::Type('x'));
+    let [Effect::Filter { req: second, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert!(second > first);
     update(
         &mut m,
         Msg::Filtered {
-            req: 2,
+            req: first,
             query: "b".into(),
             rows: vec![1],
             complete: true,
         },
     );
-    assert_eq!(m.list.visible, vec![0, 1, 2], "superseded by req 3");
+    assert_eq!(m.list.visible, vec![0, 1, 2], "superseded by the second");
     update(
         &mut m,
         Msg::Filtered {
-            req: 3,
+            req: second,
             query: "bx".into(),
             rows: vec![],
             complete: true,
@@ -63,7 +71,7 @@ fn moving_asks_for_preview_and_stats_once() {
             .iter()
             .any(|e| matches!(e, Effect::LoadPreview { record, .. } if record.id == "b"))
     );
-    let req = m.requests.preview;
+    let req = m.list.waiting.preview;
     update(
         &mut m,
         Msg::PreviewLoaded {
@@ -87,7 +95,7 @@ fn moving_asks_for_preview_and_stats_once() {
     assert_eq!(m.list.selected, 0);
     act(&mut m, Action::PageDown);
     assert_eq!(m.list.selected, 2);
-    let req = m.requests.stats;
+    let req = m.list.waiting.stats;
     update(
         &mut m,
         Msg::Stats {
@@ -138,7 +146,7 @@ fn resume_touches_then_exits_and_refuses_damaged() {
     let mut m = listed(true);
     m.list.rows[0].record.error = Some("bad meta".into());
     assert!(act(&mut m, Action::Resume).is_empty());
-    assert!(m.status.as_ref().unwrap().is_error);
+    assert!(m.app.status.as_ref().unwrap().is_error);
     assert_eq!(m.exit, None);
 }
 
@@ -175,18 +183,18 @@ fn refresh_keeps_the_selection() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
     let effects = act(&mut m, Action::Refresh);
-    assert!(matches!(
-        &effects[..],
-        [Effect::ResetSearch, Effect::Scan { req: 2 }]
-    ));
+    let [Effect::ResetSearch, Effect::Scan { req }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(req, m.list.waiting.scan);
     update(
         &mut m,
         Msg::SessionsBatch {
-            req: 2,
+            req,
             records: vec![record("a", 1.0), record("b", 2.0)],
         },
     );
-    let req = m.requests.filter;
+    let req = m.list.waiting.filter;
     update(
         &mut m,
         Msg::Filtered {
@@ -196,9 +204,9 @@ fn refresh_keeps_the_selection() {
             complete: true,
         },
     );
-    assert_eq!(m.selected_row().unwrap().record.id, "b");
+    assert_eq!(m.list.selected_row().unwrap().record.id, "b");
     update(&mut m, Msg::Resize(100, 40));
-    assert_eq!(m.screen, (100, 40));
+    assert_eq!(m.app.size, (100, 40));
     update(&mut m, Msg::Tick(NOW + 5.0));
-    assert_eq!(m.now, NOW + 5.0);
+    assert_eq!(m.app.now, NOW + 5.0);
 }

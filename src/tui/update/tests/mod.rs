@@ -7,15 +7,14 @@ mod purge;
 mod viewer;
 
 pub(super) use super::*;
-pub(super) use crate::store::Encoding;
-pub(super) use crate::store::peteos::Context;
-pub(super) use crate::store::purge_apply::{PurgeProgress, PurgeReport};
-pub(super) use crate::store::purge_plan::{Candidate, Fingerprint, PurgePolicy};
-pub(super) use crate::store::record::{SessionRecord, SessionStats};
-pub(super) use crate::store::trim::TrimRequest;
+pub(super) use crate::store::{
+    Candidate, Context, Encoding, Fingerprint, PurgePolicy, PurgeProgress, PurgeReport,
+    SessionRecord, SessionStats, StoreKind, TrimRequest, WindowIndex,
+};
 pub(super) use crate::tui::keymap;
 pub(super) use crate::tui::model::{
-    ConfirmAction, Exit, InputPurpose, Loaded, Mode, Preview, Settings, TrimKind,
+    ConfirmAction, Exit, InputPurpose, Loaded, Preview, Screen, Settings, TrimKind, Viewer,
+    ViewerMode,
 };
 pub(super) use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub(super) use serde_json::json;
@@ -25,6 +24,11 @@ pub(super) use std::sync::Arc;
 pub(super) const NOW: f64 = 1_800_000_000.0;
 
 pub(super) fn settings(loki: bool) -> Settings {
+    let store_kind = if loki {
+        StoreKind::Loki
+    } else {
+        StoreKind::PeteosFolder
+    };
     Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 1000,
@@ -32,7 +36,7 @@ pub(super) fn settings(loki: bool) -> Settings {
             keep: 2,
             max_age_days: 30.0,
         },
-        loki,
+        store_kind,
     }
 }
 
@@ -54,27 +58,29 @@ pub(super) fn record(id: &str, days_ago: f64) -> SessionRecord {
 pub(super) fn listed(loki: bool) -> Model {
     let mut m = Model::new(settings(loki), NOW);
     let effects = init(&mut m);
-    assert!(matches!(
-        effects.as_slice(),
-        [Effect::ResetSearch, Effect::Scan { req: 1 }]
-    ));
+    let [Effect::ResetSearch, Effect::Scan { req: scan }] = effects[..] else {
+        panic!("{effects:?}")
+    };
     let records = vec![record("a", 1.0), record("b", 2.0), record("c", 40.0)];
-    let effects = update(&mut m, Msg::SessionsBatch { req: 1, records });
-    assert!(matches!(
-        effects.as_slice(),
-        [Effect::IndexForSearch { .. }, Effect::Filter { req: 1, .. }]
-    ));
+    let effects = update(&mut m, Msg::SessionsBatch { req: scan, records });
+    let [
+        Effect::IndexForSearch { .. },
+        Effect::Filter { req: filter, .. },
+    ] = effects[..]
+    else {
+        panic!("{effects:?}")
+    };
     update(
         &mut m,
         Msg::ScanDone {
-            req: 1,
+            req: scan,
             error: None,
         },
     );
     update(
         &mut m,
         Msg::Filtered {
-            req: 1,
+            req: filter,
             query: String::new(),
             rows: vec![0, 1, 2],
             complete: true,
@@ -118,21 +124,20 @@ pub(super) fn context(n: usize) -> Context {
 pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Open);
-    assert!(matches!(
-        effects.as_slice(),
-        [Effect::LoadConversation { req: 1, .. }]
-    ));
-    assert_eq!(m.mode, Mode::Viewer);
+    let [Effect::LoadConversation { req, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert!(matches!(m.screen, Screen::Viewer(_)));
     let ctx = context(n);
     let loaded = Loaded {
-        window: Arc::new(crate::store::peteos::window::WindowIndex::new(&ctx)),
+        window: Arc::new(WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
         contexts: vec![],
     };
     let effects = update(
         &mut m,
         Msg::ConversationLoaded {
-            req: 1,
+            req,
             result: Ok(loaded),
         },
     );
@@ -142,24 +147,38 @@ pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
 /// The viewer open on session a with a context of `n` messages, all counted (10 tokens each).
 pub(super) fn viewing(n: usize) -> Model {
     let (mut m, effects) = opened(n);
+    let req = viewer_req(&m);
     assert!(matches!(
         effects.as_slice(),
         [Effect::CountTokens {
-            req: 1,
+            req: r,
             encoding: Encoding::Cl100kBase,
             ..
-        }]
+        }] if *r == req
     ));
     update(
         &mut m,
         Msg::Counted {
-            req: 1,
+            req,
             encoding: Encoding::Cl100kBase,
             start: 0,
             counts: vec![10; n + 1],
         },
     );
     m
+}
+
+/// The request the open viewer waits for.
+pub(super) fn viewer_req(m: &Model) -> u64 {
+    m.viewer().expect("the viewer is open").waiting
+}
+
+/// The open viewer, to change.
+pub(super) fn viewer_mut(m: &mut Model) -> &mut Viewer {
+    match &mut m.screen {
+        Screen::Viewer(viewer) => viewer,
+        _ => panic!("the viewer is not open"),
+    }
 }
 
 pub(super) fn candidate(r: SessionRecord) -> Candidate {

@@ -6,7 +6,7 @@ use super::*;
 fn purge_preview_replans_live_and_confirms_with_no_as_default() {
     let mut m = listed(true);
     let effects = act(&mut m, Action::PurgePreview);
-    assert_eq!(m.mode, Mode::Purge);
+    assert!(matches!(m.screen, Screen::Purge(_)));
     let [Effect::GatherPurge { req }] = &effects[..] else {
         panic!()
     };
@@ -24,33 +24,38 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
         },
     );
     assert_eq!(
-        m.purge.plan.as_ref().unwrap().removals().count(),
+        m.purge().unwrap().plan.as_ref().unwrap().removals().count(),
         1,
         "c is stale"
     );
     act(&mut m, Action::KeepLess);
-    assert_eq!(m.settings.policy.keep, 1);
+    assert_eq!(m.app.settings.policy.keep, 1);
     assert_eq!(
-        m.purge.plan.as_ref().unwrap().removals().count(),
+        m.purge().unwrap().plan.as_ref().unwrap().removals().count(),
         2,
         "b is beyond keep now"
     );
     act(&mut m, Action::AgeMore);
-    assert_eq!(m.settings.policy.max_age_days, 37.0);
+    assert_eq!(m.app.settings.policy.max_age_days, 37.0);
     act(&mut m, Action::AgeLess);
     act(&mut m, Action::Confirm);
-    assert!(matches!(&m.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Purge));
+    assert!(
+        matches!(&m.app.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Purge)
+    );
     // Enter means No.
     assert!(matches!(
         key(&m, KeyCode::Enter),
         Some(Msg::Action(Action::No))
     ));
     act(&mut m, Action::No);
-    assert_eq!(m.overlay, None);
-    assert!(m.purge.applying.is_none());
+    assert_eq!(m.app.overlay, None);
+    assert!(m.purge().unwrap().applying.is_none());
     act(&mut m, Action::Confirm);
     act(&mut m, Action::Down);
-    assert!(m.overlay.is_some(), "other keys leave the question open");
+    assert!(
+        m.app.overlay.is_some(),
+        "other keys leave the question open"
+    );
     let effects = act(&mut m, Action::Yes);
     let [Effect::ApplyPurge { req, plan }] = &effects[..] else {
         panic!()
@@ -68,9 +73,9 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
             },
         },
     );
-    assert_eq!(m.purge.applying, Some((1, 2)));
+    assert_eq!(m.purge().unwrap().applying, Some((1, 2)));
     assert!(
-        act(&mut m, Action::Back).is_empty() && m.mode == Mode::Purge,
+        act(&mut m, Action::Back).is_empty() && matches!(m.screen, Screen::Purge(_)),
         "waits while deleting"
     );
     let report = PurgeReport {
@@ -92,14 +97,15 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
             .any(|e| matches!(e, Effect::GatherPurge { .. }))
     );
     assert!(
-        m.status
+        m.app
+            .status
             .as_ref()
             .unwrap()
             .text
             .contains("removed 2 sessions")
     );
     act(&mut m, Action::Back);
-    assert_eq!(m.mode, Mode::List);
+    assert!(matches!(m.screen, Screen::List));
 }
 
 #[test]
@@ -108,10 +114,10 @@ fn delete_asks_then_deletes_one_session() {
     act(&mut m, Action::Down);
     act(&mut m, Action::Delete);
     assert!(
-        matches!(&m.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Delete { id: "b".into() })
+        matches!(&m.app.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Delete { id: "b".into() })
     );
     act(&mut m, Action::No);
-    assert_eq!(m.overlay, None);
+    assert_eq!(m.app.overlay, None);
     act(&mut m, Action::Delete);
     let effects = act(&mut m, Action::Yes);
     assert!(matches!(&effects[..], [Effect::DeleteSession { record, .. }] if record.id == "b"));

@@ -5,16 +5,17 @@ use super::*;
 #[test]
 fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     let (mut m, _) = opened(3);
+    let req = viewer_req(&m);
     update(
         &mut m,
         Msg::Counted {
-            req: 1,
+            req,
             encoding: Encoding::Cl100kBase,
             start: 2,
             counts: vec![7, 8],
         },
     );
-    let v = m.viewer.as_ref().unwrap();
+    let v = m.viewer().unwrap();
     assert_eq!(
         v.counts[&Encoding::Cl100kBase],
         vec![None, None, Some(7), Some(8)]
@@ -23,14 +24,14 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     update(
         &mut m,
         Msg::Counted {
-            req: 0,
+            req: req - 1,
             encoding: Encoding::Cl100kBase,
             start: 0,
             counts: vec![1, 1],
         },
     );
     assert_eq!(
-        m.viewer.as_ref().unwrap().counts[&Encoding::Cl100kBase][0],
+        m.viewer().unwrap().counts[&Encoding::Cl100kBase][0],
         None,
         "stale"
     );
@@ -45,12 +46,12 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     let effects = act(&mut m, Action::ToggleEncoding);
     assert!(effects.is_empty(), "cl100k counts are cached");
     act(&mut m, Action::Up);
-    assert_eq!(m.viewer.as_ref().unwrap().selected, 2);
+    assert_eq!(m.viewer().unwrap().selected, 2);
     act(&mut m, Action::DetailDown);
-    assert_eq!(m.viewer.as_ref().unwrap().detail_scroll, 3);
+    assert_eq!(m.viewer().unwrap().detail_scroll, 3);
     let effects = act(&mut m, Action::Back);
-    assert_eq!(m.mode, Mode::List);
-    assert!(m.viewer.is_none());
+    assert!(matches!(m.screen, Screen::List));
+    assert!(m.viewer().is_none());
     assert!(
         effects
             .iter()
@@ -62,15 +63,16 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
 fn a_failed_load_is_shown() {
     let mut m = listed(true);
     act(&mut m, Action::Open);
+    let req = viewer_req(&m);
     update(
         &mut m,
         Msg::ConversationLoaded {
-            req: 1,
+            req,
             result: Err("cannot parse x.json".into()),
         },
     );
     assert_eq!(
-        m.viewer.as_ref().unwrap().error.as_deref(),
+        m.viewer().unwrap().error.as_deref(),
         Some("cannot parse x.json")
     );
 }
@@ -79,18 +81,16 @@ fn a_failed_load_is_shown() {
 fn trim_keep_last_previews_adjusts_and_applies() {
     let mut m = viewing(30);
     act(&mut m, Action::TrimKeepLast);
-    let trim = m.viewer.as_ref().unwrap().trim.clone().unwrap();
+    let trim = m.viewer().unwrap().trim().cloned().unwrap();
     assert_eq!((trim.kind, trim.value), (TrimKind::KeepLast, 20));
     let plan = trim.plan.unwrap();
     assert_eq!(plan.kept.len(), 21, "20 + the system prompt");
     assert_eq!(plan.tokens_after, 210);
     act(&mut m, Action::Less);
     assert_eq!(
-        m.viewer
-            .as_ref()
+        m.viewer()
             .unwrap()
-            .trim
-            .as_ref()
+            .trim()
             .unwrap()
             .plan
             .as_ref()
@@ -100,11 +100,11 @@ fn trim_keep_last_previews_adjusts_and_applies() {
         20
     );
     update(&mut m, Msg::Type('5'));
-    let trim = m.viewer.as_ref().unwrap().trim.clone().unwrap();
+    let trim = m.viewer().unwrap().trim().cloned().unwrap();
     assert_eq!(trim.value, 5);
     assert_eq!(trim.plan.as_ref().unwrap().dropped.len(), 25);
     act(&mut m, Action::Backspace);
-    assert_eq!(m.viewer.as_ref().unwrap().trim.as_ref().unwrap().value, 0);
+    assert_eq!(m.viewer().unwrap().trim().unwrap().value, 0);
     update(&mut m, Msg::Type('6'));
     let effects = act(&mut m, Action::Confirm);
     let [
@@ -124,7 +124,7 @@ fn trim_keep_last_previews_adjusts_and_applies() {
         ("ctx", 34)
     );
     let req = *req;
-    assert!(m.viewer.as_ref().unwrap().trim.as_ref().unwrap().applying);
+    assert!(m.viewer().unwrap().trim().unwrap().applying);
     assert!(
         act(&mut m, Action::More).is_empty(),
         "ignored while applying"
@@ -137,28 +137,23 @@ fn trim_keep_last_previews_adjusts_and_applies() {
         },
     );
     assert!(matches!(&effects[..], [Effect::LoadConversation { .. }]));
-    assert!(m.viewer.as_ref().unwrap().trim.is_none());
+    assert!(m.viewer().unwrap().trim().is_none());
 }
 
 #[test]
 fn trim_budget_cancel_and_refusal() {
     let mut m = viewing(30);
     act(&mut m, Action::TrimBudget);
-    let trim = m.viewer.as_ref().unwrap().trim.clone().unwrap();
+    let trim = m.viewer().unwrap().trim().cloned().unwrap();
     assert_eq!(trim.kind, TrimKind::Budget);
     assert_eq!(trim.value, 232, "three quarters of 310 tokens");
     assert!(trim.plan.as_ref().unwrap().tokens_after <= 232);
     act(&mut m, Action::More);
-    assert_eq!(
-        m.viewer.as_ref().unwrap().trim.as_ref().unwrap().value,
-        1232
-    );
+    assert_eq!(m.viewer().unwrap().trim().unwrap().value, 1232);
     assert!(
-        !m.viewer
-            .as_ref()
+        !m.viewer()
             .unwrap()
-            .trim
-            .as_ref()
+            .trim()
             .unwrap()
             .plan
             .as_ref()
@@ -168,7 +163,7 @@ fn trim_budget_cancel_and_refusal() {
     assert!(act(&mut m, Action::Confirm).is_empty(), "nothing to trim");
     act(&mut m, Action::Back);
     assert!(
-        m.viewer.as_ref().unwrap().trim.is_none(),
+        m.viewer().unwrap().trim().is_none(),
         "Esc cancels, nothing written"
     );
     // A refusal from the store (the session changed) is shown and the trim stays.
@@ -185,43 +180,28 @@ fn trim_budget_cancel_and_refusal() {
             result: Err("changed since the preview".into()),
         },
     );
-    assert!(m.status.as_ref().unwrap().is_error);
-    assert!(!m.viewer.as_ref().unwrap().trim.as_ref().unwrap().applying);
+    assert!(m.app.status.as_ref().unwrap().is_error);
+    assert!(!m.viewer().unwrap().trim().unwrap().applying);
 }
 
 #[test]
 fn trim_waits_for_counts() {
     let (mut m, _) = opened(5);
     act(&mut m, Action::TrimKeepLast);
-    assert!(
-        m.viewer
-            .as_ref()
-            .unwrap()
-            .trim
-            .as_ref()
-            .unwrap()
-            .plan
-            .is_none()
-    );
+    assert!(m.viewer().unwrap().trim().unwrap().plan.is_none());
     assert!(act(&mut m, Action::Confirm).is_empty());
+    let req = viewer_req(&m);
     update(
         &mut m,
         Msg::Counted {
-            req: 1,
+            req,
             encoding: Encoding::Cl100kBase,
             start: 0,
             counts: vec![1; 6],
         },
     );
     assert!(
-        m.viewer
-            .as_ref()
-            .unwrap()
-            .trim
-            .as_ref()
-            .unwrap()
-            .plan
-            .is_some(),
+        m.viewer().unwrap().trim().unwrap().plan.is_some(),
         "planned when counts complete"
     );
 }
@@ -229,16 +209,16 @@ fn trim_waits_for_counts() {
 #[test]
 fn contexts_switch_back_is_the_undo() {
     let mut m = viewing(3);
-    let v = m.viewer.as_mut().unwrap();
+    let v = viewer_mut(&mut m);
     let loaded = v.loaded.as_mut().unwrap();
     loaded.contexts = vec![
-        crate::tui::model::ContextInfo {
+        crate::store::ContextSummary {
             id: "ctx".into(),
             messages: Some(4),
             origin: Some("parent".into()),
             error: None,
         },
-        crate::tui::model::ContextInfo {
+        crate::store::ContextSummary {
             id: "parent".into(),
             messages: Some(40),
             origin: None,
@@ -246,7 +226,7 @@ fn contexts_switch_back_is_the_undo() {
         },
     ];
     act(&mut m, Action::Contexts);
-    assert_eq!(m.viewer.as_ref().unwrap().contexts_cursor, Some(0));
+    assert_eq!(m.viewer().unwrap().mode, ViewerMode::Contexts(0));
     assert_eq!(keymap::scope(&m), keymap::Scope::Contexts);
     act(&mut m, Action::Down);
     let effects = act(&mut m, Action::Confirm);
@@ -270,5 +250,5 @@ fn contexts_switch_back_is_the_undo() {
     assert!(matches!(&effects[..], [Effect::LoadConversation { .. }]));
     act(&mut m, Action::Contexts);
     act(&mut m, Action::Back);
-    assert_eq!(m.viewer.as_ref().unwrap().contexts_cursor, None);
+    assert_eq!(m.viewer().unwrap().mode, ViewerMode::Browse);
 }

@@ -1,0 +1,394 @@
+//! The one door to the store. Every operation the UI and the CLI share is a
+//! method of [`Store`], called the same way by both; the rules (damaged
+//! sessions are read-only, some operations need a Loki tree, a purge spares
+//! what it cannot vouch for) are checked here or in the one predicate each
+//! has, never again by a caller.
+
+use crate::store::error::{Result, StoreError};
+use crate::store::format::Context;
+use crate::store::format::tokens::Encoding;
+use crate::store::fs::disk;
+use crate::store::ops::conversation::{self, Conversation};
+use crate::store::ops::counting;
+use crate::store::ops::locate::{self, Target};
+use crate::store::ops::purge_apply::{self, PurgeProgress, PurgeReport};
+use crate::store::ops::purge_facts;
+use crate::store::ops::purge_plan::{Candidate, PurgePlan, PurgePolicy};
+use crate::store::ops::stats::{self, SessionStats};
+use crate::store::ops::trim::{self, Expected, TrimOutcome, TrimRequest};
+use crate::store::sources::record::{SessionRecord, listed};
+use crate::store::sources::{LokiTree, PeteosFolder};
+use std::path::{Path, PathBuf};
+
+/// The user's sessions: a Loki tree or a folder of bare peteos sessions.
+#[derive(Clone, Debug)]
+pub struct Store {
+    backend: Backend,
+}
+
+#[derive(Clone, Debug)]
+enum Backend {
+    /// `<root>/users/<user>/session/<id>/` with meta.json.
+    Loki(LokiTree),
+    /// `<dir>/<uuid>/session.json`, no meta.json.
+    Folder(PeteosFolder),
+}
+
+/// Which kind of store this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// A Loki tree: sessions have meta.json and a workspace.
+    Loki,
+    /// A folder of bare peteos sessions, used in place.
+    PeteosFolder,
+}
+
+/// Operations that exist only in a Loki tree (they write meta.json or make
+/// a session directory, which a bare peteos folder does not have).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LokiOnly {
+    /// Starting a session.
+    NewSession,
+    /// Renaming a session.
+    Rename,
+    /// Copying a peteos session in.
+    Import,
+    /// Filling an empty tree with generated sessions.
+    Demo,
+}
+
+impl StoreKind {
+    /// Why this kind of store cannot do `op`, if it cannot: the one rule
+    /// for Loki-only operations, read by the CLI and by the UI (which asks
+    /// before it opens a dialog for something that cannot be done).
+    pub fn refusal(self, op: LokiOnly) -> Option<&'static str> {
+        if self == StoreKind::Loki {
+            return None;
+        }
+        Some(match op {
+            LokiOnly::NewSession => {
+                "new sessions need a Loki tree; this is a peteos sessions folder"
+            }
+            LokiOnly::Rename => {
+                "renaming needs a Loki tree; names of peteos sessions come from their first prompt"
+            }
+            LokiOnly::Import => "import needs a Loki tree; this is a peteos sessions folder",
+            LokiOnly::Demo => "demo needs a Loki tree; this is a peteos sessions folder",
+        })
+    }
+}
+
+/// What [`Store::start`] did.
+#[derive(Clone, Debug)]
+pub struct Started {
+    /// The new session.
+    pub record: SessionRecord,
+    /// The purge that ran first, if any: its plan and what applying it did.
+    pub purged: Option<(PurgePlan, PurgeReport)>,
+}
+
+impl Store {
+    /// The Loki tree of `user` under `root` (`<root>/users/<user>/session`).
+    /// Opening does no I/O.
+    pub fn loki(root: &Path, user: &str) -> Result<Store> {
+        Ok(Store {
+            backend: Backend::Loki(LokiTree::open(root, user)?),
+        })
+    }
+
+    /// The folder `dir` of bare peteos sessions, used in place.
+    pub fn peteos_folder(dir: &Path) -> Store {
+        Store {
+            backend: Backend::Folder(PeteosFolder::open(dir)),
+        }
+    }
+
+    /// True when some child directory of `dir` holds a session.json.
+    pub fn looks_like_peteos_folder(dir: &Path) -> bool {
+        PeteosFolder::looks_like_one(dir)
+    }
+
+    /// Which kind of store this is.
+    pub fn kind(&self) -> StoreKind {
+        match self.backend {
+            Backend::Loki(_) => StoreKind::Loki,
+            Backend::Folder(_) => StoreKind::PeteosFolder,
+        }
+    }
+
+    /// The folder holding one directory per session.
+    pub fn sessions_dir(&self) -> PathBuf {
+        match &self.backend {
+            Backend::Loki(tree) => tree.layout().sessions_dir(),
+            Backend::Folder(folder) => folder.dir().to_path_buf(),
+        }
+    }
+
+    /// Refuses `op` where this kind of store cannot do it, naming the folder.
+    pub fn check(&self, op: LokiOnly) -> Result<()> {
+        match self.kind().refusal(op) {
+            None => Ok(()),
+            Some(why) => Err(StoreError::Invalid(format!(
+                "{why} ({})",
+                self.sessions_dir().display()
+            ))),
+        }
+    }
+
+    fn tree(&self, op: LokiOnly) -> Result<&LokiTree> {
+        self.check(op)?;
+        match &self.backend {
+            Backend::Loki(tree) => Ok(tree),
+            Backend::Folder(_) => unreachable!("check refuses folders"),
+        }
+    }
+
+    /// Every session, most recently used first; damaged ones are included
+    /// with `error` set. A missing tree is an empty list.
+    pub fn list(&self) -> Result<Vec<SessionRecord>> {
+        listed(|on_batch| self.scan(on_batch))
+    }
+
+    /// Every session, in batches as they are read, so a UI can show rows
+    /// before the scan ends; `on_batch` returns false to stop.
+    pub fn scan(&self, on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        match &self.backend {
+            Backend::Loki(tree) => tree.scan(on_batch),
+            Backend::Folder(folder) => folder.scan(on_batch),
+        }
+    }
+
+    /// Resolves a `SESSION` argument (id, unique prefix or path).
+    pub fn locate(&self, arg: &str) -> Result<Target> {
+        let ids: Vec<String> = if locate::looks_like_path(arg) {
+            Vec::new()
+        } else {
+            self.list()?.into_iter().map(|r| r.id).collect()
+        };
+        locate::locate(
+            arg,
+            &ids,
+            |id| self.record(id),
+            self.kind() == StoreKind::Loki,
+        )
+    }
+
+    /// The record of the entry `id` of the session folder, damaged or not.
+    fn record(&self, id: &str) -> SessionRecord {
+        match &self.backend {
+            Backend::Loki(tree) => tree.record(id),
+            Backend::Folder(folder) => folder.record(id),
+        }
+    }
+
+    /// The target for a listed record.
+    pub fn target(&self, record: &SessionRecord) -> Target {
+        Target {
+            record: record.clone(),
+            is_loki: self.kind() == StoreKind::Loki,
+        }
+    }
+
+    /// Size, messages and (with `encoding`) tokens of every record, on all
+    /// cores; `progress(done)` is called as sessions finish.
+    pub fn stats(
+        &self,
+        records: &[SessionRecord],
+        encoding: Option<Encoding>,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Vec<SessionStats> {
+        stats::gather_stats(records, encoding, progress)
+    }
+
+    /// The session's active context and a summary of its contexts. Reads only.
+    pub fn load_conversation(&self, target: &Target) -> Result<Conversation> {
+        conversation::load(&target.record)
+    }
+
+    /// The session's active context alone; None when it has none. Reads only.
+    pub fn active_context(&self, target: &Target) -> Result<Option<Context>> {
+        conversation::active_context(&target.record)
+    }
+
+    /// The last `n` messages as (role, one line of at most `chars` characters).
+    pub fn last_messages(
+        &self,
+        target: &Target,
+        n: usize,
+        chars: usize,
+    ) -> Result<Vec<(String, String)>> {
+        conversation::last_messages(&target.record, n, chars)
+    }
+
+    /// Counts every message of `context`, handing counted slices to
+    /// `on_slice(first index, counts)`; it returns false to stop early.
+    pub fn count_tokens(
+        &self,
+        context: &Context,
+        encoding: Encoding,
+        on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
+    ) -> Result<()> {
+        counting::count_messages(context, encoding, on_slice)
+    }
+
+    /// What a trim would do to the active context. Reads only.
+    pub fn trim_preview(
+        &self,
+        target: &Target,
+        request: TrimRequest,
+        encoding: Encoding,
+    ) -> Result<TrimOutcome> {
+        trim::preview(target.conversation_dir(), request, encoding)
+    }
+
+    /// Forks the active context keeping what `request` keeps, under the
+    /// session's lock. `expected` (what a preview was made on) refuses the
+    /// trim if an agent changed the context since.
+    pub fn trim(
+        &self,
+        target: &Target,
+        request: TrimRequest,
+        encoding: Encoding,
+        expected: Option<&Expected>,
+        now: f64,
+    ) -> Result<TrimOutcome> {
+        target.writable()?;
+        trim::apply(
+            target.conversation_dir(),
+            target.lock_dir(),
+            request,
+            encoding,
+            expected,
+            now,
+        )
+    }
+
+    /// Makes context `context_id` active (the undo of a trim), under the lock.
+    pub fn activate_context(&self, target: &Target, context_id: &str) -> Result<()> {
+        target.writable()?;
+        trim::switch_context(target.conversation_dir(), target.lock_dir(), context_id)
+    }
+
+    /// The seed's `start`: purges stale sessions first (when `purge` is
+    /// set), then creates a session for `first_prompt`. Loki trees only.
+    pub fn start(
+        &self,
+        first_prompt: &str,
+        purge: Option<PurgePolicy>,
+        now: f64,
+    ) -> Result<Started> {
+        let tree = self.tree(LokiOnly::NewSession)?;
+        let purged = match purge {
+            Some(policy) => {
+                let plan = self.purge_plan(policy, &[], now)?;
+                let report = self.apply_purge(&plan, &[], |_| {})?;
+                Some((plan, report))
+            }
+            None => None,
+        };
+        let record = tree.create(first_prompt, now)?;
+        Ok(Started { record, purged })
+    }
+
+    /// Renames a session (Loki trees only: the name lives in meta.json).
+    pub fn rename(&self, target: &Target, name: &str) -> Result<SessionRecord> {
+        let tree = self.tree(LokiOnly::Rename)?;
+        target.writable()?;
+        tree.rename(&target.record.id, name)
+    }
+
+    /// Copies the peteos session in `dir` into a new session of this tree.
+    pub fn import(&self, dir: &Path, now: f64) -> Result<SessionRecord> {
+        self.tree(LokiOnly::Import)?.import(dir, now)
+    }
+
+    /// Marks a session used (Loki sessions only; bare peteos sessions have
+    /// no meta.json, and resuming one writes nothing).
+    pub fn touch(&self, target: &Target, now: f64) -> Result<()> {
+        if target.is_loki {
+            LokiTree::touch_at(target.lock_dir(), now)?;
+        }
+        Ok(())
+    }
+
+    /// The seed's `resume`: refuses a damaged session, else touches it.
+    pub fn resume(&self, target: &Target, now: f64) -> Result<()> {
+        target.writable()?;
+        self.touch(target, now)
+    }
+
+    /// The facts a purge plan is decided on, for every session (the UI
+    /// gathers them once and re-plans at every policy change).
+    pub fn purge_candidates(&self) -> Result<Vec<Candidate>> {
+        Ok(purge_facts::gather_candidates(self.list()?))
+    }
+
+    /// What a purge with `policy` would do now. Reads only.
+    pub fn purge_plan(
+        &self,
+        policy: PurgePolicy,
+        exclude: &[String],
+        now: f64,
+    ) -> Result<PurgePlan> {
+        Ok(PurgePlan::build(
+            self.purge_candidates()?,
+            policy,
+            exclude,
+            now,
+        ))
+    }
+
+    /// Applies a plan, re-checking each entry just before it goes.
+    pub fn apply_purge(
+        &self,
+        plan: &PurgePlan,
+        exclude: &[String],
+        progress: impl FnMut(PurgeProgress),
+    ) -> Result<PurgeReport> {
+        let folder = self.sessions_dir();
+        disk::check_owned_by_us(&folder)?;
+        match &self.backend {
+            Backend::Loki(tree) => {
+                tree.check_ownership()?;
+                tree.remove_stale_leftovers();
+            }
+            Backend::Folder(_) => purge_apply::remove_stale_trash(&folder),
+        }
+        Ok(purge_apply::apply_plan(plan, &folder, exclude, progress))
+    }
+
+    /// The seed's `purge(user, keep, max_age_days, exclude)`: removes stale
+    /// sessions and returns their ids.
+    pub fn purge(
+        &self,
+        keep: usize,
+        max_age_days: f64,
+        exclude: &[String],
+        now: f64,
+    ) -> Result<Vec<String>> {
+        let policy = PurgePolicy { keep, max_age_days };
+        let plan = self.purge_plan(policy, exclude, now)?;
+        Ok(self.apply_purge(&plan, exclude, |_| {})?.removed)
+    }
+
+    /// Deletes one session the user chose, with every safety rule of a
+    /// purge (live, active, locked, unreadable, other filesystem); a session
+    /// a rule spares is an error saying which rule.
+    pub fn delete(&self, target: &Target, now: f64) -> Result<PurgeReport> {
+        let plan = PurgePlan::single(purge_facts::candidate(target.record.clone()), &[], now);
+        let report = self.apply_purge(&plan, &[], |_| {})?;
+        match plan.entries.first() {
+            Some(entry)
+                if report.removed.is_empty()
+                    && report.failed.is_empty()
+                    && report.skipped.is_empty() =>
+            {
+                Err(StoreError::Invalid(format!(
+                    "not deleted: {}",
+                    entry.decision
+                )))
+            }
+            _ => Ok(report),
+        }
+    }
+}

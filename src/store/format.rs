@@ -1,0 +1,26 @@
+//! The file formats, with no I/O policy: the peteos conversation (session,
+//! context, message, content parts), Loki's meta.json and names, Python's
+//! JSON text, token counting, the two rolling windows and the fork.
+//! Everything here reads from and builds dicts; writing them is `fs`'s job.
+
+mod assemble;
+mod context;
+pub mod fork;
+pub mod ids;
+mod message;
+pub mod meta;
+pub mod naming;
+pub mod pyjson;
+mod session;
+pub mod tail;
+pub mod tokens;
+pub mod window;
+
+pub use assemble::Assembler;
+pub use context::Context;
+pub use fork::fork;
+pub use message::{Message, Part, Special, collapse_whitespace};
+pub use meta::Meta;
+pub use naming::name_from_prompt;
+pub use session::{SESSION_FILE, Session};
+pub use tokens::Encoding;

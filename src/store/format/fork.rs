@@ -1,0 +1,164 @@
+//! Building a forked context exactly as peteos's `Context._fork` does.
+
+use crate::store::error::{Result, StoreError};
+use crate::store::format::Context;
+use crate::store::format::assemble::Assembler;
+use crate::store::format::ids;
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+
+/// Builds the child context keeping the parent's messages at `kept` (display
+/// order, specials included). The parent is not changed; the caller records
+/// the child in the parent's `children` and makes it active.
+///
+/// `new_id` is the child's context id; `now_iso` fills `creation_timestamp`
+/// for messages that lack one, as peteos's `Message.__init__` does.
+pub fn fork(parent: &Context, kept: &[usize], new_id: &str, now_iso: &str) -> Result<Context> {
+    let anchors = parent.anchor_points()?;
+    let specials = parent.special_indices();
+    let kept_set: HashSet<usize> = kept
+        .iter()
+        .copied()
+        .chain(specials.iter().copied())
+        .collect();
+
+    let mut homes = vec![None; parent.len()];
+    let mut wanted: HashSet<&str> = ["system_prompt", "tools", "messages"].into();
+    for &index in &kept_set {
+        let home = anchors
+            .iter()
+            .find(|(_, end)| *end > index)
+            .map(|(name, _)| name.as_str())
+            .ok_or_else(|| {
+                StoreError::shape(
+                    parent.path(),
+                    format!(
+                        "message #{index} lies beyond every anchor point (anchors end at {})",
+                        anchors.last().map_or(0, |(_, end)| *end)
+                    ),
+                )
+            })?;
+        homes[index] = Some(home);
+        wanted.insert(home);
+    }
+
+    let mut child = Assembler::new(child_header(parent, new_id));
+    for (name, _) in anchors
+        .iter()
+        .filter(|(name, _)| wanted.contains(name.as_str()))
+    {
+        if !child.add_anchor(name) {
+            return Err(StoreError::shape(
+                parent.path(),
+                format!("anchor point {name:?} appears twice"),
+            ));
+        }
+    }
+    for (index, message) in parent.message_values().iter().enumerate() {
+        if let Some(home) = homes[index] {
+            let mut copy = message.as_object().cloned().unwrap_or_default();
+            apply_message_defaults(&mut copy, now_iso);
+            child.append(copy, home);
+        }
+    }
+    Context::from_raw(
+        child.finish(),
+        &parent.path().with_file_name(format!("{new_id}.json")),
+    )
+}
+
+/// The fork's header fields, in the key order peteos's `Context.__init__`
+/// and `_fork` give them.
+fn child_header(parent: &Context, new_id: &str) -> Map<String, Value> {
+    let special_id = |index: Option<usize>| match index.and_then(|i| parent.message(i)) {
+        Some(m) => Value::String(m.id().to_string()),
+        None => Value::Null,
+    };
+    let mut raw = Assembler::empty_header(new_id);
+    raw.insert(
+        "content_map".into(),
+        parent
+            .raw_dict()
+            .get("content_map")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+    );
+    raw.insert("origin_context_id".into(), json!(parent.id()));
+    raw.insert("parent_mutation_counter".into(), json!(0));
+    raw.insert(
+        "system_prompt_message_id".into(),
+        special_id(parent.system_prompt_index()),
+    );
+    raw.insert(
+        "tool_definitions_message_id".into(),
+        special_id(parent.tool_definitions_index()),
+    );
+    raw
+}
+
+/// peteos's `Message.__init__` fills these when a message is copied into a fork.
+fn apply_message_defaults(message: &mut Map<String, Value>, now_iso: &str) {
+    if !message.contains_key("_type") {
+        message.insert("_type".into(), json!("Message"));
+    }
+    if !message.contains_key("id") {
+        message.insert("id".into(), json!(ids::message_id()));
+    }
+    if !message.contains_key("_hook_ids") {
+        message.insert("_hook_ids".into(), json!([]));
+    }
+    if !message.contains_key("creation_timestamp") {
+        message.insert("creation_timestamp".into(), json!(now_iso));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn fork_renumbers_and_keeps_anchor_layout() {
+        let v = json!({
+            "messages": [
+                {"id": "s", "_type": "SystemPromptMessage", "role": "system", "_sequence_number": 3, "x": 1},
+                {"id": "a", "role": "user", "_sequence_number": 5},
+                {"id": "b", "role": "assistant", "_sequence_number": 6}
+            ],
+            "id": "parent", "content_map": {"h": "t"},
+            "anchor_points": [["system_prompt", 1], ["tools", 1], ["messages", 3]],
+            "message_sequence": 3, "_mutation_counter": 7, "children": [],
+            "system_prompt_message_id": "s"
+        });
+        let parent =
+            Context::from_raw(v.as_object().unwrap().clone(), Path::new("/d/parent.json")).unwrap();
+        let child = fork(&parent, &[0, 2], "kid", "2026-01-01T00:00:00").unwrap();
+        let raw = child.raw_dict();
+        assert_eq!(child.path(), Path::new("/d/kid.json"));
+        assert_eq!(
+            raw["anchor_points"],
+            json!([["system_prompt", 1], ["tools", 1], ["messages", 2]])
+        );
+        assert_eq!(raw["_mutation_counter"], json!(5));
+        assert_eq!(raw["message_sequence"], json!(2));
+        assert_eq!(raw["origin_context_id"], json!("parent"));
+        assert_eq!(raw["content_map"], json!({"h": "t"}));
+        assert_eq!(raw["tool_definitions_message_id"], Value::Null);
+        let ids: Vec<_> = child.messages().map(|m| (m.id(), m.sequence())).collect();
+        assert_eq!(ids, vec![("s", Some(3)), ("b", Some(4))]);
+        assert_eq!(raw["messages"][0]["x"], json!(1), "unknown fields survive");
+        assert_eq!(parent.raw_dict()["children"], json!([]), "parent untouched");
+    }
+
+    #[test]
+    fn out_of_range_anchors_are_an_error() {
+        let v = json!({"messages": [{"id": "a"}, {"id": "b"}], "anchor_points": [["messages", 1]]});
+        let parent =
+            Context::from_raw(v.as_object().unwrap().clone(), Path::new("p.json")).unwrap();
+        let err = fork(&parent, &[1], "kid", "t").unwrap_err().to_string();
+        assert!(
+            err.contains("p.json") && err.contains("beyond every anchor"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,86 @@
+//! Token counts of a whole context, on all cores: the one counter the CLI
+//! and the UI share. Messages differ a lot in length, so threads take small
+//! slices as they free up rather than a fixed share each.
+
+use crate::store::error::{Result, StoreError};
+use crate::store::format::Context;
+use crate::store::format::tokens::{self, Encoding};
+use crate::store::parallel;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Below this many messages one thread counts them all.
+const SERIAL_BELOW: usize = 64;
+/// Messages a thread takes at a time.
+const SLICE: usize = 32;
+
+/// Counts every message of `ctx`, handing each counted slice to
+/// `on_slice(first index, counts)` as it is done (in no particular order).
+/// `on_slice` returns false to stop early: nobody needs the rest.
+pub fn count_messages(
+    ctx: &Context,
+    encoding: Encoding,
+    on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
+) -> Result<()> {
+    let messages: Vec<_> = ctx.messages().collect();
+    if messages.len() < SERIAL_BELOW {
+        let counts = messages
+            .iter()
+            .map(|m| tokens::effective_count(m, encoding))
+            .collect::<Result<Vec<u64>>>()?;
+        on_slice(0, counts);
+        return Ok(());
+    }
+    tokens::tokenizer(encoding)?;
+    let next = AtomicUsize::new(0);
+    let stopped = AtomicBool::new(false);
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..parallel::workers())
+            .map(|_| {
+                scope.spawn(|| {
+                    while !stopped.load(Ordering::Relaxed) {
+                        let start = next.fetch_add(SLICE, Ordering::Relaxed);
+                        if start >= messages.len() {
+                            break;
+                        }
+                        let slice = &messages[start..(start + SLICE).min(messages.len())];
+                        let counts = slice
+                            .iter()
+                            .map(|m| tokens::effective_count(m, encoding))
+                            .collect::<Result<Vec<u64>>>()?;
+                        if !on_slice(start, counts) {
+                            stopped.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(StoreError::Invalid("token counting panicked".into())))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
+/// Effective token counts of every message of `ctx`, in order.
+pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
+    let counts = std::sync::Mutex::new(vec![0; ctx.len()]);
+    count_messages(ctx, encoding, &|start, slice| {
+        if let Ok(mut all) = counts.lock() {
+            all[start..start + slice.len()].copy_from_slice(&slice);
+        }
+        true
+    })?;
+    counts
+        .into_inner()
+        .map_err(|_| StoreError::Invalid("token counting panicked".into()))
+}
+
+/// Sum of the effective token counts of `ctx`.
+pub fn total_tokens(ctx: &Context, encoding: Encoding) -> Result<u64> {
+    Ok(message_counts(ctx, encoding)?.iter().sum())
+}

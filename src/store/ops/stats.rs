@@ -1,0 +1,95 @@
+//! The costlier facts about a session, for the list's columns: size on
+//! disk, messages and tokens of the active context, whether an agent owns it.
+
+use crate::store::format::tokens::Encoding;
+use crate::store::format::{Session, tail};
+use crate::store::fs::disk;
+use crate::store::ops::conversation::has_visible_files;
+use crate::store::ops::counting::total_tokens;
+use crate::store::parallel;
+use crate::store::sources::record::SessionRecord;
+use serde::Serialize;
+
+/// The costlier facts about a session: size, messages, tokens, activity.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SessionStats {
+    /// Bytes on disk of the whole session directory.
+    pub bytes: u64,
+    /// Messages in the active context (None if it could not be read).
+    pub messages: Option<usize>,
+    /// Total tokens of the active context, when asked for.
+    pub tokens: Option<u64>,
+    /// `is_active` from session.json.
+    pub is_active: bool,
+    /// Why the conversation could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+/// Gathers [`SessionStats`] for a record; `encoding` also counts tokens.
+pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionStats {
+    let mut stats = SessionStats {
+        bytes: disk::file_bytes(&record.path),
+        ..SessionStats::default()
+    };
+    let session = match Session::load(&record.conversation_dir) {
+        Ok(session) => session,
+        Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {
+            // A session the agent has not written a conversation for yet.
+            stats.messages = Some(0);
+            stats.tokens = encoding.map(|_| 0);
+            return stats;
+        }
+        Err(e) => {
+            stats.error = Some(e.to_string());
+            return stats;
+        }
+    };
+    stats.is_active = session.is_active();
+    if encoding.is_none() {
+        // Only the count is needed: read the end of the file, not all of it.
+        let count = match session.active_context_id() {
+            None => Ok(0),
+            Some(id) => session
+                .context_path(id)
+                .and_then(|p| tail::message_count(&p)),
+        };
+        match count {
+            Ok(n) => stats.messages = Some(n),
+            Err(e) => stats.error = Some(e.to_string()),
+        }
+        return stats;
+    }
+    match session.active_context() {
+        Ok(Some(ctx)) => {
+            stats.messages = Some(ctx.len());
+            if let Some(enc) = encoding {
+                match total_tokens(&ctx, enc) {
+                    Ok(total) => stats.tokens = Some(total),
+                    Err(e) => stats.error = Some(e.to_string()),
+                }
+            }
+        }
+        Ok(None) => {
+            stats.messages = Some(0);
+            stats.tokens = encoding.map(|_| 0);
+        }
+        Err(e) => stats.error = Some(e.to_string()),
+    }
+    stats
+}
+
+/// [`session_stats`] for every record, on all cores; `progress(done)` is
+/// called as sessions finish.
+pub fn gather_stats(
+    records: &[SessionRecord],
+    encoding: Option<Encoding>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Vec<SessionStats> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let done = AtomicUsize::new(0);
+    parallel::map_ordered(records, |r| {
+        let stats = session_stats(r, encoding);
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+        stats
+    })
+}

@@ -1,0 +1,214 @@
+//! Trimming a conversation: plan a window, then fork it into place under the lock.
+
+use crate::store::error::{Result, StoreError};
+use crate::store::format::tokens::Encoding;
+use crate::store::format::window::WindowIndex;
+use crate::store::format::{Context, Session, fork, ids};
+use crate::store::fs::atomic;
+use crate::store::fs::jsonfile;
+use crate::store::fs::lock::{self, SessionLock};
+use crate::store::ops::counting::message_counts;
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// What to keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrimRequest {
+    /// `rolling_sequence_window(count)`: the last N non-special messages.
+    KeepMessages(usize),
+    /// `rolling_token_window(max_tokens)`: fit a token budget.
+    MaxTokens(u64),
+}
+
+/// The effect of a trim on one context, before anything is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrimPlan {
+    /// False when peteos would not fork (nothing to drop).
+    pub changed: bool,
+    /// Indices of the messages the result holds, in order.
+    pub kept: Vec<usize>,
+    /// Indices of the messages the result drops, in order.
+    pub dropped: Vec<usize>,
+    /// Total tokens of the context now.
+    pub tokens_before: u64,
+    /// Total tokens of the result.
+    pub tokens_after: u64,
+}
+
+/// Plans `request` on `ctx`, given the token count of each message.
+pub fn plan_trim(ctx: &Context, counts: &[u64], request: TrimRequest) -> Result<TrimPlan> {
+    plan_with_index(&WindowIndex::new(ctx), counts, request)
+}
+
+/// [`plan_trim`] on an index read beforehand (the viewer re-plans at every key).
+pub fn plan_with_index(
+    index: &WindowIndex,
+    counts: &[u64],
+    request: TrimRequest,
+) -> Result<TrimPlan> {
+    let window = match request {
+        TrimRequest::KeepMessages(n) => index.sequence_window(n)?,
+        TrimRequest::MaxTokens(budget) => index.token_window(counts, budget),
+    };
+    let tokens_before: u64 = counts.iter().sum();
+    let Some(kept) = window else {
+        return Ok(TrimPlan {
+            changed: false,
+            kept: (0..index.len()).collect(),
+            dropped: Vec::new(),
+            tokens_before,
+            tokens_after: tokens_before,
+        });
+    };
+    let mut keep_mask = vec![false; index.len()];
+    for &i in &kept {
+        keep_mask[i] = true;
+    }
+    let dropped: Vec<usize> = (0..index.len()).filter(|&i| !keep_mask[i]).collect();
+    let tokens_after = kept.iter().map(|&i| counts[i]).sum();
+    Ok(TrimPlan {
+        changed: true,
+        kept,
+        dropped,
+        tokens_before,
+        tokens_after,
+    })
+}
+
+/// What a trim did (or, for a dry run, would do).
+#[derive(Clone, Debug)]
+pub struct TrimOutcome {
+    /// The plan, over the context that was active.
+    pub plan: TrimPlan,
+    /// The context that was active.
+    pub parent: Context,
+    /// The new active context, when the trim forked one (None for dry runs).
+    pub child: Option<Context>,
+}
+
+impl TrimOutcome {
+    /// Ids of the messages the result holds.
+    pub fn kept_ids(&self) -> Vec<String> {
+        ids_at(&self.parent, &self.plan.kept)
+    }
+    /// Ids of the messages the result drops.
+    pub fn dropped_ids(&self) -> Vec<String> {
+        ids_at(&self.parent, &self.plan.dropped)
+    }
+}
+
+fn ids_at(ctx: &Context, indices: &[usize]) -> Vec<String> {
+    indices
+        .iter()
+        .filter_map(|&i| ctx.message(i).map(|m| m.id().to_string()))
+        .collect()
+}
+
+/// What the caller saw when it planned; the trim is refused if it changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    /// The active context id at preview time.
+    pub context_id: String,
+    /// Its `_mutation_counter` at preview time.
+    pub mutation_counter: i64,
+}
+
+/// Plans a trim of the active context of the conversation in `dir`. Reads only.
+pub fn preview(dir: &Path, request: TrimRequest, encoding: Encoding) -> Result<TrimOutcome> {
+    let session = Session::load(dir)?;
+    let parent = active(&session)?;
+    let counts = message_counts(&parent, encoding)?;
+    let plan = plan_trim(&parent, &counts, request)?;
+    Ok(TrimOutcome {
+        plan,
+        parent,
+        child: None,
+    })
+}
+
+/// Trims the active context of the conversation in `dir`, holding the lock
+/// on `lock_dir` (the Loki session directory, or `dir` itself). Everything is
+/// re-read under the lock. Writes, in this order, each atomically: the new
+/// context file, the parent with the child in `children`, session.json
+/// pointing at the child; a crash in between leaves a consistent session.
+pub fn apply(
+    dir: &Path,
+    lock_dir: &Path,
+    request: TrimRequest,
+    encoding: Encoding,
+    expected: Option<&Expected>,
+    now: f64,
+) -> Result<TrimOutcome> {
+    let _lock = SessionLock::acquire(lock_dir, lock::DEFAULT_WAIT)?;
+    atomic::remove_stale_temps(dir, Duration::ZERO);
+    let mut session = Session::load(dir)?;
+    let mut parent = active(&session)?;
+    if let Some(expected) = expected
+        && (parent.id() != expected.context_id
+            || parent.mutation_counter() != expected.mutation_counter)
+    {
+        return Err(StoreError::Invalid(format!(
+            "the conversation in {} changed since the preview (an agent may have written to it); review the trim again",
+            dir.display()
+        )));
+    }
+    let counts = message_counts(&parent, encoding)?;
+    let plan = plan_trim(&parent, &counts, request)?;
+    if !plan.changed {
+        return Ok(TrimOutcome {
+            plan,
+            parent,
+            child: None,
+        });
+    }
+    let child_id = ids::dated_id(now);
+    let child = fork(&parent, &plan.kept, &child_id, &ids::iso_timestamp(now))?;
+    jsonfile::create_object(child.path(), child.raw_dict())?;
+    push_child(&mut parent, &child_id)?;
+    jsonfile::write_object(parent.path(), parent.raw_dict())?;
+    session.set_active_context(&child_id);
+    session.save()?;
+    Ok(TrimOutcome {
+        plan,
+        parent,
+        child: Some(child),
+    })
+}
+
+/// Makes context `context_id` active again (the undo of a trim), under the lock.
+pub fn switch_context(dir: &Path, lock_dir: &Path, context_id: &str) -> Result<()> {
+    let _lock = SessionLock::acquire(lock_dir, lock::DEFAULT_WAIT)?;
+    let mut session = Session::load(dir)?;
+    // Load it first: never point session.json at a context that cannot be read.
+    session.load_context(context_id)?;
+    session.set_active_context(context_id);
+    session.save()
+}
+
+fn active(session: &Session) -> Result<Context> {
+    session.active_context()?.ok_or_else(|| {
+        StoreError::NotFound(format!(
+            "{} has no active context",
+            session.session_path().display()
+        ))
+    })
+}
+
+fn push_child(parent: &mut Context, child_id: &str) -> Result<()> {
+    let path = parent.path().to_path_buf();
+    let raw = parent.raw_dict_mut();
+    match raw
+        .entry("children")
+        .or_insert_with(|| Value::Array(Vec::new()))
+    {
+        Value::Array(children) => {
+            children.push(Value::String(child_id.to_string()));
+            Ok(())
+        }
+        other => Err(StoreError::shape(
+            &path,
+            format!("\"children\" is {}, not a list", jsonfile::kind_of(other)),
+        )),
+    }
+}

@@ -1,0 +1,13 @@
+//! Where sessions come from: a user's Loki tree or a folder of bare peteos
+//! sessions. Each reads its folder into [`SessionRecord`]s; everything the
+//! two kinds share (purge, locate, trims) lives once in `ops` and `api`.
+
+pub mod derived;
+mod import;
+pub mod layout;
+pub mod loki;
+pub mod peteos_folder;
+pub mod record;
+
+pub use loki::LokiTree;
+pub use peteos_folder::PeteosFolder;

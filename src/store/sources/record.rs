@@ -1,0 +1,95 @@
+//! One session as a listing shows it: the facts read from meta.json (or
+//! derived from a bare peteos session), and the order every list uses.
+
+use crate::store::error::{Result, StoreError};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// One session as listed: read from meta.json (or derived for peteos folders).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SessionRecord {
+    /// The directory name, which is the session's id.
+    pub id: String,
+    /// Slug of the first prompt.
+    pub name: String,
+    /// The user whose tree holds it.
+    pub user: String,
+    /// The prompt that started it.
+    pub first_prompt: String,
+    /// Seconds since the epoch.
+    pub created_at: f64,
+    /// Seconds since the epoch.
+    pub last_used_at: f64,
+    /// The session directory.
+    pub path: PathBuf,
+    /// The peteos conversation directory (`memory/` for Loki sessions).
+    #[serde(skip)]
+    pub conversation_dir: PathBuf,
+    /// Why the session could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+impl SessionRecord {
+    /// A record for an entry that could not be read.
+    pub fn damaged(
+        id: &str,
+        path: PathBuf,
+        conversation_dir: PathBuf,
+        user: &str,
+        error: String,
+    ) -> Self {
+        SessionRecord {
+            id: id.to_string(),
+            name: id.to_string(),
+            user: user.to_string(),
+            first_prompt: String::new(),
+            created_at: 0.0,
+            last_used_at: 0.0,
+            path,
+            conversation_dir,
+            error: Some(error),
+        }
+    }
+
+    /// True when the session's metadata could be read.
+    pub fn is_readable(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// Refuses to write to a session whose listing found it damaged: what
+    /// could not be read is left exactly as it is (reading is still
+    /// allowed). This is the part of the read-only rule known without
+    /// reading the conversation; `Target::writable` adds the rest.
+    pub fn writable(&self) -> Result<()> {
+        match &self.error {
+            Some(error) => Err(StoreError::Invalid(format!(
+                "session {} is damaged, so it is left as it is: {error}",
+                self.id
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Orders records as every list shows them: most recently used first, then by
+/// id so equal times have a stable order; damaged ones (time 0) sink.
+pub fn sort_by_recent_use(records: &mut [SessionRecord]) {
+    records.sort_by(|a, b| {
+        b.last_used_at
+            .total_cmp(&a.last_used_at)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+/// Every record a scan hands over, most recently used first.
+pub fn listed(
+    scan: impl FnOnce(&mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()>,
+) -> Result<Vec<SessionRecord>> {
+    let mut records = Vec::new();
+    scan(&mut |batch| {
+        records.extend(batch);
+        true
+    })?;
+    sort_by_recent_use(&mut records);
+    Ok(records)
+}

@@ -1,0 +1,114 @@
+//! The state of the viewer of one session, with its sub-modes.
+
+use crate::store::{Context, ContextSummary, Encoding, SessionRecord, TrimPlan, WindowIndex};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A loaded conversation. Messages are rendered when they are on screen,
+/// so a context of any length is ready as soon as it is parsed.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The active context.
+    pub context: Arc<Context>,
+    /// What trims need of it, read once.
+    pub window: Arc<WindowIndex>,
+    /// Every context of the session.
+    pub contexts: Vec<ContextSummary>,
+}
+
+impl Loaded {
+    /// Number of messages.
+    pub fn len(&self) -> usize {
+        self.context.len()
+    }
+
+    /// True when the context holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.context.is_empty()
+    }
+}
+
+/// How a trim is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrimKind {
+    /// Keep the last N non-special messages.
+    KeepLast,
+    /// Fit a token budget.
+    Budget,
+}
+
+/// The trim being adjusted in the viewer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrimState {
+    /// Messages or tokens.
+    pub kind: TrimKind,
+    /// The number chosen.
+    pub value: u64,
+    /// Digits typed but not applied yet.
+    pub typing: Option<String>,
+    /// The preview for `value` (None until every count is known).
+    pub plan: Option<TrimPlan>,
+    /// A trim was sent to the store and has not answered.
+    pub applying: bool,
+}
+
+/// What the viewer is doing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ViewerMode {
+    /// Reading messages.
+    Browse,
+    /// Adjusting a trim.
+    Trim(TrimState),
+    /// Choosing a context (fork) to make active; the cursor's position.
+    Contexts(usize),
+}
+
+/// The viewer of one session.
+#[derive(Clone, Debug)]
+pub struct Viewer {
+    /// The session.
+    pub record: SessionRecord,
+    /// The conversation, once loaded.
+    pub loaded: Option<Loaded>,
+    /// Why it could not be loaded.
+    pub error: Option<String>,
+    /// Token counts per encoding; `None` until counted.
+    pub counts: HashMap<Encoding, Vec<Option<u64>>>,
+    /// Selected message.
+    pub selected: usize,
+    /// Lines the detail pane is scrolled by.
+    pub detail_scroll: u16,
+    /// What the viewer is doing.
+    pub mode: ViewerMode,
+    /// The tag of the load, count, trim or switch the viewer waits for.
+    pub waiting: u64,
+}
+
+impl Viewer {
+    /// A viewer of `record` waiting for its conversation (request `req`).
+    pub fn new(record: SessionRecord, req: u64) -> Self {
+        Viewer {
+            record,
+            loaded: None,
+            error: None,
+            counts: HashMap::new(),
+            selected: 0,
+            detail_scroll: 0,
+            mode: ViewerMode::Browse,
+            waiting: req,
+        }
+    }
+
+    /// Counts in the current encoding, if every message is counted.
+    pub fn complete_counts(&self, encoding: Encoding) -> Option<Vec<u64>> {
+        self.counts.get(&encoding)?.iter().copied().collect()
+    }
+
+    /// The trim being adjusted, if any.
+    pub fn trim(&self) -> Option<&TrimState> {
+        match &self.mode {
+            ViewerMode::Trim(trim) => Some(trim),
+            _ => None,
+        }
+    }
+}
