@@ -39,5 +39,6 @@ pub use ops::purge_plan::{
 };
 pub use ops::stats::SessionStats;
 pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_index};
+pub use parallel::workers;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;

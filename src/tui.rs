@@ -69,7 +69,7 @@ fn run_on(
         }
     });
     // Token tables take a tenth of a second to build: start before they are needed.
-    crate::store::format::tokens::prewarm(settings.encoding);
+    crate::store::prewarm(settings.encoding);
     let worker = worker::Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
     let mut model = Model::new(settings, now_seconds());
     let mut state = ViewState::new(theme::Theme::from_env());

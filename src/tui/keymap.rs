@@ -5,6 +5,8 @@ use crate::tui::model::{Model, Overlay, Screen, ViewerMode};
 use crate::tui::msg::{Action, Msg};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+mod table;
+
 /// Where a binding applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -24,6 +26,11 @@ pub enum Scope {
     Input,
     /// The help overlay.
     Help,
+    /// Every scope (Ctrl-C).
+    Everywhere,
+    /// The screens, but not dialogs, text fields or the contexts list
+    /// (where the same keys mean something else).
+    AnyScreen,
 }
 
 impl Scope {
@@ -38,159 +45,32 @@ impl Scope {
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
             Scope::Help => "Help",
+            Scope::Everywhere | Scope::AnyScreen => "Everywhere",
         }
     }
 }
 
-/// One key and what it does in a scope.
+/// One action and the keys that do it in a scope.
 #[derive(Clone, Copy, Debug)]
 pub struct Binding {
     /// Where it applies.
     pub scope: Scope,
-    /// The key.
-    pub code: KeyCode,
-    /// Modifiers that must be held.
-    pub mods: KeyModifiers,
-    /// What it does.
+    /// The keys (code and the modifiers that must be held), the main one first.
+    pub keys: &'static [(KeyCode, KeyModifiers)],
+    /// What they do.
     pub action: Action,
-    /// How the key is written in help and footer.
-    pub label: &'static str,
-    /// What it does, in a few words.
+    /// What it does, in a few words, for the help.
     pub help: &'static str,
-    /// Shown in the footer.
-    pub footer: bool,
+    /// The footer's word for it, with how many of `keys` it shows.
+    pub footer: Option<(usize, &'static str)>,
+    /// An opposite action whose key the footer shows beside this one's.
+    pub partner: Option<Action>,
 }
 
-const NONE: KeyModifiers = KeyModifiers::NONE;
-const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+pub use table::BINDINGS;
 
-const fn bind(
-    scope: Scope,
-    code: KeyCode,
-    mods: KeyModifiers,
-    action: Action,
-    label: &'static str,
-    help: &'static str,
-    footer: bool,
-) -> Binding {
-    Binding {
-        scope,
-        code,
-        mods,
-        action,
-        label,
-        help,
-        footer,
-    }
-}
-
-use Action as A;
-use KeyCode as K;
-use Scope as S;
-
-/// Every binding. Printable characters in the list go to the query unless
-/// listed here (only `?`), so actions there sit on keys that never collide
-/// with typing.
-#[rustfmt::skip]
-pub const BINDINGS: &[Binding] = &[
-    bind(S::List, K::Enter, NONE, A::Resume, "Enter", "resume: print the workspace and exit", true),
-    bind(S::List, K::Tab, NONE, A::Open, "Tab", "open: read messages and tokens, trim", true),
-    bind(S::List, K::Right, NONE, A::Open, "→", "open", false),
-    bind(S::List, K::Char('o'), CTRL, A::Open, "^O", "open", false),
-    bind(S::List, K::Up, NONE, A::Up, "↑", "move up", false),
-    bind(S::List, K::Char('p'), CTRL, A::Up, "^P", "move up", false),
-    bind(S::List, K::Down, NONE, A::Down, "↓", "move down", false),
-    bind(S::List, K::Char('n'), CTRL, A::Down, "^N", "move down", false),
-    bind(S::List, K::PageUp, NONE, A::PageUp, "PgUp", "page up", false),
-    bind(S::List, K::PageDown, NONE, A::PageDown, "PgDn", "page down", false),
-    bind(S::List, K::Home, NONE, A::Home, "Home", "first session", false),
-    bind(S::List, K::End, NONE, A::End, "End", "last session", false),
-    bind(S::List, K::Backspace, NONE, A::Backspace, "Backspace", "erase a character of the query", false),
-    bind(S::List, K::Char('u'), CTRL, A::ClearQuery, "^U", "erase the query", false),
-    bind(S::List, K::Char('a'), CTRL, A::NewSession, "^A", "new session", true),
-    bind(S::List, K::F(7), NONE, A::NewSession, "F7", "new session", false),
-    bind(S::List, K::F(2), NONE, A::Rename, "F2", "rename", false),
-    bind(S::List, K::Char('e'), CTRL, A::Rename, "^E", "rename", false),
-    bind(S::List, K::Delete, NONE, A::Delete, "Del", "delete (asks first)", true),
-    bind(S::List, K::Char('d'), CTRL, A::Delete, "^D", "delete (asks first)", false),
-    bind(S::List, K::Char('g'), CTRL, A::PurgePreview, "^G", "purge preview", true),
-    bind(S::List, K::F(9), NONE, A::PurgePreview, "F9", "purge preview", false),
-    bind(S::List, K::Char('r'), CTRL, A::Refresh, "^R", "refresh", false),
-    bind(S::List, K::F(5), NONE, A::Refresh, "F5", "refresh", false),
-    bind(S::List, K::Char('t'), CTRL, A::ToggleEncoding, "^T", "switch encoding", false),
-    bind(S::List, K::Esc, NONE, A::ClearOrQuit, "Esc", "clear the query, then quit", true),
-    bind(S::Viewer, K::Up, NONE, A::Up, "↑ k", "previous message", false),
-    bind(S::Viewer, K::Char('k'), NONE, A::Up, "k", "previous message", false),
-    bind(S::Viewer, K::Down, NONE, A::Down, "↓ j", "next message", false),
-    bind(S::Viewer, K::Char('j'), NONE, A::Down, "j", "next message", false),
-    bind(S::Viewer, K::PageUp, NONE, A::PageUp, "PgUp", "page up", false),
-    bind(S::Viewer, K::PageDown, NONE, A::PageDown, "PgDn", "page down", false),
-    bind(S::Viewer, K::Home, NONE, A::Home, "Home g", "first message", false),
-    bind(S::Viewer, K::Char('g'), NONE, A::Home, "g", "first message", false),
-    bind(S::Viewer, K::End, NONE, A::End, "End G", "last message", false),
-    bind(S::Viewer, K::Char('G'), NONE, A::End, "G", "last message", false),
-    bind(S::Viewer, K::Char(']'), NONE, A::DetailDown, "]", "scroll the message text down", false),
-    bind(S::Viewer, K::Char('['), NONE, A::DetailUp, "[", "scroll the message text up", false),
-    bind(S::Viewer, K::Char('t'), NONE, A::TrimKeepLast, "t", "trim: keep the last N messages", true),
-    bind(S::Viewer, K::Char('b'), NONE, A::TrimBudget, "b", "trim: fit a token budget", true),
-    bind(S::Viewer, K::Char('e'), NONE, A::ToggleEncoding, "e", "switch encoding", true),
-    bind(S::Viewer, K::Char('c'), NONE, A::Contexts, "c", "contexts: switch back (undo a trim)", true),
-    bind(S::Viewer, K::Enter, NONE, A::Resume, "Enter", "resume this session", false),
-    bind(S::Viewer, K::Esc, NONE, A::Back, "Esc q", "back to the list", true),
-    bind(S::Viewer, K::Char('q'), NONE, A::Back, "q", "back to the list", false),
-    bind(S::Viewer, K::Left, NONE, A::Back, "←", "back to the list", false),
-    bind(S::Trim, K::Up, NONE, A::More, "↑ +", "keep more", true),
-    bind(S::Trim, K::Char('+'), NONE, A::More, "+", "keep more", false),
-    bind(S::Trim, K::Right, NONE, A::More, "→", "keep more", false),
-    bind(S::Trim, K::Down, NONE, A::Less, "↓ -", "keep less", true),
-    bind(S::Trim, K::Char('-'), NONE, A::Less, "-", "keep less", false),
-    bind(S::Trim, K::Left, NONE, A::Less, "←", "keep less", false),
-    bind(S::Trim, K::Backspace, NONE, A::Backspace, "Backspace", "erase a digit", false),
-    bind(S::Trim, K::Char('t'), NONE, A::TrimKeepLast, "t", "measure in messages", true),
-    bind(S::Trim, K::Char('b'), NONE, A::TrimBudget, "b", "measure in tokens", true),
-    bind(S::Trim, K::PageUp, NONE, A::PageUp, "PgUp", "scroll messages", false),
-    bind(S::Trim, K::PageDown, NONE, A::PageDown, "PgDn", "scroll messages", false),
-    bind(S::Trim, K::Enter, NONE, A::Confirm, "Enter", "fork and make it active", true),
-    bind(S::Trim, K::Esc, NONE, A::Back, "Esc", "cancel: change nothing", true),
-    bind(S::Contexts, K::Up, NONE, A::Up, "↑", "previous context", false),
-    bind(S::Contexts, K::Down, NONE, A::Down, "↓", "next context", false),
-    bind(S::Contexts, K::Enter, NONE, A::Confirm, "Enter", "make it the active context", true),
-    bind(S::Contexts, K::Esc, NONE, A::Back, "Esc", "close", true),
-    bind(S::Purge, K::Up, NONE, A::Up, "↑", "move up", false),
-    bind(S::Purge, K::Down, NONE, A::Down, "↓", "move down", false),
-    bind(S::Purge, K::PageUp, NONE, A::PageUp, "PgUp", "page up", false),
-    bind(S::Purge, K::PageDown, NONE, A::PageDown, "PgDn", "page down", false),
-    bind(S::Purge, K::Home, NONE, A::Home, "Home", "first row", false),
-    bind(S::Purge, K::End, NONE, A::End, "End", "last row", false),
-    bind(S::Purge, K::Char('+'), NONE, A::KeepMore, "+ -", "keep more / fewer sessions", true),
-    bind(S::Purge, K::Char('-'), NONE, A::KeepLess, "-", "keep fewer sessions", false),
-    bind(S::Purge, K::Char(']'), NONE, A::AgeMore, "] [", "raise / lower the maximum age", true),
-    bind(S::Purge, K::Char('['), NONE, A::AgeLess, "[", "lower the maximum age", false),
-    bind(S::Purge, K::Char('k'), NONE, A::ToggleKept, "k", "show every kept session", false),
-    bind(S::Purge, K::Char('y'), NONE, A::Confirm, "y", "purge (asks first)", true),
-    bind(S::Purge, K::Esc, NONE, A::Back, "Esc q", "back to the list", true),
-    bind(S::Purge, K::Char('q'), NONE, A::Back, "q", "back to the list", false),
-    bind(S::Confirm, K::Char('y'), NONE, A::Yes, "y", "yes", true),
-    bind(S::Confirm, K::Char('Y'), NONE, A::Yes, "Y", "yes", false),
-    bind(S::Confirm, K::Char('n'), NONE, A::No, "n Enter Esc", "no (the default)", true),
-    bind(S::Confirm, K::Char('N'), NONE, A::No, "N", "no", false),
-    bind(S::Confirm, K::Enter, NONE, A::No, "Enter", "no", false),
-    bind(S::Confirm, K::Esc, NONE, A::No, "Esc", "no", false),
-    bind(S::Input, K::Enter, NONE, A::Confirm, "Enter", "done", true),
-    bind(S::Input, K::Esc, NONE, A::Back, "Esc", "cancel", true),
-    bind(S::Input, K::Backspace, NONE, A::Backspace, "Backspace", "erase a character", false),
-    bind(S::Help, K::Esc, NONE, A::Back, "Esc ? q", "close the help", true),
-    bind(S::Help, K::Char('?'), NONE, A::Back, "?", "close the help", false),
-    bind(S::Help, K::Char('q'), NONE, A::Back, "q", "close the help", false),
-    bind(S::Help, K::Enter, NONE, A::Back, "Enter", "close the help", false),
-];
-
-/// Keys that work everywhere (listed in the help under every scope).
-pub const GLOBAL: &[(&str, &str)] = &[
-    ("^C", "quit at once"),
-    ("? / F1", "this help"),
-    ("", "^ means Ctrl: ^A is Ctrl-A"),
-];
+/// What `^` means, for the help.
+const CTRL_NOTE: &str = "^ means Ctrl: ^A is Ctrl-A";
 
 /// The scope the model is in.
 pub fn scope(model: &Model) -> Scope {
@@ -211,28 +91,40 @@ pub fn scope(model: &Model) -> Scope {
     }
 }
 
+impl Scope {
+    /// True where the [`Scope::AnyScreen`] keys (help) work.
+    fn takes_screen_keys(self) -> bool {
+        matches!(
+            self,
+            Scope::List | Scope::Viewer | Scope::Purge | Scope::Trim
+        )
+    }
+}
+
+/// The binding of `key` in `scope`, the scope's own first, then the shared ones.
+fn binding(scope: Scope, code: KeyCode, mods: KeyModifiers) -> Option<&'static Binding> {
+    let is = |b: &&Binding| b.keys.contains(&(code, mods));
+    let own = BINDINGS.iter().filter(|b| b.scope == scope).find(is);
+    own.or_else(|| {
+        BINDINGS
+            .iter()
+            .filter(|b| {
+                b.scope == Scope::Everywhere
+                    || (b.scope == Scope::AnyScreen && scope.takes_screen_keys())
+            })
+            .find(is)
+    })
+}
+
 /// The message a key press means in the model's current scope, if any.
 pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
     if key.kind != KeyEventKind::Press {
         return None;
     }
-    if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
-        return Some(Msg::Action(Action::Quit));
-    }
     let scope = scope(model);
-    let opens_help = matches!(
-        scope,
-        Scope::List | Scope::Viewer | Scope::Purge | Scope::Trim
-    );
-    if opens_help && (key.code == KeyCode::F(1) || key.code == KeyCode::Char('?')) {
-        return Some(Msg::Action(Action::Help));
-    }
     let mods = key.modifiers - KeyModifiers::SHIFT;
-    let bound = BINDINGS
-        .iter()
-        .find(|b| b.scope == scope && b.code == key.code && b.mods == mods);
-    if let Some(binding) = bound {
-        return Some(Msg::Action(binding.action));
+    if let Some(b) = binding(scope, key.code, mods) {
+        return Some(Msg::Action(b.action));
     }
     let typed = match key.code {
         KeyCode::Char(c) if !mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) => Some(c),
@@ -245,73 +137,135 @@ pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
     }
 }
 
-/// Bindings of `scope` merged by action, as (keys, help) lines.
-pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
-    let mut lines: Vec<(String, &'static str, Action)> = Vec::new();
-    for b in BINDINGS.iter().filter(|b| b.scope == scope) {
-        match lines.iter_mut().find(|(_, _, a)| *a == b.action) {
-            Some(line) if !line.0.contains(b.label) => {
-                line.0.push_str(" / ");
-                line.0.push_str(b.label);
-            }
-            Some(_) => {}
-            None => lines.push((b.label.to_string(), b.help, b.action)),
+/// How a key is written in the help, the footer and hints.
+pub fn label(code: KeyCode, mods: KeyModifiers) -> String {
+    let name = match code {
+        KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
+            return format!("^{}", c.to_ascii_uppercase());
         }
-    }
-    lines
-        .into_iter()
-        .map(|(keys, help, _)| (keys, help))
-        .collect()
+        KeyCode::Char(c) => return c.to_string(),
+        KeyCode::F(n) => return format!("F{n}"),
+        KeyCode::Enter => "Enter",
+        KeyCode::Tab => "Tab",
+        KeyCode::Esc => "Esc",
+        KeyCode::Backspace => "Backspace",
+        KeyCode::Delete => "Del",
+        KeyCode::Up => "↑",
+        KeyCode::Down => "↓",
+        KeyCode::Left => "←",
+        KeyCode::Right => "→",
+        KeyCode::PageUp => "PgUp",
+        KeyCode::PageDown => "PgDn",
+        KeyCode::Home => "Home",
+        KeyCode::End => "End",
+        _ => "?",
+    };
+    name.to_string()
 }
 
-/// The footer's (key, what) pairs for `scope`.
-pub fn footer(scope: Scope) -> Vec<(&'static str, &'static str)> {
+fn labels(keys: &[(KeyCode, KeyModifiers)], separator: &str) -> String {
+    keys.iter()
+        .map(|(code, mods)| label(*code, *mods))
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// The bindings of `scope` as (keys, help) lines for the help overlay.
+pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
     BINDINGS
         .iter()
-        .filter(|b| b.scope == scope && b.footer)
-        .map(|b| (b.label, footer_text(scope, b.action)))
+        .filter(|b| b.scope == scope)
+        .map(|b| (labels(b.keys, " / "), b.help))
         .collect()
 }
 
-/// A word or two for the footer, where the help text would not fit.
-fn footer_text(scope: Scope, action: Action) -> &'static str {
-    match (scope, action) {
-        (_, Action::Resume) => "resume",
-        (_, Action::Open) => "open",
-        (_, Action::NewSession) => "new",
-        (_, Action::Rename) => "rename",
-        (_, Action::Delete) => "delete",
-        (_, Action::PurgePreview) => "purge",
-        (_, Action::ClearOrQuit) => "clear/quit",
-        (Scope::Trim, Action::TrimKeepLast) => "by messages",
-        (Scope::Trim, Action::TrimBudget) => "by tokens",
-        (_, Action::TrimKeepLast) => "keep last N",
-        (_, Action::TrimBudget) => "token budget",
-        (_, Action::ToggleEncoding) => "encoding",
-        (_, Action::Contexts) => "contexts (undo)",
-        (Scope::Help, Action::Back) => "close",
-        (Scope::Input, Action::Back) => "cancel",
-        (Scope::Trim, Action::Back) => "cancel",
-        (_, Action::Back) => "back",
-        (_, Action::More) => "more",
-        (_, Action::Less) => "less",
-        (Scope::Trim, Action::Confirm) => "apply",
-        (Scope::Contexts, Action::Confirm) => "make active",
-        (Scope::Purge, Action::Confirm) => "purge…",
-        (_, Action::Confirm) => "done",
-        (_, Action::Yes) => "yes",
-        (_, Action::No) => "no",
-        (_, Action::KeepMore) => "keep",
-        (_, Action::AgeMore) => "max age",
-        _ => "",
-    }
+/// The keys that work on every screen, then what `^` means, for the help.
+pub fn global_help_lines() -> Vec<(String, &'static str)> {
+    let mut lines = help_lines(Scope::Everywhere);
+    lines.extend(help_lines(Scope::AnyScreen));
+    lines.push((String::new(), CTRL_NOTE));
+    lines
 }
 
-/// How the first key bound to `action` in `scope` is written, for hints in
-/// the panes and the status line ("press c to switch back").
-pub fn key_for(scope: Scope, action: Action) -> &'static str {
+/// The footer's (keys, word) pairs for `scope`, then the keys of every screen.
+pub fn footer(scope: Scope) -> Vec<(String, &'static str)> {
+    let scoped = BINDINGS.iter().filter(|b| b.scope == scope);
+    let shared = BINDINGS.iter().filter(|b| b.scope == Scope::AnyScreen);
+    scoped
+        .chain(shared)
+        .filter_map(|b| {
+            let (shown, word) = b.footer?;
+            let mut keys = labels(&b.keys[..shown.min(b.keys.len())], " ");
+            if let Some(partner) = b.partner {
+                keys.push(' ');
+                keys.push_str(&key_for(scope, partner));
+            }
+            Some((keys, word))
+        })
+        .collect()
+}
+
+/// How the main key of `action` in `scope` is written, for hints in the
+/// panes and the status line ("press c to switch back").
+pub fn key_for(scope: Scope, action: Action) -> String {
+    keys_for(scope, action, 1, " ")
+}
+
+/// The first `n` keys of `action` in `scope`, joined by `separator`.
+pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> String {
     BINDINGS
         .iter()
         .find(|b| b.scope == scope && b.action == action)
-        .map_or("?", |b| b.label)
+        .map_or_else(String::new, |b| {
+            labels(&b.keys[..n.min(b.keys.len())], separator)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCOPES: [Scope; 8] = [
+        Scope::List,
+        Scope::Viewer,
+        Scope::Trim,
+        Scope::Contexts,
+        Scope::Purge,
+        Scope::Confirm,
+        Scope::Input,
+        Scope::Help,
+    ];
+
+    #[test]
+    fn a_key_means_one_thing_in_a_scope() {
+        for scope in SCOPES {
+            let mut seen = Vec::new();
+            for b in BINDINGS.iter().filter(|b| b.scope == scope) {
+                for key in b.keys {
+                    assert!(!seen.contains(key), "{key:?} is bound twice in {scope:?}");
+                    seen.push(*key);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn footers_fit_the_smallest_screen_and_hints_come_from_the_table() {
+        for scope in SCOPES {
+            let width: usize = footer(scope)
+                .iter()
+                .map(|(keys, word)| keys.chars().count() + 1 + word.chars().count() + 2)
+                .sum::<usize>()
+                - 2; // no gap after the last item
+            assert!(width <= 80, "{scope:?} footer is {width} columns");
+        }
+        assert_eq!(key_for(Scope::Viewer, Action::Contexts), "c");
+        assert_eq!(
+            keys_for(Scope::Confirm, Action::No, 3, " / "),
+            "n / Enter / Esc"
+        );
+        assert_eq!(label(KeyCode::Char('a'), KeyModifiers::CONTROL), "^A");
+        let purge: Vec<String> = footer(Scope::Purge).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(purge[0], "+ -", "a pair shows both keys");
+    }
 }

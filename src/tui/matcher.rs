@@ -2,7 +2,7 @@
 //! the matcher answers the newest query only ("latest wins"), narrowing from
 //! the previous answer when the query grew.
 
-use crate::store::sources::record::SessionRecord;
+use crate::store::SessionRecord;
 use crate::tui::msg::Msg;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -137,7 +137,7 @@ fn ranked(mut scored: Vec<(i64, usize)>) -> Vec<usize> {
 /// Scores of the matching rows of `pool`, on all cores, in pool order.
 fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64, usize)> {
     let workers = if pool.len() > 4000 {
-        crate::store::parallel::workers()
+        crate::store::workers()
     } else {
         1
     };

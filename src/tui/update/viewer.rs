@@ -5,6 +5,7 @@ mod trim;
 
 use crate::store::{Encoding, Expected, SessionRecord};
 use crate::tui::effect::Effect;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, Loaded, Viewer, ViewerMode};
 use crate::tui::msg::{Action, Msg};
 use crate::tui::update::{Go, Step, move_cursor};
@@ -260,7 +261,7 @@ fn on_trimmed(viewer: &mut Viewer, app: &mut App, result: Result<Option<String>,
         Ok(Some(id)) => {
             app.say(format!(
                 "trimmed: new active context {id}; press {} to switch back",
-                crate::tui::keymap::key_for(crate::tui::keymap::Scope::Viewer, Action::Contexts)
+                keymap::key_for(Scope::Viewer, Action::Contexts)
             ));
             Step::effects(reload(viewer, app))
         }

@@ -1,6 +1,8 @@
 //! Modal dialogs: a yes/no question (No by default) and a text field.
 
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Confirm, Input, InputPurpose};
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::centered;
 use ratatui::Frame;
@@ -13,9 +15,12 @@ pub fn draw_confirm(frame: &mut Frame, confirm: &Confirm, area: Rect, theme: The
     let mut lines: Vec<Line> = confirm.lines.iter().map(|l| Line::raw(l.clone())).collect();
     lines.push(Line::raw(""));
     lines.push(Line::from(vec![
-        Span::styled("y", theme.key()),
+        Span::styled(keymap::key_for(Scope::Confirm, Action::Yes), theme.key()),
         Span::raw(" yes    "),
-        Span::styled("n / Enter / Esc", theme.key()),
+        Span::styled(
+            keymap::keys_for(Scope::Confirm, Action::No, 3, " / "),
+            theme.key(),
+        ),
         Span::raw(" no (default)"),
     ]));
     let height = (lines.len() as u16 + 2).min(area.height);
@@ -42,9 +47,9 @@ pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
         ]),
         Line::raw(""),
         Line::from(vec![
-            Span::styled("Enter", theme.key()),
+            Span::styled(keymap::key_for(Scope::Input, Action::Confirm), theme.key()),
             Span::raw(" done    "),
-            Span::styled("Esc", theme.key()),
+            Span::styled(keymap::key_for(Scope::Input, Action::Back), theme.key()),
             Span::raw(" cancel"),
         ]),
     ];

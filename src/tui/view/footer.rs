@@ -27,8 +27,7 @@ pub fn draw_status(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
 /// The main keys of the current scope, then help.
 pub fn draw_keys(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     let mut spans = Vec::new();
-    let pairs = keymap::footer(keymap::scope(model));
-    for (key, what) in pairs.into_iter().chain([("?", "help")]) {
+    for (key, what) in keymap::footer(keymap::scope(model)) {
         spans.push(Span::styled(key, theme.key()));
         spans.push(Span::raw(format!(" {what}  ")));
     }

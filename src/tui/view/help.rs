@@ -2,6 +2,7 @@
 
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, Screen};
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::centered;
 use ratatui::Frame;
@@ -33,15 +34,19 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
             theme.dim(),
         ));
     }
-    for (keys, help) in keymap::GLOBAL {
+    for (keys, help) in keymap::global_help_lines() {
         lines.push(Line::from(vec![
             Span::styled(format!("  {keys:<28}"), theme.key()),
-            Span::raw(*help),
+            Span::raw(help),
         ]));
     }
     let height = (lines.len() as u16 + 2).min(area.height);
     let popup = centered(area, 76, height);
     frame.render_widget(Clear, popup);
-    let block = Block::bordered().title(Line::styled(" Keys (Esc closes) ", theme.title()));
+    let close = keymap::key_for(Scope::Help, Action::Back);
+    let block = Block::bordered().title(Line::styled(
+        format!(" Keys ({close} closes) "),
+        theme.title(),
+    ));
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

@@ -1,8 +1,10 @@
 //! The session list: search line, then one row per matching session.
 
 use crate::format;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{Model, SessionRow};
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::scroll_into_view;
 use ratatui::Frame;
@@ -48,11 +50,17 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
     frame.render_stateful_widget(table, table_area, &mut table_state);
     if list.visible.is_empty() {
         let text = if list.scanning {
-            "reading sessions…"
+            "reading sessions…".to_string()
         } else if list.rows.is_empty() {
-            "No sessions yet. Ctrl-A starts one."
+            format!(
+                "No sessions yet. {} starts one.",
+                keymap::key_for(Scope::List, Action::NewSession)
+            )
         } else {
-            "No session matches. Esc clears the query."
+            format!(
+                "No session matches. {} clears the query.",
+                keymap::key_for(Scope::List, Action::ClearOrQuit)
+            )
         };
         let inner = Rect::new(
             table_area.x + 1,

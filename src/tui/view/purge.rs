@@ -2,8 +2,10 @@
 //! ones spared and why, and the bytes freed; progress while deleting.
 
 use crate::format;
-use crate::store::ops::purge_plan::{Decision, KeepReason, PlanEntry};
+use crate::store::{Decision, KeepReason, PlanEntry};
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::Model;
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, scroll_into_view};
 use ratatui::Frame;
@@ -70,9 +72,12 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
             format::bytes(plan.bytes_freed()),
             plan.kept().count(),
             if purge.show_all_kept {
-                ""
+                String::new()
             } else {
-                "   (k: show every kept one)"
+                format!(
+                    "   ({}: show every kept one)",
+                    keymap::key_for(Scope::Purge, Action::ToggleKept)
+                )
             }
         );
         let style = if removals > 0 {

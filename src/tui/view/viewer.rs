@@ -2,8 +2,10 @@
 //! the trim being adjusted, and the selected message in full.
 
 use crate::format;
-use crate::store::format::Special;
+use crate::store::Special;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, centered, scroll_into_view};
 use ratatui::Frame;
@@ -226,7 +228,11 @@ fn draw_trim(
             Span::raw(result),
         ]),
         Line::styled(
-            "Nothing changes until Enter; the current context stays on disk (c switches back).",
+            format!(
+                "Nothing changes until {}; the current context stays on disk ({} switches back).",
+                keymap::key_for(Scope::Trim, Action::Confirm),
+                keymap::key_for(Scope::Viewer, Action::Contexts)
+            ),
             theme.dim(),
         ),
     ];
@@ -289,7 +295,10 @@ fn draw_contexts(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
     frame.render_widget(Clear, popup);
     let list = List::new(items)
         .block(Block::bordered().title(Line::styled(
-            " Contexts: Enter makes one active (undo a trim) ",
+            format!(
+                " Contexts: {} makes one active (undo a trim) ",
+                keymap::key_for(Scope::Contexts, Action::Confirm)
+            ),
             theme.title(),
         )))
         .highlight_style(theme.selected());

@@ -1,0 +1,138 @@
+//! The table itself: every key of the UI, once.
+
+use super::{Binding, Scope};
+use crate::tui::msg::Action;
+use crossterm::event::{KeyCode, KeyModifiers};
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+
+/// A plain key.
+const fn k(code: KeyCode) -> (KeyCode, KeyModifiers) {
+    (code, NONE)
+}
+
+/// A printable character.
+const fn c(ch: char) -> (KeyCode, KeyModifiers) {
+    (KeyCode::Char(ch), NONE)
+}
+
+/// Ctrl and a letter.
+const fn ctrl(ch: char) -> (KeyCode, KeyModifiers) {
+    (KeyCode::Char(ch), CTRL)
+}
+
+/// A binding: in `scope`, `keys` do `action`; `help` says what in the help
+/// overlay; `footer` is the word the footer shows (with its first
+/// `shown` keys), if it shows this binding at all.
+const fn bind(
+    scope: Scope,
+    keys: &'static [(KeyCode, KeyModifiers)],
+    action: Action,
+    help: &'static str,
+    footer: Option<(usize, &'static str)>,
+) -> Binding {
+    Binding {
+        scope,
+        keys,
+        action,
+        help,
+        footer,
+        partner: None,
+    }
+}
+
+/// A footer item for two opposite actions: "+ - keep".
+const fn pair(
+    scope: Scope,
+    keys: &'static [(KeyCode, KeyModifiers)],
+    action: Action,
+    help: &'static str,
+    partner: Action,
+    footer: &'static str,
+) -> Binding {
+    Binding {
+        scope,
+        keys,
+        action,
+        help,
+        footer: Some((1, footer)),
+        partner: Some(partner),
+    }
+}
+
+use Action as A;
+use KeyCode as K;
+use Scope as S;
+
+/// Every binding. Printable characters in the list and in text fields go to
+/// the text unless bound here, so actions there sit on keys that never
+/// collide with typing.
+#[rustfmt::skip]
+pub const BINDINGS: &[Binding] = &[
+    bind(S::Everywhere, &[ctrl('c')], A::Quit, "quit at once", None),
+    bind(S::AnyScreen, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
+    bind(S::List, &[k(K::Enter)], A::Resume, "resume: print the workspace and exit", Some((1, "resume"))),
+    bind(S::List, &[k(K::Tab), k(K::Right), ctrl('o')], A::Open, "open: read messages and tokens, trim", Some((1, "open"))),
+    bind(S::List, &[k(K::Up), ctrl('p')], A::Up, "move up", None),
+    bind(S::List, &[k(K::Down), ctrl('n')], A::Down, "move down", None),
+    bind(S::List, &[k(K::PageUp)], A::PageUp, "page up", None),
+    bind(S::List, &[k(K::PageDown)], A::PageDown, "page down", None),
+    bind(S::List, &[k(K::Home)], A::Home, "first session", None),
+    bind(S::List, &[k(K::End)], A::End, "last session", None),
+    bind(S::List, &[k(K::Backspace)], A::Backspace, "erase a character of the query", None),
+    bind(S::List, &[ctrl('u')], A::ClearQuery, "erase the query", None),
+    bind(S::List, &[ctrl('a'), k(K::F(7))], A::NewSession, "new session", Some((1, "new"))),
+    bind(S::List, &[k(K::F(2)), ctrl('e')], A::Rename, "rename", None),
+    bind(S::List, &[k(K::Delete), ctrl('d')], A::Delete, "delete (asks first)", Some((1, "delete"))),
+    bind(S::List, &[ctrl('g'), k(K::F(9))], A::PurgePreview, "purge preview", Some((1, "purge"))),
+    bind(S::List, &[ctrl('r'), k(K::F(5))], A::Refresh, "refresh", None),
+    bind(S::List, &[ctrl('t')], A::ToggleEncoding, "switch encoding", None),
+    bind(S::List, &[k(K::Esc)], A::ClearOrQuit, "clear the query, then quit", Some((1, "clear/quit"))),
+    bind(S::Viewer, &[k(K::Up), c('k')], A::Up, "previous message", None),
+    bind(S::Viewer, &[k(K::Down), c('j')], A::Down, "next message", None),
+    bind(S::Viewer, &[k(K::PageUp)], A::PageUp, "page up", None),
+    bind(S::Viewer, &[k(K::PageDown)], A::PageDown, "page down", None),
+    bind(S::Viewer, &[k(K::Home), c('g')], A::Home, "first message", None),
+    bind(S::Viewer, &[k(K::End), c('G')], A::End, "last message", None),
+    bind(S::Viewer, &[c(']')], A::DetailDown, "scroll the message text down", None),
+    bind(S::Viewer, &[c('[')], A::DetailUp, "scroll the message text up", None),
+    bind(S::Viewer, &[c('t')], A::TrimKeepLast, "trim: keep the last N messages", Some((1, "keep last N"))),
+    bind(S::Viewer, &[c('b')], A::TrimBudget, "trim: fit a token budget", Some((1, "token budget"))),
+    bind(S::Viewer, &[c('e')], A::ToggleEncoding, "switch encoding", Some((1, "encoding"))),
+    bind(S::Viewer, &[c('c')], A::Contexts, "contexts: switch back (undo a trim)", Some((1, "contexts (undo)"))),
+    bind(S::Viewer, &[k(K::Enter)], A::Resume, "resume this session", None),
+    bind(S::Viewer, &[k(K::Esc), c('q'), k(K::Left)], A::Back, "back to the list", Some((2, "back"))),
+    bind(S::Trim, &[k(K::Up), c('+'), k(K::Right)], A::More, "keep more", Some((2, "more"))),
+    bind(S::Trim, &[k(K::Down), c('-'), k(K::Left)], A::Less, "keep less", Some((2, "less"))),
+    bind(S::Trim, &[k(K::Backspace)], A::Backspace, "erase a digit", None),
+    bind(S::Trim, &[c('t')], A::TrimKeepLast, "measure in messages", Some((1, "by messages"))),
+    bind(S::Trim, &[c('b')], A::TrimBudget, "measure in tokens", Some((1, "by tokens"))),
+    bind(S::Trim, &[k(K::PageUp)], A::PageUp, "scroll messages", None),
+    bind(S::Trim, &[k(K::PageDown)], A::PageDown, "scroll messages", None),
+    bind(S::Trim, &[k(K::Enter)], A::Confirm, "fork and make it active", Some((1, "apply"))),
+    bind(S::Trim, &[k(K::Esc)], A::Back, "cancel: change nothing", Some((1, "cancel"))),
+    bind(S::Contexts, &[k(K::Up)], A::Up, "previous context", None),
+    bind(S::Contexts, &[k(K::Down)], A::Down, "next context", None),
+    bind(S::Contexts, &[k(K::Enter)], A::Confirm, "make it the active context", Some((1, "make active"))),
+    bind(S::Contexts, &[k(K::Esc)], A::Back, "close", Some((1, "back"))),
+    bind(S::Purge, &[k(K::Up)], A::Up, "move up", None),
+    bind(S::Purge, &[k(K::Down)], A::Down, "move down", None),
+    bind(S::Purge, &[k(K::PageUp)], A::PageUp, "page up", None),
+    bind(S::Purge, &[k(K::PageDown)], A::PageDown, "page down", None),
+    bind(S::Purge, &[k(K::Home)], A::Home, "first row", None),
+    bind(S::Purge, &[k(K::End)], A::End, "last row", None),
+    pair(S::Purge, &[c('+')], A::KeepMore, "keep more sessions", A::KeepLess, "keep"),
+    bind(S::Purge, &[c('-')], A::KeepLess, "keep fewer sessions", None),
+    pair(S::Purge, &[c(']')], A::AgeMore, "raise the maximum age", A::AgeLess, "max age"),
+    bind(S::Purge, &[c('[')], A::AgeLess, "lower the maximum age", None),
+    bind(S::Purge, &[c('k')], A::ToggleKept, "show every kept session", None),
+    bind(S::Purge, &[c('y')], A::Confirm, "purge (asks first)", Some((1, "purge…"))),
+    bind(S::Purge, &[k(K::Esc), c('q')], A::Back, "back to the list", Some((2, "back"))),
+    bind(S::Confirm, &[c('y'), c('Y')], A::Yes, "yes", Some((1, "yes"))),
+    bind(S::Confirm, &[c('n'), k(K::Enter), k(K::Esc), c('N')], A::No, "no (the default)", Some((3, "no"))),
+    bind(S::Input, &[k(K::Enter)], A::Confirm, "done", Some((1, "done"))),
+    bind(S::Input, &[k(K::Esc)], A::Back, "cancel", Some((1, "cancel"))),
+    bind(S::Input, &[k(K::Backspace)], A::Backspace, "erase a character", None),
+    bind(S::Help, &[k(K::Esc), c('?'), c('q'), k(K::Enter)], A::Back, "close the help", Some((3, "close"))),
+];

@@ -1,0 +1,102 @@
+//! The rooms of docs/ARCHITECTURE.md, checked on the source: a change that
+//! lets one room reach into another fails here, with the file and line.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn sources(dir: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Lines of `path` (outside its `#[cfg(test)]` tail) that contain any of `needles`.
+fn offending_lines(path: &Path, needles: &[&str]) -> Vec<String> {
+    let text = fs::read_to_string(path).unwrap();
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    code.lines()
+        .enumerate()
+        .filter(|(_, line)| needles.iter().any(|n| line.contains(n)))
+        .map(|(i, line)| format!("{}:{}: {}", path.display(), i + 1, line.trim()))
+        .collect()
+}
+
+#[test]
+fn the_ui_and_the_cli_use_only_the_stores_door() {
+    // The store's layers are its own business: callers import what its root
+    // re-exports (the `Store` door and the types it hands out).
+    let inner = [
+        "store::format::",
+        "store::fs::",
+        "store::ops::",
+        "store::sources::",
+        "store::parallel",
+        "store::error",
+    ];
+    let mut bad = Vec::new();
+    for dir in ["src/tui", "src/cli"] {
+        for path in sources(dir) {
+            bad.extend(offending_lines(&path, &inner));
+        }
+    }
+    for file in ["src/tui.rs", "src/cli.rs", "src/main.rs"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        bad.extend(offending_lines(&path, &inner));
+    }
+    assert!(
+        bad.is_empty(),
+        "reaching past the store's door:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn no_screen_update_uses_another_screen() {
+    // Only the router (src/tui/update.rs) moves between screens; a screen's
+    // module changes its own state and returns a Step.
+    let screens = ["list", "purge", "viewer", "dialogs"];
+    let mut bad = Vec::new();
+    for path in sources("src/tui/update") {
+        if path.components().any(|c| c.as_os_str() == "tests") {
+            continue;
+        }
+        let needles: Vec<String> = screens
+            .iter()
+            .flat_map(|s| [format!("update::{s}"), format!("super::{s}")])
+            .collect();
+        let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+        bad.extend(offending_lines(&path, &needles));
+    }
+    assert!(
+        bad.is_empty(),
+        "a screen reaching into another:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_store_never_reaches_up() {
+    // The store is a library: it knows nothing of the UI, the CLI or the demo.
+    let mut bad = Vec::new();
+    for path in sources("src/store") {
+        bad.extend(offending_lines(
+            &path,
+            &["crate::tui", "crate::cli", "crate::demo", "crate::config"],
+        ));
+    }
+    assert!(
+        bad.is_empty(),
+        "the store depends on a caller:\n{}",
+        bad.join("\n")
+    );
+}
