@@ -6,6 +6,6 @@
 pub mod cli;
 pub mod config;
 pub mod demo;
-pub mod format;
+pub mod humanize;
 pub mod store;
 pub mod tui;

@@ -2,7 +2,7 @@
 
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError};
-use crate::format;
+use crate::humanize;
 use crate::store::{SessionRecord, SessionStats};
 use clap::Args;
 use serde::Serialize;
@@ -103,7 +103,7 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
     for item in items {
         let id: String = item.id.chars().take(17).collect();
         let messages = item.messages.map_or("-".into(), |m| m.to_string());
-        let tokens = item.tokens.map_or(String::new(), format::count);
+        let tokens = item.tokens.map_or(String::new(), humanize::count);
         let name = match &item.error {
             Some(e) => format!("DAMAGED: {e}"),
             None => item.name.clone(),
@@ -111,11 +111,11 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
         let used = if item.error.is_some() && item.last_used_at == 0.0 {
             "-".to_string()
         } else {
-            format::ago(item.last_used_at, now)
+            humanize::ago(item.last_used_at, now)
         };
         lines.push(format!(
             "{id:<17}  {used:>10}  {messages:>6}  {tokens:>8}  {:>9}  {name}",
-            format::bytes(item.bytes)
+            humanize::bytes(item.bytes)
         ));
     }
     lines

@@ -2,7 +2,7 @@
 
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError};
-use crate::format;
+use crate::humanize;
 use crate::store::{PurgePlan, PurgeReport};
 use clap::Args;
 use serde_json::{Value, json};
@@ -92,7 +92,7 @@ fn confirm(plan: &PurgePlan, now: f64) -> Result<(), CliError> {
         err,
         "Remove {} sessions ({})? [y/N] ",
         plan.removals().count(),
-        format::bytes(plan.bytes_freed())
+        humanize::bytes(plan.bytes_freed())
     )?;
     err.flush()?;
     let mut answer = String::new();
@@ -118,7 +118,7 @@ fn print_plan(
         lines.push(format!(
             "removed {} sessions, freed {}",
             report.removed.len(),
-            format::bytes(report.bytes_freed)
+            humanize::bytes(report.bytes_freed)
         ));
     }
     output::print_lines(lines)
@@ -131,9 +131,9 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
         lines.push(format!(
             "remove  {:<17}  {:>10}  {:>9}  {:<28}  {}",
             r.id.chars().take(17).collect::<String>(),
-            format::ago(r.last_used_at, now),
-            format::bytes(entry.candidate.bytes),
-            format::truncate(&r.name, 28),
+            humanize::ago(r.last_used_at, now),
+            humanize::bytes(entry.candidate.bytes),
+            humanize::truncate(&r.name, 28),
             entry.decision
         ));
     }
@@ -154,7 +154,7 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
         plan.removals().count(),
         plan.kept().count(),
         spared.len(),
-        format::bytes(plan.bytes_freed()),
+        humanize::bytes(plan.bytes_freed()),
         plan.policy.keep,
         plan.policy.max_age_days
     ));

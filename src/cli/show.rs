@@ -2,7 +2,7 @@
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
-use crate::format;
+use crate::humanize;
 use crate::store::{Context, Encoding, SessionRecord, message_counts, prewarm};
 use clap::Args;
 use serde::Serialize;
@@ -72,7 +72,7 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
             "context {}  {} messages  {} tokens ({encoding})",
             active_context_id.unwrap_or("-"),
             messages.len(),
-            format::count(total_tokens)
+            humanize::count(total_tokens)
         ),
         String::new(),
         format!(
@@ -90,9 +90,9 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         };
         lines.push(format!(
             "{i:>5}  {role:<9}  {:>7}  {:>9}  {}",
-            format::count(m.tokens),
-            format::count(running),
-            format::truncate(&m.text, 100)
+            humanize::count(m.tokens),
+            humanize::count(running),
+            humanize::truncate(&m.text, 100)
         ));
     }
     output::print_lines(lines)

@@ -2,7 +2,7 @@
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
-use crate::format;
+use crate::humanize;
 use crate::store::{TrimRequest, prewarm};
 use clap::Args;
 use serde_json::json;
@@ -66,8 +66,8 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
             "{verb} {} of {} messages, {} -> {} tokens ({encoding})",
             plan.kept.len(),
             plan.kept.len() + plan.dropped.len(),
-            format::count(plan.tokens_before),
-            format::count(plan.tokens_after)
+            humanize::count(plan.tokens_before),
+            humanize::count(plan.tokens_after)
         )];
         if let Some(id) = &new_context_id {
             lines.push(format!(

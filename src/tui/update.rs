@@ -12,7 +12,7 @@ mod list;
 mod purge;
 mod viewer;
 
-use crate::format;
+use crate::humanize;
 use crate::store::{PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::model::{ConfirmAction, Exit, Model, Overlay, Screen};
@@ -249,7 +249,7 @@ pub(crate) fn report_text(report: &PurgeReport) -> (String, bool) {
     let mut text = format!(
         "removed {} sessions, freed {}",
         report.removed.len(),
-        format::bytes(report.bytes_freed)
+        humanize::bytes(report.bytes_freed)
     );
     if let Some((id, why)) = report.skipped.first() {
         text.push_str(&format!(

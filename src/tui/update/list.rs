@@ -1,7 +1,7 @@
 //! The session list: streaming scan, filter, selection, preview, stats, and
 //! the actions started from it (new, rename, delete, resume, open).
 
-use crate::format;
+use crate::humanize;
 use crate::store::{LokiOnly, PurgeReport, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
 use crate::tui::model::{
@@ -300,7 +300,7 @@ fn delete_selected(list: &ListScreen, app: &mut App) -> Step {
     let size = row
         .stats
         .as_ref()
-        .map_or("size unknown".into(), |s| format::bytes(s.bytes));
+        .map_or("size unknown".into(), |s| humanize::bytes(s.bytes));
     app.overlay = Some(Overlay::Confirm(Confirm {
         title: format!("Delete session {}?", r.name),
         lines: vec![
@@ -308,7 +308,7 @@ fn delete_selected(list: &ListScreen, app: &mut App) -> Step {
             format!("path  {}", r.path.display()),
             format!(
                 "size  {size}, last used {}",
-                format::ago(r.last_used_at, app.now)
+                humanize::ago(r.last_used_at, app.now)
             ),
             "The whole session directory is removed. This cannot be undone.".into(),
         ],

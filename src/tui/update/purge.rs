@@ -1,7 +1,7 @@
 //! The purge preview: gather facts once, re-plan on every policy change
 //! (pure and fast), confirm, apply with progress.
 
-use crate::format;
+use crate::humanize;
 use crate::store::{Candidate, PurgePlan, PurgeProgress, PurgeReport};
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, Overlay, PurgeView};
@@ -119,7 +119,7 @@ fn ask(purge: &PurgeView, app: &mut App) {
         .map(|e| {
             format!(
                 "{}  {}",
-                format::truncate(&e.candidate.record.name, 32),
+                humanize::truncate(&e.candidate.record.name, 32),
                 e.decision
             )
         })
@@ -129,7 +129,7 @@ fn ask(purge: &PurgeView, app: &mut App) {
     }
     lines.push(format!(
         "{} will be freed. This cannot be undone.",
-        format::bytes(plan.bytes_freed())
+        humanize::bytes(plan.bytes_freed())
     ));
     app.overlay = Some(Overlay::Confirm(Confirm {
         title: format!("Delete {count} sessions?"),

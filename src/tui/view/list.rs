@@ -1,6 +1,6 @@
 //! The session list: search line, then one row per matching session.
 
-use crate::format;
+use crate::humanize;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{Model, SessionRow};
@@ -80,12 +80,12 @@ fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
         Span::styled("▏", theme.key()),
     ];
     let count = if list.query.is_empty() {
-        format!("{} sessions", format::count(list.rows.len() as u64))
+        format!("{} sessions", humanize::count(list.rows.len() as u64))
     } else {
         format!(
             "{} of {}",
-            format::count(list.visible.len() as u64),
-            format::count(list.rows.len() as u64)
+            humanize::count(list.visible.len() as u64),
+            humanize::count(list.rows.len() as u64)
         )
     };
     let scanning = if list.scanning {
@@ -119,7 +119,7 @@ fn session_row<'a>(row: &'a SessionRow, query: &str, now: f64, theme: Theme) -> 
             Cell::from(
                 row.stats
                     .as_ref()
-                    .map_or(String::new(), |s| format::bytes(s.bytes)),
+                    .map_or(String::new(), |s| humanize::bytes(s.bytes)),
             ),
         ]);
     }
@@ -131,14 +131,14 @@ fn session_row<'a>(row: &'a SessionRow, query: &str, now: f64, theme: Theme) -> 
     let (messages, tokens, size) = match &row.stats {
         Some(s) => (
             s.messages.map_or("?".into(), |m| m.to_string()),
-            s.tokens.map_or("?".into(), format::count),
-            format::bytes(s.bytes),
+            s.tokens.map_or("?".into(), humanize::count),
+            humanize::bytes(s.bytes),
         ),
         None => ("…".into(), "…".into(), "…".into()),
     };
     Row::new([
         Cell::from(name),
-        Cell::from(format::ago(r.last_used_at, now)),
+        Cell::from(humanize::ago(r.last_used_at, now)),
         Cell::from(Line::from(messages).right_aligned()),
         Cell::from(Line::from(tokens).right_aligned()),
         Cell::from(Line::from(size).right_aligned()),

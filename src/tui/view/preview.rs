@@ -1,6 +1,6 @@
 //! The preview of the selected session: prompt, dates, path, last messages.
 
-use crate::format;
+use crate::humanize;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -34,15 +34,15 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
     } else {
         lines.push(Line::from(vec![
             Span::styled("prompt  ", theme.dim()),
-            Span::raw(format::truncate(&r.first_prompt, 400)),
+            Span::raw(humanize::truncate(&r.first_prompt, 400)),
         ]));
         lines.push(Line::from(vec![
             Span::styled("used    ", theme.dim()),
             Span::raw(format!(
                 "{} ({})   created {}",
-                format::datetime(r.last_used_at),
-                format::ago(r.last_used_at, model.app.now),
-                format::datetime(r.created_at)
+                humanize::datetime(r.last_used_at),
+                humanize::ago(r.last_used_at, model.app.now),
+                humanize::datetime(r.created_at)
             )),
         ]));
         if let Some(s) = &row.stats {
@@ -51,8 +51,8 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
                 Span::raw(format!(
                     "{} messages   {} tokens   {}",
                     s.messages.map_or("?".into(), |m| m.to_string()),
-                    s.tokens.map_or("?".into(), format::count),
-                    format::bytes(s.bytes)
+                    s.tokens.map_or("?".into(), humanize::count),
+                    humanize::bytes(s.bytes)
                 )),
             ];
             if s.is_active {

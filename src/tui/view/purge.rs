@@ -1,7 +1,7 @@
 //! The purge preview: the policy, every session it would delete and why, the
 //! ones spared and why, and the bytes freed; progress while deleting.
 
-use crate::format;
+use crate::humanize;
 use crate::store::{Decision, KeepReason, PlanEntry};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::Model;
@@ -69,7 +69,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
             .count();
         let text = format!(
             "{removals} to delete ({} freed), {} kept, {spared} of them spared against the policy{}",
-            format::bytes(plan.bytes_freed()),
+            humanize::bytes(plan.bytes_freed()),
             plan.kept().count(),
             if purge.show_all_kept {
                 String::new()
@@ -127,7 +127,7 @@ fn plan_row<'a>(entry: &PlanEntry, now: f64, theme: Theme) -> Row<'a> {
     let used = if r.error.is_some() {
         "-".into()
     } else {
-        format::ago(r.last_used_at, now)
+        humanize::ago(r.last_used_at, now)
     };
     Row::new([
         Cell::from(Span::styled(verb, style)),
@@ -137,7 +137,7 @@ fn plan_row<'a>(entry: &PlanEntry, now: f64, theme: Theme) -> Row<'a> {
             r.name.clone()
         }),
         Cell::from(used),
-        Cell::from(Line::from(format::bytes(entry.candidate.bytes)).right_aligned()),
+        Cell::from(Line::from(humanize::bytes(entry.candidate.bytes)).right_aligned()),
         Cell::from(Span::styled(entry.decision.to_string(), style)),
     ])
 }

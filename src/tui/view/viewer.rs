@@ -1,7 +1,7 @@
 //! The context viewer: gauge, messages with token counts and running total,
 //! the trim being adjusted, and the selected message in full.
 
-use crate::format;
+use crate::humanize;
 use crate::store::Special;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
@@ -91,8 +91,8 @@ fn draw_gauge(
     };
     let label = format!(
         "{} / {} tokens ({:.0}% of the window){counting}",
-        format::count(total),
-        format::count(window),
+        humanize::count(total),
+        humanize::count(window),
         100.0 * total as f64 / window as f64
     );
     let style = if total > window {
@@ -158,10 +158,10 @@ fn draw_messages(
             let row = Row::new([
                 Cell::from(Line::from(i.to_string()).right_aligned()),
                 Cell::from(Line::from(marker)),
-                Cell::from(Line::from(count.map_or("…".into(), format::count)).right_aligned()),
+                Cell::from(Line::from(count.map_or("…".into(), humanize::count)).right_aligned()),
                 Cell::from(
                     Line::from(if count.is_some() && kept {
-                        format::count(running)
+                        humanize::count(running)
                     } else {
                         String::new()
                     })
@@ -199,8 +199,8 @@ fn draw_trim(
     theme: Theme,
 ) {
     let what = match trim.kind {
-        TrimKind::KeepLast => format!("keep the last {} messages", format::count(trim.value)),
-        TrimKind::Budget => format!("fit in {} tokens", format::count(trim.value)),
+        TrimKind::KeepLast => format!("keep the last {} messages", humanize::count(trim.value)),
+        TrimKind::Budget => format!("fit in {} tokens", humanize::count(trim.value)),
     };
     let typing = if trim.typing.is_some() {
         " (typing)"
@@ -214,8 +214,8 @@ fn draw_trim(
         Some(plan) => format!(
             "→ {} of {len} messages, {} → {} tokens, {} dropped (dimmed)",
             plan.kept.len(),
-            format::count(plan.tokens_before),
-            format::count(plan.tokens_after),
+            humanize::count(plan.tokens_before),
+            humanize::count(plan.tokens_after),
             plan.dropped.len()
         ),
     };
