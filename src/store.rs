@@ -2,8 +2,8 @@
 //! conversations exactly as `docs/FORMATS.md` states. Four layers, each
 //! using only the ones before it:
 //!
-//! - [`format`]: the file formats as data (no I/O policy);
 //! - `fs`: careful file system work (atomic writes, locks, sizes);
+//! - [`format`]: the file formats as data (no policy);
 //! - `sources`: the two kinds of store reading their folders into records;
 //! - `ops`: operations written once for both kinds (locate, stats, trims,
 //!   purge plan and apply).
@@ -24,11 +24,11 @@ pub use api::{LokiOnly, Started, Store, StoreKind};
 pub use clock::now_seconds;
 pub use error::{Result, StoreError};
 pub use format::ids::iso_timestamp;
+pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::window::WindowIndex;
 pub use format::{Context, Message, Part, Special, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
-pub use fs::jsonfile;
 pub use ops::conversation::{ContextSummary, Conversation};
 pub use ops::counting::message_counts;
 pub use ops::locate::Target;

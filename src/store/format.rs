@@ -7,6 +7,7 @@ mod assemble;
 mod context;
 pub mod fork;
 pub mod ids;
+pub mod jsonfile;
 mod message;
 pub mod meta;
 pub mod naming;

@@ -1,8 +1,9 @@
 //! The file system, carefully: atomic writes (temp file, fsync, rename,
-//! fsync the directory), JSON files laid out as peteos writes them, the
-//! per-session lock, and facts about directories (size, mounts, owner).
+//! fsync the directory), the per-session lock, which names are plain file
+//! names, and facts about directories (size, mounts, owner). The bottom
+//! layer: it knows no format.
 
 pub mod atomic;
 pub mod disk;
-pub mod jsonfile;
 pub mod lock;
+pub mod names;

@@ -1,8 +1,8 @@
 //! A context: one fork of the conversation, stored as `<context_id>.json`.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::format::jsonfile;
 use crate::store::format::message::{Message, Special, integer};
-use crate::store::fs::jsonfile;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! `meta.json`: a Loki session's id, name, user, first prompt and times.
 
 use crate::store::error::{Result, StoreError};
-use crate::store::fs::jsonfile;
+use crate::store::format::jsonfile;
 use serde_json::{Map, Number, Value};
 use std::path::{Path, PathBuf};
 

@@ -1,9 +1,9 @@
 //! A peteos session directory: `session.json` plus one file per context.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::format::jsonfile;
 use crate::store::format::{Assembler, Context, ids};
-use crate::store::fs::jsonfile;
-use crate::store::sources::layout::check_component;
+use crate::store::fs::names::check_component;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 

@@ -7,8 +7,7 @@
 //! falls back to a full parse.
 
 use crate::store::error::{IoContext, Result};
-use crate::store::format::Context;
-use std::fs::File;
+use crate::store::format::{Context, jsonfile};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -52,7 +51,7 @@ fn count_from_tail(path: &Path) -> Result<Option<usize>> {
 
 /// The message count, if the tail shows it plainly, and the tail's text.
 fn tail_facts(path: &Path) -> Result<Option<(usize, String)>> {
-    let mut file = File::open(path).ctx("read", path)?;
+    let mut file = jsonfile::open_no_follow(path)?;
     // Seeking from the end fails on a file shorter than the tail: read it all.
     if file.seek(SeekFrom::End(-(TAIL as i64))).is_err() {
         file.seek(SeekFrom::Start(0)).ctx("read", path)?;
@@ -134,7 +133,7 @@ fn find_list_end(text: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::fs::jsonfile;
+
     use serde_json::json;
 
     fn write(dir: &Path, v: serde_json::Value) -> std::path::PathBuf {
@@ -192,5 +191,19 @@ mod tests {
         assert_eq!(message_count(&path).unwrap(), 3);
         let path = write(dir.path(), json!({"messages": [{}]}));
         assert_eq!(message_count(&path).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_linked_context_file_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = write(
+            dir.path(),
+            json!({"messages": [{}], "anchor_points": [["messages", 1]], "message_sequence": 1}),
+        );
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let err = message_count(&link).unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        assert!(context_summary(&link).is_err());
     }
 }

@@ -1,11 +1,11 @@
 //! Trimming a conversation: plan a window, then fork it into place under the lock.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::format::jsonfile;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::window::WindowIndex;
 use crate::store::format::{Context, Session, fork, ids};
 use crate::store::fs::atomic;
-use crate::store::fs::jsonfile;
 use crate::store::fs::lock::{self, SessionLock};
 use crate::store::ops::counting::message_counts;
 use serde_json::Value;
@@ -164,8 +164,10 @@ pub fn apply(
     }
     let child_id = ids::dated_id(now);
     let child = fork(&parent, &plan.kept, &child_id, &ids::iso_timestamp(now))?;
-    jsonfile::create_object(child.path(), child.raw_dict())?;
+    // The parent is checked before anything is written: a bad "children"
+    // must not leave an orphan context file behind.
     push_child(&mut parent, &child_id)?;
+    jsonfile::create_object(child.path(), child.raw_dict())?;
     jsonfile::write_object(parent.path(), parent.raw_dict())?;
     session.set_active_context(&child_id);
     session.save()?;
@@ -210,5 +212,105 @@ fn push_child(parent: &mut Context, child_id: &str) -> Result<()> {
             &path,
             format!("\"children\" is {}, not a list", jsonfile::kind_of(other)),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A session in a temp dir whose active context has `messages` user
+    /// messages and `children` as given.
+    fn session(messages: usize, children: Value) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let list: Vec<Value> = (0..messages)
+            .map(|i| {
+                json!({"role": "user", "id": format!("m{i}"), "_sequence_number": 3 + i,
+                "content": [{"type": "text", "text": format!("hello {i}")}]})
+            })
+            .collect();
+        let context = json!({"messages": list, "id": "c1", "content_map": {},
+            "anchor_points": [["system_prompt", 0], ["tools", 0], ["messages", messages]],
+            "message_sequence": messages, "_mutation_counter": 3 + messages, "children": children});
+        let write = |name: &str, v: &Value| {
+            std::fs::write(dir.path().join(name), serde_json::to_vec(v).unwrap()).unwrap()
+        };
+        write("c1.json", &context);
+        write(
+            "session.json",
+            &json!({"uuid": "s", "active_context_id": "c1"}),
+        );
+        dir
+    }
+
+    fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_bad_children_field_refuses_the_trim_before_anything_is_written() {
+        let dir = session(4, json!("not a list"));
+        let before = files(dir.path());
+        let err = apply(
+            dir.path(),
+            dir.path(),
+            TrimRequest::KeepMessages(1),
+            Encoding::Cl100kBase,
+            None,
+            1.8e9,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("c1.json") && err.contains("children"), "{err}");
+        assert_eq!(files(dir.path()), before, "no orphan context file");
+    }
+
+    #[test]
+    fn a_trim_forks_and_switching_back_undoes_it() {
+        let dir = session(4, json!([]));
+        let parent_before = std::fs::read(dir.path().join("c1.json")).unwrap();
+        let outcome = apply(
+            dir.path(),
+            dir.path(),
+            TrimRequest::KeepMessages(1),
+            Encoding::Cl100kBase,
+            None,
+            1.8e9,
+        )
+        .unwrap();
+        let child = outcome.child.unwrap();
+        let session = Session::load(dir.path()).unwrap();
+        assert_eq!(session.active_context_id(), Some(child.id()));
+        switch_context(dir.path(), dir.path(), "c1").unwrap();
+        let session = Session::load(dir.path()).unwrap();
+        assert_eq!(session.active_context_id(), Some("c1"), "undone on disk");
+        let parent = session.active_context().unwrap().unwrap();
+        assert_eq!(parent.children(), vec![child.id()]);
+        let mut before: Value = serde_json::from_slice(&parent_before).unwrap();
+        let mut after = Value::Object(parent.into_raw());
+        before["children"] = json!([]);
+        after["children"] = json!([]);
+        assert_eq!(
+            before, after,
+            "the parent changed only by gaining its child"
+        );
+        assert!(switch_context(dir.path(), dir.path(), "missing").is_err());
+        assert_eq!(
+            Session::load(dir.path()).unwrap().active_context_id(),
+            Some("c1"),
+            "never pointed at a context that cannot be read"
+        );
     }
 }

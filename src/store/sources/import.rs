@@ -3,9 +3,9 @@
 
 use crate::store::error::{IoContext, Result, StoreError};
 use crate::store::format::Meta;
+use crate::store::format::jsonfile;
 use crate::store::format::{Session, ids};
 use crate::store::fs::atomic;
-use crate::store::fs::jsonfile;
 use crate::store::sources::LokiTree;
 use crate::store::sources::derived::derive_record;
 use crate::store::sources::layout::{SessionPaths, check_id};

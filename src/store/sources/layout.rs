@@ -1,6 +1,7 @@
 //! Where things live: `<root>/users/<user>/session/<id>/{meta.json,workspace,memory,cache}`.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::fs::names::check_component;
 use std::path::{Path, PathBuf};
 
 /// File name of a Loki session's metadata.
@@ -88,26 +89,6 @@ impl SessionPaths {
 pub fn check_id(id: &str) -> Result<()> {
     check_component(id, "session id")
         .map_err(|why| StoreError::Invalid(format!("bad session id {id:?}: {why}")))
-}
-
-/// Why `name` cannot be a single file name of ours, if it cannot.
-pub fn check_component(name: &str, what: &str) -> std::result::Result<(), String> {
-    if name.is_empty() {
-        return Err(format!("the {what} is empty"));
-    }
-    if name == "." || name == ".." {
-        return Err(format!("the {what} may not be . or .."));
-    }
-    if name.starts_with('.') {
-        return Err(format!("the {what} may not start with a dot"));
-    }
-    if name.contains(['/', '\\', '\0']) {
-        return Err(format!("the {what} may not contain / \\ or NUL"));
-    }
-    if name.len() > 200 {
-        return Err(format!("the {what} is longer than 200 bytes"));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,12 +2,12 @@
 //! rename under the session lock, clean leftovers of killed writers.
 
 use crate::store::error::{IoContext, Result, StoreError};
+use crate::store::format::jsonfile;
 use crate::store::format::meta::Meta;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::format::{Session, ids};
 use crate::store::fs::atomic::{self, TEMP_PREFIX};
 use crate::store::fs::disk;
-use crate::store::fs::jsonfile;
 use crate::store::fs::lock::{self, SessionLock};
 use crate::store::ops::purge_apply;
 use crate::store::parallel;

@@ -20,7 +20,13 @@ pub fn read_object(path: &Path) -> Result<Map<String, Value>> {
 /// Reads a file, refusing to follow a symlink in its last component: a
 /// session file that points elsewhere is reported, not read.
 pub fn read_no_follow(path: &Path) -> Result<Vec<u8>> {
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = open_no_follow(path)?;
+    read_all(&mut file).ctx("read", path)
+}
+
+/// Opens a session file for reading, refusing a symbolic link.
+pub fn open_no_follow(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
@@ -30,8 +36,7 @@ pub fn read_no_follow(path: &Path) -> Result<Vec<u8>> {
                 reason: "it is a symbolic link; session files are never read through links".into(),
             },
             _ => StoreError::io("read", path, e),
-        })?;
-    read_all(&mut file).ctx("read", path)
+        })
 }
 
 /// Reads a regular file to its end with as few system calls as possible:
