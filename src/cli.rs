@@ -1,7 +1,9 @@
 //! The command line: one file per subcommand over the shared store.
 
+mod ask;
 mod browse;
 mod completions;
+mod delete;
 mod demo;
 mod env;
 mod error;
@@ -99,6 +101,8 @@ pub enum Command {
     Trim(trim::TrimArgs),
     /// Delete stale sessions (preview with --dry-run).
     Purge(purge::PurgeArgs),
+    /// Delete one session (asks first on a terminal).
+    Delete(delete::DeleteArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
     /// Copy a bare peteos session into a new Loki session (the source is only read).
@@ -119,6 +123,7 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Show(args) => show::run(env, args),
         Command::Trim(args) => trim::run(env, args),
         Command::Purge(args) => purge::run(env, args),
+        Command::Delete(args) => delete::run(env, args),
         Command::Completions(args) => completions::run(args),
         Command::Demo(args) => demo::run(env, args),
         Command::Import(args) => import::run(env, args),

@@ -22,6 +22,10 @@ pub fn bytes(n: u64) -> String {
 
 /// How long ago `then` was, as of `now` (seconds): `3h ago`, `2days ago`.
 pub fn ago(then: f64, now: f64) -> String {
+    // A session without a date (damaged, or a 0 in meta.json) has no age.
+    if then <= 0.0 || !then.is_finite() {
+        return "unknown".into();
+    }
     let secs = (now - then).max(0.0);
     if secs < 60.0 {
         return "just now".into();
@@ -83,9 +87,11 @@ mod tests {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(50 * 1024 * 1024), "50 MiB");
-        assert_eq!(ago(0.0, 30.0), "just now");
-        assert_eq!(ago(0.0, 3.0 * 3600.0 + 100.0), "3h ago");
-        assert_eq!(ago(0.0, 2.0 * 86400.0 + 5.0), "2days ago");
+        let t = 1_000.0;
+        assert_eq!(ago(t, t + 30.0), "just now");
+        assert_eq!(ago(t, t + 3.0 * 3600.0 + 100.0), "3h ago");
+        assert_eq!(ago(t, t + 2.0 * 86400.0 + 5.0), "2days ago");
+        assert_eq!(ago(0.0, t), "unknown", "no date is not 56 years");
         assert_eq!(count(1234567), "1,234,567");
         assert_eq!(count(12), "12");
         assert_eq!(datetime(1_795_910_460.0), "2026-11-29 00:01");

@@ -10,13 +10,16 @@ pub mod matcher;
 pub mod model;
 pub mod msg;
 pub mod runtime;
+mod signals;
 pub mod theme;
 pub mod update;
 pub mod view;
 pub mod worker;
 
 use crate::store::{Store, now_seconds};
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -34,10 +37,13 @@ use view::ViewState;
 /// Runs the UI over `store` until the user resumes a session or quits.
 pub fn run(store: Store, settings: Settings) -> io::Result<Exit> {
     let tty = OpenOptions::new().read(true).write(true).open("/dev/tty")?;
+    let (tx, rx) = mpsc::channel::<Incoming>();
+    let signals = signals::Forward::start(tx.clone())?;
     let mut terminal = enter(tty.try_clone()?)?;
     install_panic_restore(tty.try_clone()?);
-    let result = run_on(&mut terminal, store, settings);
+    let result = run_on(&mut terminal, store, settings, tx, &rx);
     leave(terminal.backend_mut())?;
+    signals.ui_ended();
     result
 }
 
@@ -45,8 +51,9 @@ fn run_on(
     terminal: &mut Terminal<CrosstermBackend<File>>,
     store: Store,
     settings: Settings,
+    tx: mpsc::Sender<Incoming>,
+    rx: &mpsc::Receiver<Incoming>,
 ) -> io::Result<Exit> {
-    let (tx, rx) = mpsc::channel::<Incoming>();
     let (msg_tx, msg_rx) = mpsc::channel();
     let (match_tx, match_rx) = mpsc::channel();
     // Worker replies and terminal events share one queue into the loop.
@@ -77,7 +84,7 @@ fn run_on(
         terminal,
         &mut model,
         &mut state,
-        &rx,
+        rx,
         &mut |e| worker.perform(e),
         now_seconds,
     )?;
@@ -86,7 +93,13 @@ fn run_on(
 
 fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<File>>> {
     enable_raw_mode()?;
-    execute!(tty, EnterAlternateScreen, EnableMouseCapture)?;
+    // Bracketed paste: a paste arrives as one event of text, never as keys.
+    execute!(
+        tty,
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )?;
     Terminal::new(CrosstermBackend::new(tty))
 }
 
@@ -94,6 +107,7 @@ fn leave(tty: &mut CrosstermBackend<File>) -> io::Result<()> {
     disable_raw_mode()?;
     execute!(
         tty,
+        DisableBracketedPaste,
         DisableMouseCapture,
         LeaveAlternateScreen,
         crossterm::cursor::Show
@@ -110,6 +124,7 @@ fn install_panic_restore(tty: File) {
         let mut out = &tty;
         let _ = execute!(
             out,
+            DisableBracketedPaste,
             DisableMouseCapture,
             LeaveAlternateScreen,
             crossterm::cursor::Show

@@ -141,13 +141,13 @@ fn dialogs_and_help() {
     let dir = store();
     for (w, h) in [(80, 24), (160, 40)] {
         let mut ui = open(&dir, w, h);
-        key(&mut ui, KeyCode::Char('?'));
+        key(&mut ui, KeyCode::F(1));
         check(&format!("help_{w}x{h}"), &ui, &dir);
         key(&mut ui, KeyCode::Esc);
-        key(&mut ui, KeyCode::Delete);
+        key(&mut ui, KeyCode::F(8));
         check(&format!("delete_{w}x{h}"), &ui, &dir);
         key(&mut ui, KeyCode::Enter);
-        ctrl(&mut ui, 'a');
+        key(&mut ui, KeyCode::F(7));
         ui.type_text("Write the release notes");
         check(&format!("new_session_{w}x{h}"), &ui, &dir);
     }
@@ -159,7 +159,7 @@ fn damaged_session_and_small_terminal() {
     let mut ui = open(&dir, 80, 24);
     ui.type_text("damaged");
     key(&mut ui, KeyCode::Esc);
-    key(&mut ui, KeyCode::End);
+    ui.press(KeyCode::End, KeyModifiers::CONTROL);
     check("damaged_80x24", &ui, &dir);
     ui.resize(60, 20);
     check("too_small_60x20", &ui, &dir);

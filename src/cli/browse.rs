@@ -51,6 +51,12 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
                 message: String::new(),
             });
         }
+        Exit::Signal(signal) => {
+            return Err(CliError {
+                code: u8::try_from(128 + signal).unwrap_or(u8::MAX),
+                message: String::new(),
+            });
+        }
         Exit::Resume(record) => record,
     };
     if let Some(dir) = demo_dir.take() {

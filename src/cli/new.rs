@@ -1,22 +1,28 @@
 //! `loki-sessions new "<first prompt>" [--no-purge] [--json]`.
 
+use crate::cli::ask;
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
+use crate::humanize;
 use crate::store::SessionPaths;
+use crate::store::{LokiOnly, PurgePlan};
 use clap::Args;
 use serde_json::json;
 
 /// Arguments of `new`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  loki-sessions new \"Fix the login bug\"\n  cd \"$(loki-sessions new 'Refactor the parser' --json | jq -r .workspace)\""
+    after_help = "Examples:\n  loki-sessions new \"Fix the login bug\"\n  loki-sessions new \"Fix the login bug\" --no-purge     make it, purge nothing\n  cd \"$(loki-sessions new 'Refactor the parser' --json | jq -r .workspace)\""
 )]
 pub struct NewArgs {
     /// The first prompt; the session is named after it.
     pub prompt: String,
     /// Do not purge stale sessions first.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "yes")]
     pub no_purge: bool,
+    /// Purge stale sessions first without asking (on a terminal, `new` asks).
+    #[arg(long)]
+    pub yes: bool,
     /// Print the new session as JSON.
     #[arg(long)]
     pub json: bool,
@@ -28,14 +34,30 @@ pub struct NewArgs {
     pub max_age: Option<String>,
 }
 
-/// Starts a session; each purged session is reported on stderr.
+/// Starts a session, purging stale ones first as the seed's `start` does.
+/// A person at a terminal is shown what the purge would remove and asked
+/// (No by default: the session is made and nothing is purged); scripts
+/// keep the seed's behaviour. Each purged session is reported on stderr.
 pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
-    let policy = if args.no_purge {
+    env.store.check(LokiOnly::NewSession)?;
+    let plan = if args.no_purge {
         None
     } else {
-        Some(env.policy(args.keep, args.max_age.as_deref())?)
+        let policy = env.policy(args.keep, args.max_age.as_deref())?;
+        Some(env.store.purge_plan(policy, &[], env.now)?)
     };
-    let started = env.store.start(&args.prompt, policy, env.now)?;
+    let plan = match plan {
+        Some(plan) if plan.removals().next().is_some() && !args.yes && ask::can_ask() => {
+            if ask::yes_or_no(&purge_summary(&plan, env.now), "Purge them first?")? {
+                Some(plan)
+            } else {
+                eprintln!("nothing purged");
+                None
+            }
+        }
+        other => other,
+    };
+    let started = env.store.start_with(&args.prompt, plan, env.now)?;
     let mut purged_ids = Vec::new();
     if let Some((plan, report)) = &started.purged {
         for id in &report.removed {
@@ -62,4 +84,29 @@ pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
     } else {
         output::print_lines([record.id.clone()])
     }
+}
+
+/// What a purge before `new` would remove: how many, the first few with
+/// their reasons, and the bytes.
+fn purge_summary(plan: &PurgePlan, now: f64) -> Vec<String> {
+    const SHOWN: usize = 5;
+    let count = plan.removals().count();
+    let mut lines = vec![format!(
+        "Starting a session purges stale ones first: {count} would be removed ({}):",
+        humanize::bytes(plan.bytes_freed())
+    )];
+    for entry in plan.removals().take(SHOWN) {
+        let r = &entry.candidate.record;
+        lines.push(format!(
+            "  {}  {}  last used {}  ({})",
+            humanize::truncate(&r.name, 36),
+            humanize::bytes(entry.candidate.bytes),
+            humanize::ago(r.last_used_at, now),
+            entry.decision
+        ));
+    }
+    if count > SHOWN {
+        lines.push(format!("  … and {} more", count - SHOWN));
+    }
+    lines
 }

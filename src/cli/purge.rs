@@ -1,12 +1,12 @@
 //! `loki-sessions purge [--keep N] [--max-age 30d] [--dry-run] [--yes] [--json]`.
 
+use crate::cli::ask;
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError};
 use crate::humanize;
 use crate::store::{PurgePlan, PurgeReport};
 use clap::Args;
 use serde_json::{Value, json};
-use std::io::{BufRead, IsTerminal, Write};
 
 /// Arguments of `purge`.
 #[derive(Debug, Args)]
@@ -78,26 +78,17 @@ fn finish(removed: usize) -> Result<(), CliError> {
 
 /// Asks y/N on the terminal; refuses without one.
 fn confirm(plan: &PurgePlan, now: f64) -> Result<(), CliError> {
-    let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
+    if !ask::can_ask() {
         return Err(CliError::usage(
             "refusing to purge without confirmation: stdin is not a terminal; preview with --dry-run, then pass --yes",
         ));
     }
-    let mut err = std::io::stderr().lock();
-    for line in plan_lines(plan, now) {
-        writeln!(err, "{line}")?;
-    }
-    write!(
-        err,
-        "Remove {} sessions ({})? [y/N] ",
+    let question = format!(
+        "Remove {} sessions ({})?",
         plan.removals().count(),
         humanize::bytes(plan.bytes_freed())
-    )?;
-    err.flush()?;
-    let mut answer = String::new();
-    stdin.lock().read_line(&mut answer)?;
-    if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") {
+    );
+    if ask::yes_or_no(&plan_lines(plan, now), &question)? {
         Ok(())
     } else {
         Err(CliError::nothing("purge cancelled; nothing removed"))

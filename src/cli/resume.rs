@@ -18,10 +18,17 @@ pub struct ResumeArgs {
     pub print: PrintWhat,
 }
 
+/// The warning for a session a running agent has open.
+pub const AGENT_OWNS: &str =
+    "warning: an agent has this session open (is_active in session.json); it may be writing to it";
+
 /// Touches the session and prints what was asked for.
 pub fn run(env: &CliEnv, args: ResumeArgs) -> Result<(), CliError> {
     let target = env.store.locate(&args.session)?;
     env.store.resume(&target, env.now)?;
+    if env.store.agent_owns(&target) {
+        eprintln!("{AGENT_OWNS}");
+    }
     output::print_lines([printed(&target, args.print)])
 }
 

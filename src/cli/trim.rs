@@ -1,6 +1,7 @@
 //! `loki-sessions trim SESSION (--max-tokens N | --keep-messages K) [--dry-run] [--json]`.
 
 use crate::cli::output;
+use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError};
 use crate::humanize;
 use crate::store::{TrimRequest, prewarm};
@@ -44,6 +45,9 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
         (None, None) => return Err(CliError::usage("give --max-tokens or --keep-messages")),
     };
     let target = env.store.locate(&args.session)?;
+    if env.store.agent_owns(&target) {
+        eprintln!("{AGENT_OWNS}");
+    }
     let outcome = if args.dry_run {
         env.store.trim_preview(&target, request, encoding)?
     } else {
@@ -51,6 +55,10 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     };
     let plan = &outcome.plan;
     let new_context_id = outcome.child.as_ref().map(|c| c.id().to_string());
+    let warnings = plan.warnings(request);
+    for warning in &warnings {
+        eprintln!("note: {warning}");
+    }
     if args.json {
         output::print_json(&json!({
             "changed": plan.changed,
@@ -59,6 +67,7 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
             "tokens_before": plan.tokens_before,
             "tokens_after": plan.tokens_after,
             "new_context_id": new_context_id,
+            "warnings": warnings,
         }))?;
     } else {
         let verb = if args.dry_run { "would keep" } else { "kept" };

@@ -205,6 +205,12 @@ impl Store {
         conversation::load(&target.record)
     }
 
+    /// True when a running agent owns the session (`is_active`): writing to
+    /// it (a trim, a resume) races with the agent, so callers warn or ask.
+    pub fn agent_owns(&self, target: &Target) -> bool {
+        conversation::agent_owned(&target.record)
+    }
+
     /// The session's active context alone; None when it has none. Reads only.
     pub fn active_context(&self, target: &Target) -> Result<Option<Context>> {
         conversation::active_context(&target.record)
@@ -277,10 +283,26 @@ impl Store {
         purge: Option<PurgePolicy>,
         now: f64,
     ) -> Result<Started> {
+        self.check(LokiOnly::NewSession)?;
+        let plan = match purge {
+            Some(policy) => Some(self.purge_plan(policy, &[], now)?),
+            None => None,
+        };
+        self.start_with(first_prompt, plan, now)
+    }
+
+    /// [`Store::start`] with a purge plan made (and shown to a person)
+    /// beforehand, or none: the plan is applied, each entry re-checked,
+    /// then the session is created.
+    pub fn start_with(
+        &self,
+        first_prompt: &str,
+        plan: Option<PurgePlan>,
+        now: f64,
+    ) -> Result<Started> {
         let tree = self.tree(LokiOnly::NewSession)?;
-        let purged = match purge {
-            Some(policy) => {
-                let plan = self.purge_plan(policy, &[], now)?;
+        let purged = match plan {
+            Some(plan) => {
                 let report = self.apply_purge(&plan, &[], |_| {})?;
                 Some((plan, report))
             }
@@ -373,9 +395,12 @@ impl Store {
 
     /// Deletes one session the user chose, with every safety rule of a
     /// purge (live, active, locked, unreadable, other filesystem); a session
-    /// a rule spares is an error saying which rule.
-    pub fn delete(&self, target: &Target, now: f64) -> Result<PurgeReport> {
-        let plan = PurgePlan::single(purge_facts::candidate(target.record.clone()), &[], now);
+    /// a rule spares is an error saying which rule. `even_damaged` lifts the
+    /// unreadable rule alone, for a person who was shown the damage and
+    /// still wants the session gone (a purge never does this).
+    pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
+        let candidate = purge_facts::candidate(target.record.clone());
+        let plan = PurgePlan::single(candidate, &[], now, even_damaged);
         let report = self.apply_purge(&plan, &[], |_| {})?;
         match plan.entries.first() {
             Some(entry)

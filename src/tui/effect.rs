@@ -49,7 +49,11 @@ pub enum Effect {
     /// Apply a purge plan (answers `PurgeProgress`…, then `PurgeDone`).
     ApplyPurge { req: u64, plan: PurgePlan },
     /// Delete one session, with the purge's safety checks (answers `Deleted`).
-    DeleteSession { req: u64, record: SessionRecord },
+    DeleteSession {
+        req: u64,
+        record: SessionRecord,
+        even_damaged: bool,
+    },
     /// Start a session (answers `Created`).
     CreateSession { prompt: String },
     /// Rename a session (answers `Renamed`).

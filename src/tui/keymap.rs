@@ -28,9 +28,8 @@ pub enum Scope {
     Help,
     /// Every scope (Ctrl-C).
     Everywhere,
-    /// The screens, but not dialogs, text fields or the contexts list
-    /// (where the same keys mean something else).
-    AnyScreen,
+    /// Editing a line of text: the search in the list, and text fields.
+    LineEdit,
 }
 
 impl Scope {
@@ -45,7 +44,8 @@ impl Scope {
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
             Scope::Help => "Help",
-            Scope::Everywhere | Scope::AnyScreen => "Everywhere",
+            Scope::Everywhere => "Everywhere",
+            Scope::LineEdit => "Editing the text",
         }
     }
 }
@@ -70,12 +70,12 @@ pub struct Binding {
 pub use table::BINDINGS;
 
 /// What `^` means, for the help.
-const CTRL_NOTE: &str = "^ means Ctrl: ^A is Ctrl-A";
+const CTRL_NOTE: &str = "^ means Ctrl: ^A is Ctrl-A; M- means Alt: M-n is Alt-N";
 
 /// The scope the model is in.
 pub fn scope(model: &Model) -> Scope {
     match &model.app.overlay {
-        Some(Overlay::Help) => return Scope::Help,
+        Some(Overlay::Help(_)) => return Scope::Help,
         Some(Overlay::Confirm(_)) => return Scope::Confirm,
         Some(Overlay::Input(_)) => return Scope::Input,
         None => {}
@@ -92,12 +92,9 @@ pub fn scope(model: &Model) -> Scope {
 }
 
 impl Scope {
-    /// True where the [`Scope::AnyScreen`] keys (help) work.
-    fn takes_screen_keys(self) -> bool {
-        matches!(
-            self,
-            Scope::List | Scope::Viewer | Scope::Purge | Scope::Trim
-        )
+    /// True where a line of text is edited (the [`Scope::LineEdit`] keys work).
+    pub fn edits_text(self) -> bool {
+        matches!(self, Scope::List | Scope::Input)
     }
 }
 
@@ -109,8 +106,7 @@ fn binding(scope: Scope, code: KeyCode, mods: KeyModifiers) -> Option<&'static B
         BINDINGS
             .iter()
             .filter(|b| {
-                b.scope == Scope::Everywhere
-                    || (b.scope == Scope::AnyScreen && scope.takes_screen_keys())
+                b.scope == Scope::Everywhere || (b.scope == Scope::LineEdit && scope.edits_text())
             })
             .find(is)
     })
@@ -142,6 +138,11 @@ pub fn label(code: KeyCode, mods: KeyModifiers) -> String {
     let name = match code {
         KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
             return format!("^{}", c.to_ascii_uppercase());
+        }
+        KeyCode::Char(c) if mods.contains(KeyModifiers::ALT) => return format!("M-{c}"),
+        KeyCode::Backspace if mods.contains(KeyModifiers::ALT) => return "M-Backspace".into(),
+        _ if mods.contains(KeyModifiers::CONTROL) => {
+            return format!("^{}", label(code, mods - KeyModifiers::CONTROL));
         }
         KeyCode::Char(c) => return c.to_string(),
         KeyCode::F(n) => return format!("F{n}"),
@@ -179,20 +180,37 @@ pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
         .collect()
 }
 
-/// The keys that work on every screen, then what `^` means, for the help.
+/// The scopes whose keys the help shows over `screen`.
+pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
+    match screen {
+        Screen::List => &[Scope::List, Scope::LineEdit],
+        Screen::Viewer(_) => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
+        Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
+    }
+}
+
+/// The lines of the help over `screen`: a title, the keys and a blank line
+/// per scope, two notes in the list (typing, row marks), then the global keys.
+pub fn help_len(screen: &Screen) -> usize {
+    let scopes: usize = help_scopes(screen)
+        .iter()
+        .map(|s| help_lines(*s).len() + 2)
+        .sum();
+    scopes + 2 * usize::from(matches!(screen, Screen::List)) + global_help_lines().len()
+}
+
+/// The keys that work everywhere, then what `^` means, for the help.
 pub fn global_help_lines() -> Vec<(String, &'static str)> {
     let mut lines = help_lines(Scope::Everywhere);
-    lines.extend(help_lines(Scope::AnyScreen));
     lines.push((String::new(), CTRL_NOTE));
     lines
 }
 
-/// The footer's (keys, word) pairs for `scope`, then the keys of every screen.
+/// The footer's (keys, word) pairs for `scope`.
 pub fn footer(scope: Scope) -> Vec<(String, &'static str)> {
-    let scoped = BINDINGS.iter().filter(|b| b.scope == scope);
-    let shared = BINDINGS.iter().filter(|b| b.scope == Scope::AnyScreen);
-    scoped
-        .chain(shared)
+    BINDINGS
+        .iter()
+        .filter(|b| b.scope == scope)
         .filter_map(|b| {
             let (shown, word) = b.footer?;
             let mut keys = labels(&b.keys[..shown.min(b.keys.len())], " ");
@@ -225,7 +243,7 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 8] = [
+    const SCOPES: [Scope; 9] = [
         Scope::List,
         Scope::Viewer,
         Scope::Trim,
@@ -234,6 +252,7 @@ mod tests {
         Scope::Confirm,
         Scope::Input,
         Scope::Help,
+        Scope::LineEdit,
     ];
 
     #[test]
@@ -256,7 +275,7 @@ mod tests {
                 .iter()
                 .map(|(keys, word)| keys.chars().count() + 1 + word.chars().count() + 2)
                 .sum::<usize>()
-                - 2; // no gap after the last item
+                .saturating_sub(2); // no gap after the last item
             assert!(width <= 80, "{scope:?} footer is {width} columns");
         }
         assert_eq!(key_for(Scope::Viewer, Action::Contexts), "c");

@@ -8,14 +8,17 @@
 mod dialog;
 mod list;
 mod purge;
+mod text_field;
 mod viewer;
 
-pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, Overlay};
-pub use list::{ListScreen, Preview, SessionRow};
+pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
+pub use list::{ListScreen, Preview, QUERY_LIMIT, SessionRow};
 pub use purge::PurgeView;
+pub use text_field::{Pasted, TextField};
 pub use viewer::{Loaded, TrimKind, TrimState, Viewer, ViewerMode};
 
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind};
+use std::collections::HashMap;
 
 /// Settings the user can change while the UI runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +60,9 @@ pub enum Exit {
     Cancel,
     /// Resume this session (already touched).
     Resume(SessionRecord),
+    /// A signal (SIGTERM, SIGHUP, SIGINT sent by another process) ended
+    /// the UI: exit with 128 + its number, as a shell would report it.
+    Signal(i32),
 }
 
 /// What every screen may read or change besides its own state.
@@ -72,6 +78,9 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// Terminal size (columns, rows), for paging.
     pub size: (u16, u16),
+    /// The last trim number chosen for each session and kind, so reopening
+    /// a session's trim starts where the person left it (while the UI runs).
+    pub trims: HashMap<(String, TrimKind), u64>,
     /// The tag of the newest request: every request gets a new one, so a
     /// reply is matched to the request a screen waits for and late replies
     /// to older ones (or to a screen since closed) are dropped.
@@ -132,6 +141,7 @@ impl Model {
                 status: None,
                 overlay: None,
                 size: (80, 24),
+                trims: HashMap::new(),
                 last_request: 0,
             },
             exit: None,

@@ -3,6 +3,7 @@
 use crate::store::{Candidate, Encoding, PurgeProgress, PurgeReport, SessionRecord, SessionStats};
 use crate::tui::model::{Loaded, Preview};
 use std::sync::Arc;
+use tui_input::InputRequest;
 
 /// A user intent, produced by the keymap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,8 +44,8 @@ pub enum Action {
     PurgePreview,
     /// Erase the last typed character.
     Backspace,
-    /// Erase the whole query.
-    ClearQuery,
+    /// Edit the text field in focus (move, delete a word, ...).
+    Edit(InputRequest),
     /// Switch between cl100k_base and o200k_base.
     ToggleEncoding,
     /// Start trimming to the last N messages.
@@ -86,10 +87,14 @@ pub enum Msg {
     Action(Action),
     /// A character typed into the query, a number or a text field.
     Type(char),
+    /// Text pasted (bracketed paste): inserted as text, never as keys.
+    Paste(String),
     /// The mouse wheel turned (positive: down).
     Scroll(i32),
     /// Time passed (seconds since the epoch now).
     Tick(f64),
+    /// The process received this signal: end the UI, restoring the terminal.
+    Signal(i32),
     /// The terminal has this many columns and rows.
     Resize(u16, u16),
     /// Some sessions were read.

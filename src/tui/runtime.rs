@@ -107,6 +107,8 @@ fn handle_event(model: &mut Model, event: Event, perform: &mut dyn FnMut(Effect)
             _ => None,
         },
         Event::Resize(width, height) => Some(Msg::Resize(width, height)),
+        // A paste is text, never keys: one message, however long.
+        Event::Paste(text) => Some(Msg::Paste(text)),
         _ => None,
     };
     if let Some(msg) = msg {

@@ -15,6 +15,7 @@ mod viewer;
 use crate::humanize;
 use crate::store::{PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
+use crate::tui::keymap;
 use crate::tui::model::{ConfirmAction, Exit, Model, Overlay, Screen};
 use crate::tui::msg::{Action, Msg};
 
@@ -88,6 +89,7 @@ fn route(model: &mut Model, msg: Msg) -> Step {
     let (list, app) = (&mut model.list, &mut model.app);
     match msg {
         Msg::Action(Action::Quit) => Step::go(Go::Exit(Exit::Cancel)),
+        Msg::Signal(signal) => Step::go(Go::Exit(Exit::Signal(signal))),
         Msg::Tick(now) => {
             app.now = now;
             Step::none()
@@ -98,6 +100,7 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         }
         Msg::Action(action) => on_action(model, action),
         Msg::Type(c) => on_type(model, c),
+        Msg::Paste(text) => on_paste(model, &text),
         Msg::Scroll(lines) => {
             let action = if lines > 0 { Action::Down } else { Action::Up };
             let mut step = Step::none();
@@ -143,10 +146,11 @@ fn route(model: &mut Model, msg: Msg) -> Step {
 fn on_action(model: &mut Model, action: Action) -> Step {
     let app = &mut model.app;
     match &app.overlay {
-        Some(Overlay::Help) => {
-            if action == Action::Back {
-                app.overlay = None;
-            }
+        Some(Overlay::Help(scroll)) => {
+            let mut scroll = *scroll;
+            let len = keymap::help_len(&model.screen);
+            move_cursor(&mut scroll, len, action, app.page());
+            app.overlay = (action != Action::Back).then_some(Overlay::Help(scroll));
             return Step::none();
         }
         Some(Overlay::Confirm(_)) => {
@@ -164,7 +168,7 @@ fn on_action(model: &mut Model, action: Action) -> Step {
         None => {}
     }
     if action == Action::Help {
-        app.overlay = Some(Overlay::Help);
+        app.overlay = Some(Overlay::Help(0));
         return Step::none();
     }
     match &mut model.screen {
@@ -177,26 +181,49 @@ fn on_action(model: &mut Model, action: Action) -> Step {
 /// A question was answered yes: the screen that asked carries it out.
 fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
     match (action, &mut model.screen) {
-        (ConfirmAction::Delete { id }, _) => {
-            list::on_delete_confirmed(&mut model.list, &mut model.app, &id)
+        (ConfirmAction::Delete { id, damaged }, _) => {
+            list::on_delete_confirmed(&mut model.list, &mut model.app, &id, damaged)
         }
         (ConfirmAction::Purge, Screen::Purge(purge)) => purge::on_confirmed(purge, &mut model.app),
-        (ConfirmAction::Purge, _) => Step::none(),
+        (ConfirmAction::TrimAgentOwned, Screen::Viewer(viewer)) => {
+            viewer::on_trim_confirmed(viewer, &mut model.app)
+        }
+        (ConfirmAction::Purge | ConfirmAction::TrimAgentOwned, _) => Step::none(),
     }
 }
 
 fn on_type(model: &mut Model, c: char) -> Step {
     let app = &mut model.app;
-    if let Some(Overlay::Input(input)) = &mut app.overlay {
-        input.text.push(c);
-        return Step::none();
-    }
-    if app.overlay.is_some() {
-        return Step::none();
+    match &app.overlay {
+        Some(Overlay::Input(_)) => {
+            dialogs::on_input_type(app, c);
+            return Step::none();
+        }
+        Some(_) => return Step::none(),
+        None => {}
     }
     match &mut model.screen {
         Screen::List => list::on_type(&mut model.list, app, c),
         Screen::Viewer(viewer) => viewer::on_type(viewer, app, c),
+        Screen::Purge(_) => Step::none(),
+    }
+}
+
+/// Pasted text goes, as text, to whatever takes text: the open text field,
+/// the search, or a trim's number. Nowhere else does it do anything.
+fn on_paste(model: &mut Model, text: &str) -> Step {
+    let app = &mut model.app;
+    match &app.overlay {
+        Some(Overlay::Input(_)) => {
+            dialogs::on_input_paste(app, text);
+            return Step::none();
+        }
+        Some(_) => return Step::none(),
+        None => {}
+    }
+    match &mut model.screen {
+        Screen::List => list::on_paste(&mut model.list, app, text),
+        Screen::Viewer(viewer) => viewer::on_paste(viewer, app, text),
         Screen::Purge(_) => Step::none(),
     }
 }

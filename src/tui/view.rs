@@ -7,6 +7,7 @@ mod help;
 mod list;
 mod preview;
 mod purge;
+mod text_field;
 mod viewer;
 
 use crate::tui::model::{Model, Overlay, Screen};
@@ -79,7 +80,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
     footer::draw_status(frame, model, status, theme);
     footer::draw_keys(frame, model, keys, theme);
     match &model.app.overlay {
-        Some(Overlay::Help) => help::draw(frame, model, area, theme),
+        Some(Overlay::Help(scroll)) => help::draw(frame, model, *scroll, area, theme),
         Some(Overlay::Confirm(confirm)) => dialog::draw_confirm(frame, confirm, area, theme),
         Some(Overlay::Input(input)) => dialog::draw_input(frame, input, area, theme),
         None => {}

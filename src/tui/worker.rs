@@ -133,6 +133,7 @@ impl Worker {
                         window: Arc::new(WindowIndex::new(&c.context)),
                         context: Arc::new(c.context),
                         contexts: c.contexts,
+                        agent_owned: c.agent_owned,
                     })
                     .map_err(|e| e.to_string());
                 self.send(Msg::ConversationLoaded { req, result });
@@ -183,9 +184,13 @@ impl Worker {
                 let result = self.apply_purge(req, &plan);
                 self.send(Msg::PurgeDone { req, result });
             }
-            Effect::DeleteSession { req, record } => {
+            Effect::DeleteSession {
+                req,
+                record,
+                even_damaged,
+            } => {
                 let result = store
-                    .delete(&store.target(&record), now)
+                    .delete(&store.target(&record), now, even_damaged)
                     .map_err(|e| e.to_string());
                 self.send(Msg::Deleted { req, result });
             }

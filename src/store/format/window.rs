@@ -184,6 +184,33 @@ impl WindowIndex {
         kept
     }
 
+    /// Tokens of the special messages (system prompt, tool definitions):
+    /// what every window keeps, so no budget below it can be met.
+    pub fn fixed_tokens(&self, counts: &[u64]) -> u64 {
+        self.specials.iter().map(|&i| counts[i]).sum()
+    }
+
+    /// How many of the `kept` messages (display order) hold a tool result
+    /// whose call is not among the kept messages before it: what a
+    /// sequence window can leave, as peteos's does.
+    pub fn dangling_results(&self, kept: &[usize]) -> usize {
+        let mut calls: HashSet<&Option<String>> = HashSet::new();
+        let mut dangling = 0;
+        for &index in kept {
+            let mut this = false;
+            for event in &self.tools[index] {
+                match event {
+                    ToolEvent::Use(key) => {
+                        calls.insert(key);
+                    }
+                    ToolEvent::Result(key) => this |= !calls.contains(key),
+                }
+            }
+            dangling += usize::from(this);
+        }
+        dangling
+    }
+
     fn with_specials(&self, selected: impl Iterator<Item = usize>) -> Kept {
         let mut kept: Kept = selected.chain(self.specials.iter().copied()).collect();
         kept.sort_unstable();

@@ -26,6 +26,8 @@ pub struct Conversation {
     pub context: Context,
     /// Every context of the session, sorted by id.
     pub contexts: Vec<ContextSummary>,
+    /// `is_active` in session.json: a running agent owns the session.
+    pub agent_owned: bool,
 }
 
 /// Loads the conversation of the session at `record`. Reads only.
@@ -69,7 +71,17 @@ pub fn load(record: &SessionRecord) -> Result<Conversation> {
             }
         })
         .collect();
-    Ok(Conversation { context, contexts })
+    Ok(Conversation {
+        context,
+        contexts,
+        agent_owned: session.is_active(),
+    })
+}
+
+/// True when session.json says a running agent owns the session
+/// (`is_active`); false when it cannot be read.
+pub fn agent_owned(record: &SessionRecord) -> bool {
+    Session::load(&record.conversation_dir).is_ok_and(|s| s.is_active())
 }
 
 /// The active context of the session at `record`; None when it has none.

@@ -11,7 +11,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::fs::atomic::{self, TEMP_PREFIX};
 use crate::store::fs::lock::SessionLock;
 use crate::store::ops::purge_facts::candidate;
-use crate::store::ops::purge_plan::{Candidate, PurgePlan};
+use crate::store::ops::purge_plan::{Candidate, Decision, PurgePlan, RemoveReason};
 use crate::store::sources::layout::check_id;
 use serde::Serialize;
 use std::fs;
@@ -53,7 +53,11 @@ pub fn apply_plan(
     let total = plan.removals().count();
     for (done, entry) in plan.removals().enumerate() {
         let id = entry.candidate.record.id.clone();
-        match remove_one(&entry.candidate, folder, exclude) {
+        let damaged_ok = matches!(
+            entry.decision,
+            Decision::Remove(RemoveReason::RequestedDamaged { .. })
+        );
+        match remove_one(&entry.candidate, folder, exclude, damaged_ok) {
             Ok(Outcome::Removed) => {
                 report.removed.push(id.clone());
                 report.bytes_freed += entry.candidate.bytes;
@@ -75,7 +79,12 @@ enum Outcome {
     Skipped(String),
 }
 
-fn remove_one(planned: &Candidate, folder: &Path, exclude: &[String]) -> Result<Outcome> {
+fn remove_one(
+    planned: &Candidate,
+    folder: &Path,
+    exclude: &[String],
+    damaged_ok: bool,
+) -> Result<Outcome> {
     let id = &planned.record.id;
     check_id(id)?;
     let dir = folder.join(id);
@@ -108,7 +117,7 @@ fn remove_one(planned: &Candidate, folder: &Path, exclude: &[String]) -> Result<
         return Ok(Outcome::Skipped("locked by another process".into()));
     };
     let fresh = candidate(planned.record.clone());
-    if let Some(why) = changed_since_plan(planned, &fresh) {
+    if let Some(why) = changed_since_plan(planned, &fresh, damaged_ok) {
         return Ok(Outcome::Skipped(why));
     }
     let trash = folder.join(format!(
@@ -123,7 +132,7 @@ fn remove_one(planned: &Candidate, folder: &Path, exclude: &[String]) -> Result<
 }
 
 /// Why the fresh facts no longer justify the removal, if they do not.
-fn changed_since_plan(planned: &Candidate, fresh: &Candidate) -> Option<String> {
+fn changed_since_plan(planned: &Candidate, fresh: &Candidate, damaged_ok: bool) -> Option<String> {
     if fresh.fingerprint != planned.fingerprint {
         return Some("changed since the preview".into());
     }
@@ -133,7 +142,11 @@ fn changed_since_plan(planned: &Candidate, fresh: &Candidate) -> Option<String> 
     if fresh.crosses_filesystems {
         return Some("a mount point lies inside".into());
     }
-    if let Some(e) = &fresh.unreadable_conversation {
+    if let Some(e) = fresh
+        .unreadable_conversation
+        .as_ref()
+        .filter(|_| !damaged_ok)
+    {
         return Some(format!("its conversation became unreadable: {e}"));
     }
     None

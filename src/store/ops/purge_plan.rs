@@ -71,6 +71,9 @@ pub enum RemoveReason {
     BeyondKeep { rank: usize, keep: usize },
     /// The user asked to delete this one session.
     Requested,
+    /// The user asked to delete this one session although it cannot be
+    /// read, having been told why (the other safety rules still hold).
+    RequestedDamaged { error: String },
 }
 
 /// Why a session is kept.
@@ -168,11 +171,22 @@ impl PurgePlan {
     }
 
     /// A plan that removes the one session `candidate`, unless a safety rule
-    /// (live, active, locked, unreadable, other filesystem) spares it.
-    pub fn single(candidate: Candidate, exclude: &[String], now: f64) -> Self {
-        let decision = match spare_reason(&candidate, exclude) {
-            Some(keep) => Decision::Keep(keep),
-            None => Decision::Remove(RemoveReason::Requested),
+    /// (live, active, locked, unreadable, other filesystem) spares it. With
+    /// `even_damaged`, a session that cannot be read goes too (the person
+    /// asked knowing it); every other rule still holds.
+    pub fn single(candidate: Candidate, exclude: &[String], now: f64, even_damaged: bool) -> Self {
+        let damage = candidate
+            .record
+            .error
+            .clone()
+            .or_else(|| candidate.unreadable_conversation.clone());
+        let decision = match (spare_reason(&candidate, exclude), damage) {
+            (
+                Some(KeepReason::Unreadable { .. } | KeepReason::UnreadableConversation { .. }),
+                Some(error),
+            ) if even_damaged => Decision::Remove(RemoveReason::RequestedDamaged { error }),
+            (Some(keep), _) => Decision::Keep(keep),
+            (None, _) => Decision::Remove(RemoveReason::Requested),
         };
         PurgePlan {
             policy: PurgePolicy::default(),
@@ -281,6 +295,9 @@ impl std::fmt::Display for RemoveReason {
             ),
             RemoveReason::BeyondKeep { rank, keep } => write!(f, "beyond keep: #{rank} of {keep}"),
             RemoveReason::Requested => f.write_str("deleted on request"),
+            RemoveReason::RequestedDamaged { error } => {
+                write!(f, "deleted on request although damaged: {error}")
+            }
         }
     }
 }

@@ -34,6 +34,37 @@ pub struct TrimPlan {
     pub tokens_before: u64,
     /// Total tokens of the result.
     pub tokens_after: u64,
+    /// Tokens of the system prompt and tool definitions, which every trim
+    /// keeps: a budget below this keeps only them.
+    pub fixed_tokens: u64,
+    /// Kept messages holding a tool result whose call was dropped (a count
+    /// window can leave these, as peteos's does; a token window never does).
+    pub dangling_tool_results: usize,
+}
+
+impl TrimPlan {
+    /// What a person should know before applying the plan, if anything.
+    pub fn warnings(&self, request: TrimRequest) -> Vec<String> {
+        let mut out = Vec::new();
+        if let TrimRequest::MaxTokens(budget) = request
+            && budget < self.fixed_tokens
+        {
+            out.push(format!(
+                "the system prompt and tool definitions alone take {} tokens, more than the budget of {}: only they are kept",
+                self.fixed_tokens, budget
+            ));
+        }
+        match self.dangling_tool_results {
+            0 => {}
+            1 => out.push(
+                "1 kept tool result belongs to a call that is cut off (peteos keeps it too)".into(),
+            ),
+            n => out.push(format!(
+                "{n} kept tool results belong to calls that are cut off (peteos keeps them too)"
+            )),
+        }
+        out
+    }
 }
 
 /// Plans `request` on `ctx`, given the token count of each message.
@@ -52,6 +83,7 @@ pub fn plan_with_index(
         TrimRequest::MaxTokens(budget) => index.token_window(counts, budget),
     };
     let tokens_before: u64 = counts.iter().sum();
+    let fixed_tokens = index.fixed_tokens(counts);
     let Some(kept) = window else {
         return Ok(TrimPlan {
             changed: false,
@@ -59,6 +91,8 @@ pub fn plan_with_index(
             dropped: Vec::new(),
             tokens_before,
             tokens_after: tokens_before,
+            fixed_tokens,
+            dangling_tool_results: 0,
         });
     };
     let mut keep_mask = vec![false; index.len()];
@@ -67,12 +101,15 @@ pub fn plan_with_index(
     }
     let dropped: Vec<usize> = (0..index.len()).filter(|&i| !keep_mask[i]).collect();
     let tokens_after = kept.iter().map(|&i| counts[i]).sum();
+    let dangling_tool_results = index.dangling_results(&kept);
     Ok(TrimPlan {
         changed: true,
         kept,
         dropped,
         tokens_before,
         tokens_after,
+        fixed_tokens,
+        dangling_tool_results,
     })
 }
 

@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyModifiers};
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+const ALT: KeyModifiers = KeyModifiers::ALT;
 
 /// A plain key.
 const fn k(code: KeyCode) -> (KeyCode, KeyModifiers) {
@@ -15,6 +16,11 @@ const fn k(code: KeyCode) -> (KeyCode, KeyModifiers) {
 /// A printable character.
 const fn c(ch: char) -> (KeyCode, KeyModifiers) {
     (KeyCode::Char(ch), NONE)
+}
+
+/// Alt (Meta) and a letter.
+const fn alt(ch: char) -> (KeyCode, KeyModifiers) {
+    (KeyCode::Char(ch), ALT)
 }
 
 /// Ctrl and a letter.
@@ -64,31 +70,31 @@ const fn pair(
 use Action as A;
 use KeyCode as K;
 use Scope as S;
+use tui_input::InputRequest as E;
 
 /// Every binding. Printable characters in the list and in text fields go to
-/// the text unless bound here, so actions there sit on keys that never
-/// collide with typing.
+/// the text, and the line-editing keys of a shell edit it, so the list's
+/// actions sit on keys that collide with neither (F-keys, Alt, a few Ctrl
+/// keys that shells do not use for editing).
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     bind(S::Everywhere, &[ctrl('c')], A::Quit, "quit at once", None),
-    bind(S::AnyScreen, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::List, &[k(K::Enter)], A::Resume, "resume: print the workspace and exit", Some((1, "resume"))),
-    bind(S::List, &[k(K::Tab), k(K::Right), ctrl('o')], A::Open, "open: read messages and tokens, trim", Some((1, "open"))),
+    bind(S::List, &[k(K::Tab), ctrl('o')], A::Open, "open: read messages and tokens, trim", Some((1, "open"))),
     bind(S::List, &[k(K::Up), ctrl('p')], A::Up, "move up", None),
     bind(S::List, &[k(K::Down), ctrl('n')], A::Down, "move down", None),
     bind(S::List, &[k(K::PageUp)], A::PageUp, "page up", None),
     bind(S::List, &[k(K::PageDown)], A::PageDown, "page down", None),
-    bind(S::List, &[k(K::Home)], A::Home, "first session", None),
-    bind(S::List, &[k(K::End)], A::End, "last session", None),
-    bind(S::List, &[k(K::Backspace)], A::Backspace, "erase a character of the query", None),
-    bind(S::List, &[ctrl('u')], A::ClearQuery, "erase the query", None),
-    bind(S::List, &[ctrl('a'), k(K::F(7))], A::NewSession, "new session", Some((1, "new"))),
-    bind(S::List, &[k(K::F(2)), ctrl('e')], A::Rename, "rename", None),
-    bind(S::List, &[k(K::Delete), ctrl('d')], A::Delete, "delete (asks first)", Some((1, "delete"))),
+    bind(S::List, &[(K::Home, CTRL)], A::Home, "first session", None),
+    bind(S::List, &[(K::End, CTRL)], A::End, "last session", None),
+    bind(S::List, &[k(K::F(7)), alt('n')], A::NewSession, "new session", Some((1, "new"))),
+    bind(S::List, &[k(K::F(2)), alt('r')], A::Rename, "rename", None),
+    bind(S::List, &[k(K::F(8)), ctrl('d')], A::Delete, "delete (asks first)", Some((1, "delete"))),
     bind(S::List, &[ctrl('g'), k(K::F(9))], A::PurgePreview, "purge preview", Some((1, "purge"))),
     bind(S::List, &[ctrl('r'), k(K::F(5))], A::Refresh, "refresh", None),
     bind(S::List, &[ctrl('t')], A::ToggleEncoding, "switch encoding", None),
     bind(S::List, &[k(K::Esc)], A::ClearOrQuit, "clear the query, then quit", Some((1, "clear/quit"))),
+    bind(S::List, &[k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Viewer, &[k(K::Up), c('k')], A::Up, "previous message", None),
     bind(S::Viewer, &[k(K::Down), c('j')], A::Down, "next message", None),
     bind(S::Viewer, &[k(K::PageUp)], A::PageUp, "page up", None),
@@ -103,19 +109,24 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Viewer, &[c('c')], A::Contexts, "contexts: switch back (undo a trim)", Some((1, "contexts (undo)"))),
     bind(S::Viewer, &[k(K::Enter)], A::Resume, "resume this session", None),
     bind(S::Viewer, &[k(K::Esc), c('q'), k(K::Left)], A::Back, "back to the list", Some((2, "back"))),
+    bind(S::Viewer, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Trim, &[k(K::Up), c('+'), k(K::Right)], A::More, "keep more", Some((2, "more"))),
     bind(S::Trim, &[k(K::Down), c('-'), k(K::Left)], A::Less, "keep less", Some((2, "less"))),
     bind(S::Trim, &[k(K::Backspace)], A::Backspace, "erase a digit", None),
     bind(S::Trim, &[c('t')], A::TrimKeepLast, "measure in messages", Some((1, "by messages"))),
     bind(S::Trim, &[c('b')], A::TrimBudget, "measure in tokens", Some((1, "by tokens"))),
-    bind(S::Trim, &[k(K::PageUp)], A::PageUp, "scroll messages", None),
-    bind(S::Trim, &[k(K::PageDown)], A::PageDown, "scroll messages", None),
+    bind(S::Trim, &[k(K::PageUp)], A::PageUp, "scroll messages up", None),
+    bind(S::Trim, &[k(K::PageDown)], A::PageDown, "scroll messages down", None),
+    bind(S::Trim, &[k(K::Home)], A::Home, "first message", None),
+    bind(S::Trim, &[k(K::End)], A::End, "last message", None),
     bind(S::Trim, &[k(K::Enter)], A::Confirm, "fork and make it active", Some((1, "apply"))),
     bind(S::Trim, &[k(K::Esc)], A::Back, "cancel: change nothing", Some((1, "cancel"))),
+    bind(S::Trim, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Contexts, &[k(K::Up)], A::Up, "previous context", None),
     bind(S::Contexts, &[k(K::Down)], A::Down, "next context", None),
     bind(S::Contexts, &[k(K::Enter)], A::Confirm, "make it the active context", Some((1, "make active"))),
     bind(S::Contexts, &[k(K::Esc)], A::Back, "close", Some((1, "back"))),
+    bind(S::Contexts, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Purge, &[k(K::Up)], A::Up, "move up", None),
     bind(S::Purge, &[k(K::Down)], A::Down, "move down", None),
     bind(S::Purge, &[k(K::PageUp)], A::PageUp, "page up", None),
@@ -129,10 +140,28 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Purge, &[c('k')], A::ToggleKept, "show every kept session", None),
     bind(S::Purge, &[c('y')], A::Confirm, "purge (asks first)", Some((1, "purge…"))),
     bind(S::Purge, &[k(K::Esc), c('q')], A::Back, "back to the list", Some((2, "back"))),
+    bind(S::Purge, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Confirm, &[c('y'), c('Y')], A::Yes, "yes", Some((1, "yes"))),
     bind(S::Confirm, &[c('n'), k(K::Enter), k(K::Esc), c('N')], A::No, "no (the default)", Some((3, "no"))),
     bind(S::Input, &[k(K::Enter)], A::Confirm, "done", Some((1, "done"))),
     bind(S::Input, &[k(K::Esc)], A::Back, "cancel", Some((1, "cancel"))),
-    bind(S::Input, &[k(K::Backspace)], A::Backspace, "erase a character", None),
-    bind(S::Help, &[k(K::Esc), c('?'), c('q'), k(K::Enter)], A::Back, "close the help", Some((3, "close"))),
+    bind(S::Help, &[k(K::Esc), c('?'), c('q'), k(K::Enter), k(K::F(1))], A::Back, "close the help", Some((3, "close"))),
+    bind(S::Help, &[k(K::Up), c('k')], A::Up, "scroll up", None),
+    bind(S::Help, &[k(K::Down), c('j')], A::Down, "scroll down", None),
+    bind(S::Help, &[k(K::PageUp)], A::PageUp, "page up", None),
+    bind(S::Help, &[k(K::PageDown), k(K::Char(' '))], A::PageDown, "page down", Some((1, "more"))),
+    // Editing the search and every text field, as in a shell line.
+    bind(S::LineEdit, &[k(K::Left), ctrl('b')], A::Edit(E::GoToPrevChar), "cursor left", None),
+    bind(S::LineEdit, &[k(K::Right), ctrl('f')], A::Edit(E::GoToNextChar), "cursor right", None),
+    bind(S::LineEdit, &[alt('b'), (K::Left, CTRL)], A::Edit(E::GoToPrevWord), "a word left", None),
+    bind(S::LineEdit, &[alt('f'), (K::Right, CTRL)], A::Edit(E::GoToNextWord), "a word right", None),
+    bind(S::LineEdit, &[k(K::Home), ctrl('a')], A::Edit(E::GoToStart), "start of the line", None),
+    bind(S::LineEdit, &[k(K::End), ctrl('e')], A::Edit(E::GoToEnd), "end of the line", None),
+    bind(S::LineEdit, &[k(K::Backspace), ctrl('h')], A::Edit(E::DeletePrevChar), "erase the character before", None),
+    bind(S::LineEdit, &[k(K::Delete)], A::Edit(E::DeleteNextChar), "erase the character under the cursor", None),
+    bind(S::LineEdit, &[ctrl('w'), (K::Backspace, ALT)], A::Edit(E::DeletePrevWord), "erase the word before", None),
+    bind(S::LineEdit, &[alt('d')], A::Edit(E::DeleteNextWord), "erase the word after", None),
+    bind(S::LineEdit, &[ctrl('u')], A::Edit(E::DeleteFromStart), "erase to the start", None),
+    bind(S::LineEdit, &[ctrl('k')], A::Edit(E::DeleteTillEnd), "erase to the end", None),
+    bind(S::LineEdit, &[ctrl('y')], A::Edit(E::Yank), "paste back what was erased", None),
 ];

@@ -1,10 +1,12 @@
 //! Modal questions over a screen: help, yes/no, a line of text.
 
+use crate::tui::model::TextField;
+
 /// A modal over the screen.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Overlay {
-    /// The key help, generated from the keymap.
-    Help,
+    /// The key help, generated from the keymap, scrolled by this many lines.
+    Help(usize),
     /// A yes/no question; No is the default.
     Confirm(Confirm),
     /// A line of text to type.
@@ -16,8 +18,10 @@ pub enum Overlay {
 pub enum ConfirmAction {
     /// Apply the purge plan on screen (the purge preview).
     Purge,
-    /// Delete one session (the list).
-    Delete { id: String },
+    /// Delete one session (the list); `damaged`: although it cannot be read.
+    Delete { id: String, damaged: bool },
+    /// Trim a session an agent owns (the viewer).
+    TrimAgentOwned,
 }
 
 /// A yes/no question.
@@ -46,5 +50,24 @@ pub struct Input {
     /// What it is for.
     pub purpose: InputPurpose,
     /// The text so far.
-    pub text: String,
+    pub text: TextField,
+}
+
+/// The longest name, in characters.
+pub const NAME_LIMIT: usize = 200;
+/// The longest first prompt typed or pasted here, in characters.
+pub const PROMPT_LIMIT: usize = 10_000;
+
+impl Input {
+    /// A field for `purpose`, starting with `text`.
+    pub fn new(purpose: InputPurpose, text: &str) -> Self {
+        let limit = match purpose {
+            InputPurpose::NewSession => PROMPT_LIMIT,
+            InputPurpose::Rename { .. } => NAME_LIMIT,
+        };
+        Input {
+            purpose,
+            text: TextField::new(text, limit),
+        }
+    }
 }

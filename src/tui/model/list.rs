@@ -1,6 +1,7 @@
 //! The state of the session list, the home screen.
 
 use crate::store::{SessionRecord, SessionStats};
+use crate::tui::model::TextField;
 use std::collections::{HashMap, HashSet};
 
 /// One listed session and what is known of it so far.
@@ -13,7 +14,7 @@ pub struct SessionRow {
 }
 
 /// The session list, its filter and the requests it waits for.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ListScreen {
     /// Every session, in the order they arrived.
     pub rows: Vec<SessionRow>,
@@ -22,7 +23,7 @@ pub struct ListScreen {
     /// True until the scan has delivered every session.
     pub scanning: bool,
     /// What the user typed.
-    pub query: String,
+    pub query: TextField,
     /// Row indices to show, best first (filled by the matcher).
     pub visible: Vec<usize>,
     /// The query `visible` answers (may lag behind `query` for a moment).
@@ -54,6 +55,29 @@ pub struct ListRequests {
     pub stats: u64,
     /// A deletion of one session.
     pub delete: Option<u64>,
+}
+
+/// The longest search, in characters: longer text finds nothing a shorter
+/// one would not, and costs the matcher time on every key.
+pub const QUERY_LIMIT: usize = 200;
+
+impl Default for ListScreen {
+    fn default() -> Self {
+        ListScreen {
+            rows: Vec::new(),
+            by_id: HashMap::new(),
+            scanning: false,
+            query: TextField::new("", QUERY_LIMIT),
+            visible: Vec::new(),
+            visible_query: String::new(),
+            visible_complete: false,
+            selected: 0,
+            preview: None,
+            pending_select: None,
+            stats_asked: HashSet::new(),
+            waiting: ListRequests::default(),
+        }
+    }
 }
 
 impl ListScreen {

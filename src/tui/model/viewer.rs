@@ -1,6 +1,8 @@
 //! The state of the viewer of one session, with its sub-modes.
 
-use crate::store::{Context, ContextSummary, Encoding, SessionRecord, TrimPlan, WindowIndex};
+use crate::store::{
+    Context, ContextSummary, Encoding, SessionRecord, TrimPlan, TrimRequest, WindowIndex,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -14,6 +16,8 @@ pub struct Loaded {
     pub window: Arc<WindowIndex>,
     /// Every context of the session.
     pub contexts: Vec<ContextSummary>,
+    /// A running agent owns the session (`is_active`): trims ask first.
+    pub agent_owned: bool,
 }
 
 impl Loaded {
@@ -29,7 +33,7 @@ impl Loaded {
 }
 
 /// How a trim is measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TrimKind {
     /// Keep the last N non-special messages.
     KeepLast,
@@ -50,6 +54,23 @@ pub struct TrimState {
     pub plan: Option<TrimPlan>,
     /// A trim was sent to the store and has not answered.
     pub applying: bool,
+}
+
+impl TrimState {
+    /// What the store is asked to do.
+    pub fn request(&self) -> TrimRequest {
+        match self.kind {
+            TrimKind::KeepLast => TrimRequest::KeepMessages(self.value as usize),
+            TrimKind::Budget => TrimRequest::MaxTokens(self.value),
+        }
+    }
+
+    /// What a person should know before applying the plan on screen.
+    pub fn warnings(&self) -> Vec<String> {
+        self.plan
+            .as_ref()
+            .map_or_else(Vec::new, |plan| plan.warnings(self.request()))
+    }
 }
 
 /// What the viewer is doing.

@@ -9,6 +9,7 @@ use crate::tui::model::{
 };
 use crate::tui::msg::{Action, Msg};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
+use tui_input::InputRequest;
 
 /// How many rows around the cursor get their stats gathered (a screenful
 /// either way).
@@ -97,7 +98,7 @@ fn refilter(list: &mut ListScreen, app: &mut App) -> Effect {
     list.waiting.filter = app.request();
     Effect::Filter {
         req: list.waiting.filter,
-        query: list.query.clone(),
+        query: list.query.value().to_string(),
     }
 }
 
@@ -192,8 +193,35 @@ pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
 
 /// A character typed into the query.
 pub fn on_type(list: &mut ListScreen, app: &mut App, c: char) -> Step {
-    list.query.push(c);
+    on_edit(list, app, InputRequest::InsertChar(c))
+}
+
+/// An edit of the query: one new search when the text changed.
+fn on_edit(list: &mut ListScreen, app: &mut App, request: InputRequest) -> Step {
+    let full = list.query.value().chars().count() >= list.query.limit();
+    if list.query.edit(request) {
+        return Step::effect(refilter(list, app));
+    }
+    if full && matches!(request, InputRequest::InsertChar(_)) {
+        app.complain(limit_note(list.query.limit()));
+    }
+    Step::none()
+}
+
+/// Text pasted into the query: one edit and one search, however long.
+pub fn on_paste(list: &mut ListScreen, app: &mut App, text: &str) -> Step {
+    let pasted = list.query.paste(text);
+    if pasted.cut {
+        app.complain(limit_note(list.query.limit()));
+    }
+    if pasted.inserted == 0 {
+        return Step::none();
+    }
     Step::effect(refilter(list, app))
+}
+
+fn limit_note(limit: usize) -> String {
+    format!("the search holds at most {limit} characters; the rest was left out")
 }
 
 /// Keys of the list.
@@ -203,16 +231,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         return Step::effects(after_move(list, app));
     }
     match action {
-        Action::Backspace => {
-            if list.query.pop().is_some() {
-                return Step::effect(refilter(list, app));
-            }
-            Step::none()
-        }
-        Action::ClearQuery => {
-            list.query.clear();
-            Step::effect(refilter(list, app))
-        }
+        Action::Edit(request) => on_edit(list, app, request),
         Action::ClearOrQuit => {
             if list.query.is_empty() {
                 Step::go(Go::Exit(Exit::Cancel))
@@ -235,10 +254,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
                 app.complain(why);
                 return Step::none();
             }
-            app.overlay = Some(Overlay::Input(Input {
-                purpose: InputPurpose::NewSession,
-                text: String::new(),
-            }));
+            app.overlay = Some(Overlay::Input(Input::new(InputPurpose::NewSession, "")));
             Step::none()
         }
         Action::Rename => rename_selected(list, app),
@@ -283,49 +299,82 @@ fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
         app.complain(format!("cannot rename: {e}"));
         return Step::none();
     }
-    app.overlay = Some(Overlay::Input(Input {
-        purpose: InputPurpose::Rename {
+    app.overlay = Some(Overlay::Input(Input::new(
+        InputPurpose::Rename {
             id: row.record.id.clone(),
         },
-        text: row.record.name.clone(),
-    }));
+        &row.record.name,
+    )));
     Step::none()
 }
 
+/// Asks before deleting the selected session, saying up front what stands
+/// in the way: an agent's session is refused at once, a damaged one gets a
+/// question that names the damage.
 fn delete_selected(list: &ListScreen, app: &mut App) -> Step {
     let Some(row) = list.selected_row() else {
         return Step::none();
     };
     let r = &row.record;
-    let size = row
-        .stats
-        .as_ref()
-        .map_or("size unknown".into(), |s| humanize::bytes(s.bytes));
+    let stats = row.stats.as_ref();
+    if stats.is_some_and(|s| s.is_active) {
+        app.complain(format!(
+            "{} cannot be deleted: an agent has it open (is_active in session.json)",
+            r.name
+        ));
+        return Step::none();
+    }
+    let size = stats.map_or("size unknown".into(), |s| humanize::bytes(s.bytes));
+    let damage = r
+        .error
+        .clone()
+        .or_else(|| stats.and_then(|s| s.error.clone()));
+    let mut lines = vec![
+        format!("id    {}", r.id),
+        format!("path  {}", r.path.display()),
+        format!(
+            "size  {size}, last used {}",
+            humanize::ago(r.last_used_at, app.now)
+        ),
+    ];
+    let title = match &damage {
+        Some(error) => {
+            lines.push(format!("It is damaged: {error}"));
+            lines.push(
+                "Its files are removed as they are, without being read. This cannot be undone."
+                    .into(),
+            );
+            format!("Delete damaged session {}?", r.id)
+        }
+        None => {
+            lines.push("The whole session directory is removed. This cannot be undone.".into());
+            format!("Delete session {}?", r.name)
+        }
+    };
     app.overlay = Some(Overlay::Confirm(Confirm {
-        title: format!("Delete session {}?", r.name),
-        lines: vec![
-            format!("id    {}", r.id),
-            format!("path  {}", r.path.display()),
-            format!(
-                "size  {size}, last used {}",
-                humanize::ago(r.last_used_at, app.now)
-            ),
-            "The whole session directory is removed. This cannot be undone.".into(),
-        ],
-        action: ConfirmAction::Delete { id: r.id.clone() },
+        title,
+        lines,
+        action: ConfirmAction::Delete {
+            id: r.id.clone(),
+            damaged: damage.is_some(),
+        },
     }));
     Step::none()
 }
 
 /// The user said yes to deleting session `id`.
-pub fn on_delete_confirmed(list: &mut ListScreen, app: &mut App, id: &str) -> Step {
+pub fn on_delete_confirmed(list: &mut ListScreen, app: &mut App, id: &str, damaged: bool) -> Step {
     let Some(&index) = list.by_id.get(id) else {
         return Step::none();
     };
     let record = list.rows[index].record.clone();
     let req = app.request();
     list.waiting.delete = Some(req);
-    Step::effect(Effect::DeleteSession { req, record })
+    Step::effect(Effect::DeleteSession {
+        req,
+        record,
+        even_damaged: damaged,
+    })
 }
 
 fn on_deleted(

@@ -6,7 +6,7 @@ mod trim;
 use crate::store::{Encoding, Expected, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{App, Loaded, Viewer, ViewerMode};
+use crate::tui::model::{App, Confirm, ConfirmAction, Loaded, Overlay, Viewer, ViewerMode};
 use crate::tui::msg::{Action, Msg};
 use crate::tui::update::{Go, Step, move_cursor};
 use trim::TrimStep;
@@ -104,12 +104,16 @@ fn on_counted(
     }
 }
 
-/// Re-plans the trim on screen (if there is one) from the current counts.
+/// Re-plans the trim on screen (if there is one) from the current counts,
+/// and remembers its number for the next trim of this session.
 fn replan(viewer: &mut Viewer, app: &mut App) {
     let counts = viewer.complete_counts(app.settings.encoding);
-    if let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode)
-        && let Err(e) = trim::replan(state, loaded, counts.as_deref())
-    {
+    let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode) else {
+        return;
+    };
+    app.trims
+        .insert((viewer.record.id.clone(), state.kind), state.value);
+    if let Err(e) = trim::replan(state, loaded, counts.as_deref()) {
         app.complain(e);
     }
 }
@@ -163,6 +167,16 @@ pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
     Step::none()
 }
 
+/// Text pasted: digits set the trim's number, anything else is ignored.
+pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
+    if let ViewerMode::Trim(state) = &mut viewer.mode
+        && trim::on_paste(state, text)
+    {
+        replan(viewer, app);
+    }
+    Step::none()
+}
+
 fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     app.settings.encoding = app.settings.encoding.next();
     let encoding = app.settings.encoding;
@@ -197,15 +211,21 @@ fn start_trim(viewer: &mut Viewer, app: &mut App, action: Action) {
     let total = viewer
         .complete_counts(app.settings.encoding)
         .map(|c| c.iter().sum());
-    let state = trim::start(action, loaded, total, app.settings.window_tokens);
+    let mut state = trim::start(action, loaded, total, app.settings.window_tokens);
+    if let Some(value) = app.trims.get(&(viewer.record.id.clone(), state.kind)) {
+        state.value = *value;
+    }
     viewer.mode = ViewerMode::Trim(state);
     replan(viewer, app);
 }
 
 fn on_trim_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
     let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
-    // The view pages while the trim stays as it is.
-    if matches!(action, Action::PageUp | Action::PageDown) {
+    // The view moves while the trim stays as it is.
+    if matches!(
+        action,
+        Action::PageUp | Action::PageDown | Action::Home | Action::End
+    ) {
         move_cursor(&mut viewer.selected, len, action, app.page());
         return Step::none();
     }
@@ -226,8 +246,34 @@ fn on_trim_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
             viewer.mode = ViewerMode::Browse;
             Step::none()
         }
-        TrimStep::Apply => apply_trim(viewer, app),
+        TrimStep::Apply => ask_or_apply_trim(viewer, app),
     }
+}
+
+/// Applies the trim, asking first when an agent owns the session: it may be
+/// appending right now, and the fork would miss what it writes next.
+fn ask_or_apply_trim(viewer: &mut Viewer, app: &mut App) -> Step {
+    let agent_owned = viewer.loaded.as_ref().is_some_and(|l| l.agent_owned);
+    let ready =
+        matches!(&viewer.mode, ViewerMode::Trim(state) if trim::ready_request(state).is_some());
+    if agent_owned && ready {
+        app.overlay = Some(Overlay::Confirm(Confirm {
+            title: "An agent owns this session".into(),
+            lines: vec![
+                "session.json says a running agent has it open (is_active).".into(),
+                "The trim takes the session's lock, but the agent may keep writing to the context it has loaded, and what it writes next would not be in the fork.".into(),
+                "Trim it anyway?".into(),
+            ],
+            action: ConfirmAction::TrimAgentOwned,
+        }));
+        return Step::none();
+    }
+    apply_trim(viewer, app)
+}
+
+/// The person said yes to trimming a session an agent owns.
+pub fn on_trim_confirmed(viewer: &mut Viewer, app: &mut App) -> Step {
+    apply_trim(viewer, app)
 }
 
 fn apply_trim(viewer: &mut Viewer, app: &mut App) -> Step {

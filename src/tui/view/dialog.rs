@@ -4,7 +4,7 @@ use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Confirm, Input, InputPurpose};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::centered;
+use crate::tui::view::{centered, text_field};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -41,10 +41,7 @@ pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
         InputPurpose::Rename { .. } => " Rename session ",
     };
     let lines = vec![
-        Line::from(vec![
-            Span::raw(input.text.clone()),
-            Span::styled("▏", theme.key()),
-        ]),
+        Line::from(text_field::spans(&input.text, 66, theme)),
         Line::raw(""),
         Line::from(vec![
             Span::styled(keymap::key_for(Scope::Input, Action::Confirm), theme.key()),

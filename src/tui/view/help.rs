@@ -1,4 +1,5 @@
-//! The help overlay, generated from the keymap for the current screen.
+//! The help overlay, generated from the keymap for the current screen,
+//! scrolled when it is taller than the terminal.
 
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, Screen};
@@ -10,21 +11,13 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-/// Draws the keys of the screen under the overlay.
-pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
-    let scopes: &[Scope] = match model.screen {
-        Screen::List => &[Scope::List],
-        Screen::Viewer(_) => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
-        Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
-    };
+/// Draws the keys of the screen under the overlay, from line `scroll` on.
+pub fn draw(frame: &mut Frame, model: &Model, scroll: usize, area: Rect, theme: Theme) {
     let mut lines = Vec::new();
-    for scope in scopes {
+    for scope in keymap::help_scopes(&model.screen) {
         lines.push(Line::styled(scope.title(), theme.title()));
         for (keys, help) in keymap::help_lines(*scope) {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<28}"), theme.key()),
-                Span::raw(help),
-            ]));
+            lines.push(key_line(&keys, help, theme));
         }
         lines.push(Line::raw(""));
     }
@@ -33,20 +26,43 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
             "  Any other character types into the search.",
             theme.dim(),
         ));
+        lines.push(Line::styled(
+            "  ● an agent has the session open   ⚠ it cannot be read",
+            theme.dim(),
+        ));
     }
     for (keys, help) in keymap::global_help_lines() {
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {keys:<28}"), theme.key()),
-            Span::raw(help),
-        ]));
+        lines.push(key_line(&keys, help, theme));
     }
     let height = (lines.len() as u16 + 2).min(area.height);
+    let shown = usize::from(height.saturating_sub(2));
+    let scroll = scroll.min(lines.len().saturating_sub(shown));
     let popup = centered(area, 76, height);
     frame.render_widget(Clear, popup);
     let close = keymap::key_for(Scope::Help, Action::Back);
-    let block = Block::bordered().title(Line::styled(
-        format!(" Keys ({close} closes) "),
-        theme.title(),
-    ));
-    frame.render_widget(Paragraph::new(lines).block(block), popup);
+    let title = if lines.len() > shown {
+        let more = keymap::key_for(Scope::Help, Action::PageDown);
+        format!(
+            " Keys ({close} closes, ↑↓ {more} scroll: {}-{} of {}) ",
+            scroll + 1,
+            scroll + shown,
+            lines.len()
+        )
+    } else {
+        format!(" Keys ({close} closes) ")
+    };
+    let block = Block::bordered().title(Line::styled(title, theme.title()));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((scroll as u16, 0)),
+        popup,
+    );
+}
+
+fn key_line<'a>(keys: &str, help: &'a str, theme: Theme) -> Line<'a> {
+    Line::from(vec![
+        Span::styled(format!("  {keys:<28}"), theme.key()),
+        Span::raw(help),
+    ])
 }

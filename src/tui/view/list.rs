@@ -6,7 +6,7 @@ use crate::tui::matcher;
 use crate::tui::model::{Model, SessionRow};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::scroll_into_view;
+use crate::tui::view::{scroll_into_view, text_field};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -74,11 +74,9 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
 
 fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     let list = &model.list;
-    let mut spans = vec![
-        Span::styled("› ", theme.key()),
-        Span::raw(list.query.clone()),
-        Span::styled("▏", theme.key()),
-    ];
+    let mut spans = vec![Span::styled("› ", theme.key())];
+    let room = usize::from(area.width).saturating_sub(34);
+    spans.extend(text_field::spans(&list.query, room, theme));
     let count = if list.query.is_empty() {
         format!("{} sessions", humanize::count(list.rows.len() as u64))
     } else {
@@ -127,6 +125,9 @@ fn session_row<'a>(row: &'a SessionRow, query: &str, now: f64, theme: Theme) -> 
     if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
         // The meta is fine but the conversation is not: say so on the row.
         name.spans.insert(0, Span::styled("⚠ ", theme.error()));
+    } else if row.stats.as_ref().is_some_and(|s| s.is_active) {
+        // A running agent owns it: writing to it races with the agent.
+        name.spans.insert(0, Span::styled("● ", theme.key()));
     }
     let (messages, tokens, size) = match &row.stats {
         Some(s) => (

@@ -30,7 +30,9 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let Some(viewer) = model.viewer() else {
         return;
     };
-    let trim_height = if viewer.trim().is_some() { 2 } else { 0 };
+    let trim_height = viewer
+        .trim()
+        .map_or(0, |t| 2 + t.warnings().len().min(2) as u16);
     let detail_height = (area.height / 3).clamp(5, 14);
     let [header, gauge, table_area, trim_area, detail] = Layout::vertical([
         Constraint::Length(1),
@@ -236,6 +238,10 @@ fn draw_trim(
             theme.dim(),
         ),
     ];
+    let mut lines = lines;
+    for warning in trim.warnings().into_iter().take(2) {
+        lines.insert(1, Line::styled(format!("Note: {warning}"), theme.error()));
+    }
     frame.render_widget(Paragraph::new(lines), area);
 }
 

@@ -6,7 +6,7 @@ use super::*;
 fn help_overlay_opens_and_closes() {
     let mut m = listed(true);
     act(&mut m, Action::Help);
-    assert_eq!(m.app.overlay, Some(Overlay::Help));
+    assert_eq!(m.app.overlay, Some(Overlay::Help(0)));
     assert_eq!(keymap::scope(&m), keymap::Scope::Help);
     act(&mut m, Action::Down);
     assert_eq!(
@@ -34,7 +34,7 @@ fn new_and_rename_use_text_fields() {
     for c in "Fix it".chars() {
         update(&mut m, Msg::Type(c));
     }
-    act(&mut m, Action::Backspace);
+    act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
     let effects = act(&mut m, Action::Confirm);
     assert!(matches!(&effects[..], [Effect::CreateSession { prompt }] if prompt == "Fix i"));
     let effects = update(
@@ -49,10 +49,10 @@ fn new_and_rename_use_text_fields() {
     let mut m = listed(true);
     act(&mut m, Action::Rename);
     assert!(
-        matches!(&m.app.overlay, Some(Overlay::Input(i)) if i.text == "name-a" && i.purpose == InputPurpose::Rename { id: "a".into() })
+        matches!(&m.app.overlay, Some(Overlay::Input(i)) if i.text.value() == "name-a" && i.purpose == InputPurpose::Rename { id: "a".into() })
     );
     for _ in 0..6 {
-        act(&mut m, Action::Backspace);
+        act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
     }
     assert!(
         act(&mut m, Action::Confirm).is_empty(),

@@ -57,7 +57,7 @@ fn scan_batches_filter_and_stale_replies() {
         },
     );
     assert!(m.list.visible.is_empty());
-    let effects = act(&mut m, Action::Backspace);
+    let effects = act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
     assert!(matches!(&effects[..], [Effect::Filter { query, .. }] if query == "b"));
 }
 
@@ -119,7 +119,7 @@ fn escape_clears_then_quits_and_ctrl_c_quits() {
     let mut m = listed(true);
     update(&mut m, Msg::Type('q'));
     act(&mut m, Action::ClearOrQuit);
-    assert_eq!(m.list.query, "");
+    assert_eq!(m.list.query.value(), "");
     assert_eq!(m.exit, None);
     act(&mut m, Action::ClearOrQuit);
     assert_eq!(m.exit, Some(Exit::Cancel));
@@ -157,8 +157,12 @@ fn keymap_depends_on_the_screen() {
         matches!(key(&m, KeyCode::Char('q')), Some(Msg::Type('q'))),
         "typing filters in the list"
     );
+    assert!(
+        matches!(key(&m, KeyCode::Char('?')), Some(Msg::Type('?'))),
+        "? is text in the search"
+    );
     assert!(matches!(
-        key(&m, KeyCode::Char('?')),
+        key(&m, KeyCode::F(1)),
         Some(Msg::Action(Action::Help))
     ));
     assert!(matches!(

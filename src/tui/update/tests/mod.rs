@@ -2,6 +2,7 @@
 //! replies are made up here and fed back as messages.
 
 mod dialogs;
+mod input;
 mod list;
 mod purge;
 mod viewer;
@@ -20,6 +21,7 @@ pub(super) use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub(super) use serde_json::json;
 pub(super) use std::path::{Path, PathBuf};
 pub(super) use std::sync::Arc;
+pub(super) use tui_input::InputRequest;
 
 pub(super) const NOW: f64 = 1_800_000_000.0;
 
@@ -133,6 +135,7 @@ pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
         window: Arc::new(WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
         contexts: vec![],
+        agent_owned: false,
     };
     let effects = update(
         &mut m,

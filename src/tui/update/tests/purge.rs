@@ -114,7 +114,7 @@ fn delete_asks_then_deletes_one_session() {
     act(&mut m, Action::Down);
     act(&mut m, Action::Delete);
     assert!(
-        matches!(&m.app.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Delete { id: "b".into() })
+        matches!(&m.app.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Delete { id: "b".into(), damaged: false })
     );
     act(&mut m, Action::No);
     assert_eq!(m.app.overlay, None);

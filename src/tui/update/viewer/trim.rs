@@ -61,7 +61,7 @@ pub fn replan(
         state.plan = None;
         return Ok(());
     };
-    match plan_with_index(&loaded.window, counts, request(state)) {
+    match plan_with_index(&loaded.window, counts, state.request()) {
         Ok(plan) => {
             state.plan = Some(plan);
             Ok(())
@@ -73,21 +73,13 @@ pub fn replan(
     }
 }
 
-/// What the store is asked to do.
-pub fn request(state: &TrimState) -> TrimRequest {
-    match state.kind {
-        TrimKind::KeepLast => TrimRequest::KeepMessages(state.value as usize),
-        TrimKind::Budget => TrimRequest::MaxTokens(state.value),
-    }
-}
-
 /// The request to apply, if the plan on screen changes something.
 pub fn ready_request(state: &TrimState) -> Option<TrimRequest> {
     if state.kind == TrimKind::KeepLast && state.value == 0 {
         return None;
     }
     state.plan.as_ref().filter(|p| p.changed)?;
-    Some(request(state))
+    Some(state.request())
 }
 
 /// A character typed while trimming; true when it changed the number.
@@ -100,6 +92,25 @@ pub fn on_digit(state: &mut TrimState, c: char) -> bool {
         typing.push(char::from_digit(digit, 10).unwrap_or('0'));
     }
     state.value = typing.parse().unwrap_or(0);
+    true
+}
+
+/// Pasted text while trimming: a number (digits and separators such as
+/// `50,000`) replaces the one typed; anything else is ignored. True when
+/// the number changed.
+pub fn on_paste(state: &mut TrimState, text: &str) -> bool {
+    let text = text.trim();
+    let is_number = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ',' | '_' | '.' | ' '))
+        && text.chars().any(|c| c.is_ascii_digit());
+    if !is_number {
+        return false;
+    }
+    let digits: String = text.chars().filter(char::is_ascii_digit).take(12).collect();
+    state.value = digits.parse().unwrap_or(0);
+    state.typing = Some(digits);
     true
 }
 
