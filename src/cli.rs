@@ -8,12 +8,14 @@ mod demo;
 mod env;
 mod error;
 mod import;
+mod index;
 mod list;
 mod new;
 mod output;
 mod purge;
 mod resume;
 mod resume_command;
+mod search;
 mod show;
 mod trim;
 
@@ -95,6 +97,10 @@ pub enum Command {
     New(new::NewArgs),
     /// Mark a session used and print its workspace.
     Resume(resume::ResumeArgs),
+    /// Search the messages of every session (words, "phrases", role:).
+    Search(search::SearchArgs),
+    /// Bring the search index up to date (or --rebuild it) and show it.
+    Index(index::IndexArgs),
     /// Show the messages of a session's active context with token counts.
     Show(show::ShowArgs),
     /// Fork the active context keeping the last N messages or a token budget.
@@ -121,6 +127,8 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::New(args) => new::run(env, args),
         Command::Resume(args) => resume::run(env, args),
         Command::Show(args) => show::run(env, args),
+        Command::Search(args) => search::run(env, args),
+        Command::Index(args) => index::run(env, args),
         Command::Trim(args) => trim::run(env, args),
         Command::Purge(args) => purge::run(env, args),
         Command::Delete(args) => delete::run(env, args),

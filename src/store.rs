@@ -16,6 +16,7 @@ mod clock;
 pub(crate) mod error;
 pub mod format;
 pub(crate) mod fs;
+pub(crate) mod index;
 pub(crate) mod ops;
 pub(crate) mod parallel;
 pub(crate) mod sources;
@@ -29,6 +30,9 @@ pub use format::tokens::{Encoding, prewarm};
 pub use format::window::WindowIndex;
 pub use format::{Context, Message, Part, Special, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
+pub use index::{
+    Hit, IndexStatus, IndexedStats, Role, SearchOptions, SearchOutcome, SearchQuery, UpdateReport,
+};
 pub use ops::conversation::{ContextSummary, Conversation};
 pub use ops::counting::message_counts;
 pub use ops::locate::Target;

@@ -8,6 +8,10 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::disk;
+use crate::store::index::{
+    self, IndexStatus, IndexedStats, Layout, SearchIndex, SearchOptions, SearchOutcome,
+    SearchQuery, UpdateReport,
+};
 use crate::store::ops::conversation::{self, Conversation};
 use crate::store::ops::counting;
 use crate::store::ops::locate::{self, Target};
@@ -18,6 +22,7 @@ use crate::store::ops::stats::{self, SessionStats};
 use crate::store::ops::trim::{self, Expected, TrimOutcome, TrimRequest};
 use crate::store::sources::record::{SessionRecord, listed};
 use crate::store::sources::{LokiTree, PeteosFolder};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions.
@@ -391,6 +396,109 @@ impl Store {
         let policy = PurgePolicy { keep, max_age_days };
         let plan = self.purge_plan(policy, exclude, now)?;
         Ok(self.apply_purge(&plan, exclude, |_| {})?.removed)
+    }
+
+    /// The search index of this store (in the user's cache directory).
+    fn search_index(&self) -> SearchIndex {
+        SearchIndex::for_store(&self.sessions_dir(), self.layout())
+    }
+
+    fn layout(&self) -> Layout {
+        match self.kind() {
+            StoreKind::Loki => Layout::Loki,
+            StoreKind::PeteosFolder => Layout::Folder,
+        }
+    }
+
+    /// Messages matching `query`, from the search index where it knows the
+    /// sessions as they are (brought up to date first when
+    /// `options.update`), from the files otherwise. When the index cannot
+    /// be used at all the files are searched and the note says why.
+    pub fn search(
+        &self,
+        query: &SearchQuery,
+        options: &SearchOptions,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<SearchOutcome> {
+        let names = self.session_names()?;
+        let record_of = |id: &str| self.record(id);
+        match self
+            .search_index()
+            .search(query, options, names, &record_of, progress)
+        {
+            Ok(outcome) => Ok(outcome),
+            Err(e) => {
+                let mut outcome = self.search_files(query, options)?;
+                outcome.note = Some(format!(
+                    "{e}; the session files were searched directly instead"
+                ));
+                Ok(outcome)
+            }
+        }
+    }
+
+    /// Messages matching `query`, read from the session files (no index):
+    /// slower, and the reference the index is tested against.
+    pub fn search_files(
+        &self,
+        query: &SearchQuery,
+        options: &SearchOptions,
+    ) -> Result<SearchOutcome> {
+        let mut records = self.list()?;
+        if let Some(id) = &options.session {
+            records.retain(|r| &r.id == id);
+        }
+        Ok(index::search::direct(
+            &records,
+            query,
+            options.limit,
+            self.layout(),
+        ))
+    }
+
+    /// Brings the search index up to date, reading again only the sessions
+    /// whose files changed; `progress(done, to_read)`.
+    pub fn update_index(
+        &self,
+        now: f64,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<UpdateReport> {
+        self.search_index().update(self.list()?, now, progress)
+    }
+
+    /// Builds the search index again from nothing.
+    pub fn rebuild_index(
+        &self,
+        now: f64,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<UpdateReport> {
+        self.search_index().rebuild(self.list()?, now, progress)
+    }
+
+    /// What the search index holds. Reads only.
+    pub fn index_status(&self) -> IndexStatus {
+        self.search_index().status()
+    }
+
+    /// Every session's stats as the index last saw them (by id). Reads only.
+    pub fn indexed_stats(&self) -> HashMap<String, IndexedStats> {
+        self.search_index().stats()
+    }
+
+    /// The names in the session folder that may be sessions (no hidden
+    /// entries), without reading any of them.
+    fn session_names(&self) -> Result<Vec<String>> {
+        let dir = self.sessions_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StoreError::io("list sessions in", &dir, e)),
+        };
+        Ok(entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.'))
+            .collect())
     }
 
     /// Deletes one session the user chose, with every safety rule of a

@@ -1,0 +1,238 @@
+//! Search every message of every session: a full-text index (tantivy) kept
+//! in the user's cache directory, never in the session tree, brought up to
+//! date by reading again only the sessions whose files changed; and the
+//! direct scan of the files it is tested against and falls back to.
+//!
+//! The index is a cache: one that is missing, damaged, of another format or
+//! being written by another process is rebuilt or worked around, and an
+//! answer that does not cover every session says so.
+
+mod engine;
+mod hit;
+mod manifest;
+pub mod query;
+mod scan;
+pub(crate) mod search;
+mod snippet;
+mod stamp;
+mod text;
+mod update;
+pub mod words;
+
+pub use hit::Hit;
+pub use query::{Role, SearchQuery};
+pub use search::{SearchOptions, SearchOutcome};
+pub use update::UpdateReport;
+
+use crate::store::error::{Result, StoreError};
+use crate::store::sources::layout::{MEMORY_DIR, META_FILE};
+use engine::{Engine, OpenError};
+use manifest::Manifest;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Where the files of a session are, by kind of store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `<id>/meta.json`, `<id>/memory/`.
+    Loki,
+    /// `<id>/` is the conversation.
+    Folder,
+}
+
+impl Layout {
+    fn meta(self, session_dir: &Path) -> Option<PathBuf> {
+        (self == Layout::Loki).then(|| session_dir.join(META_FILE))
+    }
+
+    fn conversation(self, session_dir: &Path) -> PathBuf {
+        match self {
+            Layout::Loki => session_dir.join(MEMORY_DIR),
+            Layout::Folder => session_dir.to_path_buf(),
+        }
+    }
+}
+
+/// The search index of one session folder.
+#[derive(Clone, Debug)]
+pub struct SearchIndex {
+    /// Where the index lives (None: no cache directory on this system).
+    dir: Option<PathBuf>,
+    /// The session folder it indexes.
+    store_dir: PathBuf,
+    layout: Layout,
+}
+
+/// What `index` reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct IndexStatus {
+    /// Where the index lives.
+    pub path: Option<PathBuf>,
+    /// Sessions indexed.
+    pub sessions: usize,
+    /// Messages indexed.
+    pub messages: usize,
+    /// Bytes the index takes.
+    pub bytes: u64,
+    /// When it was first built (seconds since the epoch).
+    pub built_at: Option<f64>,
+    /// When it was last brought up to date.
+    pub updated_at: Option<f64>,
+    /// Why it could not be used, if it could not.
+    pub note: Option<String>,
+}
+
+/// A session's stats as the index last saw them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct IndexedStats {
+    /// Bytes of its files.
+    pub bytes: u64,
+    /// Messages of the active context.
+    pub messages: usize,
+    /// Tokens of the active context in cl100k_base.
+    pub tokens: Option<u64>,
+    /// `is_active` in session.json.
+    pub is_active: bool,
+    /// Why its conversation could not be read.
+    pub error: Option<String>,
+}
+
+impl SearchIndex {
+    /// The index of `store_dir` in the user's cache directory
+    /// (`$XDG_CACHE_HOME/loki-sessions/<id of the folder>`).
+    pub fn for_store(store_dir: &Path, layout: Layout) -> SearchIndex {
+        let key = uuid::Uuid::new_v5(
+            &uuid::Uuid::NAMESPACE_URL,
+            store_dir.as_os_str().as_encoded_bytes(),
+        );
+        SearchIndex {
+            dir: dirs::cache_dir().map(|c| c.join("loki-sessions").join(key.to_string())),
+            store_dir: store_dir.to_path_buf(),
+            layout,
+        }
+    }
+
+    /// The index directory.
+    fn dir(&self) -> Result<&Path> {
+        self.dir.as_deref().ok_or_else(|| {
+            StoreError::Invalid(
+                "there is no cache directory to keep the search index in (set XDG_CACHE_HOME)"
+                    .into(),
+            )
+        })
+    }
+
+    /// Opens the index, rebuilding it from nothing when it is of another
+    /// format or damaged (it is a cache); the note says which.
+    fn open(&self) -> Result<(Engine, Option<String>)> {
+        let dir = self.dir()?;
+        match Engine::open(dir) {
+            Ok(engine) => Ok((engine, None)),
+            Err(OpenError::Incompatible(why) | OpenError::Broken(why)) => {
+                let note = format!(
+                    "the search index in {} could not be used ({why}); it was rebuilt",
+                    dir.display()
+                );
+                std::fs::remove_dir_all(dir)
+                    .map_err(|e| StoreError::io("remove the damaged search index", dir, e))?;
+                let engine = Engine::open(dir).map_err(|e| {
+                    let why = match e {
+                        OpenError::Incompatible(w) | OpenError::Broken(w) => w,
+                    };
+                    StoreError::Invalid(format!(
+                        "cannot make a search index in {}: {why}",
+                        dir.display()
+                    ))
+                })?;
+                Ok((engine, Some(note)))
+            }
+        }
+    }
+
+    /// The manifest, or an empty one (with why, when one was there but unusable).
+    fn manifest(&self) -> (Manifest, Option<String>) {
+        let Ok(dir) = self.dir() else {
+            return (self.empty_manifest(), None);
+        };
+        match Manifest::load(dir, &self.store_dir) {
+            Ok(m) => (m, None),
+            Err(manifest::Unusable::Missing) => (self.empty_manifest(), None),
+            Err(manifest::Unusable::Invalid(why)) => (self.empty_manifest(), Some(why)),
+        }
+    }
+
+    fn empty_manifest(&self) -> Manifest {
+        Manifest {
+            format: manifest::FORMAT,
+            store: self.store_dir.clone(),
+            ..Manifest::default()
+        }
+    }
+
+    /// What the index holds now. Reads only.
+    pub fn status(&self) -> IndexStatus {
+        let path = self.dir.clone();
+        let Ok(dir) = self.dir() else {
+            return IndexStatus {
+                note: Some("no cache directory".into()),
+                ..IndexStatus::default()
+            };
+        };
+        let (manifest, note) = self.manifest();
+        let built = !manifest.sessions.is_empty() || manifest.built_at > 0.0;
+        IndexStatus {
+            sessions: manifest.sessions.len(),
+            messages: manifest.documents(),
+            bytes: dir_bytes(dir),
+            built_at: built.then_some(manifest.built_at),
+            updated_at: built.then_some(manifest.updated_at),
+            note: note.or_else(|| (!built).then(|| "not built yet".to_string())),
+            path,
+        }
+    }
+
+    /// Every indexed session's stats as last seen (empty when there is no
+    /// index). Reads only.
+    pub fn stats(&self) -> HashMap<String, IndexedStats> {
+        let (manifest, _) = self.manifest();
+        manifest
+            .sessions
+            .into_iter()
+            .map(|(id, e)| {
+                let stats = IndexedStats {
+                    bytes: e.bytes,
+                    messages: e.messages,
+                    tokens: e.tokens,
+                    is_active: e.is_active,
+                    error: e.error,
+                };
+                (id, stats)
+            })
+            .collect()
+    }
+
+    /// Removes the index entirely (the next update builds it again).
+    pub fn remove(&self) -> Result<()> {
+        let dir = self.dir()?;
+        match std::fs::remove_dir_all(dir) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StoreError::io("remove the search index", dir, e)),
+        }
+    }
+}
+
+/// Bytes of the files directly in `dir` (tantivy keeps its files flat).
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}

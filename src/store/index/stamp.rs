@@ -1,0 +1,112 @@
+//! What a session's files looked like when it was indexed: size, change
+//! time and inode of each file. A session whose stamp differs from the one
+//! the index recorded is read again; the others are not.
+
+use serde::{Deserialize, Serialize};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// One file's stamp.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    /// The file name.
+    pub name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time in nanoseconds.
+    pub mtime_ns: i128,
+    /// Inode: a file replaced by rename has a new one even at the same size and time.
+    pub ino: u64,
+}
+
+/// The stamp of one file, if it exists.
+pub fn file(path: &Path) -> Option<FileStamp> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some(FileStamp {
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        size: meta.len(),
+        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        ino: meta.ino(),
+    })
+}
+
+/// The stamps of a conversation directory: the directory itself (a new or
+/// removed file changes it) and each visible file in it, sorted by name.
+pub fn conversation(dir: &Path) -> Vec<FileStamp> {
+    let mut out: Vec<FileStamp> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .filter_map(|e| file(&e.path()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(mut itself) = file(dir) {
+        itself.name = ".".into();
+        out.insert(0, itself);
+    }
+    out
+}
+
+/// Checks stamps against the files fast: every path is looked up relative
+/// to the session folder, opened once, and a conversation is listed only
+/// when its directory's own stamp changed (a file came or went).
+pub struct Checker {
+    folder: Option<rustix::fd::OwnedFd>,
+}
+
+impl Checker {
+    /// A checker for the sessions in `folder`.
+    pub fn new(folder: &Path) -> Checker {
+        use rustix::fs::{CWD, Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        Checker {
+            folder: rustix::fs::openat(CWD, folder, flags, Mode::empty()).ok(),
+        }
+    }
+
+    /// True when `files` (a conversation's stamps, the directory first, as
+    /// [`conversation`] makes them) and `meta` still describe session `id`,
+    /// whose conversation is `conversation` and meta file `meta_file`
+    /// (paths relative to the folder).
+    pub fn unchanged(
+        &self,
+        conversation: &Path,
+        files: &[FileStamp],
+        meta_file: Option<&Path>,
+        meta: Option<&FileStamp>,
+    ) -> bool {
+        let Some(folder) = &self.folder else {
+            return false;
+        };
+        let same = |path: &Path, stamp: &FileStamp| {
+            rustix::fs::statat(folder, path, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok_and(
+                |st| {
+                    st.st_size as u64 == stamp.size
+                        && st.st_ino == stamp.ino
+                        && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128
+                            == stamp.mtime_ns
+                },
+            )
+        };
+        let meta_same = match (meta_file, meta) {
+            (Some(path), Some(stamp)) => same(path, stamp),
+            (None, None) => true,
+            (Some(path), None) => {
+                rustix::fs::statat(folder, path, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_err()
+            }
+            (None, Some(_)) => false,
+        };
+        let Some((dir, rest)) = files.split_first() else {
+            return false;
+        };
+        meta_same
+            && same(conversation, dir)
+            && rest.iter().all(|f| same(&conversation.join(&f.name), f))
+    }
+}

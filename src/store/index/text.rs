@@ -1,0 +1,164 @@
+//! What search reads of a session: every message of every context once
+//! (a message a fork shares with its parent is one), with the text a
+//! person would look for in it: what was written, the model's thinking, the
+//! tool calls with their arguments, the tool results. Media and the tool
+//! definitions (the same in every session) are left out.
+
+use crate::store::error::Result;
+use crate::store::format::tokens::Encoding;
+use crate::store::format::{Context, Session, Special};
+use crate::store::ops::counting::message_counts;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// One message as search sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Searchable {
+    /// The message id (`<context>#<index>` when the file has none).
+    pub message_id: String,
+    /// The active context when the message is in it, else the first context
+    /// (by id) that holds it.
+    pub context_id: String,
+    /// `user`, `assistant`, `tool` or `system`.
+    pub role: String,
+    /// `_sequence_number` in that context.
+    pub sequence: Option<i64>,
+    /// The searchable text.
+    pub text: String,
+}
+
+/// Facts about the session gathered while its messages are read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facts {
+    /// Messages of the active context.
+    pub messages: usize,
+    /// Tokens of the active context in `cl100k_base` (None if not counted).
+    pub tokens: Option<u64>,
+    /// `is_active` in session.json.
+    pub is_active: bool,
+}
+
+/// Every message of the conversation in `dir` once, the active context
+/// first; with `count`, the active context's tokens too.
+pub fn session_messages(dir: &Path, count: bool) -> Result<(Vec<Searchable>, Facts)> {
+    let session = match Session::load(dir) {
+        Ok(s) => s,
+        Err(e) if e.is_not_found() => return Ok((Vec::new(), Facts::default())),
+        Err(e) => return Err(e),
+    };
+    let mut facts = Facts {
+        is_active: session.is_active(),
+        ..Facts::default()
+    };
+    let active = session.active_context()?;
+    let mut contexts: Vec<Context> = Vec::new();
+    if let Some(ctx) = active {
+        facts.messages = ctx.len();
+        if count {
+            facts.tokens = Some(message_counts(&ctx, Encoding::Cl100kBase)?.iter().sum());
+        }
+        contexts.push(ctx);
+    }
+    for id in session.context_ids()? {
+        if contexts.first().is_some_and(|c| c.id() == id) {
+            continue;
+        }
+        // A fork that cannot be read is not searched; the active one must be.
+        if let Ok(ctx) = session.load_context(&id) {
+            contexts.push(ctx);
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for ctx in &contexts {
+        for (index, message) in ctx.messages().enumerate() {
+            if ctx.special_at(index) == Some(Special::ToolDefinitions) {
+                continue;
+            }
+            let id = match message.id() {
+                "" => format!("{}#{index}", ctx.id()),
+                id => id.to_string(),
+            };
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            out.push(Searchable {
+                message_id: id,
+                context_id: ctx.id().to_string(),
+                role: message.role().to_string(),
+                sequence: message.sequence(),
+                text: message_text(message.raw().get("content")),
+            });
+        }
+    }
+    Ok((out, facts))
+}
+
+/// The searchable text of a message's `content`.
+fn message_text(content: Option<&Value>) -> String {
+    let parts = match content {
+        Some(Value::String(s)) => return s.clone(),
+        Some(Value::Array(parts)) => parts,
+        _ => return String::new(),
+    };
+    let mut out = String::new();
+    for part in parts.iter().filter_map(Value::as_object) {
+        let mut push = |v: Option<&Value>| {
+            let text = value_text(v);
+            if !text.is_empty() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&text);
+            }
+        };
+        match part.get("type").and_then(Value::as_str) {
+            Some("text" | "thinking") => push(part.get("text")),
+            Some("tool_use") => {
+                push(part.get("name"));
+                push(part.get("arguments"));
+            }
+            Some("tool_result") => push(part.get("content")),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A string as it is, anything else as compact JSON (arguments and results
+/// are sometimes objects or lists).
+fn value_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) if items.iter().all(Value::is_object) => items
+            .iter()
+            .filter_map(|item| item.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(other) => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_part_kind_is_searched_but_media() {
+        let content = json!([
+            {"type": "text", "text": "hello"},
+            {"type": "thinking", "text": "hmm"},
+            {"type": "tool_use", "call_id": "c", "name": "bash", "arguments": {"cmd": "ls"}},
+            {"type": "tool_result", "call_id": "c", "content": "done"},
+            {"type": "image", "source": {"data": "AAAA"}},
+        ]);
+        assert_eq!(
+            message_text(Some(&content)),
+            "hello\nhmm\nbash\n{\"cmd\":\"ls\"}\ndone"
+        );
+        assert_eq!(message_text(Some(&json!("plain"))), "plain");
+    }
+}
