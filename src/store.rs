@@ -5,8 +5,8 @@
 //! - `fs`: careful file system work (atomic writes, locks, sizes);
 //! - [`format`]: the file formats as data (no policy);
 //! - `sources`: the two kinds of store reading their folders into records;
-//! - `ops`: operations written once for both kinds (locate, stats, trims,
-//!   purge plan and apply).
+//! - `ops`: operations written once for both kinds (locate, stats,
+//!   contexts, trims, purge plan and apply).
 //!
 //! [`Store`] is the one door the UI and the CLI go through; the types they
 //! need are re-exported here. Time is passed in as seconds since the epoch.
@@ -29,6 +29,7 @@ pub use format::tokens::{Encoding, prewarm};
 pub use format::window::WindowIndex;
 pub use format::{Context, Message, Part, Special, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
+pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::{ContextSummary, Conversation};
 pub use ops::counting::message_counts;
 pub use ops::locate::Target;

@@ -8,6 +8,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::disk;
+use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
 use crate::store::ops::counting;
 use crate::store::ops::locate::{self, Target};
@@ -263,10 +264,42 @@ impl Store {
         )
     }
 
+    /// Every context (fork) of the session: messages, creation time, how it
+    /// stands to the active one; `encoding` also counts tokens. Reads only.
+    pub fn contexts(&self, target: &Target, encoding: Option<Encoding>) -> Result<Vec<ContextInfo>> {
+        contexts::list(target.conversation_dir(), encoding)
+    }
+
+    /// The context id `arg` names in the session: itself or a unique prefix.
+    pub fn find_context(&self, target: &Target, arg: &str) -> Result<String> {
+        contexts::find(target.conversation_dir(), arg)
+    }
+
     /// Makes context `context_id` active (the undo of a trim), under the lock.
     pub fn activate_context(&self, target: &Target, context_id: &str) -> Result<()> {
         target.writable()?;
-        trim::switch_context(target.conversation_dir(), target.lock_dir(), context_id)
+        contexts::activate(target.conversation_dir(), target.lock_dir(), context_id)
+    }
+
+    /// Refuses what [`Store::delete_context`] would refuse, without writing
+    /// (to ask the user only about a delete that can happen).
+    pub fn check_delete_context(&self, target: &Target, context_id: &str) -> Result<()> {
+        target.writable()?;
+        contexts::check_delete(target.conversation_dir(), context_id)
+    }
+
+    /// Deletes context `context_id`, under the lock; refused for the active
+    /// context and its ancestors, for a context with forks of its own, and
+    /// for damaged sessions. Its parent's `children` is updated first.
+    pub fn delete_context(&self, target: &Target, context_id: &str) -> Result<DeletedContext> {
+        target.writable()?;
+        contexts::delete(target.conversation_dir(), target.lock_dir(), context_id)
+    }
+
+    /// The index of the message `arg` names in `context`: its id or a unique
+    /// prefix of it.
+    pub fn find_message(&self, context: &Context, arg: &str) -> Result<usize> {
+        conversation::find_message(context, arg)
     }
 
     /// The seed's `start`: purges stale sessions first (when `purge` is
