@@ -22,7 +22,7 @@ pub(crate) mod sources;
 
 pub use api::{LokiOnly, Started, Store, StoreKind};
 pub use clock::now_seconds;
-pub use error::{Result, StoreError};
+pub use error::{Result, SessionMatch, StoreError};
 pub use format::ids::iso_timestamp;
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};

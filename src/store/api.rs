@@ -144,8 +144,21 @@ impl Store {
         }
     }
 
+    /// Refuses a store whose folder is not there, naming it: a missing root
+    /// or peteos folder, or a user folder missing where `<root>/users` holds
+    /// other users' (naming them). An existing but empty store is fine.
+    /// Commands that read call it first; `new`, `import` and `demo` make the
+    /// folders they need.
+    pub fn check_folder(&self) -> Result<()> {
+        match &self.backend {
+            Backend::Loki(tree) => tree.check_folder(),
+            Backend::Folder(folder) => folder.check_folder(),
+        }
+    }
+
     /// Every session, most recently used first; damaged ones are included
-    /// with `error` set. A missing tree is an empty list.
+    /// with `error` set. A missing tree is an empty list (see
+    /// [`Store::check_folder`]).
     pub fn list(&self) -> Result<Vec<SessionRecord>> {
         listed(|on_batch| self.scan(on_batch))
     }
@@ -159,16 +172,18 @@ impl Store {
         }
     }
 
-    /// Resolves a `SESSION` argument (id, unique prefix or path).
+    /// Resolves a `SESSION` argument: a path, an id, an exact name, a unique
+    /// id prefix or a unique name prefix (`ops::locate::match_session` has
+    /// the order). Several matches are `StoreError::Ambiguous`, listing them.
     pub fn locate(&self, arg: &str) -> Result<Target> {
-        let ids: Vec<String> = if locate::looks_like_path(arg) {
+        let records = if locate::looks_like_path(arg) {
             Vec::new()
         } else {
-            self.list()?.into_iter().map(|r| r.id).collect()
+            self.list()?
         };
         locate::locate(
             arg,
-            &ids,
+            &records,
             |id| self.record(id),
             self.kind() == StoreKind::Loki,
         )
@@ -331,8 +346,10 @@ impl Store {
     }
 
     /// Copies the peteos session in `dir` into a new session of this tree.
-    pub fn import(&self, dir: &Path, now: f64) -> Result<SessionRecord> {
-        self.tree(LokiOnly::Import)?.import(dir, now)
+    /// A session imported before is `StoreError::AlreadyImported` (naming
+    /// the copy) unless `again` asks for a second copy.
+    pub fn import(&self, dir: &Path, again: bool, now: f64) -> Result<SessionRecord> {
+        self.tree(LokiOnly::Import)?.import(dir, again, now)
     }
 
     /// Marks a session used (Loki sessions only; bare peteos sessions have
