@@ -216,7 +216,10 @@ fn purge_previews_asks_and_removes_exactly_the_plan() {
     let plan = json(tmp.path(), &["purge", "--dry-run", "--json"]);
     assert_eq!(snapshot(tmp.path()), before);
     assert_eq!(plan["remove"][0]["id"], old.as_str());
-    assert_eq!(plan["remove"][0]["reason"], "stale: unused 41d > 30d");
+    assert_eq!(
+        plan["remove"][0]["reason"],
+        "stale: unused for 41 days (limit 30 days)"
+    );
     assert!(plan["remove"][0]["bytes"].as_u64().unwrap() > 0);
     assert_eq!(plan["keep"][0]["id"], fresh.as_str());
     assert!(plan["bytes_freed"].as_u64().unwrap() > 0);
@@ -257,7 +260,9 @@ fn new_purges_stale_sessions_and_says_so_on_stderr() {
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(&format!("purged {old} (ancient): stale: unused 90d > 30d")),
+        stderr.contains(&format!(
+            "purged {old} (ancient): stale: unused for 90 days (limit 30 days)"
+        )),
         "{stderr}"
     );
     assert!(!sessions(tmp.path()).join(&old).exists());
