@@ -281,7 +281,11 @@ impl Store {
 
     /// Every context (fork) of the session: messages, creation time, how it
     /// stands to the active one; `encoding` also counts tokens. Reads only.
-    pub fn contexts(&self, target: &Target, encoding: Option<Encoding>) -> Result<Vec<ContextInfo>> {
+    pub fn contexts(
+        &self,
+        target: &Target,
+        encoding: Option<Encoding>,
+    ) -> Result<Vec<ContextInfo>> {
         contexts::list(target.conversation_dir(), encoding)
     }
 

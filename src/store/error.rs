@@ -73,8 +73,8 @@ fn ambiguous_text(arg: &str, candidates: &[SessionMatch]) -> String {
         candidates.len()
     );
     for c in candidates {
-        let time = std::time::UNIX_EPOCH
-            + std::time::Duration::from_secs(c.last_used_at.max(0.0) as u64);
+        let time =
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(c.last_used_at.max(0.0) as u64);
         let used = humantime::format_rfc3339_seconds(time).to_string();
         text.push_str(&format!(
             "\n  {}  last used {} UTC  {}",

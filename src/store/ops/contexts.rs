@@ -319,8 +319,7 @@ pub fn delete(dir: &Path, lock_dir: &Path, context_id: &str) -> Result<DeletedCo
             Err(e) => return Err(e),
         }
     }
-    std::fs::remove_file(doomed.path())
-        .map_err(|e| StoreError::io("delete", doomed.path(), e))?;
+    std::fs::remove_file(doomed.path()).map_err(|e| StoreError::io("delete", doomed.path(), e))?;
     atomic::sync_dir(dir)?;
     Ok(DeletedContext {
         id: context_id.to_string(),
@@ -411,14 +410,21 @@ mod tests {
             "r.json",
             json!({"messages": [message], "id": "r", "children": ["a", "c"]}),
         );
-        for (id, parent, children) in [("a", "r", json!(["b"])), ("b", "a", json!([])), ("c", "r", json!([]))] {
+        for (id, parent, children) in [
+            ("a", "r", json!(["b"])),
+            ("b", "a", json!([])),
+            ("c", "r", json!([])),
+        ] {
             write(
                 &format!("{id}.json"),
                 json!({"messages": [message], "id": id, "children": children,
                        "origin_context_id": parent, "parent_mutation_counter": 0}),
             );
         }
-        write("session.json", json!({"uuid": "s", "active_context_id": active}));
+        write(
+            "session.json",
+            json!({"uuid": "s", "active_context_id": active}),
+        );
         dir
     }
 
@@ -492,7 +498,12 @@ mod tests {
         delete(d, d, "b").unwrap();
         delete(d, d, "a").unwrap();
         assert_eq!(relations(d), [("r".into(), Relation::Active)]);
-        assert!(Context::load(&d.join("r.json")).unwrap().children().is_empty());
+        assert!(
+            Context::load(&d.join("r.json"))
+                .unwrap()
+                .children()
+                .is_empty()
+        );
     }
 
     #[test]

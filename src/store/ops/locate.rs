@@ -105,9 +105,7 @@ pub fn match_session<'a>(arg: &str, records: &'a [SessionRecord]) -> Result<&'a 
         .filter(|r| r.name.to_lowercase().starts_with(&lower))
         .collect();
     one_of(arg, by_name)?.ok_or_else(|| {
-        StoreError::NotFound(format!(
-            "no session has the id, name or prefix {arg:?}"
-        ))
+        StoreError::NotFound(format!("no session has the id, name or prefix {arg:?}"))
     })
 }
 
@@ -220,8 +218,15 @@ mod tests {
         ];
         assert_eq!(found("20261128", &records).unwrap(), "20261128-c");
         assert_eq!(found("20261129-aaa", &records).unwrap(), "20261129-aaa");
-        assert_eq!(found("fix-the-login-bug", &records).unwrap(), "20261129-aaa");
-        assert_eq!(found("Fix the LOGIN bug!", &records).unwrap(), "20261129-aaa", "a prompt");
+        assert_eq!(
+            found("fix-the-login-bug", &records).unwrap(),
+            "20261129-aaa"
+        );
+        assert_eq!(
+            found("Fix the LOGIN bug!", &records).unwrap(),
+            "20261129-aaa",
+            "a prompt"
+        );
         assert_eq!(found("fix-the-logo", &records).unwrap(), "20261129-abb");
         assert_eq!(found("FIX-THE-LOGO", &records).unwrap(), "20261129-abb");
         assert_eq!(found("東京", &records).unwrap(), "20261128-c");
@@ -238,8 +243,14 @@ mod tests {
             found("20261129-a", &records),
             Err(StoreError::Ambiguous { .. })
         ));
-        assert!(matches!(found("zzz", &records), Err(StoreError::NotFound(_))));
+        assert!(matches!(
+            found("zzz", &records),
+            Err(StoreError::NotFound(_))
+        ));
         assert!(matches!(found("", &records), Err(StoreError::Invalid(_))));
-        assert!(matches!(found("!!!", &records), Err(StoreError::NotFound(_))));
+        assert!(matches!(
+            found("!!!", &records),
+            Err(StoreError::NotFound(_))
+        ));
     }
 }

@@ -404,7 +404,10 @@ mod tests {
                 ("a".into(), "recent: #1, unused for 1 day".into()),
                 ("b".into(), "recent: #2, unused for 2 days".into()),
                 ("c".into(), "beyond keep: #3 of 2".into()),
-                ("old".into(), "stale: unused for 41 days (limit 30 days)".into()),
+                (
+                    "old".into(),
+                    "stale: unused for 41 days (limit 30 days)".into()
+                ),
             ]
         );
         assert_eq!(plan.bytes_freed(), 20);
@@ -421,9 +424,15 @@ mod tests {
         };
         assert_eq!(stale(5.3, 5.0), "stale: unused for 5 days (limit 5 days)");
         assert_eq!(stale(1.2, 1.0), "stale: unused for 1 day (limit 1 day)");
-        assert_eq!(stale(0.6, 0.5), "stale: unused for 14 hours (limit 12 hours)");
+        assert_eq!(
+            stale(0.6, 0.5),
+            "stale: unused for 14 hours (limit 12 hours)"
+        );
         assert_eq!(stale(2.0, 1.5), "stale: unused for 2 days (limit 1.5 days)");
-        assert_eq!(stale(0.01, 0.0), "stale: unused for less than an hour (limit 0 hours)");
+        assert_eq!(
+            stale(0.01, 0.0),
+            "stale: unused for less than an hour (limit 0 hours)"
+        );
     }
 
     #[test]

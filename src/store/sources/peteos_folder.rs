@@ -51,9 +51,15 @@ impl PeteosFolder {
             Err(e) => Err(StoreError::Missing {
                 path: self.dir.clone(),
                 message: if e.kind() == std::io::ErrorKind::NotFound {
-                    format!("the peteos sessions folder {} does not exist", self.dir.display())
+                    format!(
+                        "the peteos sessions folder {} does not exist",
+                        self.dir.display()
+                    )
                 } else {
-                    format!("cannot open the peteos sessions folder {}: {e}", self.dir.display())
+                    format!(
+                        "cannot open the peteos sessions folder {}: {e}",
+                        self.dir.display()
+                    )
                 },
             }),
         }
