@@ -4,7 +4,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 #[test]
 fn new_then_list_json_has_every_field() {
@@ -78,7 +78,8 @@ fn session_arguments_resolve_or_fail_with_the_right_code() {
     );
     let ambiguous = run(tmp.path(), &["resume", &a[..8]]);
     assert_eq!(ambiguous.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&ambiguous.stderr).contains("matches 2 sessions"));
+    let stderr = String::from_utf8_lossy(&ambiguous.stderr);
+    assert!(stderr.contains("matches 2 sessions"), "{stderr}");
     assert_eq!(run(tmp.path(), &["resume", "nope"]).status.code(), Some(1));
     assert_eq!(
         run(tmp.path(), &["resume", "/nonexistent/dir"])
@@ -350,7 +351,7 @@ fn a_closed_pipe_exits_quietly() {
             "--plain",
         ],
     );
-    let mut child = Command::new(bin())
+    let mut child = command()
         .args([
             "--root",
             tmp.path().to_str().unwrap(),

@@ -39,10 +39,9 @@ fn copy_folder() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn peteos(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(bin())
+    command()
         .arg("--peteos")
         .arg(dir)
-        .args(["--config", "/nonexistent"])
         .args(args)
         .output()
         .unwrap()
@@ -136,7 +135,7 @@ fn list_show_and_purge_preview_in_place_write_nothing() {
         "reading a peteos folder writes nothing"
     );
     // --peteos wins over LOKI_HOME (set by many users' shells).
-    let out = Command::new(bin())
+    let out = command()
         .env("LOKI_HOME", dir.parent().unwrap())
         .args(["--peteos", dir.to_str().unwrap(), "list", "--json"])
         .output()
@@ -147,7 +146,7 @@ fn list_show_and_purge_preview_in_place_write_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     // --root pointing at such a folder is detected.
-    let out = Command::new(bin())
+    let out = command()
         .args(["--root", dir.to_str().unwrap(), "list", "--json"])
         .output()
         .unwrap();

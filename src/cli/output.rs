@@ -2,7 +2,7 @@
 
 use crate::cli::CliError;
 use serde::Serialize;
-use std::io::{IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 /// Prints `value` as pretty JSON and a newline.
@@ -24,6 +24,34 @@ pub fn print_lines<I: IntoIterator<Item = String>>(lines: I) -> Result<(), CliEr
     }
     out.flush()?;
     Ok(())
+}
+
+/// Asks `question` y/N (No the default) on the terminal, after `lines` on
+/// stderr. Without a terminal on stdin it refuses (exit 2) with `refusal`,
+/// which should say how to go on (`--yes`); a No is `cancelled` (exit 1).
+pub fn confirm(
+    lines: &[String],
+    question: &str,
+    refusal: &str,
+    cancelled: &str,
+) -> Result<(), CliError> {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Err(CliError::usage(refusal));
+    }
+    let mut err = std::io::stderr().lock();
+    for line in lines {
+        writeln!(err, "{line}")?;
+    }
+    write!(err, "{question} [y/N] ")?;
+    err.flush()?;
+    let mut answer = String::new();
+    stdin.lock().read_line(&mut answer)?;
+    if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") {
+        Ok(())
+    } else {
+        Err(CliError::nothing(cancelled))
+    }
 }
 
 /// A progress line on stderr, drawn only when stderr is a terminal.
