@@ -35,10 +35,12 @@ pub enum StoreError {
         arg: String,
         candidates: Vec<SessionMatch>,
     },
-    /// The peteos session was imported before (as session `id`).
-    #[error("{} was already imported as {id} ({name}); pass --again for a second copy", dir.display())]
+    /// The peteos session is in the tree already (imported before, as
+    /// session `id`, or that session's own conversation).
+    #[error("{} was already imported: session {id} ({name}) holds the same peteos session (uuid {uuid}); pass --again for a second copy", dir.display())]
     AlreadyImported {
         dir: PathBuf,
+        uuid: String,
         id: String,
         name: String,
     },

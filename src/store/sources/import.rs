@@ -28,6 +28,7 @@ impl LokiTree {
         if !again && let Some(existing) = self.imported_as(&session.uuid()) {
             return Err(StoreError::AlreadyImported {
                 dir: source.to_path_buf(),
+                uuid: session.uuid(),
                 id: existing.id,
                 name: existing.name,
             });
