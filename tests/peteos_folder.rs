@@ -307,9 +307,15 @@ fn import_copies_into_a_new_loki_session_and_leaves_the_source() {
     .unwrap();
     assert_eq!(meta["id"], uuid);
     assert!(!meta["first_prompt"].as_str().unwrap().is_empty());
-    // A second import of the same session gets a new id.
-    let again: Value =
-        serde_json::from_str(&ok(&root, &["import", source.to_str().unwrap(), "--json"])).unwrap();
+    // A second import is refused, naming the copy; --again makes one with a new id.
+    let twice = run(&root, &["import", source.to_str().unwrap()]);
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains(uuid));
+    let again: Value = serde_json::from_str(&ok(
+        &root,
+        &["import", source.to_str().unwrap(), "--again", "--json"],
+    ))
+    .unwrap();
     assert_ne!(again["id"], uuid);
     let broken = tmp.path().join("broken");
     std::fs::create_dir(&broken).unwrap();
