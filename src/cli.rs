@@ -1,9 +1,13 @@
 //! The command line: one file per subcommand over the shared store.
 
+mod activate;
+mod args;
 mod ask;
 mod browse;
 mod completions;
+mod contexts;
 mod delete;
+mod delete_context;
 mod demo;
 mod env;
 mod error;
@@ -19,9 +23,11 @@ mod search;
 mod show;
 mod trim;
 
-pub use env::CliEnv;
+pub use completions::complete_from_env;
+pub use env::{CliEnv, RootFrom};
 pub use error::CliError;
 
+use crate::store::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -30,8 +36,12 @@ Examples:
   loki-sessions                          browse sessions; Enter prints the workspace
   cd \"$(loki-sessions)\"                  resume a session in its workspace
   loki-sessions list --json | jq '.[0].id'
-  loki-sessions trim 20261129-3f --max-tokens 50000 --dry-run
-  loki-sessions purge --keep 50 --max-age 14d --dry-run";
+  loki-sessions show fix-the-login-bug   a session by name (or a name prefix, an id, an id prefix)
+  loki-sessions trim fix-the-login --max-tokens 50000 --dry-run
+  loki-sessions purge --keep 50 --max-age 14d --dry-run
+
+A SESSION argument is an id, a unique id prefix, a name (or the first prompt
+it was made from), a unique name prefix, or a path to a session directory.";
 
 /// Browse, search, read, trim and purge AI-agent sessions.
 #[derive(Debug, Parser)]
@@ -66,12 +76,15 @@ pub struct TuiArgs {
     /// Run CMD on resume instead of printing; {id}, {workspace}, {path} are replaced.
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
-    /// Open the UI on a demo store made in a temporary directory.
+    /// Open the UI on a demo store made in a temporary directory (removed on exit).
     #[arg(long)]
     pub demo: bool,
+    /// With --demo: keep the demo store on exit (its path is printed).
+    #[arg(long, requires = "demo")]
+    pub keep: bool,
     /// Token encoding [default: cl100k_base]
-    #[arg(long, value_name = "ENCODING")]
-    pub encoding: Option<String>,
+    #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
+    pub encoding: Option<Encoding>,
     /// Model context window for the token gauge [default: 128000]
     #[arg(long, value_name = "TOKENS")]
     pub window: Option<u64>,
@@ -105,11 +118,17 @@ pub enum Command {
     Show(show::ShowArgs),
     /// Fork the active context keeping the last N messages or a token budget.
     Trim(trim::TrimArgs),
+    /// List a session's contexts (forks): which is active, which are its ancestors.
+    Contexts(contexts::ContextsArgs),
+    /// Make a context of a session active (undoes a trim).
+    Activate(activate::ActivateArgs),
+    /// Delete a context that is neither active nor an ancestor of the active one.
+    DeleteContext(delete_context::DeleteContextArgs),
     /// Delete stale sessions (preview with --dry-run).
     Purge(purge::PurgeArgs),
     /// Delete one session (asks first on a terminal).
     Delete(delete::DeleteArgs),
-    /// Print a shell completion script.
+    /// Print a shell completion script (it completes session names and ids too).
     Completions(completions::CompletionsArgs),
     /// Copy a bare peteos session into a new Loki session (the source is only read).
     Import(import::ImportArgs),
@@ -130,6 +149,9 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Search(args) => search::run(env, args),
         Command::Index(args) => index::run(env, args),
         Command::Trim(args) => trim::run(env, args),
+        Command::Contexts(args) => contexts::run(env, args),
+        Command::Activate(args) => activate::run(env, args),
+        Command::DeleteContext(args) => delete_context::run(env, args),
         Command::Purge(args) => purge::run(env, args),
         Command::Delete(args) => delete::run(env, args),
         Command::Completions(args) => completions::run(args),

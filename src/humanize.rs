@@ -20,21 +20,58 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// How long ago `then` was, as of `now` (seconds): `3h ago`, `2days ago`.
+/// How long ago `then` was, as of `now` (seconds), in its largest unit:
+/// `just now`, `1 minute ago`, `3 hours ago`, `2 days ago`, `1 month ago`.
 pub fn ago(then: f64, now: f64) -> String {
     // A session without a date (damaged, or a 0 in meta.json) has no age.
     if then <= 0.0 || !then.is_finite() {
         return "unknown".into();
     }
+    const MINUTE: f64 = 60.0;
+    const HOUR: f64 = 60.0 * MINUTE;
+    const DAY: f64 = 24.0 * HOUR;
+    // The lengths humantime uses: a mean month and a Julian year.
+    const MONTH: f64 = 30.44 * DAY;
+    const YEAR: f64 = 365.25 * DAY;
+    const UNITS: [(f64, &str); 5] = [
+        (YEAR, "year"),
+        (MONTH, "month"),
+        (DAY, "day"),
+        (HOUR, "hour"),
+        (MINUTE, "minute"),
+    ];
     let secs = (now - then).max(0.0);
-    if secs < 60.0 {
-        return "just now".into();
+    for (size, unit) in UNITS {
+        if secs >= size {
+            return format!("{} ago", plural((secs / size) as u64, unit));
+        }
     }
-    // humantime names the units; the largest one is precise enough for a list.
-    let whole = Duration::from_secs(secs as u64);
-    let text = humantime::format_duration(whole).to_string();
-    let largest = text.split_whitespace().next().unwrap_or("");
-    format!("{largest} ago")
+    "just now".into()
+}
+
+/// `n` and the noun, in the plural unless `n` is 1: `1 session`, `2 sessions`.
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A number of days as given: `1 day`, `30 days`, `0.5 days`.
+pub fn days(n: f64) -> String {
+    if n == 1.0 {
+        "1 day".into()
+    } else {
+        format!("{n} days")
+    }
+}
+
+/// `text` padded with spaces to `width` terminal columns (wide characters
+/// count two), so columns after it line up; longer text is left as it is.
+pub fn pad(text: &str, width: usize) -> String {
+    let used = unicode_width::UnicodeWidthStr::width(text);
+    format!("{text}{}", " ".repeat(width.saturating_sub(used)))
 }
 
 /// `12345` → `12,345`.
@@ -89,9 +126,24 @@ mod tests {
         assert_eq!(bytes(50 * 1024 * 1024), "50 MiB");
         let t = 1_000.0;
         assert_eq!(ago(t, t + 30.0), "just now");
-        assert_eq!(ago(t, t + 3.0 * 3600.0 + 100.0), "3h ago");
-        assert_eq!(ago(t, t + 2.0 * 86400.0 + 5.0), "2days ago");
+        assert_eq!(ago(t, t + 60.0), "1 minute ago");
+        assert_eq!(ago(t, t + 59.0 * 60.0 + 59.0), "59 minutes ago");
+        assert_eq!(ago(t, t + 3.0 * 3600.0 + 100.0), "3 hours ago");
+        assert_eq!(ago(t, t + 86400.0), "1 day ago");
+        assert_eq!(ago(t, t + 2.0 * 86400.0 + 5.0), "2 days ago");
+        assert_eq!(ago(t, t + 31.0 * 86400.0), "1 month ago");
+        assert_eq!(ago(t, t + 70.0 * 86400.0), "2 months ago");
+        assert_eq!(ago(t, t + 400.0 * 86400.0), "1 year ago");
+        assert_eq!(ago(t + 100.0, t), "just now", "a time in the future");
         assert_eq!(ago(0.0, t), "unknown", "no date is not 56 years");
+        assert_eq!(plural(1, "session"), "1 session");
+        assert_eq!(plural(0, "session"), "0 sessions");
+        assert_eq!(days(30.0), "30 days");
+        assert_eq!(days(0.5), "0.5 days");
+        assert_eq!(days(1.0), "1 day");
+        assert_eq!(pad("東京", 6), "東京  ");
+        assert_eq!(pad("ab", 6), "ab    ");
+        assert_eq!(pad("abcdefgh", 6), "abcdefgh");
         assert_eq!(count(1234567), "1,234,567");
         assert_eq!(count(12), "12");
         assert_eq!(datetime(1_795_910_460.0), "2026-11-29 00:01");

@@ -1,22 +1,28 @@
 //! `loki-sessions`: parse arguments, then run a subcommand or the terminal UI.
 
-use clap::Parser;
-use loki_sessions::cli::{self, Cli, CliEnv, CliError};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
+use loki_sessions::cli::{self, Cli, CliEnv, CliError, RootFrom};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A shell asking for completions (COMPLETE=bash …) is answered here.
+    cli::complete_from_env();
     // Reports panics and errors readably; the UI adds a hook that restores
     // the terminal first.
     let _ = color_eyre::install();
-    let parsed = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|matches| Ok((Cli::from_arg_matches(&matches)?, root_from(&matches))));
+    let (parsed, root_from) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match run(parsed) {
+    match run(parsed, root_from) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if !e.message.is_empty() {
@@ -27,7 +33,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(parsed: Cli) -> Result<(), CliError> {
-    let env = CliEnv::from_cli(&parsed)?;
+/// Whether the root came from `--root` or from `LOKI_HOME`.
+fn root_from(matches: &clap::ArgMatches) -> RootFrom {
+    match matches.value_source("root") {
+        Some(ValueSource::EnvVariable) => RootFrom::Env,
+        Some(_) => RootFrom::Flag,
+        None => RootFrom::Default,
+    }
+}
+
+fn run(parsed: Cli, root_from: RootFrom) -> Result<(), CliError> {
+    let env = CliEnv::from_cli(&parsed, root_from)?;
     cli::run(parsed, &env)
 }

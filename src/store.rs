@@ -5,8 +5,8 @@
 //! - `fs`: careful file system work (atomic writes, locks, sizes);
 //! - [`format`]: the file formats as data (no policy);
 //! - `sources`: the two kinds of store reading their folders into records;
-//! - `ops`: operations written once for both kinds (locate, stats, trims,
-//!   purge plan and apply).
+//! - `ops`: operations written once for both kinds (locate, stats,
+//!   contexts, trims, purge plan and apply).
 //!
 //! [`Store`] is the one door the UI and the CLI go through; the types they
 //! need are re-exported here. Time is passed in as seconds since the epoch.
@@ -23,7 +23,7 @@ pub(crate) mod sources;
 
 pub use api::{LokiOnly, Started, Store, StoreKind};
 pub use clock::now_seconds;
-pub use error::{Result, StoreError};
+pub use error::{Result, SessionMatch, StoreError};
 pub use format::ids::iso_timestamp;
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
@@ -33,6 +33,7 @@ pub use fs::disk::{current_uid, os_user_name, tree_facts};
 pub use index::{
     Hit, IndexStatus, IndexedStats, Role, SearchOptions, SearchOutcome, SearchQuery, UpdateReport,
 };
+pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::{ContextSummary, Conversation};
 pub use ops::counting::message_counts;
 pub use ops::locate::Target;

@@ -4,7 +4,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 #[test]
 fn new_then_list_json_has_every_field() {
@@ -78,7 +78,8 @@ fn session_arguments_resolve_or_fail_with_the_right_code() {
     );
     let ambiguous = run(tmp.path(), &["resume", &a[..8]]);
     assert_eq!(ambiguous.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&ambiguous.stderr).contains("matches 2 sessions"));
+    let stderr = String::from_utf8_lossy(&ambiguous.stderr);
+    assert!(stderr.contains("matches 2 sessions"), "{stderr}");
     assert_eq!(run(tmp.path(), &["resume", "nope"]).status.code(), Some(1));
     assert_eq!(
         run(tmp.path(), &["resume", "/nonexistent/dir"])
@@ -216,7 +217,10 @@ fn purge_previews_asks_and_removes_exactly_the_plan() {
     let plan = json(tmp.path(), &["purge", "--dry-run", "--json"]);
     assert_eq!(snapshot(tmp.path()), before);
     assert_eq!(plan["remove"][0]["id"], old.as_str());
-    assert_eq!(plan["remove"][0]["reason"], "stale: unused 41d > 30d");
+    assert_eq!(
+        plan["remove"][0]["reason"],
+        "stale: unused for 41 days (limit 30 days)"
+    );
     assert!(plan["remove"][0]["bytes"].as_u64().unwrap() > 0);
     assert_eq!(plan["keep"][0]["id"], fresh.as_str());
     assert!(plan["bytes_freed"].as_u64().unwrap() > 0);
@@ -257,7 +261,9 @@ fn new_purges_stale_sessions_and_says_so_on_stderr() {
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(&format!("purged {old} (ancient): stale: unused 90d > 30d")),
+        stderr.contains(&format!(
+            "purged {old} (ancient): stale: unused for 90 days (limit 30 days)"
+        )),
         "{stderr}"
     );
     assert!(!sessions(tmp.path()).join(&old).exists());
@@ -345,7 +351,7 @@ fn a_closed_pipe_exits_quietly() {
             "--plain",
         ],
     );
-    let mut child = Command::new(bin())
+    let mut child = command()
         .args([
             "--root",
             tmp.path().to_str().unwrap(),

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 fn kills() -> usize {
@@ -89,10 +89,10 @@ fn live_ids(root: &Path) -> Vec<String> {
 }
 
 fn spawn(root: &Path, args: &[String]) -> std::process::Child {
-    Command::new(bin())
+    command()
         .arg("--root")
         .arg(root)
-        .args(["--user", "tester", "--config", "/nonexistent"])
+        .args(["--user", "tester"])
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -72,7 +72,8 @@ fn new_sessions_forks_and_imports_are_private() {
     assert_eq!(mode(&parent), 0o640, "a rewrite keeps the file's mode");
 
     // An imported session is private too.
-    let imported = ok(&root, &["import", memory.to_str().unwrap()]);
+    // (The source is a session of this tree: only --again copies it.)
+    let imported = ok(&root, &["import", memory.to_str().unwrap(), "--again"]);
     let new_dir = sessions(&root).join(imported.trim());
     assert_eq!(mode(&new_dir), 0o700);
     assert_eq!(mode(&new_dir.join("memory/session.json")), 0o600);

@@ -39,10 +39,9 @@ fn copy_folder() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn peteos(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(bin())
+    command()
         .arg("--peteos")
         .arg(dir)
-        .args(["--config", "/nonexistent"])
         .args(args)
         .output()
         .unwrap()
@@ -136,7 +135,7 @@ fn list_show_and_purge_preview_in_place_write_nothing() {
         "reading a peteos folder writes nothing"
     );
     // --peteos wins over LOKI_HOME (set by many users' shells).
-    let out = Command::new(bin())
+    let out = command()
         .env("LOKI_HOME", dir.parent().unwrap())
         .args(["--peteos", dir.to_str().unwrap(), "list", "--json"])
         .output()
@@ -147,7 +146,7 @@ fn list_show_and_purge_preview_in_place_write_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     // --root pointing at such a folder is detected.
-    let out = Command::new(bin())
+    let out = command()
         .args(["--root", dir.to_str().unwrap(), "list", "--json"])
         .output()
         .unwrap();
@@ -308,9 +307,15 @@ fn import_copies_into_a_new_loki_session_and_leaves_the_source() {
     .unwrap();
     assert_eq!(meta["id"], uuid);
     assert!(!meta["first_prompt"].as_str().unwrap().is_empty());
-    // A second import of the same session gets a new id.
-    let again: Value =
-        serde_json::from_str(&ok(&root, &["import", source.to_str().unwrap(), "--json"])).unwrap();
+    // A second import is refused, naming the copy; --again makes one with a new id.
+    let twice = run(&root, &["import", source.to_str().unwrap()]);
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains(uuid));
+    let again: Value = serde_json::from_str(&ok(
+        &root,
+        &["import", source.to_str().unwrap(), "--again", "--json"],
+    ))
+    .unwrap();
     assert_ne!(again["id"], uuid);
     let broken = tmp.path().join("broken");
     std::fs::create_dir(&broken).unwrap();

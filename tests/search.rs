@@ -49,6 +49,7 @@ impl Fixture {
             .args(["--user", "tester"])
             .args(args)
             .env("XDG_CACHE_HOME", &self.cache)
+            .env("XDG_CONFIG_HOME", self.cache.with_extension("no-config"))
             .stdin(Stdio::null())
             .output()
             .unwrap()

@@ -132,7 +132,7 @@ fn wait_for_file(path: &Path) -> String {
 /// The shell command that runs the UI with stdout and the exit code captured.
 fn ui_command(root: &Path, out: &Path, code: &Path) -> String {
     format!(
-        "{} --root {} --user tester --config /nonexistent > {} ; echo $? > {} ; sleep 60",
+        "XDG_CONFIG_HOME={NO_CONFIG_HOME} {} --root {} --user tester > {} ; echo $? > {} ; sleep 60",
         bin().display(),
         root.display(),
         out.display(),

@@ -1,15 +1,24 @@
 //! `loki-sessions` with no subcommand: the terminal UI, then the resume.
 
-use crate::cli::{CliEnv, CliError, PrintWhat, TuiArgs, output, resume_command};
+use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs, output, resume_command};
 use crate::demo::{self, DemoSpec};
 use crate::store::Store;
 use crate::tui::model::{Exit, Settings};
 
+/// Whose sessions the `--demo` store holds.
+const DEMO_USER: &str = "demo";
+
 /// The model window the gauge measures against when nothing else is set.
 pub const DEFAULT_WINDOW: u64 = 128_000;
 
-/// Opens the UI; prints (or runs) the resume result. Cancel exits 130.
+/// Opens the UI; prints (or runs) the resume result. Cancel exits 130. A
+/// root or folder given that is not there is an error; the default root may
+/// be missing (the UI starts the first session). The demo store is removed
+/// on exit unless `--keep` (or a resume) keeps it, and either is said.
 pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
+    if !args.demo && (env.root_from != RootFrom::Default || env.peteos_flag) {
+        env.check_folder()?;
+    }
     let mut demo_dir = None;
     let store = if args.demo {
         let dir = tempfile::Builder::new()
@@ -20,7 +29,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
                     "cannot make a temporary directory for the demo: {e}"
                 ))
             })?;
-        let user = "demo";
+        let user = DEMO_USER;
         eprintln!(
             "loki-sessions: making a demo store in {} …",
             dir.path().display()
@@ -33,7 +42,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         env.store.clone()
     };
     let settings = Settings {
-        encoding: env.encoding(args.encoding.as_deref())?,
+        encoding: env.encoding(args.encoding)?,
         window_tokens: args
             .window
             .or(env.config.model_window)
@@ -41,10 +50,14 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         policy: env.policy(None, None)?,
         store_kind: store.kind(),
     };
-    let exit = crate::tui::run(store.clone(), settings).map_err(|e| {
-        CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)"))
-    })?;
-    let record = match exit {
+    let exit = crate::tui::run(store.clone(), settings)
+        .map_err(|e| CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)")));
+    // The resumed workspace must outlive us: a resume keeps the demo store.
+    let resumed = matches!(exit, Ok(Exit::Resume(_)));
+    if let Some(dir) = demo_dir.take() {
+        end_demo(dir, DEMO_USER, args.keep || resumed);
+    }
+    let record = match exit? {
         Exit::Cancel => {
             return Err(CliError {
                 code: 130,
@@ -59,11 +72,6 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         }
         Exit::Resume(record) => record,
     };
-    if let Some(dir) = demo_dir.take() {
-        // The resumed workspace must outlive us: the demo store stays.
-        let kept = dir.keep();
-        eprintln!("loki-sessions: the demo store stays in {}", kept.display());
-    }
     let target = store.target(&record);
     let command = args
         .exec
@@ -88,4 +96,24 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         &target,
         args.print.unwrap_or(PrintWhat::Workspace),
     )])
+}
+
+/// Keeps or removes the demo store, saying which (and where) on stderr.
+fn end_demo(dir: tempfile::TempDir, user: &str, keep: bool) {
+    if keep {
+        let kept = dir.keep();
+        eprintln!(
+            "loki-sessions: the demo store stays in {} (open it again with --root {0} --user {user})",
+            kept.display()
+        );
+        return;
+    }
+    let path = dir.path().to_path_buf();
+    match dir.close() {
+        Ok(()) => eprintln!("loki-sessions: removed the demo store {}", path.display()),
+        Err(e) => eprintln!(
+            "loki-sessions: could not remove the demo store {}: {e}",
+            path.display()
+        ),
+    }
 }

@@ -2,8 +2,20 @@
 
 use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
-use crate::store::{Encoding, PurgePolicy, Store, now_seconds, os_user_name};
+use crate::humanize;
+use crate::store::{Encoding, PurgePolicy, Store, StoreError, Target, now_seconds, os_user_name};
 use std::path::PathBuf;
+
+/// Where the Loki root came from, to say so when it is not there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootFrom {
+    /// `--root DIR`.
+    Flag,
+    /// `LOKI_HOME`.
+    Env,
+    /// `~/.loki`, nothing given.
+    Default,
+}
 
 /// The resolved environment of one invocation.
 #[derive(Debug)]
@@ -12,6 +24,10 @@ pub struct CliEnv {
     pub store: Store,
     /// The Loki root the store was opened under (`--root`, LOKI_HOME, ~/.loki).
     pub root: PathBuf,
+    /// Where `root` came from.
+    pub root_from: RootFrom,
+    /// True when `--peteos DIR` chose the store.
+    pub peteos_flag: bool,
     /// Whose sessions.
     pub user: String,
     /// Settings from the config file.
@@ -22,45 +38,111 @@ pub struct CliEnv {
 
 impl CliEnv {
     /// Resolves root (`--root`, `LOKI_HOME`, `~/.loki`), user and config.
-    pub fn from_cli(cli: &Cli) -> Result<CliEnv, CliError> {
-        let root = match &cli.root {
-            Some(root) => root.clone(),
-            None => dirs::home_dir()
-                .map(|h| h.join(".loki"))
-                .ok_or_else(|| CliError::usage("cannot find the home directory; pass --root"))?,
-        };
-        let user = match &cli.user {
-            Some(user) => user.clone(),
-            None => os_user_name()
-                .ok_or_else(|| CliError::usage("cannot tell the OS user; pass --user"))?,
-        };
-        let config_path: Option<PathBuf> = cli.config.clone().or_else(Config::default_path);
-        let config = match config_path {
-            Some(path) => Config::load(&path).map_err(CliError::usage)?,
-            None => Config::default(),
-        };
-        let store = match &cli.peteos {
-            Some(dir) => Store::peteos_folder(dir),
-            // --root pointing at a folder of peteos sessions is used as one.
-            None if cli.root.is_some() && Store::looks_like_peteos_folder(&root) => {
-                Store::peteos_folder(&root)
+    /// A `--config FILE` that does not exist is an error; the default config
+    /// file may be absent.
+    pub fn from_cli(cli: &Cli, root_from: RootFrom) -> Result<CliEnv, CliError> {
+        let config = match &cli.config {
+            Some(path) if !path.exists() => {
+                return Err(CliError::usage(format!(
+                    "the config file {} (from --config) does not exist",
+                    path.display()
+                )));
             }
-            None => Store::loki(&root, &user)?,
+            Some(path) => Config::load(path).map_err(CliError::usage)?,
+            None => match Config::default_path() {
+                Some(path) => Config::load(&path).map_err(CliError::usage)?,
+                None => Config::default(),
+            },
         };
+        let (root, user) = root_and_user(cli.root.clone(), cli.user.clone())?;
+        let store = open_store(&root, &user, cli.root.is_some(), cli.peteos.as_deref())?;
         Ok(CliEnv {
             store,
             root,
+            root_from: if cli.root.is_some() {
+                root_from
+            } else {
+                RootFrom::Default
+            },
+            peteos_flag: cli.peteos.is_some(),
             user,
             config,
             now: now_seconds(),
         })
     }
 
+    /// Refuses a store whose folder is not there (`Store::check_folder`),
+    /// saying where the path came from. Commands that read call it first.
+    pub fn check_folder(&self) -> Result<(), CliError> {
+        self.store.check_folder().map_err(|e| {
+            let from = if self.peteos_flag {
+                "from --peteos"
+            } else {
+                match self.root_from {
+                    RootFrom::Flag => "from --root",
+                    RootFrom::Env => "from LOKI_HOME",
+                    RootFrom::Default => "the default; pass --root DIR or set LOKI_HOME",
+                }
+            };
+            match e {
+                // Say where a missing root came from; a missing user folder
+                // names the users there instead.
+                StoreError::Missing { path, message }
+                    if path == self.root || path == self.store.sessions_dir() =>
+                {
+                    CliError::usage(format!("{message} ({from})"))
+                }
+                other => other.into(),
+            }
+        })
+    }
+
+    /// The session a `SESSION` argument names (`Store::locate`), after
+    /// checking the store is there; several matches are listed with their
+    /// last use, most recent first (exit 2).
+    pub fn locate(&self, arg: &str) -> Result<Target, CliError> {
+        self.check_folder()?;
+        self.store.locate(arg).map_err(|e| match e {
+            StoreError::Ambiguous { arg, candidates } => {
+                let mut rows = vec![format!(
+                    "{arg:?} matches {}; give more of the name or the id:",
+                    humanize::plural(candidates.len() as u64, "session")
+                )];
+                const SHOWN: usize = 10;
+                let shown = &candidates[..candidates.len().min(SHOWN)];
+                let width = shown
+                    .iter()
+                    .map(|c| unicode_width::UnicodeWidthStr::width(c.name.as_str()))
+                    .max()
+                    .unwrap_or(0);
+                for c in shown {
+                    // A damaged session has no time of its own (0).
+                    let used = if c.last_used_at > 0.0 {
+                        humanize::ago(c.last_used_at, self.now)
+                    } else {
+                        "-".into()
+                    };
+                    rows.push(format!(
+                        "  {}  {used:<14}  {}",
+                        humanize::pad(&c.name, width),
+                        c.id
+                    ));
+                }
+                if candidates.len() > SHOWN {
+                    rows.push(format!("  … and {} more", candidates.len() - SHOWN));
+                }
+                CliError::usage(rows.join("\n"))
+            }
+            other => other.into(),
+        })
+    }
+
     /// The encoding: the flag, else the config, else cl100k_base.
-    pub fn encoding(&self, flag: Option<&str>) -> Result<Encoding, CliError> {
-        match flag.or(self.config.encoding.as_deref()) {
-            Some(name) => name.parse().map_err(CliError::usage),
-            None => Ok(Encoding::default()),
+    pub fn encoding(&self, flag: Option<Encoding>) -> Result<Encoding, CliError> {
+        match (flag, self.config.encoding.as_deref()) {
+            (Some(encoding), _) => Ok(encoding),
+            (None, Some(name)) => name.parse().map_err(CliError::usage),
+            (None, None) => Ok(Encoding::default()),
         }
     }
 
@@ -80,4 +162,41 @@ impl CliEnv {
             max_age_days,
         })
     }
+}
+
+/// The root (`--root`/`LOKI_HOME`, else `~/.loki`) and the user (`--user`,
+/// else the OS user).
+pub fn root_and_user(
+    root: Option<PathBuf>,
+    user: Option<String>,
+) -> Result<(PathBuf, String), CliError> {
+    let root = match root {
+        Some(root) => root,
+        None => dirs::home_dir()
+            .map(|h| h.join(".loki"))
+            .ok_or_else(|| CliError::usage("cannot find the home directory; pass --root"))?,
+    };
+    let user = match user {
+        Some(user) => user,
+        None => {
+            os_user_name().ok_or_else(|| CliError::usage("cannot tell the OS user; pass --user"))?
+        }
+    };
+    Ok((root, user))
+}
+
+/// The store: `--peteos DIR`, else a `--root` that holds peteos sessions,
+/// else the user's Loki tree under the root.
+pub fn open_store(
+    root: &std::path::Path,
+    user: &str,
+    root_given: bool,
+    peteos: Option<&std::path::Path>,
+) -> Result<Store, CliError> {
+    Ok(match peteos {
+        Some(dir) => Store::peteos_folder(dir),
+        // --root pointing at a folder of peteos sessions is used as one.
+        None if root_given && Store::looks_like_peteos_folder(root) => Store::peteos_folder(root),
+        None => Store::loki(root, user)?,
+    })
 }

@@ -39,7 +39,7 @@ impl CliError {
 
 impl From<StoreError> for CliError {
     fn from(e: StoreError) -> Self {
-        let code = if e.is_not_found() { 1 } else { 2 };
+        let code = if e.is_nothing_to_do() { 1 } else { 2 };
         CliError {
             code,
             message: e.to_string(),

@@ -8,10 +8,16 @@ use std::path::PathBuf;
 
 /// Arguments of `import`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  loki-sessions import ~/.peteos/sessions/20261129-3f0c2a54-…")]
+#[command(
+    after_help = "Examples:\n  loki-sessions import ~/.peteos/sessions/20261129-3f0c2a9e-8d1b-4c55-9e7a-2b6f0d4c1a7e\n  loki-sessions import ~/.peteos/sessions/20261129-3f0c2a9e-8d1b-4c55-9e7a-2b6f0d4c1a7e --again\n\nA session already imported (a Loki session whose memory/session.json has the\nsame uuid) is not copied twice: the command names the copy and exits 1."
+)]
 pub struct ImportArgs {
     /// A peteos session directory (holding session.json); it is only read.
+    #[arg(value_hint = clap::ValueHint::DirPath)]
     pub session_dir: PathBuf,
+    /// Copy it even if it was imported before (a second, separate copy).
+    #[arg(long)]
+    pub again: bool,
     /// Print the new session as JSON.
     #[arg(long)]
     pub json: bool,
@@ -19,7 +25,7 @@ pub struct ImportArgs {
 
 /// Copies a peteos session into a new Loki session and prints its id.
 pub fn run(env: &CliEnv, args: ImportArgs) -> Result<(), CliError> {
-    let record = env.store.import(&args.session_dir, env.now)?;
+    let record = env.store.import(&args.session_dir, args.again, env.now)?;
     if args.json {
         output::print_json(&json!({
             "id": record.id, "name": record.name, "path": record.path,

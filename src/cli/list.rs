@@ -1,9 +1,9 @@
 //! `loki-sessions list [--json] [--tokens]`.
 
 use crate::cli::output::{self, Progress};
-use crate::cli::{CliEnv, CliError};
+use crate::cli::{CliEnv, CliError, args};
 use crate::humanize;
-use crate::store::{SessionRecord, SessionStats};
+use crate::store::{Encoding, SessionRecord, SessionStats};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -22,8 +22,8 @@ pub struct ListArgs {
     #[arg(long)]
     pub tokens: bool,
     /// Token encoding for --tokens [default: cl100k_base]
-    #[arg(long, value_name = "ENCODING")]
-    pub encoding: Option<String>,
+    #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
+    pub encoding: Option<Encoding>,
 }
 
 /// One session in `list --json`.
@@ -63,17 +63,30 @@ impl ListItem {
     }
 }
 
-/// Lists the sessions.
+/// Lists the sessions. A store that is not there is an error; an empty
+/// one says on stderr where it looked.
 pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     let encoding = if args.tokens {
-        Some(env.encoding(args.encoding.as_deref())?)
+        Some(env.encoding(args.encoding)?)
     } else {
         None
     };
+    env.check_folder()?;
     if let Some(encoding) = encoding {
         crate::store::prewarm(encoding);
     }
     let records = env.store.list()?;
+    if records.is_empty() {
+        eprintln!(
+            "loki-sessions: no sessions in {}",
+            env.store.sessions_dir().display()
+        );
+        return if args.json {
+            output::print_json(&[] as &[ListItem])
+        } else {
+            Ok(())
+        };
+    }
     let progress = Mutex::new(Progress::new("reading sessions"));
     let total = records.len();
     let stats = env.store.stats(&records, encoding, &|done| {
@@ -95,15 +108,22 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     output::print_lines(table(&items, env.now))
 }
 
+/// The table: the TOKENS column only when tokens were counted.
 fn table(items: &[ListItem], now: f64) -> Vec<String> {
-    let mut lines = vec![format!(
-        "{:<17}  {:>10}  {:>6}  {:>8}  {:>9}  NAME",
-        "ID", "LAST USED", "MSGS", "TOKENS", "SIZE"
-    )];
+    let with_tokens = items.iter().any(|i| i.tokens.is_some());
+    let row = |id: &str, used: &str, messages: &str, tokens: &str, size: &str, name: &str| {
+        let tokens = if with_tokens {
+            format!("{tokens:>8}  ")
+        } else {
+            String::new()
+        };
+        format!("{id:<17}  {used:>14}  {messages:>6}  {tokens}{size:>9}  {name}")
+    };
+    let mut lines = vec![row("ID", "LAST USED", "MSGS", "TOKENS", "SIZE", "NAME")];
     for item in items {
         let id: String = item.id.chars().take(17).collect();
         let messages = item.messages.map_or("-".into(), |m| m.to_string());
-        let tokens = item.tokens.map_or(String::new(), humanize::count);
+        let tokens = item.tokens.map_or("-".into(), humanize::count);
         let name = match &item.error {
             Some(e) => format!("DAMAGED: {e}"),
             None => item.name.clone(),
@@ -113,9 +133,13 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
         } else {
             humanize::ago(item.last_used_at, now)
         };
-        lines.push(format!(
-            "{id:<17}  {used:>10}  {messages:>6}  {tokens:>8}  {:>9}  {name}",
-            humanize::bytes(item.bytes)
+        lines.push(row(
+            &id,
+            &used,
+            &messages,
+            &tokens,
+            &humanize::bytes(item.bytes),
+            &name,
         ));
     }
     lines

@@ -26,7 +26,7 @@ pub struct NewArgs {
     /// Print the new session as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Purge keeps this many most recently used sessions [default: 100]
+    /// Sessions beyond the N most recently used are removed first; the age limit applies too [default: 100]
     #[arg(long, value_name = "N")]
     pub keep: Option<usize>,
     /// Purge removes sessions unused for longer than this [default: 30d]

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
     after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json"
 )]
 pub struct PurgeArgs {
-    /// Keep this many most recently used sessions [default: 100]
+    /// Sessions beyond the N most recently used are removed; the age limit applies too [default: 100]
     #[arg(long, value_name = "N")]
     pub keep: Option<usize>,
     /// Remove sessions unused for longer than this: 30d, 12h, 2w [default: 30d]
@@ -37,6 +37,7 @@ pub struct PurgeArgs {
 /// Plans, confirms and applies a purge.
 pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
     let policy = env.policy(args.keep, args.max_age.as_deref())?;
+    env.check_folder()?;
     let plan = env.store.purge_plan(policy, &args.exclude, env.now)?;
     let removals = plan.removals().count();
     if args.dry_run || removals == 0 {
@@ -62,8 +63,8 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
         finish(report.removed.len())
     } else {
         Err(CliError::usage(format!(
-            "{} sessions could not be removed",
-            report.failed.len()
+            "{} could not be removed",
+            humanize::plural(report.failed.len() as u64, "session")
         )))
     }
 }
@@ -78,21 +79,16 @@ fn finish(removed: usize) -> Result<(), CliError> {
 
 /// Asks y/N on the terminal; refuses without one.
 fn confirm(plan: &PurgePlan, now: f64) -> Result<(), CliError> {
-    if !ask::can_ask() {
-        return Err(CliError::usage(
-            "refusing to purge without confirmation: stdin is not a terminal; preview with --dry-run, then pass --yes",
-        ));
-    }
-    let question = format!(
-        "Remove {} sessions ({})?",
-        plan.removals().count(),
-        humanize::bytes(plan.bytes_freed())
-    );
-    if ask::yes_or_no(&plan_lines(plan, now), &question)? {
-        Ok(())
-    } else {
-        Err(CliError::nothing("purge cancelled; nothing removed"))
-    }
+    ask::confirm(
+        &plan_lines(plan, now),
+        &format!(
+            "Remove {} ({})?",
+            humanize::plural(plan.removals().count() as u64, "session"),
+            humanize::bytes(plan.bytes_freed())
+        ),
+        "refusing to purge without confirmation: stdin is not a terminal; preview with --dry-run, then pass --yes",
+        "purge cancelled; nothing removed",
+    )
 }
 
 fn print_plan(
@@ -107,8 +103,8 @@ fn print_plan(
     let mut lines = plan_lines(plan, now);
     if let Some(report) = report {
         lines.push(format!(
-            "removed {} sessions, freed {}",
-            report.removed.len(),
+            "removed {}, freed {}",
+            humanize::plural(report.removed.len() as u64, "session"),
             humanize::bytes(report.bytes_freed)
         ));
     }
@@ -120,11 +116,11 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
     for entry in plan.removals() {
         let r = &entry.candidate.record;
         lines.push(format!(
-            "remove  {:<17}  {:>10}  {:>9}  {:<28}  {}",
+            "remove  {:<17}  {:>14}  {:>9}  {}  {}",
             r.id.chars().take(17).collect::<String>(),
             humanize::ago(r.last_used_at, now),
             humanize::bytes(entry.candidate.bytes),
-            humanize::truncate(&r.name, 28),
+            humanize::pad(&humanize::truncate(&r.name, 28), 28),
             entry.decision
         ));
     }
@@ -141,13 +137,13 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
         ));
     }
     lines.push(format!(
-        "{} to remove, {} kept ({} of them spared against the policy), {} freed  [keep {}, max age {}d]",
-        plan.removals().count(),
+        "{} to remove, {} kept ({} of them spared against the policy), {} freed  [keep {}, max age {}]",
+        humanize::plural(plan.removals().count() as u64, "session"),
         plan.kept().count(),
         spared.len(),
         humanize::bytes(plan.bytes_freed()),
         plan.policy.keep,
-        plan.policy.max_age_days
+        humanize::days(plan.policy.max_age_days)
     ));
     lines
 }

@@ -1,17 +1,19 @@
 //! `loki-sessions resume SESSION [--print workspace|id|path]`.
 
 use crate::cli::output;
-use crate::cli::{CliEnv, CliError, PrintWhat};
+use crate::cli::{CliEnv, CliError, PrintWhat, completions};
 use crate::store::Target;
 use clap::Args;
+use clap_complete::engine::ArgValueCandidates;
 
 /// Arguments of `resume`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  cd \"$(loki-sessions resume 20261129-3f)\"\n  loki-sessions resume ./session/20261129-3f0c --print id"
+    after_help = "Examples:\n  cd \"$(loki-sessions resume fix-the-login-bug)\"\n  cd \"$(loki-sessions resume fix-the-log)\"         a unique name prefix\n  loki-sessions resume 20261129-3f0c2a9e --print path\n  loki-sessions resume ./session/20261129-3f0c2a9e-8d1b-4c55-9e7a-2b6f0d4c1a7e --print id"
 )]
 pub struct ResumeArgs {
-    /// An id, a unique id prefix, or a path to a session directory.
+    /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
+    #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
     pub session: String,
     /// What to print.
     #[arg(long, value_enum, default_value = "workspace")]
@@ -24,7 +26,7 @@ pub const AGENT_OWNS: &str =
 
 /// Touches the session and prints what was asked for.
 pub fn run(env: &CliEnv, args: ResumeArgs) -> Result<(), CliError> {
-    let target = env.store.locate(&args.session)?;
+    let target = env.locate(&args.session)?;
     env.store.resume(&target, env.now)?;
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");

@@ -1,32 +1,45 @@
-//! `loki-sessions show SESSION [--json] [--encoding E]`.
+//! `loki-sessions show SESSION [--full | --message ID] [--json] [--encoding E]`.
 
 use crate::cli::output;
-use crate::cli::{CliEnv, CliError};
+use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{Context, Encoding, SessionRecord, message_counts, prewarm};
 use clap::Args;
+use clap_complete::engine::ArgValueCandidates;
 use serde::Serialize;
 
 /// Arguments of `show`.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  loki-sessions show 20261129-3f\n  loki-sessions show 20261129-3f --json --encoding o200k_base | jq .total_tokens"
-)]
+#[command(after_help = "\
+Examples:
+  loki-sessions show fix-the-login-bug
+  loki-sessions show fix-the-login --full | less
+  loki-sessions show 20261129-3f0c2a9e --message b93b6f52
+  loki-sessions show fix-the-login-bug --json --encoding o200k_base | jq .total_tokens")]
 pub struct ShowArgs {
-    /// An id, a unique id prefix, or a path to a session directory.
+    /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
+    #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
     pub session: String,
+    /// Print each message in full (thinking, tool calls and results labelled), not one line.
+    #[arg(long, conflicts_with = "message")]
+    pub full: bool,
+    /// Print one message in full: its id or a unique prefix of it.
+    #[arg(long, value_name = "ID")]
+    pub message: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Token encoding [default: cl100k_base]
-    #[arg(long, value_name = "ENCODING")]
-    pub encoding: Option<String>,
+    #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
+    pub encoding: Option<Encoding>,
 }
 
 /// `show --json`.
 #[derive(Debug, Serialize)]
 struct ShowOutput<'a> {
     session: &'a SessionRecord,
+    /// The session's size (apparent bytes of its files).
+    bytes: u64,
     active_context_id: Option<&'a str>,
     encoding: Encoding,
     total_tokens: u64,
@@ -36,30 +49,56 @@ struct ShowOutput<'a> {
 /// One message of `show --json`.
 #[derive(Debug, Serialize)]
 struct ShownMessage {
+    index: usize,
     id: String,
     role: String,
     special: Option<&'static str>,
     sequence: Option<i64>,
     tokens: u64,
+    /// One line: the summary a table shows.
     text: String,
+    /// Every part in full, with `--full` or `--message`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    full_text: Option<String>,
 }
 
-/// Prints the active context of a session. Reads only.
+/// Prints the active context of a session (or one message of it). Reads only.
 pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
-    let encoding = env.encoding(args.encoding.as_deref())?;
+    let encoding = env.encoding(args.encoding)?;
     // The tables build while the conversation is read.
     prewarm(encoding);
-    let target = env.store.locate(&args.session)?;
+    let target = env.locate(&args.session)?;
     let context = env.store.active_context(&target)?;
     let active_context_id = context.as_ref().map(Context::id);
-    let messages = match &context {
-        Some(ctx) => shown_messages(ctx, encoding)?,
+    let full = args.full || args.message.is_some();
+    let mut messages = match &context {
+        Some(ctx) => shown_messages(ctx, encoding, full)?,
         None => Vec::new(),
     };
     let total_tokens = messages.iter().map(|m| m.tokens).sum();
+    if let Some(arg) = &args.message {
+        let Some(ctx) = &context else {
+            return Err(CliError::nothing(format!(
+                "session {} has no active context, so no message {arg:?}",
+                target.record.id
+            )));
+        };
+        let index = env.store.find_message(ctx, arg)?;
+        let message = messages.swap_remove(index);
+        if args.json {
+            return output::print_json(&message);
+        }
+        return output::print_lines(full_message(&message));
+    }
+    let bytes = env
+        .store
+        .stats(std::slice::from_ref(&target.record), None, &|_| {})
+        .first()
+        .map_or(0, |s| s.bytes);
     if args.json {
         return output::print_json(&ShowOutput {
             session: &target.record,
+            bytes,
             active_context_id,
             encoding,
             total_tokens,
@@ -69,27 +108,32 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     let mut lines = vec![
         format!("{}  {}", target.record.id, target.record.name),
         format!(
-            "context {}  {} messages  {} tokens ({encoding})",
+            "context {}  {}  {} tokens ({encoding})  {}",
             active_context_id.unwrap_or("-"),
-            messages.len(),
-            humanize::count(total_tokens)
+            humanize::plural(messages.len() as u64, "message"),
+            humanize::count(total_tokens),
+            humanize::bytes(bytes)
         ),
         String::new(),
-        format!(
-            "{:>5}  {:<9}  {:>7}  {:>9}  TEXT",
-            "#", "ROLE", "TOKENS", "TOTAL"
-        ),
     ];
+    if args.full {
+        for m in &messages {
+            lines.extend(full_message(m));
+            lines.push(String::new());
+        }
+        return output::print_lines(lines);
+    }
+    lines.push(format!(
+        "{:>5}  {:<9}  {:>7}  {:>9}  TEXT",
+        "#", "ROLE", "TOKENS", "TOTAL"
+    ));
     let mut running = 0;
-    for (i, m) in messages.iter().enumerate() {
+    for m in &messages {
         running += m.tokens;
-        let role = match m.special {
-            Some("system_prompt") => "system*".to_string(),
-            Some(_) => "tools*".to_string(),
-            None => m.role.clone(),
-        };
         lines.push(format!(
-            "{i:>5}  {role:<9}  {:>7}  {:>9}  {}",
+            "{:>5}  {:<9}  {:>7}  {:>9}  {}",
+            m.index,
+            role_label(m),
             humanize::count(m.tokens),
             humanize::count(running),
             humanize::truncate(&m.text, 100)
@@ -98,19 +142,53 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     output::print_lines(lines)
 }
 
-fn shown_messages(ctx: &Context, encoding: Encoding) -> Result<Vec<ShownMessage>, CliError> {
+/// The role as a table shows it: special messages marked with `*`.
+fn role_label(m: &ShownMessage) -> String {
+    match m.special {
+        Some("system_prompt") => "system*".to_string(),
+        Some(_) => "tools*".to_string(),
+        None => m.role.clone(),
+    }
+}
+
+/// A message in full: a header line (index, role, tokens, id), then its text.
+fn full_message(m: &ShownMessage) -> Vec<String> {
+    let mut lines = vec![format!(
+        "── #{} {}  {} tokens  {}",
+        m.index,
+        role_label(m),
+        humanize::count(m.tokens),
+        m.id
+    )];
+    lines.extend(
+        m.full_text
+            .as_deref()
+            .unwrap_or(&m.text)
+            .lines()
+            .map(str::to_string),
+    );
+    lines
+}
+
+fn shown_messages(
+    ctx: &Context,
+    encoding: Encoding,
+    full: bool,
+) -> Result<Vec<ShownMessage>, CliError> {
     let counts = message_counts(ctx, encoding)?;
     Ok(ctx
         .messages()
         .zip(counts)
         .enumerate()
-        .map(|(i, (m, tokens))| ShownMessage {
+        .map(|(index, (m, tokens))| ShownMessage {
+            index,
             id: m.id().to_string(),
             role: m.role().to_string(),
-            special: ctx.special_at(i).map(|s| s.as_str()),
+            special: ctx.special_at(index).map(|s| s.as_str()),
             sequence: m.sequence(),
             tokens,
             text: m.one_line(),
+            full_text: full.then(|| m.readable()),
         })
         .collect())
 }

@@ -2,20 +2,22 @@
 
 use crate::cli::output;
 use crate::cli::resume::AGENT_OWNS;
-use crate::cli::{CliEnv, CliError};
+use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
-use crate::store::{TrimRequest, prewarm};
+use crate::store::{Encoding, TrimRequest, prewarm};
 use clap::Args;
+use clap_complete::engine::ArgValueCandidates;
 use serde_json::json;
 
 /// Arguments of `trim`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  loki-sessions trim 20261129-3f --max-tokens 50000 --dry-run\n  loki-sessions trim 20261129-3f --keep-messages 40 --json\nUndo: the old context stays on disk; switch back to it in the viewer's context list."
+    after_help = "Examples:\n  loki-sessions trim fix-the-login-bug --max-tokens 50000 --dry-run\n  loki-sessions trim 20261129-3f0c2a9e --keep-messages 40 --json\nUndo: the old context stays on disk: `loki-sessions contexts SESSION` lists it,\n`loki-sessions activate SESSION CONTEXT` makes it active again."
 )]
 #[command(group = clap::ArgGroup::new("amount").required(true).args(["max_tokens", "keep_messages"]))]
 pub struct TrimArgs {
-    /// An id, a unique id prefix, or a path to a session directory.
+    /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
+    #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
     pub session: String,
     /// Keep the newest messages that fit in N tokens (rolling_token_window).
     #[arg(long, value_name = "N")]
@@ -24,8 +26,8 @@ pub struct TrimArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     pub keep_messages: Option<u64>,
     /// Token encoding [default: cl100k_base]
-    #[arg(long, value_name = "ENCODING")]
-    pub encoding: Option<String>,
+    #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
+    pub encoding: Option<Encoding>,
     /// Show what would be dropped; change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -36,7 +38,7 @@ pub struct TrimArgs {
 
 /// Forks the active context (or previews it); exits 1 when nothing would change.
 pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
-    let encoding = env.encoding(args.encoding.as_deref())?;
+    let encoding = env.encoding(args.encoding)?;
     // The tables build while the conversation is read.
     prewarm(encoding);
     let request = match (args.max_tokens, args.keep_messages) {
@@ -44,7 +46,7 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
         (None, Some(k)) => TrimRequest::KeepMessages(k as usize),
         (None, None) => return Err(CliError::usage("give --max-tokens or --keep-messages")),
     };
-    let target = env.store.locate(&args.session)?;
+    let target = env.locate(&args.session)?;
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");
     }
@@ -72,15 +74,15 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     } else {
         let verb = if args.dry_run { "would keep" } else { "kept" };
         let mut lines = vec![format!(
-            "{verb} {} of {} messages, {} -> {} tokens ({encoding})",
+            "{verb} {} of {}, {} -> {} tokens ({encoding})",
             plan.kept.len(),
-            plan.kept.len() + plan.dropped.len(),
+            humanize::plural((plan.kept.len() + plan.dropped.len()) as u64, "message"),
             humanize::count(plan.tokens_before),
             humanize::count(plan.tokens_after)
         )];
         if let Some(id) = &new_context_id {
             lines.push(format!(
-                "new active context {id} (the previous one, {}, is kept)",
+                "new active context {id} (the previous one, {}, is kept: `activate` switches back)",
                 outcome.parent.id()
             ));
         }

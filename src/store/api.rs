@@ -12,6 +12,7 @@ use crate::store::index::{
     self, IndexStatus, IndexedStats, Layout, SearchIndex, SearchOptions, SearchOutcome,
     SearchQuery, UpdateReport,
 };
+use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
 use crate::store::ops::counting;
 use crate::store::ops::locate::{self, Target};
@@ -148,8 +149,21 @@ impl Store {
         }
     }
 
+    /// Refuses a store whose folder is not there, naming it: a missing root
+    /// or peteos folder, or a user folder missing where `<root>/users` holds
+    /// other users' (naming them). An existing but empty store is fine.
+    /// Commands that read call it first; `new`, `import` and `demo` make the
+    /// folders they need.
+    pub fn check_folder(&self) -> Result<()> {
+        match &self.backend {
+            Backend::Loki(tree) => tree.check_folder(),
+            Backend::Folder(folder) => folder.check_folder(),
+        }
+    }
+
     /// Every session, most recently used first; damaged ones are included
-    /// with `error` set. A missing tree is an empty list.
+    /// with `error` set. A missing tree is an empty list (see
+    /// [`Store::check_folder`]).
     pub fn list(&self) -> Result<Vec<SessionRecord>> {
         listed(|on_batch| self.scan(on_batch))
     }
@@ -163,16 +177,18 @@ impl Store {
         }
     }
 
-    /// Resolves a `SESSION` argument (id, unique prefix or path).
+    /// Resolves a `SESSION` argument: a path, an id, an exact name, a unique
+    /// id prefix or a unique name prefix (`ops::locate::match_session` has
+    /// the order). Several matches are `StoreError::Ambiguous`, listing them.
     pub fn locate(&self, arg: &str) -> Result<Target> {
-        let ids: Vec<String> = if locate::looks_like_path(arg) {
+        let records = if locate::looks_like_path(arg) {
             Vec::new()
         } else {
-            self.list()?.into_iter().map(|r| r.id).collect()
+            self.list()?
         };
         locate::locate(
             arg,
-            &ids,
+            &records,
             |id| self.record(id),
             self.kind() == StoreKind::Loki,
         )
@@ -274,10 +290,46 @@ impl Store {
         )
     }
 
+    /// Every context (fork) of the session: messages, creation time, how it
+    /// stands to the active one; `encoding` also counts tokens. Reads only.
+    pub fn contexts(
+        &self,
+        target: &Target,
+        encoding: Option<Encoding>,
+    ) -> Result<Vec<ContextInfo>> {
+        contexts::list(target.conversation_dir(), encoding)
+    }
+
+    /// The context id `arg` names in the session: itself or a unique prefix.
+    pub fn find_context(&self, target: &Target, arg: &str) -> Result<String> {
+        contexts::find(target.conversation_dir(), arg)
+    }
+
     /// Makes context `context_id` active (the undo of a trim), under the lock.
     pub fn activate_context(&self, target: &Target, context_id: &str) -> Result<()> {
         target.writable()?;
-        trim::switch_context(target.conversation_dir(), target.lock_dir(), context_id)
+        contexts::activate(target.conversation_dir(), target.lock_dir(), context_id)
+    }
+
+    /// Refuses what [`Store::delete_context`] would refuse, without writing
+    /// (to ask the user only about a delete that can happen).
+    pub fn check_delete_context(&self, target: &Target, context_id: &str) -> Result<()> {
+        target.writable()?;
+        contexts::check_delete(target.conversation_dir(), context_id)
+    }
+
+    /// Deletes context `context_id`, under the lock; refused for the active
+    /// context and its ancestors, for a context with forks of its own, and
+    /// for damaged sessions. Its parent's `children` is updated first.
+    pub fn delete_context(&self, target: &Target, context_id: &str) -> Result<DeletedContext> {
+        target.writable()?;
+        contexts::delete(target.conversation_dir(), target.lock_dir(), context_id)
+    }
+
+    /// The index of the message `arg` names in `context`: its id or a unique
+    /// prefix of it.
+    pub fn find_message(&self, context: &Context, arg: &str) -> Result<usize> {
+        conversation::find_message(context, arg)
     }
 
     /// The seed's `start`: purges stale sessions first (when `purge` is
@@ -325,8 +377,10 @@ impl Store {
     }
 
     /// Copies the peteos session in `dir` into a new session of this tree.
-    pub fn import(&self, dir: &Path, now: f64) -> Result<SessionRecord> {
-        self.tree(LokiOnly::Import)?.import(dir, now)
+    /// A session imported before is `StoreError::AlreadyImported` (naming
+    /// the copy) unless `again` asks for a second copy.
+    pub fn import(&self, dir: &Path, again: bool, now: f64) -> Result<SessionRecord> {
+        self.tree(LokiOnly::Import)?.import(dir, again, now)
     }
 
     /// Marks a session used (Loki sessions only; bare peteos sessions have

@@ -22,9 +22,28 @@ pub enum StoreError {
     /// No session matched what the user asked for.
     #[error("{0}")]
     NotFound(String),
-    /// The request itself is invalid (bad id, bad argument, ambiguous prefix).
+    /// The request itself is invalid (bad id, bad argument).
     #[error("{0}")]
     Invalid(String),
+    /// The store's folder is not there (a mistyped `--root`, a user with no
+    /// folder): a mistake to report, not an empty store.
+    #[error("{message}")]
+    Missing { path: PathBuf, message: String },
+    /// A `SESSION` argument names more than one session.
+    #[error("{}", ambiguous_text(arg, candidates))]
+    Ambiguous {
+        arg: String,
+        candidates: Vec<SessionMatch>,
+    },
+    /// The peteos session is in the tree already (imported before, as
+    /// session `id`, or that session's own conversation).
+    #[error("{} was already imported: session {id} ({name}) holds the same peteos session (uuid {uuid}); pass --again for a second copy", dir.display())]
+    AlreadyImported {
+        dir: PathBuf,
+        uuid: String,
+        id: String,
+        name: String,
+    },
     /// Another process holds the session's lock.
     #[error("{} is locked by another process (an agent may be writing to it); try again", path.display())]
     Locked { path: PathBuf },
@@ -37,6 +56,36 @@ pub enum StoreError {
         encoding: &'static str,
         message: String,
     },
+}
+
+/// One of the sessions an ambiguous argument matches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionMatch {
+    /// The session id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its last use, seconds since the epoch.
+    pub last_used_at: f64,
+}
+
+fn ambiguous_text(arg: &str, candidates: &[SessionMatch]) -> String {
+    let mut text = format!(
+        "{arg:?} matches {} sessions; give more of the name or the id:",
+        candidates.len()
+    );
+    for c in candidates {
+        let time =
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(c.last_used_at.max(0.0) as u64);
+        let used = humantime::format_rfc3339_seconds(time).to_string();
+        text.push_str(&format!(
+            "\n  {}  last used {} UTC  {}",
+            c.name,
+            used.get(..16).unwrap_or(&used).replace('T', " "),
+            c.id
+        ));
+    }
+    text
 }
 
 /// Shorthand for results of store operations.
@@ -58,6 +107,12 @@ impl StoreError {
             path: path.to_path_buf(),
             message: message.into(),
         }
+    }
+
+    /// True when there is nothing to do (exit 1 in the CLI) rather than a
+    /// mistake or a failure: something not found, or already done.
+    pub fn is_nothing_to_do(&self) -> bool {
+        self.is_not_found() || matches!(self, StoreError::AlreadyImported { .. })
     }
 
     /// True when the error means "not there" rather than "broken".

@@ -1,7 +1,9 @@
 //! Operations on sessions, written once for both kinds of store: finding a
 //! session from an argument, stats, counting, loading a conversation for
-//! display, trims and the purge (plan as data, then a careful apply).
+//! display, managing contexts (forks), trims and the purge (plan as data,
+//! then a careful apply).
 
+pub mod contexts;
 pub mod conversation;
 pub mod counting;
 pub mod locate;

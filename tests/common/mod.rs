@@ -11,12 +11,25 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions"))
 }
 
+/// A config directory that does not exist: runs see no config file (the
+/// default config file may be absent; a `--config FILE` may not).
+pub const NO_CONFIG_HOME: &str = "/nonexistent-loki-sessions-test-config";
+
+/// The binary, reading no config file and no `LOKI_HOME`.
+pub fn command() -> Command {
+    let mut command = Command::new(bin());
+    command
+        .env("XDG_CONFIG_HOME", NO_CONFIG_HOME)
+        .env_remove("LOKI_HOME");
+    command
+}
+
 /// Runs the binary with `--root root --user tester` and `args`, no stdin.
 pub fn run(root: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
+    command()
         .arg("--root")
         .arg(root)
-        .args(["--user", "tester", "--config", "/nonexistent/config.toml"])
+        .args(["--user", "tester"])
         .args(args)
         .stdin(Stdio::null())
         .output()

@@ -1,6 +1,6 @@
 //! Facts about directories on disk: size, mount points, ownership, identity.
 
-use crate::store::error::{IoContext, Result, StoreError};
+use crate::store::error::{Result, StoreError};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -8,52 +8,30 @@ use std::path::Path;
 /// What a walk of a session directory found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TreeFacts {
-    /// Bytes the tree occupies on disk (allocated blocks, like `du`).
+    /// The session's size: the apparent bytes (`st_size`) of every regular
+    /// file inside, symbolic links not followed, other filesystems not
+    /// entered. The one figure the list, the preview, `show`, the purge
+    /// preview and the delete report all give.
     pub bytes: u64,
     /// True when some directory inside lies on another filesystem.
     pub crosses_filesystems: bool,
 }
 
-/// Walks `dir` without following symlinks, summing allocated bytes and
-/// noting any directory on another filesystem (never descending into it).
+/// Walks `dir` once, without following symbolic links and without entering
+/// a directory on another filesystem (noted instead): the session's size and
+/// whether a mount point lies inside. Directories are opened relative to
+/// their parent and their entries' types come from the listing, so only
+/// files and directories are looked up: a small session costs a few dozen
+/// system calls. An unreadable subdirectory counts as empty.
 pub fn tree_facts(dir: &Path) -> Result<TreeFacts> {
-    let top = fs::symlink_metadata(dir).ctx("inspect", dir)?;
-    let mut facts = TreeFacts {
-        bytes: top.blocks() * 512,
-        crosses_filesystems: false,
-    };
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&current) else {
-            continue; // unreadable subdirectory: count what we can see
-        };
-        for entry in entries.flatten() {
-            let Ok(meta) = entry.metadata() else { continue };
-            facts.bytes += meta.blocks() * 512;
-            if meta.is_dir() {
-                if meta.dev() == top.dev() {
-                    stack.push(entry.path());
-                } else {
-                    facts.crosses_filesystems = true;
-                }
-            }
-        }
-    }
-    Ok(facts)
-}
-
-/// Bytes the files under `dir` occupy (allocated blocks), without following
-/// symlinks. Cheaper than [`tree_facts`], which a purge uses because it also
-/// finds mount points: directories are opened relative to their parent,
-/// their types come from the listing itself, and only files are looked up,
-/// so a small session costs a few dozen system calls.
-pub fn file_bytes(dir: &Path) -> u64 {
-    use rustix::fs::{AtFlags, CWD, Mode, OFlags};
+    use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags};
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let Ok(top) = rustix::fs::openat(CWD, dir, flags, Mode::empty()) else {
-        return 0;
-    };
-    let mut bytes = 0;
+    let top = rustix::fs::openat(CWD, dir, flags, Mode::empty())
+        .map_err(|e| StoreError::io("inspect", dir, e.into()))?;
+    let device = rustix::fs::fstat(&top)
+        .map_err(|e| StoreError::io("inspect", dir, e.into()))?
+        .st_dev;
+    let mut facts = TreeFacts::default();
     let mut stack = vec![top];
     while let Some(fd) = stack.pop() {
         let Ok(mut listing) = rustix::fs::Dir::new(fd) else {
@@ -67,24 +45,35 @@ pub fn file_bytes(dir: &Path) -> u64 {
                 continue;
             }
             match entry.file_type() {
-                rustix::fs::FileType::Directory => children.push(name.to_owned()),
-                rustix::fs::FileType::RegularFile => files.push(name.to_owned()),
+                FileType::Directory => children.push(name.to_owned()),
+                // Unknown: the filesystem does not say; the lookup will.
+                FileType::RegularFile | FileType::Unknown => files.push(name.to_owned()),
                 _ => {}
             }
         }
         let Ok(parent) = listing.fd() else { continue };
         for name in files {
-            if let Ok(st) = rustix::fs::statat(parent, &name, AtFlags::SYMLINK_NOFOLLOW) {
-                bytes += st.st_blocks as u64 * 512;
+            let Ok(st) = rustix::fs::statat(parent, &name, AtFlags::SYMLINK_NOFOLLOW) else {
+                continue;
+            };
+            match FileType::from_raw_mode(st.st_mode) {
+                FileType::RegularFile => facts.bytes += st.st_size as u64,
+                FileType::Directory => children.push(name),
+                _ => {}
             }
         }
         for name in children {
-            if let Ok(child) = rustix::fs::openat(parent, &name, flags, Mode::empty()) {
-                stack.push(child);
+            let Ok(child) = rustix::fs::openat(parent, &name, flags, Mode::empty()) else {
+                continue;
+            };
+            match rustix::fs::fstat(&child) {
+                Ok(st) if st.st_dev == device => stack.push(child),
+                Ok(_) => facts.crosses_filesystems = true,
+                Err(_) => {}
             }
         }
     }
-    bytes
+    Ok(facts)
 }
 
 /// The effective uid of this process.
@@ -142,20 +131,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn file_bytes_counts_files_and_skips_links() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        fs::write(outside.path().join("big"), vec![1u8; 1 << 20]).unwrap();
-        fs::create_dir_all(dir.path().join("a/b")).unwrap();
-        fs::write(dir.path().join("a/b/f"), vec![1u8; 10_000]).unwrap();
-        fs::write(dir.path().join("g"), vec![1u8; 5_000]).unwrap();
-        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
-        let bytes = file_bytes(dir.path());
-        assert!((15_000..(1 << 20)).contains(&bytes), "{bytes}");
-        assert_eq!(file_bytes(&dir.path().join("missing")), 0);
-    }
-
-    #[test]
     fn sizes_add_up_and_symlinks_are_not_followed() {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
@@ -163,8 +138,14 @@ mod tests {
         fs::create_dir(dir.path().join("sub")).unwrap();
         fs::write(dir.path().join("sub/f"), vec![1u8; 10_000]).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+        fs::write(dir.path().join("g"), vec![1u8; 5_000]).unwrap();
+        fs::create_dir_all(dir.path().join("sub/deeper/empty")).unwrap();
+        fs::write(dir.path().join("sub/deeper/h"), b"abc").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("big"), dir.path().join("file-link"))
+            .unwrap();
         let facts = tree_facts(dir.path()).unwrap();
-        assert!(facts.bytes >= 10_000 && facts.bytes < 1 << 20, "{facts:?}");
+        assert_eq!(facts.bytes, 10_000 + 5_000 + 3, "apparent file bytes only");
         assert!(!facts.crosses_filesystems);
+        assert!(tree_facts(&dir.path().join("missing")).is_err());
     }
 }

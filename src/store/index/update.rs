@@ -155,7 +155,7 @@ pub(super) fn refresh(
         let read = parallel::map_ordered(chunk, |s| {
             (
                 session_messages(&index.layout.conversation(&s.record.path), true),
-                disk::file_bytes(&s.record.path),
+                disk::tree_facts(&s.record.path).map_or(0, |f| f.bytes),
             )
         });
         for (s, (result, bytes)) in chunk.iter().zip(read) {

@@ -84,6 +84,37 @@ pub fn agent_owned(record: &SessionRecord) -> bool {
     Session::load(&record.conversation_dir).is_ok_and(|s| s.is_active())
 }
 
+/// The index of the message whose id is `arg`, or starts with it (unique).
+pub fn find_message(context: &Context, arg: &str) -> Result<usize> {
+    if arg.is_empty() {
+        return Err(StoreError::Invalid("the message argument is empty".into()));
+    }
+    if let Some(i) = context.messages().position(|m| m.id() == arg) {
+        return Ok(i);
+    }
+    let matches: Vec<usize> = context
+        .messages()
+        .enumerate()
+        .filter(|(_, m)| m.id().starts_with(arg))
+        .map(|(i, _)| i)
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(StoreError::NotFound(format!(
+            "no message {arg:?} in the active context ({})",
+            context.path().display()
+        ))),
+        many => Err(StoreError::Invalid(format!(
+            "{arg:?} matches {} messages (#{}); give more of the id",
+            many.len(),
+            many.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", #")
+        ))),
+    }
+}
+
 /// The active context of the session at `record`; None when it has none.
 pub fn active_context(record: &SessionRecord) -> Result<Option<Context>> {
     Session::load(&record.conversation_dir)?.active_context()

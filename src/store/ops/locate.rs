@@ -1,8 +1,9 @@
-//! Turning a `SESSION` argument into a session: an id, a unique id prefix,
-//! or a path to a Loki session directory or to a directory holding session.json.
+//! Turning a `SESSION` argument into a session: a path (to a Loki session
+//! directory, its `memory/`, or a directory holding session.json), an id, a
+//! unique id prefix, a name, or a unique name prefix.
 
-use crate::store::error::{Result, StoreError};
-use crate::store::format::SESSION_FILE;
+use crate::store::error::{Result, SessionMatch, StoreError};
+use crate::store::format::{SESSION_FILE, name_from_prompt};
 use crate::store::sources::LokiTree;
 use crate::store::sources::derived::derive_record;
 use crate::store::sources::layout::{MEMORY_DIR, META_FILE, SessionPaths};
@@ -45,18 +46,18 @@ impl Target {
     }
 }
 
-/// Resolves `arg` against `ids` (the ids a store lists) and the file system.
-/// `record_of` reads the record of an id of that store.
+/// Resolves `arg` against `records` (what the store lists) and the file
+/// system. `record_of` reads the record of an id of that store afresh.
 pub fn locate(
     arg: &str,
-    ids: &[String],
+    records: &[SessionRecord],
     record_of: impl Fn(&str) -> SessionRecord,
     is_loki: bool,
 ) -> Result<Target> {
     if looks_like_path(arg) {
         return locate_path(Path::new(arg));
     }
-    let id = match_id(arg, ids)?;
+    let id = match_session(arg, records)?.id.clone();
     let record = record_of(&id);
     // A damaged record is still returned when it is a real directory: its
     // conversation may be readable, and writers of meta.json fail on their
@@ -68,31 +69,62 @@ pub fn locate(
     Ok(Target { record, is_loki })
 }
 
+/// True when a `SESSION` argument is a path rather than an id or a name.
 pub fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg == "." || arg == ".."
 }
 
-/// The id `arg` names: itself, or the one id it is a prefix of.
-pub fn match_id(arg: &str, ids: &[String]) -> Result<String> {
+/// The session `arg` names, trying in turn: the exact id; the exact name
+/// (as written, or as `name_from_prompt` makes it, so a first prompt works
+/// too); a unique id prefix; a unique name prefix (ignoring case). Several
+/// sessions at the first rule that matches are an error listing them.
+/// `records` are in list order, so candidates come most recently used first.
+pub fn match_session<'a>(arg: &str, records: &'a [SessionRecord]) -> Result<&'a SessionRecord> {
     if arg.is_empty() {
         return Err(StoreError::Invalid("the session argument is empty".into()));
     }
-    if ids.iter().any(|id| id == arg) {
-        return Ok(arg.to_string());
+    if let Some(record) = records.iter().find(|r| r.id == arg) {
+        return Ok(record);
     }
-    let matches: Vec<&String> = ids.iter().filter(|id| id.starts_with(arg)).collect();
-    match matches.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(StoreError::NotFound(format!("no session matches {arg:?}"))),
-        many => {
-            let shown: Vec<&str> = many.iter().take(5).map(|s| s.as_str()).collect();
-            Err(StoreError::Invalid(format!(
-                "{arg:?} matches {} sessions ({}{}); give more of the id",
-                many.len(),
-                shown.join(", "),
-                if many.len() > 5 { ", ..." } else { "" }
-            )))
-        }
+    // Damaged records have no name of their own (it is their id).
+    let named = || records.iter().filter(|r| r.is_readable());
+    let slug = name_from_prompt(arg);
+    let slug_counts = slug != name_from_prompt("");
+    let exact_name = named()
+        .filter(|r| r.name == arg || (slug_counts && r.name == slug))
+        .collect();
+    if let Some(one) = one_of(arg, exact_name)? {
+        return Ok(one);
+    }
+    let by_id = records.iter().filter(|r| r.id.starts_with(arg)).collect();
+    if let Some(one) = one_of(arg, by_id)? {
+        return Ok(one);
+    }
+    let lower = arg.to_lowercase();
+    let by_name = named()
+        .filter(|r| r.name.to_lowercase().starts_with(&lower))
+        .collect();
+    one_of(arg, by_name)?.ok_or_else(|| {
+        StoreError::NotFound(format!("no session has the id, name or prefix {arg:?}"))
+    })
+}
+
+/// The one match; None for none; an error listing them for several.
+fn one_of<'a>(arg: &str, found: Vec<&'a SessionRecord>) -> Result<Option<&'a SessionRecord>> {
+    match found.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        many => Err(StoreError::Ambiguous {
+            arg: arg.to_string(),
+            candidates: many
+                .iter()
+                .map(|r| SessionMatch {
+                    id: r.id.clone(),
+                    name: r.name.clone(),
+                    last_used_at: r.last_used_at,
+                })
+                .collect(),
+        }),
     }
 }
 
@@ -158,21 +190,66 @@ fn loki_target(dir: &Path) -> Result<Target> {
 mod tests {
     use super::*;
 
+    fn record(id: &str, name: &str, used: f64) -> SessionRecord {
+        SessionRecord {
+            id: id.into(),
+            name: name.into(),
+            user: "u".into(),
+            first_prompt: String::new(),
+            created_at: 0.0,
+            last_used_at: used,
+            path: id.into(),
+            conversation_dir: id.into(),
+            error: None,
+        }
+    }
+
+    fn found(arg: &str, records: &[SessionRecord]) -> Result<String> {
+        match_session(arg, records).map(|r| r.id.clone())
+    }
+
     #[test]
-    fn ids_and_prefixes() {
-        let ids = vec![
-            "20261129-aaa".to_string(),
-            "20261129-abb".to_string(),
-            "20261128-c".to_string(),
+    fn ids_names_and_prefixes() {
+        let records = vec![
+            record("20261129-aaa", "fix-the-login-bug", 3.0),
+            record("20261129-abb", "fix-the-logout-bug", 2.0),
+            record("20261128-c", "東京-データ", 1.0),
+            record("20261127-d", "20261129", 0.5),
         ];
-        assert_eq!(match_id("20261128", &ids).unwrap(), "20261128-c");
-        assert_eq!(match_id("20261129-aaa", &ids).unwrap(), "20261129-aaa");
+        assert_eq!(found("20261128", &records).unwrap(), "20261128-c");
+        assert_eq!(found("20261129-aaa", &records).unwrap(), "20261129-aaa");
+        assert_eq!(
+            found("fix-the-login-bug", &records).unwrap(),
+            "20261129-aaa"
+        );
+        assert_eq!(
+            found("Fix the LOGIN bug!", &records).unwrap(),
+            "20261129-aaa",
+            "a prompt"
+        );
+        assert_eq!(found("fix-the-logo", &records).unwrap(), "20261129-abb");
+        assert_eq!(found("FIX-THE-LOGO", &records).unwrap(), "20261129-abb");
+        assert_eq!(found("東京", &records).unwrap(), "20261128-c");
+        // An exact name wins over the id prefixes it also is.
+        assert_eq!(found("20261129", &records).unwrap(), "20261127-d");
+        match found("fix-the-log", &records) {
+            Err(StoreError::Ambiguous { candidates, .. }) => {
+                let ids: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
+                assert_eq!(ids, ["20261129-aaa", "20261129-abb"]);
+            }
+            other => panic!("{other:?}"),
+        }
         assert!(matches!(
-            match_id("20261129-a", &ids),
-            Err(StoreError::Invalid(_))
+            found("20261129-a", &records),
+            Err(StoreError::Ambiguous { .. })
         ));
         assert!(matches!(
-            match_id("zzz", &ids),
+            found("zzz", &records),
+            Err(StoreError::NotFound(_))
+        ));
+        assert!(matches!(found("", &records), Err(StoreError::Invalid(_))));
+        assert!(matches!(
+            found("!!!", &records),
             Err(StoreError::NotFound(_))
         ));
     }

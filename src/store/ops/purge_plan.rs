@@ -36,7 +36,7 @@ impl Default for PurgePolicy {
 pub struct Candidate {
     /// The listed session.
     pub record: SessionRecord,
-    /// Bytes on disk.
+    /// The session's size (apparent bytes of its files, as the list gives it).
     pub bytes: u64,
     /// `is_active` in its session.json.
     pub is_active: bool,
@@ -289,9 +289,9 @@ impl std::fmt::Display for RemoveReason {
                 max_age_days,
             } => write!(
                 f,
-                "stale: unused {}d > {}d",
-                unused_days.floor(),
-                trim_days(*max_age_days)
+                "stale: unused for {} (limit {})",
+                elapsed(*unused_days),
+                limit(*max_age_days)
             ),
             RemoveReason::BeyondKeep { rank, keep } => write!(f, "beyond keep: #{rank} of {keep}"),
             RemoveReason::Requested => f.write_str("deleted on request"),
@@ -306,7 +306,7 @@ impl std::fmt::Display for KeepReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             KeepReason::Recent { rank, unused_days } => {
-                write!(f, "recent: #{rank}, unused {}d", unused_days.floor())
+                write!(f, "recent: #{rank}, unused for {}", elapsed(*unused_days))
             }
             KeepReason::Live => f.write_str("live: the current session"),
             KeepReason::Active => f.write_str("active: an agent owns it (is_active)"),
@@ -331,13 +331,36 @@ impl std::fmt::Display for Decision {
     }
 }
 
-/// `30.0` prints as `30`, `0.5` as `0.5`.
-fn trim_days(days: f64) -> String {
-    if days.fract() == 0.0 {
-        format!("{days:.0}")
+/// A time since last use in whole days, or whole hours under a day.
+fn elapsed(days: f64) -> String {
+    let hours = days * 24.0;
+    if days >= 1.0 {
+        counted(days.floor(), "day")
+    } else if hours >= 1.0 {
+        counted(hours.floor(), "hour")
     } else {
-        format!("{days}")
+        "less than an hour".into()
     }
+}
+
+/// The age limit as it was given: `30 days`, `1.5 days`, `12 hours`.
+fn limit(days: f64) -> String {
+    if days >= 1.0 {
+        counted(days, "day")
+    } else {
+        counted(days * 24.0, "hour")
+    }
+}
+
+/// `1 day`, `2 days`, `1.5 days`: a number without a useless `.0`.
+fn counted(n: f64, unit: &str) -> String {
+    let number = if n.fract() == 0.0 {
+        format!("{n:.0}")
+    } else {
+        format!("{}", (n * 100.0).round() / 100.0)
+    };
+    let s = if number == "1" { "" } else { "s" };
+    format!("{number} {unit}{s}")
 }
 
 #[cfg(test)]
@@ -395,13 +418,38 @@ mod tests {
         assert_eq!(
             reasons(&plan),
             vec![
-                ("a".into(), "recent: #1, unused 1d".into()),
-                ("b".into(), "recent: #2, unused 2d".into()),
+                ("a".into(), "recent: #1, unused for 1 day".into()),
+                ("b".into(), "recent: #2, unused for 2 days".into()),
                 ("c".into(), "beyond keep: #3 of 2".into()),
-                ("old".into(), "stale: unused 41d > 30d".into()),
+                (
+                    "old".into(),
+                    "stale: unused for 41 days (limit 30 days)".into()
+                ),
             ]
         );
         assert_eq!(plan.bytes_freed(), 20);
+    }
+
+    #[test]
+    fn reasons_read_as_sentences() {
+        let stale = |unused_days, max_age_days| {
+            RemoveReason::Stale {
+                unused_days,
+                max_age_days,
+            }
+            .to_string()
+        };
+        assert_eq!(stale(5.3, 5.0), "stale: unused for 5 days (limit 5 days)");
+        assert_eq!(stale(1.2, 1.0), "stale: unused for 1 day (limit 1 day)");
+        assert_eq!(
+            stale(0.6, 0.5),
+            "stale: unused for 14 hours (limit 12 hours)"
+        );
+        assert_eq!(stale(2.0, 1.5), "stale: unused for 2 days (limit 1.5 days)");
+        assert_eq!(
+            stale(0.01, 0.0),
+            "stale: unused for less than an hour (limit 0 hours)"
+        );
     }
 
     #[test]

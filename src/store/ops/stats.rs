@@ -13,7 +13,7 @@ use serde::Serialize;
 /// The costlier facts about a session: size, messages, tokens, activity.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SessionStats {
-    /// Bytes on disk of the whole session directory.
+    /// The session's size: apparent bytes of its files (`fs::disk::TreeFacts`).
     pub bytes: u64,
     /// Messages in the active context (None if it could not be read).
     pub messages: Option<usize>,
@@ -28,7 +28,7 @@ pub struct SessionStats {
 /// Gathers [`SessionStats`] for a record; `encoding` also counts tokens.
 pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionStats {
     let mut stats = SessionStats {
-        bytes: disk::file_bytes(&record.path),
+        bytes: disk::tree_facts(&record.path).map_or(0, |f| f.bytes),
         ..SessionStats::default()
     };
     let session = match Session::load(&record.conversation_dir) {

@@ -215,16 +215,6 @@ pub fn apply(
     })
 }
 
-/// Makes context `context_id` active again (the undo of a trim), under the lock.
-pub fn switch_context(dir: &Path, lock_dir: &Path, context_id: &str) -> Result<()> {
-    let _lock = SessionLock::acquire(lock_dir, lock::DEFAULT_WAIT)?;
-    let mut session = Session::load(dir)?;
-    // Load it first: never point session.json at a context that cannot be read.
-    session.load_context(context_id)?;
-    session.set_active_context(context_id);
-    session.save()
-}
-
 fn active(session: &Session) -> Result<Context> {
     session.active_context()?.ok_or_else(|| {
         StoreError::NotFound(format!(
@@ -255,6 +245,7 @@ fn push_child(parent: &mut Context, child_id: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::ops::contexts::activate;
     use serde_json::json;
 
     /// A session in a temp dir whose active context has `messages` user
@@ -330,7 +321,7 @@ mod tests {
         let child = outcome.child.unwrap();
         let session = Session::load(dir.path()).unwrap();
         assert_eq!(session.active_context_id(), Some(child.id()));
-        switch_context(dir.path(), dir.path(), "c1").unwrap();
+        activate(dir.path(), dir.path(), "c1").unwrap();
         let session = Session::load(dir.path()).unwrap();
         assert_eq!(session.active_context_id(), Some("c1"), "undone on disk");
         let parent = session.active_context().unwrap().unwrap();
@@ -343,7 +334,7 @@ mod tests {
             before, after,
             "the parent changed only by gaining its child"
         );
-        assert!(switch_context(dir.path(), dir.path(), "missing").is_err());
+        assert!(activate(dir.path(), dir.path(), "missing").is_err());
         assert_eq!(
             Session::load(dir.path()).unwrap().active_context_id(),
             Some("c1"),

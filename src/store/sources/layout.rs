@@ -31,6 +31,11 @@ impl Layout {
         })
     }
 
+    /// The Loki home the tree is under.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The user whose tree this is.
     pub fn user(&self) -> &str {
         &self.user

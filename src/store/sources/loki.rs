@@ -45,6 +45,62 @@ impl LokiTree {
         disk::check_owned_by_us(&self.layout.sessions_dir())
     }
 
+    /// Refuses a tree that is not there, naming what is missing: the root
+    /// itself, or the user's folder when `<root>/users` holds other users'
+    /// (naming them). A root with no users at all is an empty tree: fine.
+    pub fn check_folder(&self) -> Result<()> {
+        let root = self.layout.root();
+        match fs::metadata(root) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(StoreError::Missing {
+                    path: root.to_path_buf(),
+                    message: format!("{} is not a directory", root.display()),
+                });
+            }
+            Err(e) => {
+                let why = if e.kind() == std::io::ErrorKind::NotFound {
+                    "does not exist".to_string()
+                } else {
+                    format!("cannot be opened: {e}")
+                };
+                return Err(StoreError::Missing {
+                    path: root.to_path_buf(),
+                    message: format!("the Loki home {} {why}", root.display()),
+                });
+            }
+        }
+        let user_dir = self.layout.user_dir();
+        if fs::symlink_metadata(&user_dir).is_ok() {
+            return Ok(());
+        }
+        let users_dir = root.join("users");
+        let mut users: Vec<String> = fs::read_dir(&users_dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if users.is_empty() {
+            return Ok(());
+        }
+        users.sort();
+        Err(StoreError::Missing {
+            path: user_dir.clone(),
+            message: format!(
+                "no sessions of user {:?}: {} does not exist; {} holds the sessions of {} (pass --user NAME)",
+                self.layout.user(),
+                user_dir.display(),
+                users_dir.display(),
+                users.join(", ")
+            ),
+        })
+    }
+
     /// Reads every session, handing records over in batches as they are read
     /// (in directory order) so a UI can show rows before the scan ends. The
     /// folder is listed as it is read: the first batch is small and comes

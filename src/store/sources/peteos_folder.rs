@@ -40,6 +40,31 @@ impl PeteosFolder {
         &self.dir
     }
 
+    /// Refuses a folder that is not there (or is not a directory).
+    pub fn check_folder(&self) -> Result<()> {
+        match fs::metadata(&self.dir) {
+            Ok(m) if m.is_dir() => Ok(()),
+            Ok(_) => Err(StoreError::Missing {
+                path: self.dir.clone(),
+                message: format!("{} is not a directory", self.dir.display()),
+            }),
+            Err(e) => Err(StoreError::Missing {
+                path: self.dir.clone(),
+                message: if e.kind() == std::io::ErrorKind::NotFound {
+                    format!(
+                        "the peteos sessions folder {} does not exist",
+                        self.dir.display()
+                    )
+                } else {
+                    format!(
+                        "cannot open the peteos sessions folder {}: {e}",
+                        self.dir.display()
+                    )
+                },
+            }),
+        }
+    }
+
     /// Reads every session, in batches as they are read; `on_batch` returns
     /// false to stop.
     pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {

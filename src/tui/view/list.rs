@@ -36,7 +36,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
     let header = Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"]).style(theme.title());
     let widths = [
         Constraint::Min(20),
-        Constraint::Length(11),
+        Constraint::Length(14), // the longest age: "59 minutes ago"
         Constraint::Length(6),
         Constraint::Length(8),
         Constraint::Length(9),

@@ -104,7 +104,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let widths = [
         Constraint::Length(7),
         Constraint::Length(30),
-        Constraint::Length(11),
+        Constraint::Length(14), // the longest age: "59 minutes ago"
         Constraint::Length(9),
         Constraint::Min(20),
     ];
