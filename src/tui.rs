@@ -10,6 +10,7 @@ pub mod matcher;
 pub mod model;
 pub mod msg;
 pub mod runtime;
+pub mod searcher;
 mod signals;
 pub mod theme;
 pub mod update;

@@ -342,7 +342,8 @@ fn the_ui_works_on_a_peteos_folder() {
         policy: PurgePolicy::default(),
         store_kind: StoreKind::PeteosFolder,
     };
-    let source = Store::peteos_folder(&dir);
+    let cache = tempfile::tempdir().unwrap();
+    let source = Store::peteos_folder(&dir).with_cache_dir(cache.path());
     let mut ui = Headless::open(source, settings, 100, 30, 1.8e9, || 1.8e9);
     let count = expected()["cases"].as_array().unwrap().len();
     assert!(

@@ -31,7 +31,9 @@ fn store() -> tempfile::TempDir {
 }
 
 fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
-    let source = Store::loki(dir.path(), "ann").unwrap();
+    let source = Store::loki(dir.path(), "ann")
+        .unwrap()
+        .with_cache_dir(&dir.path().join("cache"));
     let settings = Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
@@ -88,6 +90,19 @@ fn list_filtered_by_typing() {
         let mut ui = open(&dir, w, h);
         ui.type_text("login");
         check(&format!("filtered_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn messages_found_by_their_text() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        ctrl(&mut ui, 'f');
+        ui.type_text("connection refused");
+        check(&format!("messages_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Tab);
+        check(&format!("viewer_at_hit_{w}x{h}"), &ui, &dir);
     }
 }
 

@@ -9,7 +9,7 @@ use crate::store::format::Context;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::disk;
 use crate::store::index::{
-    self, IndexStatus, IndexedStats, Layout, SearchIndex, SearchOptions, SearchOutcome,
+    self, IndexStatus, IndexedStats, Layout, LiveSearch, SearchIndex, SearchOptions, SearchOutcome,
     SearchQuery, UpdateReport,
 };
 use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
@@ -30,6 +30,8 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug)]
 pub struct Store {
     backend: Backend,
+    /// Where search indexes live (None: the user's cache directory).
+    cache: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -99,6 +101,7 @@ impl Store {
     pub fn loki(root: &Path, user: &str) -> Result<Store> {
         Ok(Store {
             backend: Backend::Loki(LokiTree::open(root, user)?),
+            cache: None,
         })
     }
 
@@ -106,7 +109,15 @@ impl Store {
     pub fn peteos_folder(dir: &Path) -> Store {
         Store {
             backend: Backend::Folder(PeteosFolder::open(dir)),
+            cache: None,
         }
+    }
+
+    /// The same store keeping its search index under `dir` instead of the
+    /// user's cache directory (tests, benchmarks).
+    pub fn with_cache_dir(mut self, dir: &Path) -> Store {
+        self.cache = Some(dir.to_path_buf());
+        self
     }
 
     /// True when some child directory of `dir` holds a session.json.
@@ -454,7 +465,7 @@ impl Store {
 
     /// The search index of this store (in the user's cache directory).
     fn search_index(&self) -> SearchIndex {
-        SearchIndex::for_store(&self.sessions_dir(), self.layout())
+        SearchIndex::for_store(&self.sessions_dir(), self.layout(), self.cache.as_deref())
     }
 
     fn layout(&self) -> Layout {
@@ -527,6 +538,13 @@ impl Store {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<UpdateReport> {
         self.search_index().rebuild(self.list()?, now, progress)
+    }
+
+    /// The search index held open for searching as one types (the UI):
+    /// it trusts the index as the background update leaves it, and says
+    /// how many sessions it covers.
+    pub fn live_search(&self) -> Result<LiveSearch> {
+        self.search_index().live()
     }
 
     /// What the search index holds. Reads only.

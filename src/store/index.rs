@@ -9,6 +9,7 @@
 
 mod engine;
 mod hit;
+mod live;
 mod manifest;
 pub mod query;
 mod scan;
@@ -20,6 +21,7 @@ mod update;
 pub mod words;
 
 pub use hit::Hit;
+pub use live::LiveSearch;
 pub use query::{Role, SearchQuery};
 pub use search::{SearchOptions, SearchOutcome};
 pub use update::UpdateReport;
@@ -99,15 +101,16 @@ pub struct IndexedStats {
 }
 
 impl SearchIndex {
-    /// The index of `store_dir` in the user's cache directory
-    /// (`$XDG_CACHE_HOME/loki-sessions/<id of the folder>`).
-    pub fn for_store(store_dir: &Path, layout: Layout) -> SearchIndex {
+    /// The index of `store_dir` in `cache` or else the user's cache
+    /// directory (`$XDG_CACHE_HOME/loki-sessions/<id of the folder>`).
+    pub fn for_store(store_dir: &Path, layout: Layout, cache: Option<&Path>) -> SearchIndex {
         let key = uuid::Uuid::new_v5(
             &uuid::Uuid::NAMESPACE_URL,
             store_dir.as_os_str().as_encoded_bytes(),
         );
+        let cache = cache.map(Path::to_path_buf).or_else(dirs::cache_dir);
         SearchIndex {
-            dir: dirs::cache_dir().map(|c| c.join("loki-sessions").join(key.to_string())),
+            dir: cache.map(|c| c.join("loki-sessions").join(key.to_string())),
             store_dir: store_dir.to_path_buf(),
             layout,
         }
@@ -160,6 +163,11 @@ impl SearchIndex {
             Err(manifest::Unusable::Missing) => (self.empty_manifest(), None),
             Err(manifest::Unusable::Invalid(why)) => (self.empty_manifest(), Some(why)),
         }
+    }
+
+    /// The manifest's path (None without a cache directory).
+    fn manifest_path(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.join(manifest::FILE))
     }
 
     fn empty_manifest(&self) -> Manifest {
@@ -221,6 +229,22 @@ impl SearchIndex {
             Err(e) => Err(StoreError::io("remove the search index", dir, e)),
         }
     }
+}
+
+/// Byte ranges of `text` that `query` matches (its words, its phrases),
+/// for marking them where a message is shown; none when the query does not
+/// parse.
+pub fn match_ranges(text: &str, query: &str) -> Vec<(usize, usize)> {
+    let Ok(query) = SearchQuery::parse(query, false) else {
+        return Vec::new();
+    };
+    let found = words::words(text);
+    let texts: Vec<String> = found.iter().map(|w| w.text.clone()).collect();
+    query
+        .matched_positions(&texts)
+        .into_iter()
+        .map(|i| (found[i].from, found[i].to))
+        .collect()
 }
 
 /// Bytes of the files directly in `dir` (tantivy keeps its files flat).

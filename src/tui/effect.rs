@@ -1,6 +1,18 @@
 //! Work `update` asks the runtime to do; each result comes back as a `Msg`.
 
 use crate::store::{Context, Encoding, Expected, PurgePlan, SessionRecord, TrimRequest};
+use crate::tui::model::SortKey;
+
+/// What the matcher needs of a session to sort by it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SortFacts {
+    /// Bytes of its files.
+    pub bytes: u64,
+    /// Messages of the active context.
+    pub messages: u64,
+    /// Tokens of the active context.
+    pub tokens: u64,
+}
 use std::sync::Arc;
 
 /// A side effect, performed off the UI thread.
@@ -12,8 +24,26 @@ pub enum Effect {
     IndexForSearch { rows: Vec<(usize, SessionRecord)> },
     /// Forget everything the matcher knows (before a rescan).
     ResetSearch,
-    /// Filter the sessions by `query` (answers `Filtered`; latest wins).
-    Filter { req: u64, query: String },
+    /// Filter the sessions by `query`, ordering them by `sort` when it is
+    /// empty (answers `Filtered`; latest wins).
+    Filter {
+        req: u64,
+        query: String,
+        sort: SortKey,
+    },
+    /// Tell the matcher what it sorts by: size, messages, tokens (no answer).
+    SortFacts { rows: Vec<(usize, SortFacts)> },
+    /// Bring the search index up to date in the background (answers
+    /// `IndexProgress`…, then `IndexUpdated`).
+    UpdateIndex,
+    /// Read every session's stats from the index (answers `IndexStats`).
+    LoadIndexStats,
+    /// Search the text of every message (answers `MessageHits`; latest wins).
+    SearchMessages {
+        req: u64,
+        query: String,
+        sessions: usize,
+    },
     /// Gather size, messages and tokens of rows (answers `Stats`).
     Stats {
         req: u64,

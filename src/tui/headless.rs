@@ -115,8 +115,12 @@ impl Headless {
             match effect {
                 Effect::IndexForSearch { rows } => self.matcher.index(rows),
                 Effect::ResetSearch => self.matcher.reset(),
-                Effect::Filter { req, query } => {
-                    let rows = self.matcher.query(&query);
+                Effect::SortFacts { rows } => self.matcher.facts(rows),
+                Effect::Filter { req, query, sort } => {
+                    let rows = self
+                        .matcher
+                        .query_progressive(&query, sort, |_| true)
+                        .unwrap_or_default();
                     let _ = self.sender.send(Incoming::Msg(Msg::Filtered {
                         req,
                         query,

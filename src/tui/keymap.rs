@@ -1,7 +1,7 @@
 //! Every key binding, in one table: `to_msg` reads it, and the help overlay
 //! and the footer are generated from it.
 
-use crate::tui::model::{Model, Overlay, Screen, ViewerMode};
+use crate::tui::model::{ListMode, Model, Overlay, Screen, ViewerMode};
 use crate::tui::msg::{Action, Msg};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -12,6 +12,8 @@ mod table;
 pub enum Scope {
     /// The session list.
     List,
+    /// The list searching the text of every message.
+    Messages,
     /// The context viewer.
     Viewer,
     /// Adjusting a trim in the viewer.
@@ -37,6 +39,7 @@ impl Scope {
     pub fn title(self) -> &'static str {
         match self {
             Scope::List => "Session list",
+            Scope::Messages => "Searching messages",
             Scope::Viewer => "Context viewer",
             Scope::Trim => "Trim",
             Scope::Contexts => "Contexts (forks)",
@@ -81,6 +84,7 @@ pub fn scope(model: &Model) -> Scope {
         None => {}
     }
     match &model.screen {
+        Screen::List if model.list.mode == ListMode::Messages => Scope::Messages,
         Screen::List => Scope::List,
         Screen::Purge(_) => Scope::Purge,
         Screen::Viewer(viewer) => match viewer.mode {
@@ -94,7 +98,7 @@ pub fn scope(model: &Model) -> Scope {
 impl Scope {
     /// True where a line of text is edited (the [`Scope::LineEdit`] keys work).
     pub fn edits_text(self) -> bool {
-        matches!(self, Scope::List | Scope::Input)
+        matches!(self, Scope::List | Scope::Messages | Scope::Input)
     }
 }
 
@@ -127,7 +131,7 @@ pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
         _ => None,
     }?;
     match scope {
-        Scope::List | Scope::Input => Some(Msg::Type(typed)),
+        Scope::List | Scope::Messages | Scope::Input => Some(Msg::Type(typed)),
         Scope::Trim if typed.is_ascii_digit() => Some(Msg::Type(typed)),
         _ => None,
     }
@@ -183,7 +187,7 @@ pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
 /// The scopes whose keys the help shows over `screen`.
 pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
     match screen {
-        Screen::List => &[Scope::List, Scope::LineEdit],
+        Screen::List => &[Scope::List, Scope::Messages, Scope::LineEdit],
         Screen::Viewer(_) => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
         Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
     }
@@ -243,8 +247,9 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 9] = [
+    const SCOPES: [Scope; 10] = [
         Scope::List,
+        Scope::Messages,
         Scope::Viewer,
         Scope::Trim,
         Scope::Contexts,

@@ -3,6 +3,8 @@
 //! the previous answer when the query grew.
 
 use crate::store::SessionRecord;
+use crate::tui::effect::SortFacts;
+use crate::tui::model::SortKey;
 use crate::tui::msg::Msg;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -15,8 +17,14 @@ pub enum MatcherJob {
     Index(Vec<(usize, SessionRecord)>),
     /// Forget every session.
     Reset,
-    /// Answer a query.
-    Query { req: u64, query: String },
+    /// What sessions sort by (size, messages, tokens), by row index.
+    Facts(Vec<(usize, SortFacts)>),
+    /// Answer a query (an empty one lists every session in `sort` order).
+    Query {
+        req: u64,
+        query: String,
+        sort: SortKey,
+    },
 }
 
 /// What the matcher searches in one session.
@@ -26,13 +34,16 @@ struct Entry {
     prompt: String,
     id: String,
     last_used_at: f64,
+    created_at: f64,
+    facts: SortFacts,
 }
 
 /// The searchable sessions and the last answer, for narrowing.
 #[derive(Debug, Default)]
 pub struct Matcher {
     entries: Vec<Option<Entry>>,
-    by_recency: Option<Vec<usize>>,
+    /// Every row in one order, kept until the rows or their facts change.
+    ordered: Option<(SortKey, Vec<usize>)>,
     last: Option<(String, Vec<usize>)>,
 }
 
@@ -57,10 +68,31 @@ impl Matcher {
                 prompt: r.first_prompt.chars().take(PROMPT_CHARS).collect(),
                 id: r.id,
                 last_used_at: r.last_used_at,
+                created_at: r.created_at,
+                facts: self.entries[index]
+                    .as_ref()
+                    .map(|e| e.facts)
+                    .unwrap_or_default(),
             });
         }
-        self.by_recency = None;
+        self.ordered = None;
         self.last = None;
+    }
+
+    /// Sets what rows sort by.
+    pub fn facts(&mut self, rows: Vec<(usize, SortFacts)>) {
+        for (index, facts) in rows {
+            if let Some(Some(entry)) = self.entries.get_mut(index) {
+                entry.facts = facts;
+            }
+        }
+        if self
+            .ordered
+            .as_ref()
+            .is_some_and(|(key, _)| *key != SortKey::LastUsed)
+        {
+            self.ordered = None;
+        }
     }
 
     /// Forgets everything.
@@ -71,7 +103,8 @@ impl Matcher {
     /// Row indices for `query`: best score first, then most recent use;
     /// every session by recency for an empty query.
     pub fn query(&mut self, query: &str) -> Vec<usize> {
-        self.query_progressive(query, |_| true).unwrap_or_default()
+        self.query_progressive(query, SortKey::LastUsed, |_| true)
+            .unwrap_or_default()
     }
 
     /// [`Matcher::query`] for big stores: the most recent sessions are ranked
@@ -81,12 +114,13 @@ impl Matcher {
     pub fn query_progressive(
         &mut self,
         query: &str,
+        sort: SortKey,
         mut progress: impl FnMut(Option<&[usize]>) -> bool,
     ) -> Option<Vec<usize>> {
-        let recency = self.recency().to_vec();
         if query.trim().is_empty() {
-            return Some(recency);
+            return Some(self.order(sort).to_vec());
         }
+        let recency = self.order(SortKey::LastUsed).to_vec();
         // A longer query can only match a subset of what the shorter matched.
         let pool: Vec<usize> = match &self.last {
             Some((previous, rows)) if query.starts_with(previous.as_str()) => rows.clone(),
@@ -109,21 +143,31 @@ impl Matcher {
         Some(rows)
     }
 
-    fn recency(&mut self) -> &[usize] {
-        let entries = &self.entries;
-        self.by_recency.get_or_insert_with(|| {
+    /// Every row in `sort` order (ties by last use, then id).
+    fn order(&mut self, sort: SortKey) -> &[usize] {
+        if self.ordered.as_ref().is_none_or(|(key, _)| *key != sort) {
+            let entries = &self.entries;
             let mut rows: Vec<usize> = (0..entries.len())
                 .filter(|i| entries[*i].is_some())
                 .collect();
+            let entry = |i: &usize| entries[*i].as_ref().expect("filtered above");
             rows.sort_by(|a, b| {
-                let (ea, eb) = (entries[*a].as_ref(), entries[*b].as_ref());
-                let ta = ea.map_or(0.0, |e| e.last_used_at);
-                let tb = eb.map_or(0.0, |e| e.last_used_at);
-                tb.total_cmp(&ta)
-                    .then_with(|| ea.map(|e| &e.id).cmp(&eb.map(|e| &e.id)))
+                let (ea, eb) = (entry(a), entry(b));
+                let first = match sort {
+                    SortKey::LastUsed => std::cmp::Ordering::Equal,
+                    SortKey::Created => eb.created_at.total_cmp(&ea.created_at),
+                    SortKey::Size => eb.facts.bytes.cmp(&ea.facts.bytes),
+                    SortKey::Messages => eb.facts.messages.cmp(&ea.facts.messages),
+                    SortKey::Tokens => eb.facts.tokens.cmp(&ea.facts.tokens),
+                    SortKey::Name => ea.name.to_lowercase().cmp(&eb.name.to_lowercase()),
+                };
+                first
+                    .then(eb.last_used_at.total_cmp(&ea.last_used_at))
+                    .then_with(|| ea.id.cmp(&eb.id))
             });
-            rows
-        })
+            self.ordered = Some((sort, rows));
+        }
+        &self.ordered.as_ref().expect("set above").1
     }
 }
 
@@ -238,12 +282,15 @@ pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
         for job in std::iter::once(first).chain(jobs.try_iter()) {
             match job {
                 MatcherJob::Index(rows) => matcher.index(rows),
+                MatcherJob::Facts(rows) => matcher.facts(rows),
                 MatcherJob::Reset => matcher.reset(),
-                MatcherJob::Query { req, query } => latest = Some((req, query)),
+                MatcherJob::Query { req, query, sort } => latest = Some((req, query, sort)),
             }
         }
-        let Some((req, query)) = latest else { continue };
-        let answer = matcher.query_progressive(&query, |rows| {
+        let Some((req, query, sort)) = latest else {
+            continue;
+        };
+        let answer = matcher.query_progressive(&query, sort, |rows| {
             if let Some(rows) = rows {
                 let partial = Msg::Filtered {
                     req,

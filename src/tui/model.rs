@@ -12,7 +12,9 @@ mod text_field;
 mod viewer;
 
 pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
-pub use list::{ListScreen, Preview, QUERY_LIMIT, SessionRow};
+pub use list::{
+    IndexState, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT, SessionRow, SortKey,
+};
 pub use purge::PurgeView;
 pub use text_field::{Pasted, TextField};
 pub use viewer::{Loaded, TrimKind, TrimState, Viewer, ViewerMode};

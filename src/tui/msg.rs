@@ -1,7 +1,11 @@
 //! Everything that can happen to the UI: user intents and worker replies.
 
-use crate::store::{Candidate, Encoding, PurgeProgress, PurgeReport, SessionRecord, SessionStats};
+use crate::store::{
+    Candidate, Encoding, IndexedStats, PurgeProgress, PurgeReport, SearchOutcome, SessionRecord,
+    SessionStats, UpdateReport,
+};
 use crate::tui::model::{Loaded, Preview};
+use std::collections::HashMap;
 use std::sync::Arc;
 use tui_input::InputRequest;
 
@@ -46,6 +50,10 @@ pub enum Action {
     Backspace,
     /// Edit the text field in focus (move, delete a word, ...).
     Edit(InputRequest),
+    /// Switch the list's search between session names and message text.
+    ToggleSearchMode,
+    /// Sort the sessions the next way (last used, created, size, ...).
+    CycleSort,
     /// Switch between cl100k_base and o200k_base.
     ToggleEncoding,
     /// Start trimming to the last N messages.
@@ -97,6 +105,22 @@ pub enum Msg {
     Signal(i32),
     /// The terminal has this many columns and rows.
     Resize(u16, u16),
+    /// The search index got this far: `done` of `total` sessions read.
+    IndexProgress { done: usize, total: usize },
+    /// The search index is up to date (or could not be brought up to date).
+    IndexUpdated {
+        result: Result<UpdateReport, String>,
+    },
+    /// Every session's stats as the index has them, by id.
+    IndexStats {
+        stats: HashMap<String, IndexedStats>,
+    },
+    /// A message search answered.
+    MessageHits {
+        req: u64,
+        query: String,
+        result: Result<SearchOutcome, String>,
+    },
     /// Some sessions were read.
     SessionsBatch {
         req: u64,

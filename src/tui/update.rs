@@ -16,7 +16,7 @@ use crate::humanize;
 use crate::store::{PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap;
-use crate::tui::model::{ConfirmAction, Exit, Model, Overlay, Screen};
+use crate::tui::model::{ConfirmAction, Exit, IndexState, Model, Overlay, Screen};
 use crate::tui::msg::{Action, Msg};
 
 /// What a screen asks for after handling a message: work to start, and
@@ -37,6 +37,12 @@ pub enum Go {
     List,
     /// Open the viewer on this session.
     Viewer(SessionRecord),
+    /// Open the viewer on this session at a message, its matches marked.
+    ViewerAt {
+        record: SessionRecord,
+        message_id: String,
+        query: String,
+    },
     /// Open the purge preview.
     Purge,
     /// The store changed: the list reads it again (the screen stays).
@@ -70,9 +76,13 @@ impl Step {
     }
 }
 
-/// The effects to run when the UI starts.
+/// The effects to run when the UI starts: read the store, show the stats
+/// the search index has, and bring the index up to date in the background.
 pub fn init(model: &mut Model) -> Vec<Effect> {
-    list::rescan(&mut model.list, &mut model.app)
+    let mut effects = list::rescan(&mut model.list, &mut model.app);
+    effects.extend([Effect::LoadIndexStats, Effect::UpdateIndex]);
+    model.list.index = IndexState::Updating { done: 0, total: 0 };
+    effects
 }
 
 /// Applies `msg` to `model` and returns the work it calls for.
@@ -125,7 +135,11 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         | Msg::PreviewLoaded { .. }
         | Msg::Created { .. }
         | Msg::Renamed { .. }
-        | Msg::Deleted { .. } => list::on_reply(list, app, msg),
+        | Msg::Deleted { .. }
+        | Msg::IndexProgress { .. }
+        | Msg::IndexUpdated { .. }
+        | Msg::IndexStats { .. }
+        | Msg::MessageHits { .. } => list::on_reply(list, app, msg),
         Msg::ConversationLoaded { .. }
         | Msg::Counted { .. }
         | Msg::CountFailed { .. }
@@ -238,6 +252,16 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
         }
         Go::Viewer(record) => {
             let (viewer, effects) = viewer::open(app, record);
+            model.screen = Screen::Viewer(Box::new(viewer));
+            effects
+        }
+        Go::ViewerAt {
+            record,
+            message_id,
+            query,
+        } => {
+            let (mut viewer, effects) = viewer::open(app, record);
+            viewer.goto = Some((message_id, query));
             model.screen = Screen::Viewer(Box::new(viewer));
             effects
         }

@@ -4,6 +4,7 @@
 mod dialog;
 mod footer;
 mod help;
+mod hits;
 mod list;
 mod preview;
 mod purge;

@@ -6,6 +6,7 @@ use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{Loaded, Preview};
 use crate::tui::msg::Msg;
+use crate::tui::searcher::{self, SearchJob};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
@@ -22,6 +23,7 @@ pub struct Worker {
     store: Arc<Store>,
     replies: Sender<Msg>,
     matcher: Sender<MatcherJob>,
+    searcher: Sender<SearchJob>,
     /// The newest conversation request: older counting jobs stop early.
     conversation: Arc<AtomicU64>,
     /// The newest scan request: older scans stop early.
@@ -31,17 +33,22 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// A worker over `store` answering on `replies`.
+    /// A worker over `store` answering on `replies`; it starts the message
+    /// searcher's thread.
     pub fn new(
         store: Arc<Store>,
         replies: Sender<Msg>,
         matcher: Sender<MatcherJob>,
         clock: fn() -> f64,
     ) -> Self {
+        let (searcher, jobs) = std::sync::mpsc::channel();
+        let (answers, for_searcher) = (replies.clone(), store.clone());
+        thread::spawn(move || searcher::run(for_searcher, jobs, answers));
         Worker {
             store,
             replies,
             matcher,
+            searcher,
             conversation: Arc::new(AtomicU64::new(0)),
             scan: Arc::new(AtomicU64::new(0)),
             clock,
@@ -53,7 +60,21 @@ impl Worker {
         match effect {
             Effect::IndexForSearch { rows } => self.to_matcher(MatcherJob::Index(rows)),
             Effect::ResetSearch => self.to_matcher(MatcherJob::Reset),
-            Effect::Filter { req, query } => self.to_matcher(MatcherJob::Query { req, query }),
+            Effect::Filter { req, query, sort } => {
+                self.to_matcher(MatcherJob::Query { req, query, sort })
+            }
+            Effect::SortFacts { rows } => self.to_matcher(MatcherJob::Facts(rows)),
+            Effect::SearchMessages {
+                req,
+                query,
+                sessions,
+            } => {
+                let _ = self.searcher.send(SearchJob {
+                    req,
+                    query,
+                    sessions,
+                });
+            }
             other => self.spawn(other),
         }
     }
@@ -214,8 +235,49 @@ impl Worker {
                     .map_err(|e| e.to_string());
                 self.send(Msg::Resumed { result });
             }
-            Effect::IndexForSearch { .. } | Effect::ResetSearch | Effect::Filter { .. } => {}
+            Effect::UpdateIndex => self.update_index(now),
+            Effect::LoadIndexStats => {
+                let stats = store.indexed_stats();
+                self.send(Msg::IndexStats { stats });
+            }
+            Effect::SearchMessages {
+                req,
+                query,
+                sessions,
+            } => {
+                // Synchronously (the headless driver): a fresh open index.
+                let job = SearchJob {
+                    req,
+                    query,
+                    sessions,
+                };
+                self.send(searcher::answer_once(store, job));
+            }
+            Effect::IndexForSearch { .. }
+            | Effect::ResetSearch
+            | Effect::Filter { .. }
+            | Effect::SortFacts { .. } => {}
         }
+    }
+
+    /// Brings the search index up to date at a lower priority than the UI
+    /// (nice 10: idle priority would starve it on a busy machine), saying
+    /// how far it got at most ten times a second.
+    fn update_index(&self, now: f64) {
+        be_polite();
+        let last = std::sync::Mutex::new(std::time::Instant::now());
+        let progress = |done: usize, total: usize| {
+            let Ok(mut last) = last.lock() else { return };
+            if last.elapsed() >= std::time::Duration::from_millis(100) || done == total {
+                *last = std::time::Instant::now();
+                self.send(Msg::IndexProgress { done, total });
+            }
+        };
+        let result = self
+            .store
+            .update_index(now, &progress)
+            .map_err(|e| e.to_string());
+        self.send(Msg::IndexUpdated { result });
     }
 
     fn apply_purge(&self, req: u64, plan: &PurgePlan) -> Result<PurgeReport, String> {

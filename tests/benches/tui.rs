@@ -64,8 +64,11 @@ fn store_root(
     root
 }
 
+/// The store, its search index beside it (not in the user's cache).
 fn source(root: &Path) -> Store {
-    Store::loki(root, USER).unwrap()
+    Store::loki(root, USER)
+        .unwrap()
+        .with_cache_dir(&root.join("cache"))
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {

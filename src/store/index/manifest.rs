@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// format is rebuilt.
 pub const FORMAT: u32 = 1;
 /// The manifest's file name in the index directory.
-const FILE: &str = "sessions.postcard";
+pub const FILE: &str = "sessions.postcard";
 
 /// One indexed session.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 use crate::store::index::words::Word;
 
 /// Characters of context shown before the first match.
-const BEFORE: usize = 40;
+const BEFORE: usize = 24;
 /// Characters a snippet holds at most.
 const LENGTH: usize = 160;
 

@@ -1,6 +1,6 @@
 //! The state of the session list, the home screen.
 
-use crate::store::{SessionRecord, SessionStats};
+use crate::store::{Hit, IndexedStats, SessionRecord, SessionStats};
 use crate::tui::model::TextField;
 use std::collections::{HashMap, HashSet};
 
@@ -40,6 +40,106 @@ pub struct ListScreen {
     pub stats_asked: HashSet<usize>,
     /// The requests whose replies the list waits for.
     pub waiting: ListRequests,
+    /// What the query searches: names or every message.
+    pub mode: ListMode,
+    /// The answer to the newest message search.
+    pub hits: MessageHits,
+    /// The order of the sessions when there is no query.
+    pub sort: SortKey,
+    /// Where the search index is.
+    pub index: IndexState,
+    /// Stats the index holds, by id, for rows that arrive after them.
+    pub indexed: HashMap<String, IndexedStats>,
+}
+
+/// Where the background update of the search index is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum IndexState {
+    /// Not started yet.
+    #[default]
+    Waiting,
+    /// Reading changed sessions: `done` of `total`.
+    Updating { done: usize, total: usize },
+    /// Up to date.
+    Ready,
+    /// It could not be brought up to date (why); message search covers
+    /// what the index has.
+    Failed(String),
+}
+
+/// What the list's query searches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ListMode {
+    /// Names, first prompts and ids (fuzzy).
+    #[default]
+    Sessions,
+    /// The text of every message (the search index).
+    Messages,
+}
+
+/// The hits of a message search and where the cursor is among them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MessageHits {
+    /// The query they answer.
+    pub query: String,
+    /// Best first.
+    pub hits: Vec<Hit>,
+    /// Position of the cursor.
+    pub selected: usize,
+    /// Messages that matched in all.
+    pub total: usize,
+    /// Sessions the answer covers, of all in the store.
+    pub covered: usize,
+    /// Sessions in the store.
+    pub sessions: usize,
+    /// Why there is no answer (a query being typed, an index problem).
+    pub error: Option<String>,
+    /// True once an answer arrived for the current query.
+    pub answered: bool,
+}
+
+/// The order of the sessions when there is no query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SortKey {
+    /// Most recently used first.
+    #[default]
+    LastUsed,
+    /// Most recently created first.
+    Created,
+    /// Biggest first.
+    Size,
+    /// Most messages first.
+    Messages,
+    /// Most tokens first.
+    Tokens,
+    /// A to Z.
+    Name,
+}
+
+impl SortKey {
+    /// The next order, for the key that cycles them.
+    pub fn next(self) -> SortKey {
+        match self {
+            SortKey::LastUsed => SortKey::Created,
+            SortKey::Created => SortKey::Size,
+            SortKey::Size => SortKey::Messages,
+            SortKey::Messages => SortKey::Tokens,
+            SortKey::Tokens => SortKey::Name,
+            SortKey::Name => SortKey::LastUsed,
+        }
+    }
+
+    /// How the header names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::LastUsed => "last used",
+            SortKey::Created => "created",
+            SortKey::Size => "size",
+            SortKey::Messages => "messages",
+            SortKey::Tokens => "tokens",
+            SortKey::Name => "name",
+        }
+    }
 }
 
 /// Tags of the list's outstanding requests (see [`crate::tui::model::App::request`]).
@@ -55,6 +155,8 @@ pub struct ListRequests {
     pub stats: u64,
     /// A deletion of one session.
     pub delete: Option<u64>,
+    /// The newest message search.
+    pub search: u64,
 }
 
 /// The longest search, in characters: longer text finds nothing a shorter
@@ -76,15 +178,35 @@ impl Default for ListScreen {
             pending_select: None,
             stats_asked: HashSet::new(),
             waiting: ListRequests::default(),
+            mode: ListMode::default(),
+            hits: MessageHits::default(),
+            sort: SortKey::default(),
+            index: IndexState::default(),
+            indexed: HashMap::new(),
         }
     }
 }
 
 impl ListScreen {
-    /// The row under the cursor.
+    /// The session under the cursor (in message search, the selected
+    /// hit's session).
     pub fn selected_row(&self) -> Option<&SessionRow> {
-        let index = *self.visible.get(self.selected)?;
+        let index = match self.mode {
+            ListMode::Sessions => *self.visible.get(self.selected)?,
+            ListMode::Messages => {
+                let hit = self.hits.hits.get(self.hits.selected)?;
+                *self.by_id.get(&hit.session_id)?
+            }
+        };
         self.rows.get(index)
+    }
+
+    /// The selected hit of a message search.
+    pub fn selected_hit(&self) -> Option<&Hit> {
+        match self.mode {
+            ListMode::Messages => self.hits.hits.get(self.hits.selected),
+            ListMode::Sessions => None,
+        }
     }
 }
 

@@ -103,6 +103,11 @@ pub struct Viewer {
     pub mode: ViewerMode,
     /// The tag of the load, count, trim or switch the viewer waits for.
     pub waiting: u64,
+    /// Select this message once loaded and mark what this query matched in
+    /// it (opened from a message search).
+    pub goto: Option<(String, String)>,
+    /// Words to mark in the message text (the message search's query).
+    pub find: Option<String>,
 }
 
 impl Viewer {
@@ -117,6 +122,8 @@ impl Viewer {
             detail_scroll: 0,
             mode: ViewerMode::Browse,
             waiting: req,
+            goto: None,
+            find: None,
         }
     }
 

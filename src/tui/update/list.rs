@@ -1,11 +1,17 @@
 //! The session list: streaming scan, filter, selection, preview, stats, and
-//! the actions started from it (new, rename, delete, resume, open).
+//! the actions started from it (new, rename, delete, resume, open). Its
+//! search of message text is `messages`; the search index's part is
+//! `indexing`.
+
+mod indexing;
+mod messages;
 
 use crate::humanize;
 use crate::store::{LokiOnly, PurgeReport, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
 use crate::tui::model::{
-    App, Confirm, ConfirmAction, Exit, Input, InputPurpose, ListScreen, Overlay, SessionRow,
+    App, Confirm, ConfirmAction, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay,
+    SessionRow,
 };
 use crate::tui::msg::{Action, Msg};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
@@ -64,6 +70,32 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
             }
             Step::none()
         }
+        Msg::IndexProgress { done, total } => {
+            indexing::on_progress(list, done, total);
+            // The hits grow with the index (the searcher sees its commits).
+            if list.mode == ListMode::Messages {
+                return Step::effects(messages::search(list, app));
+            }
+            Step::none()
+        }
+        Msg::IndexUpdated { result } => {
+            let mut effects = indexing::on_updated(list, app, result);
+            if list.mode == ListMode::Messages {
+                effects.extend(messages::search(list, app));
+            }
+            Step::effects(effects)
+        }
+        Msg::IndexStats { stats } => {
+            let mut effects = indexing::on_stats(list, app, stats);
+            if !effects.is_empty() && list.query.is_empty() {
+                effects.push(refilter(list, app));
+            }
+            Step::effects(effects)
+        }
+        Msg::MessageHits { req, query, result } => {
+            messages::on_hits(list, req, query, result);
+            Step::effects(after_move(list, app))
+        }
         Msg::Created { result } => on_created(list, app, result),
         Msg::Renamed { result } => on_renamed(list, app, result),
         Msg::Deleted { req, result } => on_deleted(list, app, req, result),
@@ -80,6 +112,7 @@ fn on_batch(
     if req != list.waiting.scan {
         return Vec::new();
     }
+    let first = list.rows.len();
     let mut added = Vec::with_capacity(records.len());
     for record in records {
         let index = list.rows.len();
@@ -90,7 +123,12 @@ fn on_batch(
             stats: None,
         });
     }
-    vec![Effect::IndexForSearch { rows: added }, refilter(list, app)]
+    let new_rows: Vec<usize> = (first..list.rows.len()).collect();
+    // The matcher learns the rows before what they sort by.
+    let mut effects = vec![Effect::IndexForSearch { rows: added }];
+    effects.extend(indexing::fill(list, app.settings.encoding, &new_rows));
+    effects.push(refilter(list, app));
+    effects
 }
 
 /// Asks the matcher for the current query (latest wins).
@@ -99,6 +137,7 @@ fn refilter(list: &mut ListScreen, app: &mut App) -> Effect {
     Effect::Filter {
         req: list.waiting.filter,
         query: list.query.value().to_string(),
+        sort: list.sort,
     }
 }
 
@@ -167,6 +206,9 @@ pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
             });
         }
     }
+    if list.mode == ListMode::Messages {
+        return effects; // hits, not rows: no stats to gather
+    }
     if !list.visible_complete && !list.visible_query.is_empty() {
         return effects; // a partial ranking: stats wait for the final one
     }
@@ -176,7 +218,13 @@ pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         .iter()
         .skip(from)
         .take(STATS_WINDOW)
-        .filter(|i| list.rows[**i].stats.is_none())
+        .filter(|i| {
+            // The index's stats have no tokens in o200k_base: count those here.
+            list.rows[**i]
+                .stats
+                .as_ref()
+                .is_none_or(|s| s.tokens.is_none() && s.error.is_none())
+        })
         .filter(|i| !list.stats_asked.contains(i))
         .map(|i| (*i, list.rows[*i].record.clone()))
         .collect();
@@ -200,7 +248,7 @@ pub fn on_type(list: &mut ListScreen, app: &mut App, c: char) -> Step {
 fn on_edit(list: &mut ListScreen, app: &mut App, request: InputRequest) -> Step {
     let full = list.query.value().chars().count() >= list.query.limit();
     if list.query.edit(request) {
-        return Step::effect(refilter(list, app));
+        return Step::effects(requery(list, app));
     }
     if full && matches!(request, InputRequest::InsertChar(_)) {
         app.complain(limit_note(list.query.limit()));
@@ -217,7 +265,15 @@ pub fn on_paste(list: &mut ListScreen, app: &mut App, text: &str) -> Step {
     if pasted.inserted == 0 {
         return Step::none();
     }
-    Step::effect(refilter(list, app))
+    Step::effects(requery(list, app))
+}
+
+/// Asks again for what the query finds, in the current search mode.
+fn requery(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
+    match list.mode {
+        ListMode::Sessions => vec![refilter(list, app)],
+        ListMode::Messages => messages::search(list, app),
+    }
 }
 
 fn limit_note(limit: usize) -> String {
@@ -226,18 +282,39 @@ fn limit_note(limit: usize) -> String {
 
 /// Keys of the list.
 pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
-    let len = list.visible.len();
-    if move_cursor(&mut list.selected, len, action, app.page()) {
+    if list.mode == ListMode::Messages {
+        if let Some(step) = messages::on_action(list, app, action) {
+            if step.go.is_some() {
+                return step;
+            }
+            let mut effects = step.effects;
+            effects.extend(after_move(list, app));
+            return Step::effects(effects);
+        }
+    } else if move_cursor(&mut list.selected, list.visible.len(), action, app.page()) {
         return Step::effects(after_move(list, app));
     }
     match action {
         Action::Edit(request) => on_edit(list, app, request),
+        Action::ToggleSearchMode => {
+            let mut effects = messages::toggle(list, app);
+            if list.mode == ListMode::Sessions {
+                effects.push(refilter(list, app));
+            }
+            effects.extend(after_move(list, app));
+            Step::effects(effects)
+        }
+        Action::CycleSort => {
+            list.sort = list.sort.next();
+            app.say(format!("sessions sorted by {}", list.sort.label()));
+            Step::effect(refilter(list, app))
+        }
         Action::ClearOrQuit => {
             if list.query.is_empty() {
                 Step::go(Go::Exit(Exit::Cancel))
             } else {
                 list.query.clear();
-                Step::effect(refilter(list, app))
+                Step::effects(requery(list, app))
             }
         }
         Action::Resume => resume_selected(list, app),

@@ -57,7 +57,7 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
 
 fn on_loaded(
     viewer: &mut Viewer,
-    app: &App,
+    app: &mut App,
     req: u64,
     result: Result<Loaded, String>,
 ) -> Vec<Effect> {
@@ -71,6 +71,16 @@ fn on_loaded(
             viewer.counts.insert(encoding, vec![None; len]);
             viewer.mode = ViewerMode::Browse;
             viewer.error = None;
+            if let Some((message_id, query)) = viewer.goto.take() {
+                match loaded.context.messages().position(|m| m.id() == message_id) {
+                    Some(index) => viewer.selected = index,
+                    None => app.say(format!(
+                        "the message is in another context (press {} to see them)",
+                        keymap::key_for(Scope::Viewer, Action::Contexts)
+                    )),
+                }
+                viewer.find = Some(query);
+            }
             let context = loaded.context.clone();
             viewer.loaded = Some(loaded);
             vec![Effect::CountTokens {

@@ -1,7 +1,8 @@
 //! The status line and the footer of main keys for the current scope.
 
+use crate::humanize;
 use crate::tui::keymap;
-use crate::tui::model::Model;
+use crate::tui::model::{IndexState, Model};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,6 +12,18 @@ use ratatui::widgets::Paragraph;
 /// The last thing that happened.
 pub fn draw_status(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     let Some(status) = &model.app.status else {
+        // Nothing happened lately: say how far the search index got.
+        let text = match &model.list.index {
+            IndexState::Updating { total: 0, .. } => "indexing messages…".to_string(),
+            IndexState::Updating { done, total } => format!(
+                "indexing messages: {} of {} changed sessions read",
+                humanize::count(*done as u64),
+                humanize::count(*total as u64)
+            ),
+            IndexState::Failed(why) => format!("the search index is not up to date: {why}"),
+            IndexState::Waiting | IndexState::Ready => return,
+        };
+        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), area);
         return;
     };
     let style = if status.is_error {

@@ -3,10 +3,10 @@
 use crate::humanize;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
-use crate::tui::model::{Model, SessionRow};
+use crate::tui::model::{ListMode, Model, SessionRow, SortKey};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::{scroll_into_view, text_field};
+use crate::tui::view::{hits, scroll_into_view, text_field};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -20,6 +20,10 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
     draw_search(frame, model, search, theme);
 
     let list = &model.list;
+    if list.mode == ListMode::Messages {
+        hits::draw(frame, list, offset, table_area, theme);
+        return;
+    }
     let block = Block::new()
         .borders(Borders::TOP)
         .title(Line::styled(" Sessions ", theme.title()));
@@ -74,9 +78,19 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
 
 fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     let list = &model.list;
-    let mut spans = vec![Span::styled("› ", theme.key())];
-    let room = usize::from(area.width).saturating_sub(34);
+    let messages = list.mode == ListMode::Messages;
+    let prompt = if messages { "messages › " } else { "› " };
+    let mut spans = vec![Span::styled(prompt, theme.key())];
+    let room = usize::from(area.width).saturating_sub(34 + prompt.chars().count());
     spans.extend(text_field::spans(&list.query, room, theme));
+    if messages {
+        spans.push(Span::styled(
+            format!("   {}", hits::counts(&list.hits)),
+            theme.dim(),
+        ));
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+        return;
+    }
     let count = if list.query.is_empty() {
         format!("{} sessions", humanize::count(list.rows.len() as u64))
     } else {
@@ -94,9 +108,17 @@ fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
         ""
     };
     spans.push(Span::styled(format!("   {count}{scanning}"), theme.dim()));
-    if list.query.is_empty() {
+    if list.sort != SortKey::LastUsed && list.query.is_empty() {
         spans.push(Span::styled(
-            "   type to search names, prompts and ids",
+            format!("   sorted by {}", list.sort.label()),
+            theme.key(),
+        ));
+    } else if list.query.is_empty() {
+        spans.push(Span::styled(
+            format!(
+                "   type to search names; {} searches messages",
+                keymap::key_for(Scope::List, Action::ToggleSearchMode)
+            ),
             theme.dim(),
         ));
     }

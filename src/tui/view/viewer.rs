@@ -2,7 +2,7 @@
 //! the trim being adjusted, and the selected message in full.
 
 use crate::humanize;
-use crate::store::Special;
+use crate::store::{Special, match_ranges};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
 use crate::tui::msg::Action;
@@ -11,7 +11,7 @@ use crate::tui::view::{ViewState, centered, scroll_into_view};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{
     Block, Borders, Cell, Clear, LineGauge, List, ListItem, ListState, Paragraph, Row, Table,
     TableState, Wrap,
@@ -257,11 +257,39 @@ fn draw_detail(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
     let block = Block::new()
         .borders(Borders::TOP)
         .title(Line::styled(title, theme.title()));
-    let text = Paragraph::new(message.readable_limited(DETAIL_CHARS))
+    let readable = message.readable_limited(DETAIL_CHARS);
+    let body = match &viewer.find {
+        Some(query) => marked_lines(&readable, &match_ranges(&readable, query), theme),
+        None => Text::raw(readable),
+    };
+    let text = Paragraph::new(body)
         .block(block)
         .wrap(Wrap { trim: false })
         .scroll((viewer.detail_scroll, 0));
     frame.render_widget(text, area);
+}
+
+/// `text` as lines, the byte ranges `marks` in the match style.
+fn marked_lines(text: &str, marks: &[(usize, usize)], theme: Theme) -> Text<'static> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for line in text.split('\n') {
+        let end = start + line.len();
+        let mut spans = Vec::new();
+        let mut at = start;
+        for &(from, to) in marks.iter().filter(|(f, t)| *f >= start && *t <= end) {
+            if from < at {
+                continue;
+            }
+            spans.push(Span::raw(text[at..from].to_string()));
+            spans.push(Span::styled(text[from..to].to_string(), theme.matched()));
+            at = to;
+        }
+        spans.push(Span::raw(text[at..end].to_string()));
+        lines.push(Line::from(spans));
+        start = end + 1;
+    }
+    Text::from(lines)
 }
 
 fn draw_contexts(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {

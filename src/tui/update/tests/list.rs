@@ -27,7 +27,12 @@ fn scan_batches_filter_and_stale_replies() {
     assert_eq!(m.list.visible, vec![0, 1, 2]);
     // Typing asks the matcher; only the newest answer counts.
     let effects = update(&mut m, Msg::Type('b'));
-    let [Effect::Filter { req: first, query }] = &effects[..] else {
+    let [
+        Effect::Filter {
+            req: first, query, ..
+        },
+    ] = &effects[..]
+    else {
         panic!("{effects:?}")
     };
     assert_eq!(query, "b");

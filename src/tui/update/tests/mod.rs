@@ -5,6 +5,7 @@ mod dialogs;
 mod input;
 mod list;
 mod purge;
+mod search;
 mod viewer;
 
 pub(super) use super::*;
@@ -60,7 +61,13 @@ pub(super) fn record(id: &str, days_ago: f64) -> SessionRecord {
 pub(super) fn listed(loki: bool) -> Model {
     let mut m = Model::new(settings(loki), NOW);
     let effects = init(&mut m);
-    let [Effect::ResetSearch, Effect::Scan { req: scan }] = effects[..] else {
+    let [
+        Effect::ResetSearch,
+        Effect::Scan { req: scan },
+        Effect::LoadIndexStats,
+        Effect::UpdateIndex,
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     let records = vec![record("a", 1.0), record("b", 2.0), record("c", 40.0)];

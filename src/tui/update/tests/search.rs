@@ -1,0 +1,221 @@
+//! Transitions of the message search and of what the search index gives the
+//! list (progress, stats for every row, sorting).
+
+use super::*;
+use crate::store::{Hit, IndexedStats, SearchOutcome, UpdateReport};
+use crate::tui::model::{IndexState, ListMode, SortKey};
+use std::collections::HashMap;
+
+fn hit(session: &str, message: &str) -> Hit {
+    Hit {
+        session_id: session.into(),
+        session_name: format!("name-{session}"),
+        context_id: "ctx".into(),
+        message_id: message.into(),
+        role: "user".into(),
+        sequence: Some(4),
+        snippet: "the token expired".into(),
+        highlights: vec![(4, 9)],
+        score: 1.0,
+        last_used_at: NOW,
+    }
+}
+
+/// The list searching messages for "token", answered with hits in b and a.
+fn searching() -> Model {
+    let mut m = listed(true);
+    let effects = act(&mut m, Action::ToggleSearchMode);
+    assert!(
+        effects
+            .iter()
+            .all(|e| !matches!(e, Effect::SearchMessages { .. })),
+        "no query yet"
+    );
+    assert_eq!(m.list.mode, ListMode::Messages);
+    assert_eq!(keymap::scope(&m), keymap::Scope::Messages);
+    let mut req = 0;
+    for c in "token".chars() {
+        let effects = update(&mut m, Msg::Type(c));
+        let [
+            Effect::SearchMessages {
+                req: r,
+                query,
+                sessions,
+            },
+        ] = &effects[..]
+        else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(*sessions, 3);
+        assert!("token".starts_with(query.as_str()));
+        req = *r;
+    }
+    // A late answer to an older query is dropped.
+    update(
+        &mut m,
+        Msg::MessageHits {
+            req: req - 1,
+            query: "toke".into(),
+            result: Ok(SearchOutcome::default()),
+        },
+    );
+    assert!(!m.list.hits.answered);
+    let outcome = SearchOutcome {
+        hits: vec![hit("b", "m2"), hit("a", "m1")],
+        total: 2,
+        covered: 2,
+        sessions: 3,
+        note: None,
+    };
+    let effects = update(
+        &mut m,
+        Msg::MessageHits {
+            req,
+            query: "token".into(),
+            result: Ok(outcome),
+        },
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::LoadPreview { record, .. } if record.id == "b")),
+        "the preview follows the selected hit: {effects:?}"
+    );
+    m
+}
+
+#[test]
+fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
+    let mut m = searching();
+    assert_eq!(m.list.hits.hits.len(), 2);
+    act(&mut m, Action::Down);
+    assert_eq!(m.list.selected_hit().unwrap().session_id, "a");
+    let effects = act(&mut m, Action::Resume);
+    assert!(matches!(&effects[..], [Effect::Resume { record }] if record.id == "a"));
+    let effects = act(&mut m, Action::Open);
+    let Some(viewer) = m.viewer() else {
+        panic!("the viewer opened")
+    };
+    assert_eq!(viewer.goto, Some(("m1".to_string(), "token".to_string())));
+    let [Effect::LoadConversation { req, record }] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(record.id, "a");
+    let ctx = context(5);
+    let loaded = Loaded {
+        window: Arc::new(WindowIndex::new(&ctx)),
+        context: Arc::new(ctx),
+        contexts: vec![],
+        agent_owned: false,
+    };
+    update(
+        &mut m,
+        Msg::ConversationLoaded {
+            req: *req,
+            result: Ok(loaded),
+        },
+    );
+    let viewer = m.viewer().unwrap();
+    assert_eq!(
+        viewer.selected, 2,
+        "message m1 is at index 2, after the system prompt"
+    );
+    assert_eq!(viewer.find.as_deref(), Some("token"));
+}
+
+#[test]
+fn the_query_stays_when_switching_and_a_bad_query_says_why() {
+    let mut m = searching();
+    let effects = act(&mut m, Action::ToggleSearchMode);
+    assert_eq!(m.list.mode, ListMode::Sessions);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Filter { query, .. } if query == "token")),
+        "the same words now search names"
+    );
+    act(&mut m, Action::ToggleSearchMode);
+    let req = m.list.waiting.search;
+    update(
+        &mut m,
+        Msg::MessageHits {
+            req,
+            query: "role:x".into(),
+            result: Err("unknown role \"x\"".into()),
+        },
+    );
+    assert!(
+        m.list
+            .hits
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("unknown role")
+    );
+    assert!(m.list.selected_row().is_none(), "no hit, no session");
+}
+
+#[test]
+fn the_index_fills_every_row_and_the_list_sorts_by_it() {
+    let mut m = listed(true);
+    update(&mut m, Msg::IndexProgress { done: 1, total: 3 });
+    assert_eq!(m.list.index, IndexState::Updating { done: 1, total: 3 });
+    let effects = update(
+        &mut m,
+        Msg::IndexUpdated {
+            result: Ok(UpdateReport::default()),
+        },
+    );
+    assert_eq!(m.list.index, IndexState::Ready);
+    assert!(matches!(&effects[..], [Effect::LoadIndexStats]));
+    let stats: HashMap<String, IndexedStats> = ["a", "b", "c"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let s = IndexedStats {
+                bytes: 100 * (i as u64 + 1),
+                messages: 3,
+                tokens: Some(50),
+                ..IndexedStats::default()
+            };
+            (id.to_string(), s)
+        })
+        .collect();
+    let effects = update(&mut m, Msg::IndexStats { stats });
+    assert!(
+        m.list.rows.iter().all(|r| r.stats.is_some()),
+        "every row, not only those near the cursor"
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::SortFacts { rows } if rows.len() == 3))
+    );
+    let effects = act(&mut m, Action::CycleSort);
+    assert_eq!(m.list.sort, SortKey::Created);
+    assert!(matches!(
+        &effects[..],
+        [Effect::Filter {
+            sort: SortKey::Created,
+            ..
+        }]
+    ));
+    act(&mut m, Action::CycleSort);
+    assert_eq!(m.list.sort, SortKey::Size);
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("sorted by size")
+    );
+    // A failed update is kept, and searching goes on with what is indexed.
+    update(
+        &mut m,
+        Msg::IndexUpdated {
+            result: Err("disk full".into()),
+        },
+    );
+    assert_eq!(m.list.index, IndexState::Failed("disk full".into()));
+}

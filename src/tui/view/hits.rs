@@ -1,0 +1,141 @@
+//! The hits of a message search: one row per message (its session, who
+//! wrote it, a line of it with the matched words marked).
+
+use crate::humanize;
+use crate::tui::keymap::{self, Scope};
+use crate::tui::model::{ListScreen, MessageHits};
+use crate::tui::msg::Action;
+use crate::tui::theme::Theme;
+use crate::tui::view::scroll_into_view;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+
+/// Draws the hits under the search line.
+pub fn draw(frame: &mut Frame, list: &ListScreen, offset: &mut usize, area: Rect, theme: Theme) {
+    let hits = &list.hits;
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .title(Line::styled(" Messages ", theme.title()));
+    let height = usize::from(area.height.saturating_sub(2));
+    // The message column: what is left after the session, role and gaps.
+    let room = usize::from(area.width).saturating_sub(28 + 9 + 2);
+    scroll_into_view(offset, hits.selected, height, hits.hits.len());
+    let rows: Vec<Row> = hits
+        .hits
+        .iter()
+        .skip(*offset)
+        .take(height)
+        .map(|hit| {
+            Row::new([
+                Cell::from(hit.session_name.clone()),
+                Cell::from(Line::styled(hit.role.clone(), theme.dim())),
+                Cell::from(marked(&hit.snippet, &hit.highlights, room, theme)),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(28),
+        Constraint::Length(9),
+        Constraint::Min(20),
+    ];
+    let table = Table::new(rows, widths)
+        .header(Row::new(["SESSION", "ROLE", "MESSAGE"]).style(theme.title()))
+        .block(block)
+        .row_highlight_style(theme.selected());
+    let selected = (!hits.hits.is_empty()).then(|| hits.selected.saturating_sub(*offset));
+    let mut state = TableState::default().with_selected(selected);
+    frame.render_stateful_widget(table, area, &mut state);
+    if hits.hits.is_empty() {
+        let inner = Rect::new(area.x + 1, area.y + 2, area.width.saturating_sub(2), 1);
+        frame.render_widget(
+            Paragraph::new(Line::styled(empty_text(list), theme.dim())),
+            inner,
+        );
+    }
+}
+
+/// What the empty table says.
+fn empty_text(list: &ListScreen) -> String {
+    let hits = &list.hits;
+    if list.query.is_empty() {
+        return "Type words to find them in every message: \"an exact phrase\", role:user|assistant|tool|system.".into();
+    }
+    if let Some(error) = &hits.error {
+        return error.clone();
+    }
+    if !hits.answered {
+        return "searching…".into();
+    }
+    format!(
+        "No message matches. {} clears the query; {} searches names.",
+        keymap::key_for(Scope::Messages, Action::ClearOrQuit),
+        keymap::key_for(Scope::Messages, Action::ToggleSearchMode)
+    )
+}
+
+/// The counts after the query: hits, sessions, and how much is indexed.
+pub fn counts(hits: &MessageHits) -> String {
+    if !hits.answered {
+        return String::new();
+    }
+    let mut text = format!(
+        "{} matching",
+        humanize::plural(hits.total as u64, "message")
+    );
+    if hits.covered < hits.sessions {
+        text.push_str(&format!(
+            "  ({} of {} sessions indexed so far)",
+            humanize::count(hits.covered as u64),
+            humanize::count(hits.sessions as u64)
+        ));
+    }
+    text
+}
+
+/// `text` with the byte ranges `marks` in the match style, its start cut
+/// (with `…`) so the first match shows in `room` columns.
+fn marked(text: &str, marks: &[(usize, usize)], room: usize, theme: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    // The first match and those close behind it (a phrase) should show.
+    let cluster_end = marks.first().map(|&(start, _)| {
+        marks
+            .iter()
+            .filter(|(from, _)| *from < start + 40)
+            .map(|&(_, to)| to)
+            .max()
+            .unwrap_or(start)
+    });
+    if let Some(end) = cluster_end {
+        let shown_to = unicode_width::UnicodeWidthStr::width(&text[..end.min(text.len())]);
+        let excess = (shown_to + 8).saturating_sub(room);
+        if excess > 0 {
+            let mut width = 0;
+            let cut = text
+                .char_indices()
+                .find(|(_, c)| {
+                    width += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
+                    width > excess
+                })
+                .map_or(0, |(i, _)| i);
+            spans.push(Span::raw("…"));
+            at = cut;
+        }
+    }
+    for &(from, to) in marks {
+        if from < at
+            || to > text.len()
+            || !text.is_char_boundary(from)
+            || !text.is_char_boundary(to)
+        {
+            continue;
+        }
+        spans.push(Span::raw(text[at..from].to_string()));
+        spans.push(Span::styled(text[from..to].to_string(), theme.matched()));
+        at = to;
+    }
+    spans.push(Span::raw(text[at..].to_string()));
+    Line::from(spans)
+}
