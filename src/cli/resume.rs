@@ -21,8 +21,7 @@ pub struct ResumeArgs {
 /// Touches the session and prints what was asked for.
 pub fn run(env: &CliEnv, args: ResumeArgs) -> Result<(), CliError> {
     let target = env.source.locate(&args.session)?;
-    target.writable()?;
-    env.source.touch(&target, env.now)?;
+    env.source.resume(&target, env.now)?;
     output::print_lines([printed(&target, args.print)])
 }
 

@@ -6,7 +6,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::layout::{MEMORY_DIR, META_FILE, SessionPaths};
 use crate::store::loki::LokiStore;
 use crate::store::peteos::SESSION_FILE;
-use crate::store::record::SessionRecord;
+use crate::store::record::{SessionRecord, conversation_state};
 use std::path::{Path, PathBuf};
 
 /// A session found from an argument, with where to read and where to lock.
@@ -19,16 +19,21 @@ pub struct Target {
 }
 
 impl Target {
-    /// Refuses to write to a damaged session: what could not be read is left
-    /// exactly as it is (reading it is still allowed).
+    /// Refuses to write to a damaged session, one whose meta.json or
+    /// conversation cannot be read: what could not be read is left exactly
+    /// as it is (reading it is still allowed). Every writer asks this.
     pub fn writable(&self) -> Result<()> {
-        match &self.record.error {
-            Some(error) => Err(StoreError::Invalid(format!(
+        let damaged = |error: &dyn std::fmt::Display| {
+            StoreError::Invalid(format!(
                 "session {} is damaged, so it is left as it is: {error}",
                 self.record.id
-            ))),
-            None => Ok(()),
+            ))
+        };
+        if let Some(error) = &self.record.error {
+            return Err(damaged(error));
         }
+        conversation_state(&self.record).map_err(|e| damaged(&e))?;
+        Ok(())
     }
 
     /// The peteos conversation directory.

@@ -13,9 +13,8 @@ use crate::store::error::{Result, StoreError};
 use crate::store::layout::{META_FILE, check_id};
 use crate::store::lock::SessionLock;
 use crate::store::parallel;
-use crate::store::peteos::Session;
 use crate::store::purge_plan::{Candidate, Decision, Fingerprint, PurgePlan, PurgePolicy};
-use crate::store::record::{SessionRecord, has_visible_files};
+use crate::store::record::{SessionRecord, conversation_state};
 use serde::Serialize;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -39,6 +38,8 @@ pub fn plan(
 /// The facts about one session.
 pub fn candidate(record: SessionRecord) -> Candidate {
     let facts = disk::tree_facts(&record.path).unwrap_or_default();
+    // A session whose conversation cannot be read is spared: deleting what
+    // we failed to read could lose work.
     let (is_active, unreadable_conversation) = match conversation_state(&record) {
         Ok(is_active) => (is_active, None),
         Err(e) => (false, Some(e.to_string())),
@@ -55,22 +56,6 @@ pub fn candidate(record: SessionRecord) -> Candidate {
         crosses_filesystems: facts.crosses_filesystems,
         fingerprint,
     }
-}
-
-/// `is_active` of the session, after checking that its conversation can be
-/// read: a session whose session.json or active context cannot be read is
-/// spared, since deleting what we failed to read could lose work. A session
-/// with no conversation yet (an empty or missing memory/) is fine.
-fn conversation_state(record: &SessionRecord) -> Result<bool> {
-    let session = match Session::load(&record.conversation_dir) {
-        Ok(session) => session,
-        Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {
-            return Ok(false);
-        }
-        Err(e) => return Err(e),
-    };
-    session.active_context()?;
-    Ok(session.is_active())
 }
 
 fn fingerprint(record: &SessionRecord) -> Fingerprint {

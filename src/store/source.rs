@@ -107,16 +107,23 @@ impl SessionSource {
         }
     }
 
-    /// Renames a session (Loki trees only: the name lives in meta.json).
+    /// Renames a session (Loki trees only: the name lives in meta.json);
+    /// a damaged one is refused.
     pub fn rename(&self, id: &str, name: &str) -> Result<SessionRecord> {
         match self {
-            SessionSource::Loki(s) => s.rename(id, name),
+            SessionSource::Loki(s) => {
+                self.target(&s.record(id)).writable()?;
+                s.rename(id, name)
+            }
             SessionSource::Peteos(f) => Err(read_only(f.dir(), "renaming")),
         }
     }
 
-    /// Marks a session used (Loki trees only; peteos sessions have no meta.json).
-    pub fn touch(&self, target: &Target, now: f64) -> Result<()> {
+    /// Resumes a session: refuses a damaged one, then marks it used (Loki
+    /// trees only; peteos sessions have no meta.json). The CLI's `resume`
+    /// and the UI's Enter both come here, so they refuse the same sessions.
+    pub fn resume(&self, target: &Target, now: f64) -> Result<()> {
+        target.writable()?;
         if target.is_loki {
             LokiStore::touch_at(target.lock_dir(), now)?;
         }

@@ -210,7 +210,7 @@ impl Worker {
                 let target = self.source.target(&record);
                 let result = self
                     .source
-                    .touch(&target, now)
+                    .resume(&target, now)
                     .map(|()| record)
                     .map_err(|e| e.to_string());
                 self.send(Msg::Resumed { result });

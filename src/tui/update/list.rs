@@ -305,11 +305,9 @@ fn rename_selected(model: &mut Model) -> Vec<Effect> {
     let Some(row) = model.selected_row() else {
         return Vec::new();
     };
-    if row.record.error.is_some() {
-        complain(
-            model,
-            "cannot rename a damaged session: its meta.json is unreadable",
-        );
+    if let Some(error) = &row.record.error {
+        let text = format!("cannot rename a damaged session: {error}");
+        complain(model, text);
         return Vec::new();
     }
     model.overlay = Some(Overlay::Input(Input {
