@@ -59,11 +59,48 @@ fn peteos_json(dir: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Sets the modification time of every file of a session directory.
+fn set_file_times(session: &Path, seconds: f64) {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(seconds);
+    for file in std::fs::read_dir(session).unwrap() {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(file.unwrap().path())
+            .unwrap();
+        file.set_modified(time).unwrap();
+    }
+}
+
+/// Midnight UTC of the `YYYYMMDD-` prefix of a uuid, in seconds.
+fn claimed_day(uuid: &str) -> f64 {
+    let (y, m, d) = (&uuid[..4], &uuid[4..6], &uuid[6..8]);
+    assert_eq!(&uuid[8..9], "-", "{uuid} has a date prefix");
+    let midnight = humantime::parse_rfc3339(&format!("{y}-{m}-{d}T00:00:00Z")).unwrap();
+    midnight
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
 #[test]
 fn list_show_and_purge_preview_in_place_write_nothing() {
     let (_tmp, dir) = copy_folder();
-    let before = snapshot(&dir);
     let cases = expected()["cases"].as_array().unwrap().clone();
+    // Creation comes from the uuid's date; a file time counts only when it
+    // lies on that day. Files of the first session carry a time on its
+    // day, the others one years away from it (a copy made on that very day
+    // could not tell the two rules apart).
+    const FAR: f64 = 1_600_000_000.0; // 2020-09-13
+    let first = cases[0]["session_uuid"].as_str().unwrap();
+    let on_the_day = claimed_day(first) + 3_600.5;
+    for case in &cases {
+        let uuid = case["session_uuid"].as_str().unwrap();
+        set_file_times(
+            &dir.join(uuid),
+            if uuid == first { on_the_day } else { FAR },
+        );
+    }
+    let before = snapshot(&dir);
     let list = peteos_json(&dir, &["list", "--json", "--tokens"]);
     assert_eq!(list.as_array().unwrap().len(), cases.len());
     for case in &cases {
@@ -81,13 +118,20 @@ fn list_show_and_purge_preview_in_place_write_nothing() {
         );
         assert_eq!(item["tokens"], case["total_tokens_cl100k"], "{uuid}");
         assert!(!item["name"].as_str().unwrap().is_empty());
-        // created from the uuid's date prefix
-        let day = 1_795_910_400.0;
-        let created = item["created_at"].as_f64().unwrap();
-        assert!(
-            uuid.starts_with("20261129-") && (day..day + 86_400.0 * 400.0).contains(&created)
-                || !uuid.starts_with("20261129-")
+        let (created, used) = (
+            item["created_at"].as_f64().unwrap(),
+            item["last_used_at"].as_f64().unwrap(),
         );
+        if uuid == first {
+            assert_eq!(
+                created, on_the_day,
+                "{uuid}: the file time on the claimed day"
+            );
+            assert_eq!(used, on_the_day, "{uuid}: last use is the newest file");
+        } else {
+            assert_eq!(created, claimed_day(uuid), "{uuid}: the uuid's day");
+            assert_eq!(used, FAR, "{uuid}: last use is the newest file");
+        }
         let shown = peteos_json(&dir, &["show", &uuid[..13], "--json"]);
         let ids: Vec<&Value> = shown["messages"]
             .as_array()
@@ -248,6 +292,11 @@ fn check_with_real_peteos(dir: &Path, trimmed: &[(String, Value, String)]) {
         String::from_utf8_lossy(&out.stderr)
     );
     let seen: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        seen.len(),
+        trimmed.len(),
+        "peteos answered for every session"
+    );
     let mut messages = 0;
     for ((uuid, want, child), seen) in trimmed.iter().zip(&seen) {
         assert_eq!(seen["active_context_id"], child.as_str(), "{uuid}");

@@ -49,12 +49,17 @@ fn links_inside_a_session_are_removed_not_followed() {
 fn a_session_folder_entry_that_is_a_link_is_never_removed() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("store");
-    new_session(&root, "real one");
+    let real = new_session(&root, "real one");
     let outside = tmp.path().join("elsewhere");
     std::fs::create_dir_all(outside.join("memory")).unwrap();
     std::fs::write(outside.join("meta.json"), r#"{"last_used_at": 1.0}"#).unwrap();
     std::os::unix::fs::symlink(&outside, sessions(&root).join("linked")).unwrap();
-    store(&root).purge(0, 0.0, &[], now()).unwrap();
+    let removed = store(&root).purge(0, 0.0, &[], now()).unwrap();
+    assert_eq!(
+        removed,
+        vec![real],
+        "the purge ran and removed the real one"
+    );
     assert!(
         std::fs::symlink_metadata(sessions(&root).join("linked")).is_ok(),
         "the link itself stays"

@@ -70,16 +70,20 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// Seconds since the epoch.
+pub fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
 /// Sets `last_used_at` of session `id` to `days` days ago by editing meta.json.
 pub fn age_session(root: &Path, id: &str, days: f64) {
     let path = sessions(root).join(id).join("meta.json");
     let mut meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
-    meta["last_used_at"] = serde_json::json!(now - days * 86_400.0);
+    meta["last_used_at"] = serde_json::json!(now() - days * 86_400.0);
     std::fs::write(&path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
 }
 
