@@ -91,3 +91,23 @@ pub fn age_session(root: &Path, id: &str, days: f64) {
 pub fn new_session(root: &Path, prompt: &str) -> String {
     ok(root, &["new", prompt, "--no-purge"]).trim().to_string()
 }
+
+/// True under CI (`CI` set, and not "", "0" or "false"): there a check that
+/// cannot run must fail, never skip, and no variable may redirect one.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+/// Under CI, fails unless the harness runs the ignored checks too
+/// (`cargo test -- --include-ignored`): they need root or peteos, which a
+/// local run may lack (the summary shows them as ignored) but CI provides.
+pub fn assert_ci_runs_ignored_checks() {
+    if in_ci() {
+        let args: Vec<String> = std::env::args().collect();
+        assert!(
+            args.iter()
+                .any(|a| a == "--include-ignored" || a == "--ignored"),
+            "CI must run the ignored checks: cargo test -- --include-ignored (args: {args:?})"
+        );
+    }
+}
