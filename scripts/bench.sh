@@ -5,7 +5,8 @@
 # sessions) once in WORK_DIR, then: list --json against cat of every
 # meta.json (hyperfine), peak memory of listing 100k sessions, a whole-process
 # trim against peteos 0.6.13 in-process (stdlib json, and json5 as installed),
-# tiktoken throughput against Python tiktoken on the same texts, and the UI
+# Python tiktoken's throughput on the same texts (one thread, and its threaded
+# batch encoder; cargo bench reports ours), and the UI
 # figures (cargo bench --bench tui). Needs hyperfine, GNU time, Python >= 3.12
 # (for peteos) and network access to PyPI the first time.
 set -euo pipefail
@@ -45,22 +46,18 @@ budget=50000
 hyperfine --warmup 1 --runs 15 --export-json "$work/trim.json" \
   --prepare "rm -rf $work/trimcopy && cp -a $sessions/$big $work/trimcopy" \
   "$bin trim $work/trimcopy --max-tokens $budget --json" >/dev/null
-venv=${TMPDIR:-/tmp}/loki-sessions-peteos-venv
-if [ ! -x "$venv/bin/python" ]; then
-  py=$(command -v python3.12 || command -v python3.13 || true)
-  "$py" -m venv "$venv" && "$venv/bin/pip" install -q "peteos==0.6.13" tiktoken
-fi
+py=$(scripts/peteos_venv.sh tiktoken)
 cache=$work/tiktoken-cache && mkdir -p "$cache"
 assets=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tiktoken-rs-*/assets | tail -n 1)
 cp "$assets/cl100k_base.tiktoken" "$cache/9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
 echo '{}' > "$work/peteos.json"
 export TIKTOKEN_CACHE_DIR=$cache PETEOS_SESSIONS_DIR=$sessions PETEOS_CONFIG=$work/peteos.json
-"$venv/bin/python" scripts/bench_peteos_trim.py stdlib "$big" $budget 5 > "$work/peteos-stdlib.json"
-"$venv/bin/python" scripts/bench_peteos_trim.py installed "$big" $budget 1 > "$work/peteos-json5.json"
+"$py" scripts/bench_peteos_trim.py stdlib "$big" $budget 5 > "$work/peteos-stdlib.json"
+"$py" scripts/bench_peteos_trim.py installed "$big" $budget 1 > "$work/peteos-json5.json"
 # The same Python run as a whole process (start-up and imports included), for
 # a like-for-like comparison with our whole-process figure.
 hyperfine --warmup 1 --runs 5 --export-json "$work/peteos-process.json" \
-  "$venv/bin/python scripts/bench_peteos_trim.py stdlib $big $budget 1" >/dev/null
+  "$py scripts/bench_peteos_trim.py stdlib $big $budget 1" >/dev/null
 python3 - "$work" <<'PY'
 import json, sys
 w = sys.argv[1]
@@ -72,9 +69,9 @@ print("loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f 
       % (ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
 PY
 
-echo "== token counting on the same texts (cl100k_base)"
+echo "== token counting on the same texts (cl100k_base): one thread, and the threaded batch encoder on every core"
 ctx=$(python3 -c "import json; print(json.load(open('$sessions/$big/session.json'))['active_context_id'])")
-"$venv/bin/python" scripts/bench_tiktoken.py "$sessions/$big/$ctx.json" | tee "$work/tiktoken.json"
+"$py" scripts/bench_tiktoken.py "$sessions/$big/$ctx.json" "$(nproc)" | tee "$work/tiktoken.json"
 
 echo "== UI figures (cargo bench --bench tui)"
 LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench tui 2>/dev/null | tee "$work/tui.json"

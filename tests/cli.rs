@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::process::Stdio;
 
@@ -410,14 +411,14 @@ fn end_to_end_on_a_store_of_thousands() {
     let removals = plan["remove"].as_array().unwrap().len();
     let kept = plan["keep"].as_array().unwrap().len();
     assert_eq!(removals + kept, 2500);
-    assert!(
-        plan["keep"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|k| k["id"] == made["active"]
-                || k["reason"].as_str().unwrap().starts_with("recent"))
-    );
+    check_default_plan(&list, &plan, damaged);
+    // With nothing kept by policy, the safety rules alone spare sessions.
+    let all = json(tmp.path(), &["purge", "--dry-run", "--json", "--keep", "0"]);
+    let spared = reasons(&all, "keep");
+    let active = made["active"].as_str().unwrap();
+    assert_eq!(spared.len(), 2, "{spared:?}");
+    assert!(reason(&spared, active).starts_with("active"));
+    assert!(reason(&spared, damaged).starts_with("unreadable"));
     let done = json(tmp.path(), &["purge", "--yes", "--json"]);
     assert_eq!(done["removed"].as_array().unwrap().len(), removals);
     assert_eq!(
@@ -427,4 +428,54 @@ fn end_to_end_on_a_store_of_thousands() {
             .len(),
         kept
     );
+}
+
+/// `id -> reason` of the plan's `keep` or `remove` list.
+fn reasons(plan: &Value, key: &str) -> BTreeMap<String, String> {
+    let entries = plan[key].as_array().unwrap().iter();
+    entries
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().into(),
+                e["reason"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+fn reason(of: &BTreeMap<String, String>, id: &str) -> String {
+    let found = of.get(id).cloned();
+    found.unwrap_or_else(|| panic!("{id} is not in {of:?}"))
+}
+
+/// Defaults (keep 100, 30 days): the damaged session is spared as unreadable,
+/// the 100 most recently used of the others are kept in rank order, and
+/// every other one goes: stale when unused more than 30 days, else beyond keep.
+fn check_default_plan(list: &Value, plan: &Value, damaged: &str) {
+    let (keep, remove) = (reasons(plan, "keep"), reasons(plan, "remove"));
+    assert!(reason(&keep, damaged).starts_with("unreadable"));
+    assert_eq!(keep.len(), 101, "{keep:?}");
+    let readable = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["error"].is_null());
+    for (rank, item) in readable.enumerate() {
+        let id = item["id"].as_str().unwrap();
+        let unused_days = (now() - item["last_used_at"].as_f64().unwrap()) / 86_400.0;
+        let (of, want) = if rank < 100 {
+            (&keep, format!("recent: #{}, ", rank + 1))
+        } else if unused_days > 30.001 {
+            (&remove, "stale".to_string())
+        } else if unused_days < 29.999 {
+            (&remove, format!("beyond keep: #{} of 100", rank + 1))
+        } else {
+            continue; // too close to the limit to say
+        };
+        assert!(
+            reason(of, id).starts_with(&want),
+            "{id}: {} (want {want})",
+            reason(of, id)
+        );
+    }
 }

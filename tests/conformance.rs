@@ -1,8 +1,10 @@
 //! Conformance with the real peteos package: token counts, both windows and
 //! a trim's fork must match what peteos computed for the committed fixtures
 //! (tests/fixtures/peteos, made by shared/conformance/make-peteos-fixtures.sh).
-//! Set PETEOS_FIXTURES=DIR to check another generated set.
+//! Set PETEOS_FIXTURES=DIR to check another generated set locally; under CI
+//! it is refused, so that CI always checks the committed fixtures.
 
+mod common;
 use loki_sessions::store::format::tokens::{self, Encoding};
 use loki_sessions::store::format::{Context, Session, window};
 use loki_sessions::store::{Store, TrimRequest, message_counts};
@@ -11,9 +13,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("PETEOS_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peteos"))
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peteos");
+    let Some(other) = std::env::var_os("PETEOS_FIXTURES") else {
+        return committed;
+    };
+    assert!(
+        !common::in_ci(),
+        "PETEOS_FIXTURES would redirect CI's conformance check away from the committed fixtures"
+    );
+    PathBuf::from(other)
 }
 
 struct Case {

@@ -1,11 +1,16 @@
 //! Crash consistency: writers (new, touch, trim, purge) are killed with
 //! SIGKILL at random moments. After every kill each visible file parses, each
 //! visible session is whole, leftovers are hidden from readers, and the next
-//! writers clean them up. Kills: LOKI_CRASH_KILLS (default 300, the CI setting).
+//! writers clean them up. Kills: LOKI_CRASH_KILLS (default 300, the CI setting)
+//! writers killed while still running; the random choices come from a seed
+//! printed at the start and in the failure message (LOKI_CRASH_SEED replays
+//! them; kill timings still vary from run to run).
 
 mod common;
 use common::*;
 use serde_json::Value;
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -15,6 +20,16 @@ fn kills() -> usize {
         .ok()
         .and_then(|k| k.parse().ok())
         .unwrap_or(300)
+}
+
+/// The seed of this run: LOKI_CRASH_SEED, else the clock.
+fn seed() -> u64 {
+    let given = std::env::var("LOKI_CRASH_SEED").ok();
+    let seed = given.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        since.unwrap().as_nanos() as u64
+    });
+    seed | 1
 }
 
 /// xorshift: enough randomness for kill timings; the seed is printed.
@@ -88,6 +103,49 @@ fn live_ids(root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Identity and stamp of every path under `root`: files by inode, length
+/// and modification time, directories by inode.
+type State = BTreeMap<PathBuf, (u64, u64, i128)>;
+
+fn state(root: &Path) -> State {
+    let mut out = State::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            let stamp = if meta.is_dir() {
+                stack.push(entry.path());
+                (meta.ino(), 0, 0)
+            } else {
+                let mtime = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+                (meta.ino(), meta.len(), mtime)
+            };
+            out.insert(entry.path(), stamp);
+        }
+    }
+    out
+}
+
+/// Modification times of `dirs`: one changes when an entry is made,
+/// renamed or removed in it.
+fn dir_stamps(dirs: &[PathBuf]) -> Vec<Option<std::time::SystemTime>> {
+    dirs.iter()
+        .map(|d| d.symlink_metadata().and_then(|m| m.modified()).ok())
+        .collect()
+}
+
+/// True when the killed writer had written: a path appeared (a temp file,
+/// a staging directory, trash), a file was replaced or changed, or a visible
+/// path went away (a session purged). Removing hidden leftovers of earlier
+/// kills, the cleanup every writer starts with, does not count.
+fn wrote(before: &State, after: &State, root: &Path) -> bool {
+    let added_or_changed = after.iter().any(|(p, s)| before.get(p) != Some(s));
+    let removed_visible = (before.keys()).any(|p| !after.contains_key(p) && !is_hidden(p, root));
+    added_or_changed || removed_visible
+}
+
 fn spawn(root: &Path, args: &[String]) -> std::process::Child {
     command()
         .arg("--root")
@@ -103,6 +161,18 @@ fn spawn(root: &Path, args: &[String]) -> std::process::Child {
 
 #[test]
 fn killed_writers_leave_every_file_whole_and_their_leftovers_are_cleaned() {
+    let seed = seed();
+    eprintln!("crash test seed {seed}");
+    let run = std::panic::catch_unwind(|| kill_writers(seed));
+    if let Err(e) = run {
+        let message = (e.downcast_ref::<String>().map(String::as_str))
+            .or_else(|| e.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        panic!("crash test failed with seed {seed} (LOKI_CRASH_SEED={seed} replays it): {message}");
+    }
+}
+
+fn kill_writers(seed: u64) {
     let tmp = tempfile::tempdir().unwrap();
     let root: PathBuf = tmp.path().to_path_buf();
     ok(
@@ -118,28 +188,35 @@ fn killed_writers_leave_every_file_whole_and_their_leftovers_are_cleaned() {
             "--plain",
         ],
     );
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64
-        | 1;
     let mut rng = Rng(seed);
     let kills = kills();
-    let mut killed_mid_run = 0;
-    // How long each kind of writer takes, learned as we go, so the kill lands
-    // anywhere in its run rather than after it.
+    let (mut killed, mut after_first_write, mut rounds) = (0, 0, 0);
+    // Per kind of writer (new, resume, trim, purge): killed, after a write.
+    let mut per_kind = [[0usize; 2]; 4];
+    // How long each kind of writer takes, learned as we go, so that half of
+    // the kills land anywhere in a run rather than after it. The other half
+    // aim at the writes, which come at the end of a run: they wait until a
+    // directory the writer changes first has changed, then a little more.
     let mut typical_us = [20_000u64; 4];
-    for round in 0..kills {
+    while killed < kills {
+        rounds += 1;
+        assert!(
+            rounds < kills * 20,
+            "only {killed} of {kills} writers were still running when killed"
+        );
         let ids = live_ids(&root);
         if ids.len() < 6 {
             for i in 0..10 {
-                new_session(&root, &format!("refill {round} {i}"));
+                new_session(&root, &format!("refill {rounds} {i}"));
             }
             continue;
         }
         let id = ids[rng.below(ids.len() as u64) as usize].clone();
-        let args: Vec<String> = match round % 4 {
-            0 => vec!["new".into(), format!("task {round}"), "--no-purge".into()],
+        let session = sessions(&root).join(&id);
+        let watched = [sessions(&root), session.join("memory"), session];
+        let kind = rounds % 4;
+        let args: Vec<String> = match kind {
+            0 => vec!["new".into(), format!("task {rounds}"), "--no-purge".into()],
             1 => vec!["resume".into(), id],
             2 => vec![
                 "trim".into(),
@@ -154,19 +231,32 @@ fn killed_writers_leave_every_file_whole_and_their_leftovers_are_cleaned() {
                 (ids.len() as u64 - 1 - rng.below(3)).to_string(),
             ],
         };
-        let kind = round % 4;
+        let before = state(&root);
         let started = std::time::Instant::now();
+        let stamps = dir_stamps(&watched);
         let mut child = spawn(&root, &args);
-        std::thread::sleep(Duration::from_micros(rng.below(typical_us[kind] + 1)));
-        if child.try_wait().unwrap().is_none() {
-            killed_mid_run += 1;
+        if rng.below(2) == 0 {
+            std::thread::sleep(Duration::from_micros(rng.below(typical_us[kind] + 1)));
+        } else {
+            while dir_stamps(&watched) == stamps && child.try_wait().unwrap().is_none() {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+            std::thread::sleep(Duration::from_micros(rng.below(600)));
+        }
+        let running = child.try_wait().unwrap().is_none();
+        // SIGKILL: no destructor, no cleanup, as a crash or an OOM kill.
+        child.kill().unwrap_or(());
+        child.wait().unwrap();
+        if running {
+            killed += 1;
+            let had_written = usize::from(wrote(&before, &state(&root), &root));
+            after_first_write += had_written;
+            per_kind[kind][0] += 1;
+            per_kind[kind][1] += had_written;
         } else {
             let took = started.elapsed().as_micros() as u64;
             typical_us[kind] = (typical_us[kind] * 3 + took) / 4;
         }
-        // SIGKILL: no destructor, no cleanup, as a crash or an OOM kill.
-        child.kill().unwrap_or(());
-        child.wait().unwrap();
         check_store(&root);
     }
     // The next writers clean up: trash and dead staging on new/purge, temp
@@ -184,7 +274,14 @@ fn killed_writers_leave_every_file_whole_and_their_leftovers_are_cleaned() {
     assert!(leftovers.is_empty(), "not cleaned: {leftovers:?}");
     let whole = check_store(&root);
     eprintln!(
-        "{kills} writers killed ({killed_mid_run} while still running; seed {seed}); {whole} sessions whole, no leftovers"
+        "{killed} writers killed while running ({after_first_write} after their first write), {rounds} rounds; {whole} sessions whole, no leftovers"
     );
-    assert!(killed_mid_run > kills / 4, "the kills must land mid-write");
+    eprintln!(
+        "killed, after a write: new {:?}, resume {:?}, trim {:?}, purge {:?}",
+        per_kind[0], per_kind[1], per_kind[2], per_kind[3]
+    );
+    assert!(
+        after_first_write > killed / 3,
+        "too few kills landed after a write: {after_first_write} of {killed}"
+    );
 }

@@ -1,20 +1,31 @@
 //! Hostile and broken input: every case of tests/hostile/cases (plus a 100 MB
 //! message made here) is put in a store beside a healthy session, then
 //! listed, shown, trimmed, resumed and purged. For each: no panic, the exit
-//! code documented in tests/hostile/README.md, errors naming the file, no
-//! file of a damaged session modified, nothing damaged deleted, nothing
-//! outside the store touched, and the healthy session unaffected.
+//! code documented in tests/hostile/README.md, errors naming the broken file
+//! by its full path, no file modified by a command that refused (meta.json
+//! included), a resume changing nothing but `last_used_at`, nothing spared by
+//! the purge modified, nothing outside the store touched, and the healthy
+//! session unaffected. The UI resumes exactly what the CLI resumes.
 
 mod common;
 use common::*;
+use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::tui::headless::Headless;
+use loki_sessions::tui::model::{Exit, Settings};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-/// One case: what `list` reports, and the exit codes of show / trim / resume.
+/// One case: what `list` reports, the file at fault, and the exit codes of
+/// show / trim / resume.
 struct Case {
     name: &'static str,
     /// Substring of the error `list --json` reports (None: readable).
     list_error: Option<&'static str>,
+    /// The broken file, relative to the session directory ("" for the
+    /// directory itself): every error about the case names its full path.
+    broken: Option<&'static str>,
     show: i32,
     trim: i32,
     resume: i32,
@@ -25,14 +36,14 @@ struct Case {
 const fn case(
     name: &'static str,
     list_error: Option<&'static str>,
-    show: i32,
-    trim: i32,
-    resume: i32,
+    broken: Option<&'static str>,
+    [show, trim, resume]: [i32; 3],
     purged: bool,
 ) -> Case {
     Case {
         name,
         list_error,
+        broken,
         show,
         trim,
         resume,
@@ -40,51 +51,56 @@ const fn case(
     }
 }
 
+const CTX: Option<&str> = Some("memory/ctx.json");
+const META: Option<&str> = Some("meta.json");
+const SESSION: Option<&str> = Some("memory/session.json");
+const DIR: Option<&str> = Some("");
+
 #[rustfmt::skip]
 const CASES: &[Case] = &[
-    case("context-anchor-negative", None, 0, 2, 0, true),
-    case("context-anchors-short", None, 0, 2, 0, true),
-    case("context-bom", None, 0, 0, 0, true),
-    case("context-deep-nesting", Some("recursion limit exceeded"), 2, 2, 0, false),
-    case("context-duplicate-messages-key", None, 0, 1, 0, true),
-    case("context-huge-integers", None, 0, 0, 0, true),
-    case("context-invalid-utf8", Some("not UTF-8"), 2, 2, 0, false),
-    case("context-message-a-number", Some("message #1 is a number"), 2, 2, 0, false),
-    case("context-messages-an-object", Some("\"messages\" is an object"), 2, 2, 0, false),
-    case("context-nan", Some("expected value"), 2, 2, 0, false),
-    case("context-no-sequence-numbers", None, 0, 2, 0, true),
-    case("context-special-token-text", None, 0, 1, 0, true),
-    case("context-string-content", None, 0, 0, 0, true),
-    case("context-truncated", Some("EOF while parsing"), 2, 2, 0, false),
-    case("context-unknown-part-and-message-types", None, 0, 0, 0, true),
-    case("id-leading-dash", None, 0, 0, 0, true),
-    case("id-unicode", None, 0, 0, 0, true),
-    case("id-with-shell-syntax", None, 0, 0, 0, true),
-    case("meta-bom", None, 0, 0, 0, true),
-    case("meta-deep-nesting", Some("recursion limit exceeded"), 0, 2, 2, false),
-    case("meta-duplicate-keys", None, 0, 0, 0, true),
-    case("meta-empty", Some("the file is empty"), 0, 2, 2, false),
-    case("meta-huge-number", Some("out of range"), 0, 2, 2, false),
-    case("meta-invalid-utf8", Some("not UTF-8"), 0, 2, 2, false),
-    case("meta-is-a-directory", Some("Is a directory"), 0, 2, 2, false),
-    case("meta-last-used-a-string", Some("\"last_used_at\" is a string"), 0, 2, 2, false),
-    case("meta-last-used-missing", Some("\"last_used_at\" is missing"), 0, 2, 2, false),
-    case("meta-last-used-null", Some("\"last_used_at\" is null"), 0, 2, 2, false),
-    case("meta-missing", Some("No such file"), 0, 2, 2, false),
-    case("meta-name-a-number", Some("\"name\" is a number"), 0, 2, 2, false),
-    case("meta-nan", Some("expected value"), 0, 2, 2, false),
-    case("meta-not-an-object", Some("expected a JSON object"), 0, 2, 2, false),
-    case("meta-symlink", Some("symbolic link"), 0, 2, 2, false),
-    case("meta-truncated", Some("EOF while parsing"), 0, 2, 2, false),
-    case("meta-whitespace", Some("the file is empty"), 0, 2, 2, false),
-    case("session-dir-symlink", Some("symbolic link; not followed"), 2, 2, 2, false),
-    case("session-json-active-id-a-number", Some("is a number, not a string"), 2, 2, 0, false),
-    case("session-json-active-id-traversal", Some("bad context id"), 2, 2, 0, false),
-    case("session-json-is-active-truthy-string", None, 0, 0, 0, false),
-    case("session-json-missing-context", Some("gone.json"), 1, 1, 0, false),
-    case("session-json-missing", Some("session.json"), 1, 1, 0, false),
-    case("session-json-truncated", Some("EOF while parsing"), 2, 2, 0, false),
-    case("stray-file", Some("not a session directory"), 2, 2, 2, false),
+    case("context-anchor-negative", None, CTX, [0, 2, 0], true),
+    case("context-anchors-short", None, CTX, [0, 2, 0], true),
+    case("context-bom", None, None, [0, 0, 0], true),
+    case("context-deep-nesting", Some("recursion limit exceeded"), CTX, [2, 2, 2], false),
+    case("context-duplicate-messages-key", None, None, [0, 1, 0], true),
+    case("context-huge-integers", None, None, [0, 0, 0], true),
+    case("context-invalid-utf8", Some("not UTF-8"), CTX, [2, 2, 2], false),
+    case("context-message-a-number", Some("message #1 is a number"), CTX, [2, 2, 2], false),
+    case("context-messages-an-object", Some("\"messages\" is an object"), CTX, [2, 2, 2], false),
+    case("context-nan", Some("expected value"), CTX, [2, 2, 2], false),
+    case("context-no-sequence-numbers", None, CTX, [0, 2, 0], true),
+    case("context-special-token-text", None, None, [0, 1, 0], true),
+    case("context-string-content", None, None, [0, 0, 0], true),
+    case("context-truncated", Some("EOF while parsing"), CTX, [2, 2, 2], false),
+    case("context-unknown-part-and-message-types", None, None, [0, 0, 0], true),
+    case("id-leading-dash", None, None, [0, 0, 0], true),
+    case("id-unicode", None, None, [0, 0, 0], true),
+    case("id-with-shell-syntax", None, None, [0, 0, 0], true),
+    case("meta-bom", None, None, [0, 0, 0], true),
+    case("meta-deep-nesting", Some("recursion limit exceeded"), META, [0, 2, 2], false),
+    case("meta-duplicate-keys", None, None, [0, 0, 0], true),
+    case("meta-empty", Some("the file is empty"), META, [0, 2, 2], false),
+    case("meta-huge-number", Some("out of range"), META, [0, 2, 2], false),
+    case("meta-invalid-utf8", Some("not UTF-8"), META, [0, 2, 2], false),
+    case("meta-is-a-directory", Some("Is a directory"), META, [0, 2, 2], false),
+    case("meta-last-used-a-string", Some("\"last_used_at\" is a string"), META, [0, 2, 2], false),
+    case("meta-last-used-missing", Some("\"last_used_at\" is missing"), META, [0, 2, 2], false),
+    case("meta-last-used-null", Some("\"last_used_at\" is null"), META, [0, 2, 2], false),
+    case("meta-missing", Some("No such file"), META, [0, 2, 2], false),
+    case("meta-name-a-number", Some("\"name\" is a number"), META, [0, 2, 2], false),
+    case("meta-nan", Some("expected value"), META, [0, 2, 2], false),
+    case("meta-not-an-object", Some("expected a JSON object"), META, [0, 2, 2], false),
+    case("meta-symlink", Some("symbolic link"), META, [0, 2, 2], false),
+    case("meta-truncated", Some("EOF while parsing"), META, [0, 2, 2], false),
+    case("meta-whitespace", Some("the file is empty"), META, [0, 2, 2], false),
+    case("session-dir-symlink", Some("symbolic link; not followed"), DIR, [2, 2, 2], false),
+    case("session-json-active-id-a-number", Some("is a number, not a string"), SESSION, [2, 2, 2], false),
+    case("session-json-active-id-traversal", Some("bad context id"), SESSION, [2, 2, 2], false),
+    case("session-json-is-active-truthy-string", None, None, [0, 0, 0], false),
+    case("session-json-missing-context", Some("gone.json"), Some("memory/gone.json"), [1, 2, 2], false),
+    case("session-json-missing", Some("session.json"), SESSION, [1, 2, 2], false),
+    case("session-json-truncated", Some("EOF while parsing"), SESSION, [2, 2, 2], false),
+    case("stray-file", Some("not a session directory"), DIR, [2, 2, 2], false),
 ];
 
 fn corpus() -> PathBuf {
@@ -129,21 +145,89 @@ fn setup(name: &str) -> (tempfile::TempDir, PathBuf, String, String) {
     )
     .unwrap();
     copy_tree(&corpus().join(name), &sessions(&root));
-    let id = std::fs::read_dir(corpus().join(name))
+    (tmp, root, healthy, case_id(name))
+}
+
+/// The session id (directory name) of a case.
+fn case_id(name: &str) -> String {
+    std::fs::read_dir(corpus().join(name))
         .unwrap()
         .next()
         .unwrap()
         .unwrap()
         .file_name()
         .into_string()
-        .unwrap();
-    (tmp, root, healthy, id)
+        .unwrap()
+}
+
+/// Every file of a session path, the entry itself included (so that a
+/// stray file or a link counts as the case's files too).
+type Files = BTreeMap<PathBuf, Vec<u8>>;
+fn case_files(case_dir: &Path) -> Files {
+    snapshot(case_dir.parent().unwrap())
+        .into_iter()
+        .filter(|(p, _)| p.starts_with(case_dir))
+        .collect()
+}
+
+/// Asserts that nothing in `after` differs from `before`, naming what did.
+fn assert_unchanged(after: &Files, before: &Files, what: impl std::fmt::Display) {
+    let paths: std::collections::BTreeSet<&PathBuf> = before.keys().chain(after.keys()).collect();
+    let changed: Vec<&PathBuf> = paths
+        .into_iter()
+        .filter(|p| before.get(*p) != after.get(*p))
+        .collect();
+    assert!(changed.is_empty(), "{what}: changed {changed:?}");
+}
+
+/// Asserts that `text` names the case's broken file by its full path.
+fn names_the_file(c: &Case, case_dir: &Path, what: &str, text: &str) {
+    let path = match c.broken {
+        Some("") => case_dir.to_path_buf(),
+        Some(rel) => case_dir.join(rel),
+        None => panic!("{} {what}: an error, but no broken file: {text}", c.name),
+    };
+    let path = path.to_string_lossy();
+    assert!(
+        text.contains(&*path),
+        "{} {what} names {path}: {text}",
+        c.name
+    );
+}
+
+/// A resume changes one thing: `last_used_at` in meta.json, made later.
+fn only_last_use_changed(c: &Case, case_dir: &Path, prior: &Files, after: &Files) {
+    let meta_path = case_dir.join("meta.json");
+    let others = |files: &Files| {
+        let mut files = files.clone();
+        files.remove(&meta_path);
+        files
+    };
+    let what = format!("{}: resume writes only meta.json", c.name);
+    assert_unchanged(&others(after), &others(prior), what);
+    let fields = |files: &Files| {
+        let bytes = &files[&meta_path];
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        value.as_object().unwrap().clone()
+    };
+    let (mut was, mut now) = (fields(prior), fields(after));
+    let (used_was, used_now) = (was.remove("last_used_at"), now.remove("last_used_at"));
+    assert_eq!(now, was, "{}: resume changed only last_used_at", c.name);
+    assert!(now.keys().eq(was.keys()), "{}: key order kept", c.name);
+    let time = |v: Option<serde_json::Value>| v.and_then(|v| v.as_f64()).unwrap();
+    assert!(
+        time(used_now) > time(used_was),
+        "{}: last_used_at moved on",
+        c.name
+    );
 }
 
 fn check_case(c: &Case) {
     let (tmp, root, healthy, id) = setup(c.name);
     let case_dir = sessions(&root).join(&id);
-    let before = snapshot(&case_dir);
+    let before = case_files(&case_dir);
+    assert!(!before.is_empty(), "{}: copied", c.name);
     let outside_before = snapshot(&tmp.path().join("outside"));
 
     let list = run(&root, &["list", "--json", "--tokens"]);
@@ -163,11 +247,7 @@ fn check_case(c: &Case) {
                 .as_str()
                 .unwrap_or_else(|| panic!("{}: no error", c.name));
             assert!(error.contains(text), "{}: {error}", c.name);
-            assert!(
-                error.contains(&id) || error.contains("notes.txt"),
-                "{}: names the file: {error}",
-                c.name
-            );
+            names_the_file(c, &case_dir, "list", error);
             assert!(
                 !error.contains("do not read"),
                 "{}: read through a link",
@@ -185,6 +265,12 @@ fn check_case(c: &Case) {
         healthy_item["error"].is_null(),
         "the rest of the store still works"
     );
+    assert_eq!(
+        case_files(&case_dir),
+        before,
+        "{}: list wrote nothing",
+        c.name
+    );
 
     let codes = [
         ("show", c.show, vec!["show", "--json", "--", &id]),
@@ -196,40 +282,28 @@ fn check_case(c: &Case) {
         ("resume", c.resume, vec!["resume", "--", &id]),
     ];
     for (what, want, args) in codes {
+        let prior = case_files(&case_dir);
         let out = run(&root, &args);
         no_panic(what, &out);
-        assert_eq!(
-            out.status.code(),
-            Some(want),
-            "{} {what}: {}",
-            c.name,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        if want == 2 {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(
-                stderr.contains(&id) || stderr.contains("notes.txt"),
-                "{} {what} names the file: {stderr}",
-                c.name
-            );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(want), "{} {what}: {stderr}", c.name);
+        // Exit 1 without a broken file is a trim with nothing to drop.
+        if want == 2 || (want == 1 && c.broken.is_some()) {
+            names_the_file(c, &case_dir, what, &stderr);
+        }
+        let after = case_files(&case_dir);
+        match (what, want) {
+            ("trim", 0) => {} // the fork it wrote; later steps compare against it
+            ("resume", 0) => only_last_use_changed(c, &case_dir, &prior, &after),
+            _ => assert_unchanged(&after, &prior, format!("{} {what} (exit {want})", c.name)),
         }
     }
-    if c.list_error.is_some() {
-        // Resuming a session whose meta.json is fine touches meta.json (its
-        // broken conversation is left alone); nothing else may change.
-        let touched_meta_only = |snap: std::collections::BTreeMap<PathBuf, Vec<u8>>| {
-            snap.into_iter()
-                .filter(|(p, _)| c.resume != 0 || !p.ends_with("meta.json"))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(
-            touched_meta_only(snapshot(&case_dir)),
-            touched_meta_only(before.clone()),
-            "{}: a damaged session is never modified",
-            c.name
-        );
+    if c.resume != 0 {
+        let what = format!("{}: a damaged session is never modified", c.name);
+        assert_unchanged(&case_files(&case_dir), &before, what);
     }
 
+    let before_purge = case_files(&case_dir);
     let purge = run(
         &root,
         &["purge", "--yes", "--json", "--keep", "0", "--max-age", "0"],
@@ -253,13 +327,9 @@ fn check_case(c: &Case) {
         "{}: nothing outside the store touched",
         c.name
     );
-    if !c.purged && c.list_error.is_some() && c.resume != 0 {
-        assert_eq!(
-            snapshot(&case_dir),
-            before,
-            "{}: still untouched after purge",
-            c.name
-        );
+    if !c.purged {
+        let what = format!("{}: spared by the purge and untouched", c.name);
+        assert_unchanged(&case_files(&case_dir), &before_purge, what);
     }
 }
 
@@ -281,6 +351,73 @@ fn every_case_of_the_corpus_is_handled() {
         "{} hostile cases handled (+1 generated 100 MB message)",
         CASES.len()
     );
+}
+
+/// The UI's Enter goes through the same store predicate as the CLI's
+/// `resume`: it resumes exactly the cases the CLI resumes, and for the others
+/// shows an error naming the broken file and writes nothing.
+#[test]
+fn the_ui_resumes_exactly_what_the_cli_resumes() {
+    let settings = Settings {
+        encoding: Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: PurgePolicy::default(),
+        store_kind: StoreKind::Loki,
+    };
+    for c in CASES {
+        let (_tmp, root, _, id) = setup(c.name);
+        let case_dir = sessions(&root).join(&id);
+        let before = case_files(&case_dir);
+        let cache = tempfile::tempdir().unwrap();
+        let source = Store::loki(&root, "tester")
+            .unwrap()
+            .with_cache_dir(cache.path());
+        let mut ui = Headless::open(source, settings.clone(), 100, 30, 1.8e9, || 1.8e9);
+        let at = ui
+            .model
+            .list
+            .visible
+            .iter()
+            .position(|&row| ui.model.list.rows[row].record.id == id)
+            .unwrap_or_else(|| panic!("{}: listed in the UI", c.name));
+        for _ in 0..at {
+            ui.press(KeyCode::Down, KeyModifiers::NONE);
+        }
+        assert_eq!(ui.model.list.selected_row().unwrap().record.id, id);
+        if c.resume != 0 {
+            // Rename is refused too: at once when the row is marked damaged,
+            // by the store when only the conversation is broken.
+            ui.press(KeyCode::F(2), KeyModifiers::NONE);
+            if ui.model.app.overlay.is_some() {
+                ui.type_text("renamed");
+                ui.press(KeyCode::Enter, KeyModifiers::NONE);
+            }
+            refused(c, &case_dir, &ui, "UI rename");
+            assert_unchanged(
+                &case_files(&case_dir),
+                &before,
+                format!("{}: UI rename", c.name),
+            );
+        }
+        ui.press(KeyCode::Enter, KeyModifiers::NONE);
+        let resumed = matches!(&ui.model.exit, Some(Exit::Resume(r)) if r.id == id);
+        assert_eq!(resumed, c.resume == 0, "{}: {}", c.name, ui.screen());
+        if !resumed {
+            refused(c, &case_dir, &ui, "UI resume");
+            assert_unchanged(&case_files(&case_dir), &before, format!("{}: UI", c.name));
+        }
+    }
+}
+
+/// Asserts the UI shows an error saying the session is damaged, naming the file.
+fn refused(c: &Case, case_dir: &Path, ui: &Headless, what: &str) {
+    let status = ui.model.app.status.clone().expect("an error is shown");
+    assert!(
+        status.is_error && status.text.contains("damaged"),
+        "{} {what}: {status:?}",
+        c.name
+    );
+    names_the_file(c, case_dir, what, &status.text);
 }
 
 #[test]

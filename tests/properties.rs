@@ -1,8 +1,12 @@
 //! Properties checked on generated input (proptest; PROPTEST_CASES raises the
-//! count for a long local run): parsing never panics and never accepts what
-//! is not a JSON object; Python-style JSON round-trips; token counting never
-//! fails on any text; both windows stay within what was asked, keep order and
-//! the special messages; a fork is a well-formed context.
+//! count for a long local run): near-valid meta.json and context documents
+//! (the real keys with right or wrong types, missing and extra fields, real
+//! message lists) are accepted exactly when valid, rejected with an error
+//! naming the file and the field, and keep unknown fields through a write;
+//! only JSON objects are accepted; parsing bytes never panics; Python-style
+//! JSON round-trips; token counting never fails on any text; both windows
+//! stay within what was asked, keep order and the special messages; a fork
+//! is a well-formed context.
 
 use loki_sessions::store::format::Meta;
 use loki_sessions::store::format::pyjson::{self, PyJsonStyle};
@@ -12,6 +16,9 @@ use loki_sessions::store::jsonfile;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use std::path::Path;
+
+#[path = "properties/documents.rs"]
+mod documents;
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -63,9 +70,12 @@ fn context_strategy() -> impl Strategy<Value = (Context, Vec<u64>)> {
 
 proptest! {
     #[test]
-    fn parsing_arbitrary_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+    fn parsing_arbitrary_bytes_never_panics_or_takes_a_non_object(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
         let path = Path::new("x.json");
         if let Ok(map) = jsonfile::parse_object(path, &bytes) {
+            let text = String::from_utf8_lossy(&bytes);
+            let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\n', '\r']);
+            prop_assert!(start.starts_with('{'), "accepted a non-object: {:?}", text);
             let _ = Meta::from_raw(map.clone(), path);
             if let Ok(ctx) = Context::from_raw(map, path) {
                 for m in ctx.messages() {
@@ -76,22 +86,72 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_json_as_meta_and_context_never_panics(v in json_value()) {
-        let path = Path::new("x.json");
-        let Value::Object(map) = v else { return Ok(()) };
-        let _ = Meta::from_raw(map.clone(), path);
-        if let Ok(ctx) = Context::from_raw(map, path) {
-            let _ = ctx.special_indices();
-            let _ = ctx.anchor_points();
-            for m in ctx.messages() {
-                let _ = (m.one_line(), m.sequence(), m.cached_token_count());
-                prop_assert!(tokens::effective_count(&m, Encoding::Cl100kBase).is_ok());
+    fn only_json_objects_are_accepted(v in json_value()) {
+        let bytes = serde_json::to_vec(&v).unwrap();
+        match jsonfile::parse_object(Path::new("/store/x.json"), &bytes) {
+            Ok(map) => prop_assert_eq!(Value::Object(map), v),
+            Err(e) => {
+                prop_assert!(!v.is_object());
+                let e = e.to_string();
+                prop_assert!(e.contains("/store/x.json") && e.contains("expected a JSON object"), "{}", e);
             }
-            let counts: Vec<u64> = ctx.messages().map(|_| 1).collect();
-            let _ = window::rolling_sequence_window(&ctx, 1);
-            if let Some(kept) = window::rolling_token_window(&ctx, &counts, 1) {
-                let _ = fork(&ctx, &kept, "child", "2026-01-01T00:00:00");
+        }
+    }
+
+    #[test]
+    fn meta_documents_are_accepted_exactly_when_valid(doc in documents::meta()) {
+        let path = Path::new("/store/s/meta.json");
+        match (Meta::from_raw(doc.raw.clone(), path), doc.bad.is_empty()) {
+            (Ok(meta), true) => {
+                prop_assert_eq!(meta.last_used_at(), doc.raw["last_used_at"].as_f64().unwrap());
+                // A write keeps every field, in order; a touch changes only last_used_at.
+                let mut touched = meta.clone();
+                touched.touch(1.5e9);
+                let back = jsonfile::parse_object(path, jsonfile::render(touched.raw_dict()).as_bytes()).unwrap();
+                prop_assert!(back.keys().eq(doc.raw.keys()), "key order kept");
+                for (key, value) in &doc.raw {
+                    let want = if key == "last_used_at" { json!(1.5e9) } else { value.clone() };
+                    prop_assert_eq!(canonical(&back[key]), canonical(&want), "{}", key);
+                }
             }
+            (Err(e), false) => {
+                let e = e.to_string();
+                prop_assert!(e.contains("/store/s/meta.json"), "names the file: {}", e);
+                prop_assert!(doc.bad.iter().any(|k| e.contains(&format!("{k:?}"))), "names the field: {} (bad: {:?})", e, doc.bad);
+            }
+            (result, _) => prop_assert!(false, "{:?} for {:?} (bad: {:?})", result.map(|_| ()), doc.raw, doc.bad),
+        }
+    }
+
+    #[test]
+    fn context_documents_are_accepted_exactly_when_valid(doc in documents::context()) {
+        let path = Path::new("/store/s/memory/ctx.json");
+        match (Context::from_raw(doc.raw.clone(), path), doc.bad) {
+            (Ok(ctx), None) => {
+                let ids: Vec<&str> = ctx.messages().map(|m| m.id()).collect();
+                prop_assert_eq!(ids, doc.ids.iter().map(String::as_str).collect::<Vec<_>>());
+                for m in ctx.messages() {
+                    prop_assert!(tokens::effective_count(&m, Encoding::Cl100kBase).is_ok());
+                }
+                // Written and read back, the document is the same, unknown fields included.
+                let text = jsonfile::render(ctx.raw_dict());
+                let back = Context::from_raw(jsonfile::parse_object(path, text.as_bytes()).unwrap(), path).unwrap();
+                prop_assert_eq!(canonical(&Value::Object(back.into_raw())), canonical(&Value::Object(doc.raw.clone())));
+                // A fork keeping the last message keeps its unknown fields.
+                if let Some(last) = ctx.len().checked_sub(1) {
+                    let child = fork(&ctx, &[last], "child", "2026-01-01T00:00:00").unwrap();
+                    let copied = child.message(child.len() - 1).unwrap();
+                    let original = ctx.message(last).unwrap();
+                    for (key, value) in original.raw().iter().filter(|(k, _)| k.starts_with("x_")) {
+                        prop_assert_eq!(&copied.raw()[key], value);
+                    }
+                }
+            }
+            (Err(e), Some(what)) => {
+                let e = e.to_string();
+                prop_assert!(e.contains("/store/s/memory/ctx.json") && e.contains(&what), "{} (want {})", e, what);
+            }
+            (result, bad) => prop_assert!(false, "{:?} for {:?} (bad: {:?})", result.map(|_| ()), doc.raw, bad),
         }
     }
 
@@ -181,4 +241,39 @@ fn canonical(v: &Value) -> Value {
         }
         other => other.clone(),
     }
+}
+
+/// The generators make both outcomes, and every kind of damage: otherwise
+/// the properties above would test one branch only.
+#[test]
+fn generators_make_valid_and_invalid_documents() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let metas: Vec<documents::MetaDoc> = (0..400)
+        .map(|_| documents::meta().new_tree(&mut runner).unwrap().current())
+        .collect();
+    let valid = metas.iter().filter(|d| d.bad.is_empty()).count();
+    assert!((80..320).contains(&valid), "{valid} of 400 metas valid");
+    for key in ["id", "first_prompt", "created_at", "last_used_at"] {
+        assert!(metas.iter().any(|d| d.bad == [key]), "{key} alone wrong");
+    }
+    let contexts: Vec<documents::ContextDoc> = (0..400)
+        .map(|_| {
+            documents::context()
+                .new_tree(&mut runner)
+                .unwrap()
+                .current()
+        })
+        .collect();
+    let valid = contexts.iter().filter(|d| d.bad.is_none()).count();
+    assert!((80..320).contains(&valid), "{valid} of 400 contexts valid");
+    let bad = |text: &str| {
+        contexts
+            .iter()
+            .any(|d| d.bad.as_deref().is_some_and(|b| b.starts_with(text)))
+    };
+    assert!(bad("\"messages\" is") && bad("message #"));
+    assert!(contexts.iter().any(|d| !d.raw.contains_key("messages")));
+    assert!(contexts.iter().any(|d| d.bad.is_none() && d.ids.len() > 5));
 }

@@ -368,4 +368,115 @@ mod tests {
         assert!(!contains_in_order("Fix-Login", &['n', 'f']));
         assert!(contains_in_order("ÉTÉ", &['é']));
     }
+
+    /// `n` sessions matching "fix" equally, the newest last; the oldest
+    /// (row 0) is the best match, so only the complete ranking shows it first.
+    fn big_matcher(n: usize) -> Matcher {
+        let mut m = Matcher::default();
+        let rows = (0..n).map(|i| {
+            let name = if i == 0 {
+                "fix".to_string()
+            } else {
+                format!("task-{i}")
+            };
+            (
+                i,
+                record(
+                    &format!("id{i:05}"),
+                    &name,
+                    "please fix the build",
+                    i as f64,
+                ),
+            )
+        });
+        m.index(rows.collect());
+        m
+    }
+
+    #[test]
+    fn big_stores_get_the_recent_sessions_first_then_the_complete_ranking() {
+        let n = 10_000;
+        let mut m = big_matcher(n);
+        let (mut partials, mut asked) = (Vec::new(), 0);
+        let rows = m.query_progressive("fix", SortKey::LastUsed, |rows| {
+            match rows {
+                Some(rows) => partials.push(rows.to_vec()),
+                None => asked += 1,
+            }
+            true
+        });
+        assert_eq!(partials.len(), 1, "one partial answer, before the rest");
+        let newest: Vec<usize> = (n - FIRST_CHUNK..n).rev().collect();
+        assert_eq!(
+            partials[0], newest,
+            "the partial answer: the newest sessions"
+        );
+        assert!(asked >= 1, "asked whether to go on between slices");
+        let rows = rows.expect("not abandoned");
+        assert_eq!(rows.len(), n, "the complete answer holds every match");
+        assert_eq!(rows[0], 0, "and ranks the best (old) match first");
+        assert_eq!(&rows[1..], (1..n).rev().collect::<Vec<_>>());
+        // A small store is answered at once, with no partial answer.
+        let mut small = big_matcher(FIRST_CHUNK);
+        let answer =
+            small.query_progressive("fix", SortKey::LastUsed, |_| panic!("no partial answer"));
+        assert_eq!(answer.map(|r| r.len()), Some(FIRST_CHUNK));
+    }
+
+    #[test]
+    fn a_newer_job_abandons_a_ranking_in_progress() {
+        let mut m = big_matcher(10_000);
+        // Stopped at the partial answer, or between later slices.
+        assert_eq!(
+            m.query_progressive("fix", SortKey::LastUsed, |_| false),
+            None
+        );
+        let mut calls = 0;
+        let stop_later = m.query_progressive("fix", SortKey::LastUsed, |rows| {
+            calls += 1;
+            rows.is_some()
+        });
+        assert_eq!((stop_later, calls), (None, 2));
+        // An abandoned answer is never used to narrow the next query: the
+        // longer query still sees every session.
+        assert!(m.last.is_none());
+        assert_eq!(m.query("fix b").len(), 10_000);
+    }
+
+    #[test]
+    fn the_matcher_thread_answers_the_newest_query_partially_then_completely() {
+        let (jobs, inbox) = std::sync::mpsc::channel();
+        let (replies, answers) = std::sync::mpsc::channel();
+        let rows = big_matcher(10_000).entries.into_iter().enumerate();
+        let rows = rows.map(|(i, e)| {
+            let e = e.unwrap();
+            (i, record(&e.id, &e.name, &e.prompt, e.last_used_at))
+        });
+        jobs.send(MatcherJob::Index(rows.collect())).unwrap();
+        for (req, query) in [(1, "fi"), (2, "fix")] {
+            let query = query.to_string();
+            jobs.send(MatcherJob::Query {
+                req,
+                query,
+                sort: SortKey::LastUsed,
+            })
+            .unwrap();
+        }
+        drop(jobs);
+        // Everything is queued before it starts, so it sees both queries.
+        run(inbox, replies);
+        let got: Vec<(u64, bool, usize)> = answers
+            .try_iter()
+            .map(|msg| match msg {
+                Msg::Filtered {
+                    req,
+                    rows,
+                    complete,
+                    ..
+                } => (req, complete, rows.len()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(got, vec![(2, false, FIRST_CHUNK), (2, true, 10_000)]);
+    }
 }

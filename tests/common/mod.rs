@@ -83,20 +83,44 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// Seconds since the epoch.
+pub fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
 /// Sets `last_used_at` of session `id` to `days` days ago by editing meta.json.
 pub fn age_session(root: &Path, id: &str, days: f64) {
     let path = sessions(root).join(id).join("meta.json");
     let mut meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
-    meta["last_used_at"] = serde_json::json!(now - days * 86_400.0);
+    meta["last_used_at"] = serde_json::json!(now() - days * 86_400.0);
     std::fs::write(&path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
 }
 
 /// Creates a session with `prompt` and returns its id.
 pub fn new_session(root: &Path, prompt: &str) -> String {
     ok(root, &["new", prompt, "--no-purge"]).trim().to_string()
+}
+
+/// True under CI (`CI` set, and not "", "0" or "false"): there a check that
+/// cannot run must fail, never skip, and no variable may redirect one.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+/// Under CI, fails unless the harness runs the ignored checks too
+/// (`cargo test -- --include-ignored`): they need root or peteos, which a
+/// local run may lack (the summary shows them as ignored) but CI provides.
+pub fn assert_ci_runs_ignored_checks() {
+    if in_ci() {
+        let args: Vec<String> = std::env::args().collect();
+        assert!(
+            args.iter()
+                .any(|a| a == "--include-ignored" || a == "--ignored"),
+            "CI must run the ignored checks: cargo test -- --include-ignored (args: {args:?})"
+        );
+    }
 }

@@ -139,6 +139,23 @@ pub fn last_messages(
         .collect())
 }
 
+/// `is_active` of the session, after checking that its conversation can be
+/// read: session.json and its active context parse and have the right
+/// shape. A session with no conversation yet (an empty or missing memory/)
+/// is fine. The one test of a damaged conversation: a purge spares such a
+/// session and writers refuse it (`Target::writable`).
+pub fn conversation_state(record: &SessionRecord) -> Result<bool> {
+    let session = match Session::load(&record.conversation_dir) {
+        Ok(session) => session,
+        Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {
+            return Ok(false);
+        }
+        Err(e) => return Err(e),
+    };
+    session.active_context()?;
+    Ok(session.is_active())
+}
+
 /// True when `dir` holds a visible file: conversation data without a
 /// session.json is still data, so it is reported rather than taken as empty.
 pub fn has_visible_files(dir: &Path) -> bool {

@@ -4,6 +4,7 @@
 
 use crate::store::error::{Result, SessionMatch, StoreError};
 use crate::store::format::{SESSION_FILE, name_from_prompt};
+use crate::store::ops::conversation::conversation_state;
 use crate::store::sources::LokiTree;
 use crate::store::sources::derived::derive_record;
 use crate::store::sources::layout::{MEMORY_DIR, META_FILE, SessionPaths};
@@ -20,10 +21,18 @@ pub struct Target {
 }
 
 impl Target {
-    /// Refuses to write to a damaged session: what could not be read is left
-    /// exactly as it is (reading it is still allowed).
+    /// Refuses to write to a damaged session, one whose meta.json or
+    /// conversation cannot be read: what could not be read is left exactly
+    /// as it is (reading it is still allowed). Every writer asks this.
     pub fn writable(&self) -> Result<()> {
-        self.record.writable()
+        self.record.writable()?;
+        conversation_state(&self.record).map_err(|e| {
+            StoreError::Invalid(format!(
+                "session {} is damaged, so it is left as it is: {e}",
+                self.record.id
+            ))
+        })?;
+        Ok(())
     }
 
     /// The peteos conversation directory.

@@ -2,11 +2,9 @@
 //! `is_active`, the lock, whether the conversation can be read, mounts, and
 //! a fingerprint that the apply step compares against.
 
-use crate::store::error::Result;
-use crate::store::format::Session;
 use crate::store::fs::disk;
 use crate::store::fs::lock::SessionLock;
-use crate::store::ops::conversation::has_visible_files;
+use crate::store::ops::conversation::conversation_state;
 use crate::store::ops::purge_plan::{Candidate, Fingerprint};
 use crate::store::parallel;
 use crate::store::sources::layout::META_FILE;
@@ -23,6 +21,8 @@ pub fn gather_candidates(records: Vec<SessionRecord>) -> Vec<Candidate> {
 /// The facts about one session.
 pub fn candidate(record: SessionRecord) -> Candidate {
     let facts = disk::tree_facts(&record.path).unwrap_or_default();
+    // A session whose conversation cannot be read is spared: deleting what
+    // we failed to read could lose work.
     let (is_active, unreadable_conversation) = match conversation_state(&record) {
         Ok(is_active) => (is_active, None),
         Err(e) => (false, Some(e.to_string())),
@@ -39,22 +39,6 @@ pub fn candidate(record: SessionRecord) -> Candidate {
         crosses_filesystems: facts.crosses_filesystems,
         fingerprint,
     }
-}
-
-/// `is_active` of the session, after checking that its conversation can be
-/// read: a session whose session.json or active context cannot be read is
-/// spared, since deleting what we failed to read could lose work. A session
-/// with no conversation yet (an empty or missing memory/) is fine.
-fn conversation_state(record: &SessionRecord) -> Result<bool> {
-    let session = match Session::load(&record.conversation_dir) {
-        Ok(session) => session,
-        Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {
-            return Ok(false);
-        }
-        Err(e) => return Err(e),
-    };
-    session.active_context()?;
-    Ok(session.is_active())
 }
 
 fn fingerprint(record: &SessionRecord) -> Fingerprint {
