@@ -2,6 +2,8 @@
 //! store and snapshotting a tree to prove nothing changed.
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

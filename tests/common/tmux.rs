@@ -1,0 +1,211 @@
+//! The binary in a real terminal: tmux runs it on a virtual screen, the
+//! tests type keys and paste text into it and read the screen back.
+
+use super::{NO_CONFIG_HOME, bin};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A tmux server of its own running one command.
+pub struct Tmux {
+    socket: String,
+    session: String,
+}
+
+impl Tmux {
+    /// Starts `command` on a 100x30 screen.
+    pub fn start(command: &str) -> Tmux {
+        let found = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(
+            found,
+            "tmux is needed for this test (apt-get install tmux); to leave it out: cargo test -- --skip real_terminal"
+        );
+        let socket = format!("loki-test-{}-{}", std::process::id(), rand_suffix());
+        let tmux = Tmux {
+            socket,
+            session: "ui".into(),
+        };
+        let status = tmux
+            .cmd(&[
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "ui",
+                "-x",
+                "100",
+                "-y",
+                "30",
+                command,
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        tmux
+    }
+
+    /// A tmux command on this server.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("tmux");
+        c.args(["-L", &self.socket]).args(args);
+        c
+    }
+
+    /// Presses keys (tmux names: Enter, Escape, C-g), one at a time.
+    pub fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            let status = self
+                .cmd(&["send-keys", "-t", &self.session, key])
+                .status()
+                .unwrap();
+            assert!(status.success());
+            // Separate keys so Esc is not read as Alt with the next one.
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
+    /// Types `text` as keys.
+    pub fn text(&self, text: &str) {
+        let status = self
+            .cmd(&["send-keys", "-t", &self.session, "-l", text])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// The screen as text.
+    pub fn screen(&self) -> String {
+        let out = self
+            .cmd(&["capture-pane", "-t", &self.session, "-p"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen contains `needle`, or fails showing the screen.
+    pub fn wait_for(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never saw {needle:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]).status();
+    }
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64
+}
+
+/// Waits for `path` to appear and returns what it holds.
+pub fn wait_for_file(path: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    std::fs::read_to_string(path).unwrap()
+}
+
+impl Tmux {
+    /// Pastes `text` the way a terminal does when the application asked for
+    /// bracketed paste: one block, never keys.
+    pub fn paste(&self, text: &str) {
+        let mut load = self
+            .cmd(&["load-buffer", "-"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(load.stdin.as_mut().unwrap(), text.as_bytes()).unwrap();
+        assert!(load.wait().unwrap().success());
+        let status = self
+            .cmd(&["paste-buffer", "-p", "-t", &self.session])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// The pid of the command tmux runs (the shell of the pane).
+    pub fn pane_pid(&self) -> u32 {
+        let out = self
+            .cmd(&["display", "-p", "-t", &self.session, "#{pane_pid}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    }
+}
+
+/// The pid of the loki-sessions process running under `shell`.
+pub fn ui_pid(shell: u32) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = Command::new("pgrep")
+            .args(["-P", &shell.to_string(), "-x", "loki-sessions"])
+            .output()
+            .unwrap();
+        if let Some(pid) = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "no loki-sessions under {shell}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Resident memory of process `pid` in bytes.
+pub fn rss_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kb * 1024
+}
+
+/// The shell command that runs the UI on `root` (its search index beside
+/// it, never in the user's cache) with stdout and the exit code captured,
+/// then `after` (say, `stty -a > file`).
+pub fn ui_command_then(root: &Path, out: &Path, code: &Path, after: &str) -> String {
+    let cache = root.with_extension("cache");
+    format!(
+        "XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester > {} ; echo $? > {} ; {after} sleep 60",
+        cache.display(),
+        bin().display(),
+        root.display(),
+        out.display(),
+        code.display()
+    )
+}
+
+/// [`ui_command_then`] with nothing after.
+pub fn ui_command(root: &Path, out: &Path, code: &Path) -> String {
+    ui_command_then(root, out, code, "")
+}
