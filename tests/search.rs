@@ -329,3 +329,64 @@ fn bad_queries_and_no_hits_have_their_exit_codes() {
     assert_eq!(f.run(&["search", "zzqqxxyy"]).status.code(), Some(1));
     assert_eq!(f.run(&["search", "login"]).status.code(), Some(0));
 }
+
+#[test]
+fn list_takes_tokens_from_the_index_and_sorts() {
+    let f = Fixture::new();
+    let before: Vec<Value> = serde_json::from_str(&f.ok(&["list", "--json"])).unwrap();
+    assert!(
+        before.iter().all(|i| i.get("tokens").is_none()),
+        "no index yet"
+    );
+    f.ok(&["index"]);
+    let listed: Vec<Value> = serde_json::from_str(&f.ok(&["list", "--json"])).unwrap();
+    assert!(
+        listed.iter().all(|i| i["tokens"].as_u64().is_some()),
+        "every session"
+    );
+    let counted: Vec<Value> = serde_json::from_str(&f.ok(&["list", "--json", "--tokens"])).unwrap();
+    let tokens = |items: &[Value]| -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = items
+            .iter()
+            .map(|i| {
+                (
+                    i["id"].as_str().unwrap().to_string(),
+                    i["tokens"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        tokens(&listed),
+        tokens(&counted),
+        "the index counts what --tokens counts"
+    );
+    // A session changed since it was indexed has no token count from it.
+    let id = planted(&f);
+    let listed: Vec<Value> = serde_json::from_str(&f.ok(&["list", "--json"])).unwrap();
+    let planted_row = listed.iter().find(|i| i["id"] == id.as_str()).unwrap();
+    assert!(planted_row.get("tokens").is_none(), "{planted_row}");
+    for (key, field) in [
+        ("size", "bytes"),
+        ("messages", "messages"),
+        ("tokens", "tokens"),
+    ] {
+        let sorted: Vec<Value> =
+            serde_json::from_str(&f.ok(&["list", "--json", "--sort", key])).unwrap();
+        let values: Vec<u64> = sorted
+            .iter()
+            .map(|i| i[field].as_u64().unwrap_or(0))
+            .collect();
+        assert!(values.windows(2).all(|w| w[0] >= w[1]), "{key}: {values:?}");
+    }
+    let by_name: Vec<Value> =
+        serde_json::from_str(&f.ok(&["list", "--json", "--sort", "name"])).unwrap();
+    let names: Vec<String> = by_name
+        .iter()
+        .map(|i| i["name"].as_str().unwrap().to_lowercase())
+        .collect();
+    assert!(names.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(f.run(&["list", "--sort", "colour"]).status.code(), Some(2));
+}

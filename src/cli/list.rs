@@ -12,7 +12,7 @@ use std::sync::Mutex;
 /// Arguments of `list`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  loki-sessions list\n  loki-sessions list --json --tokens | jq -r '.[] | select(.tokens > 100000) | .id'"
+    after_help = "Without --tokens, token counts come from the search index (cl100k_base) for the sessions it knows as they are now; run `loki-sessions index` to bring it up to date.\n\nExamples:\n  loki-sessions list --sort size | head\n  loki-sessions list --json --tokens | jq -r '.[] | select(.tokens > 100000) | .id'"
 )]
 pub struct ListArgs {
     /// Print a JSON array instead of a table.
@@ -24,6 +24,26 @@ pub struct ListArgs {
     /// Token encoding for --tokens [default: cl100k_base]
     #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
     pub encoding: Option<Encoding>,
+    /// Order: last-used (default), created, size, messages, tokens, name.
+    #[arg(long, value_enum, value_name = "KEY", default_value = "last-used")]
+    pub sort: SortBy,
+}
+
+/// How `list` orders the sessions (biggest, newest first; names A to Z).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SortBy {
+    /// Most recently used first.
+    LastUsed,
+    /// Most recently created first.
+    Created,
+    /// Biggest first.
+    Size,
+    /// Most messages first.
+    Messages,
+    /// Most tokens first (counted, or from the search index).
+    Tokens,
+    /// A to Z.
+    Name,
 }
 
 /// One session in `list --json`.
@@ -97,18 +117,44 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
-    let items: Vec<ListItem> = records
+    // Without --tokens, the search index's counts (cl100k_base) stand in,
+    // for the sessions it knows as they are now.
+    let indexed = if encoding.is_none() && env.encoding(args.encoding)? == Encoding::Cl100kBase {
+        env.store.current_indexed_stats(&records)
+    } else {
+        Default::default()
+    };
+    let mut items: Vec<ListItem> = records
         .into_iter()
         .zip(stats)
-        .map(|(r, s)| ListItem::new(r, s))
+        .map(|(r, mut s)| {
+            if s.tokens.is_none() {
+                s.tokens = indexed.get(&r.id).and_then(|i| i.tokens);
+            }
+            ListItem::new(r, s)
+        })
         .collect();
+    sort(&mut items, args.sort);
     if args.json {
         return output::print_json(&items);
     }
     output::print_lines(table(&items, env.now))
 }
 
-/// The table: the TOKENS column only when tokens were counted.
+/// Orders `items` by `key`, most recently used first among equals (the
+/// store lists them that way, and the sort is stable).
+fn sort(items: &mut [ListItem], key: SortBy) {
+    match key {
+        SortBy::LastUsed => {}
+        SortBy::Created => items.sort_by(|a, b| b.created_at.total_cmp(&a.created_at)),
+        SortBy::Size => items.sort_by_key(|i| std::cmp::Reverse(i.bytes)),
+        SortBy::Messages => items.sort_by_key(|i| std::cmp::Reverse(i.messages.unwrap_or(0))),
+        SortBy::Tokens => items.sort_by_key(|i| std::cmp::Reverse(i.tokens.unwrap_or(0))),
+        SortBy::Name => items.sort_by_key(|i| i.name.to_lowercase()),
+    }
+}
+
+/// The table: the TOKENS column only when tokens are known.
 fn table(items: &[ListItem], now: f64) -> Vec<String> {
     let with_tokens = items.iter().any(|i| i.tokens.is_some());
     let row = |id: &str, used: &str, messages: &str, tokens: &str, size: &str, name: &str| {

@@ -540,6 +540,16 @@ impl Store {
         self.search_index().rebuild(self.list()?, now, progress)
     }
 
+    /// The stats the search index holds for those of `records` it knows as
+    /// they are now (token counts in cl100k_base without counting again).
+    pub fn current_indexed_stats(
+        &self,
+        records: &[SessionRecord],
+    ) -> HashMap<String, IndexedStats> {
+        let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
+        self.search_index().current_stats(&ids)
+    }
+
     /// The search index held open for searching as one types (the UI):
     /// it trusts the index as the background update leaves it, and says
     /// how many sessions it covers.

@@ -220,6 +220,38 @@ impl SearchIndex {
             .collect()
     }
 
+    /// The stats of the sessions in `ids` that the index knows as they are
+    /// now (their files unchanged since they were read). Reads only.
+    pub fn current_stats(&self, ids: &[String]) -> HashMap<String, IndexedStats> {
+        let (manifest, _) = self.manifest();
+        let checker = stamp::Checker::new(&self.store_dir);
+        let known = crate::store::parallel::map_ordered(ids, |id| {
+            let entry = manifest.sessions.get(id)?;
+            let dir = Path::new(id);
+            let conversation = self.layout.conversation(dir);
+            let meta = self.layout.meta(dir);
+            checker
+                .unchanged(
+                    &conversation,
+                    &entry.files,
+                    meta.as_deref(),
+                    entry.meta.as_ref(),
+                )
+                .then(|| IndexedStats {
+                    bytes: entry.bytes,
+                    messages: entry.messages,
+                    tokens: entry.tokens,
+                    is_active: entry.is_active,
+                    error: entry.error.clone(),
+                })
+        });
+        ids.iter()
+            .cloned()
+            .zip(known)
+            .filter_map(|(id, stats)| Some((id, stats?)))
+            .collect()
+    }
+
     /// Removes the index entirely (the next update builds it again).
     pub fn remove(&self) -> Result<()> {
         let dir = self.dir()?;

@@ -26,9 +26,12 @@ pub fn command() -> Command {
     command
 }
 
-/// Runs the binary with `--root root --user tester` and `args`, no stdin.
+/// Runs the binary with `--root root --user tester` and `args`, no stdin;
+/// its search index lives beside the store (`<root>.cache`), never in the
+/// user's cache.
 pub fn run(root: &Path, args: &[&str]) -> Output {
     command()
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
         .arg("--root")
         .arg(root)
         .args(["--user", "tester"])
