@@ -528,7 +528,9 @@ impl Store {
         now: f64,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<UpdateReport> {
-        self.search_index().update(self.list()?, now, progress)
+        let record_of = |id: &str| self.record(id);
+        self.search_index()
+            .update(self.session_names()?, &record_of, now, progress)
     }
 
     /// Builds the search index again from nothing.
@@ -537,7 +539,9 @@ impl Store {
         now: f64,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<UpdateReport> {
-        self.search_index().rebuild(self.list()?, now, progress)
+        let record_of = |id: &str| self.record(id);
+        self.search_index()
+            .rebuild(self.session_names()?, &record_of, now, progress)
     }
 
     /// The stats the search index holds for those of `records` it knows as

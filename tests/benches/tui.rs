@@ -10,77 +10,21 @@
 //! whole-process comparisons. Results are printed and written as JSON to
 //! target/bench-tui.json.
 
+#[path = "support.rs"]
+mod support;
+
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::{self, DemoSpec};
 use loki_sessions::store::format::Session;
 use loki_sessions::store::format::tokens::{self, Encoding};
-use loki_sessions::store::{PurgePolicy, Store, StoreKind, message_counts, now_seconds};
+use loki_sessions::store::{Store, message_counts, now_seconds};
 use loki_sessions::tui::live::Live;
-use loki_sessions::tui::model::{Screen, Settings};
-use loki_sessions::tui::msg::Action;
+use loki_sessions::tui::model::Screen;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use support::*;
 
-const USER: &str = "bench";
-const LIMIT: Duration = Duration::from_secs(120);
-
-fn settings() -> Settings {
-    Settings {
-        encoding: Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: PurgePolicy::default(),
-        store_kind: StoreKind::Loki,
-    }
-}
-
-fn store_root(
-    var: &str,
-    sessions: usize,
-    messages: usize,
-    big: usize,
-    keep: &mut Vec<tempfile::TempDir>,
-) -> PathBuf {
-    if let Some(root) = std::env::var_os(var) {
-        return PathBuf::from(root);
-    }
-    let dir = tempfile::tempdir().unwrap();
-    eprintln!(
-        "generating {sessions} sessions in {} …",
-        dir.path().display()
-    );
-    let spec = DemoSpec {
-        sessions,
-        messages,
-        big_context: big,
-        seed: 42,
-        user: USER.into(),
-        now: now_seconds(),
-        extras: false,
-    };
-    demo::generate(dir.path(), &spec, &|_| {}).unwrap();
-    let root = dir.path().to_path_buf();
-    keep.push(dir);
-    root
-}
-
-/// The store, its search index beside it (not in the user's cache).
-fn source(root: &Path) -> Store {
-    Store::loki(root, USER)
-        .unwrap()
-        .with_cache_dir(&root.join("cache"))
-}
-
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort();
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-/// Start to the first frame that shows rows, median of `runs`.
 fn first_frame(root: &Path, runs: usize) -> Duration {
     let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
@@ -92,15 +36,6 @@ fn first_frame(root: &Path, runs: usize) -> Duration {
         })
         .collect();
     percentile(&mut times, 0.5)
-}
-
-fn scanned(root: &Path) -> Live {
-    let mut live = Live::open(source(root), settings(), 120, 40);
-    live.run_until(LIMIT, |m| {
-        !m.list.scanning && m.list.visible.len() == m.list.rows.len() && !m.list.rows.is_empty()
-    })
-    .expect("the scan ends");
-    live
 }
 
 /// Keystroke to the frame showing the filtered list, for every key of some
@@ -152,6 +87,8 @@ struct Opened {
     keys_during_count: usize,
     trim_step: Vec<Duration>,
     messages: usize,
+    /// The loop's longest turn from the key that opens to the last count.
+    open_turn: Duration,
 }
 
 /// Opening the long session: first frame, all counts (keys pressed meanwhile
@@ -173,6 +110,8 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
     })
     .expect("preview");
     live.run_until(Duration::from_millis(300), |_| false);
+    // From here the loop's longest turn covers opening and counting too.
+    live.longest_turn = Duration::ZERO;
     let started = Instant::now();
     live.key(KeyCode::Tab, KeyModifiers::NONE);
     live.run_until(LIMIT, |m| m.viewer().is_some_and(|v| v.loaded.is_some()))
@@ -198,7 +137,9 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
         live.run_until(Duration::from_millis(30), |_| false);
     }
     let all_counts = started.elapsed();
-    // Trim by budget, adjusted step by step: preview after each change.
+    let open_turn = live.longest_turn;
+    // Trim by budget, adjusted step by step through the real loop: a key
+    // sent, to the frame that shows the new plan.
     live.key(KeyCode::Char('b'), KeyModifiers::NONE);
     live.run_until(LIMIT, |m| {
         m.viewer()
@@ -207,18 +148,20 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
     .unwrap();
     let mut trim_step = Vec::new();
     for step in 0..60 {
-        let model = &mut live.model;
-        let action = if step % 2 == 0 {
-            Action::Less
-        } else {
-            Action::More
+        let value = |m: &loki_sessions::tui::model::Model| {
+            m.viewer()
+                .and_then(|v| v.trim())
+                .map(|t| (t.value, t.plan.is_some()))
         };
-        let t = Instant::now();
-        let effects =
-            loki_sessions::tui::update::update(model, loki_sessions::tui::msg::Msg::Action(action));
-        trim_step.push(t.elapsed());
-        assert!(effects.is_empty());
-        assert!(model.viewer().unwrap().trim().unwrap().plan.is_some());
+        let before = value(&live.model).unwrap().0;
+        let key = if step % 2 == 0 { '-' } else { '+' };
+        live.key(KeyCode::Char(key), KeyModifiers::NONE);
+        let took = live
+            .run_until(LIMIT, |m| {
+                value(m).is_some_and(|(v, planned)| v != before && planned)
+            })
+            .expect("re-planned");
+        trim_step.push(took);
     }
     Opened {
         first_frame,
@@ -227,6 +170,7 @@ fn open_big(root: &Path, big_id: &str) -> Opened {
         keys_during_count,
         trim_step,
         messages,
+        open_turn,
     }
 }
 
@@ -268,10 +212,16 @@ fn counting(root: &Path, big_id: &str) -> (f64, f64, u64) {
 }
 
 struct Purged {
+    /// Sessions in the plan's removals.
+    planned: usize,
+    /// Session folders gone from disk afterwards.
     removed: usize,
     took: Duration,
     progress_updates: usize,
+    /// The longest single wait for a key while deleting.
     key_latency_max: Duration,
+    /// The loop's longest turn while deleting.
+    longest_turn: Duration,
     kept_intact: bool,
 }
 
@@ -300,11 +250,21 @@ fn purge(sessions: usize) -> Purged {
         .map(|e| e.candidate.record.path.clone())
         .collect();
     let removals = plan.removals().count();
+    let folder = dir.path().join("users").join(USER).join("session");
+    let count = |folder: &Path| {
+        std::fs::read_dir(folder)
+            .unwrap()
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .count()
+    };
+    let before = count(&folder);
     live.key(KeyCode::Char('y'), KeyModifiers::NONE);
     live.key(KeyCode::Char('y'), KeyModifiers::NONE);
     live.run_until(LIMIT, |m| m.purge().is_some_and(|p| p.applying.is_some()))
         .expect("started");
     let started = Instant::now();
+    live.longest_turn = Duration::ZERO;
     let mut progress_updates = 0;
     let mut last = None;
     let mut key_latency_max = Duration::ZERO;
@@ -314,25 +274,31 @@ fn purge(sessions: usize) -> Purged {
             last = live.model.purge().and_then(|p| p.applying);
         }
         // The help overlay opens and closes: keys answer while deleting.
+        // Each key's own wait counts (the longest one is reported).
         let sent = Instant::now();
         live.key(KeyCode::F(1), KeyModifiers::NONE);
         live.run_until(LIMIT, |m| {
             m.app.overlay.is_some() || m.purge().is_some_and(|p| p.applying.is_none())
         })
         .unwrap();
+        key_latency_max = key_latency_max.max(sent.elapsed());
+        let sent = Instant::now();
         live.key(KeyCode::Esc, KeyModifiers::NONE);
         live.run_until(LIMIT, |m| m.app.overlay.is_none()).unwrap();
-        key_latency_max = key_latency_max.max(sent.elapsed() / 2);
+        key_latency_max = key_latency_max.max(sent.elapsed());
         live.run_until(Duration::from_millis(20), |_| false);
     }
     let took = started.elapsed();
     assert!(matches!(live.model.screen, Screen::Purge(_)));
+    let longest_turn = live.longest_turn;
     let kept_intact = kept.iter().all(|p| p.join("meta.json").is_file());
     Purged {
-        removed: removals,
+        planned: removals,
+        removed: before - count(&folder),
         took,
         progress_updates,
         key_latency_max,
+        longest_turn,
         kept_intact,
     }
 }
@@ -352,6 +318,14 @@ fn main() {
             .id
             .clone()
     };
+
+    // The search index is built before anything is timed (as it is after the
+    // first run); its own figures are the search bench's.
+    for root in [&root10k, &root100k] {
+        source(root)
+            .update_index(now_seconds(), &|_, _| {})
+            .unwrap();
+    }
 
     // LOKI_BENCH_ONLY=first,keys,open,count,purge runs a subset (while tuning).
     let only = std::env::var("LOKI_BENCH_ONLY").unwrap_or_default();
@@ -381,6 +355,7 @@ fn main() {
             keys_during_count: 0,
             trim_step: vec![zero],
             messages: 0,
+            open_turn: zero,
         }
     };
     let (single, parallel, tokens_total) = if run("count") {
@@ -392,10 +367,12 @@ fn main() {
         purge(10_000)
     } else {
         Purged {
+            planned: 0,
             removed: 0,
             took: zero,
             progress_updates: 0,
             key_latency_max: zero,
+            longest_turn: zero,
             kept_intact: false,
         }
     };
@@ -478,12 +455,15 @@ fn main() {
         "open_all_counts_ms": ms(opened.all_counts),
         "open_keys_during_count": opened.keys_during_count,
         "open_key_latency_max_ms": ms(opened.key_latency_max),
-        "trim_preview_p50_ms": ms(percentile(&mut trim, 0.5)),
-        "trim_preview_p95_ms": ms(percentile(&mut trim, 0.95)),
+        "open_loop_longest_turn_ms": ms(opened.open_turn),
+        "trim_key_to_plan_p50_ms": ms(percentile(&mut trim, 0.5)),
+        "trim_key_to_plan_p95_ms": ms(percentile(&mut trim, 0.95)),
         "count_tokens_total": tokens_total,
         "count_tokens_per_s_single": single,
         "count_tokens_per_s_parallel": parallel,
-        "purge_removed": purged.removed,
+        "purge_planned": purged.planned,
+        "purge_removed_on_disk": purged.removed,
+        "purge_loop_longest_turn_ms": ms(purged.longest_turn),
         "purge_seconds": purged.took.as_secs_f64(),
         "purge_progress_updates": purged.progress_updates,
         "purge_key_latency_max_ms": ms(purged.key_latency_max),

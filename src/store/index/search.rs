@@ -6,15 +6,13 @@ use crate::store::error::Result;
 use crate::store::index::hit::{Hit, rank};
 use crate::store::index::query::SearchQuery;
 use crate::store::index::scan;
-use crate::store::index::stamp;
 use crate::store::index::text::session_messages;
-use crate::store::index::update::{Stale, refresh};
+use crate::store::index::update::{Change, Stale, refresh};
 use crate::store::index::{Layout, SearchIndex};
 use crate::store::parallel;
 use crate::store::sources::record::SessionRecord;
 use serde::Serialize;
 use std::collections::HashSet;
-use std::path::Path;
 
 /// How a search runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,26 +98,13 @@ impl SearchIndex {
             Some(id) => names.into_iter().filter(|n| n == id).collect(),
             None => names,
         };
-        // Which sessions the index knows as they are now.
-        let checker = stamp::Checker::new(&self.store_dir);
-        let known = parallel::map_ordered(&names, |name| {
-            let entry = manifest.sessions.get(name)?;
-            let dir = Path::new(name);
-            let conversation = self.layout.conversation(dir);
-            let meta = self.layout.meta(dir);
-            checker
-                .unchanged(
-                    &conversation,
-                    &entry.files,
-                    meta.as_deref(),
-                    entry.meta.as_ref(),
-                )
-                .then_some(())
-        });
+        // Which sessions the index knows as they are now (a touch or a
+        // rename makes a session stale too: its name and last use changed).
+        let changes = self.changes(&names, &manifest);
         let mut stale: Vec<&String> = names
             .iter()
-            .zip(&known)
-            .filter(|(_, k)| k.is_none())
+            .zip(&changes)
+            .filter(|(_, c)| **c != Change::None)
             .map(|(n, _)| n)
             .collect();
         if options.update && !stale.is_empty() {

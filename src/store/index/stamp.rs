@@ -81,32 +81,40 @@ impl Checker {
         meta_file: Option<&Path>,
         meta: Option<&FileStamp>,
     ) -> bool {
-        let Some(folder) = &self.folder else {
-            return false;
-        };
-        let same = |path: &Path, stamp: &FileStamp| {
-            rustix::fs::statat(folder, path, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok_and(
-                |st| {
-                    st.st_size as u64 == stamp.size
-                        && st.st_ino == stamp.ino
-                        && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128
-                            == stamp.mtime_ns
-                },
-            )
-        };
-        let meta_same = match (meta_file, meta) {
-            (Some(path), Some(stamp)) => same(path, stamp),
-            (None, None) => true,
-            (Some(path), None) => {
-                rustix::fs::statat(folder, path, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_err()
-            }
-            (None, Some(_)) => false,
-        };
+        self.meta_unchanged(meta_file, meta) && self.conversation_unchanged(conversation, files)
+    }
+
+    /// True when the conversation's files are as `files` recorded.
+    pub fn conversation_unchanged(&self, conversation: &Path, files: &[FileStamp]) -> bool {
         let Some((dir, rest)) = files.split_first() else {
             return false;
         };
-        meta_same
-            && same(conversation, dir)
-            && rest.iter().all(|f| same(&conversation.join(&f.name), f))
+        self.same(conversation, dir)
+            && rest
+                .iter()
+                .all(|f| self.same(&conversation.join(&f.name), f))
+    }
+
+    /// True when meta.json is as `meta` recorded (both absent counts).
+    pub fn meta_unchanged(&self, meta_file: Option<&Path>, meta: Option<&FileStamp>) -> bool {
+        match (meta_file, meta) {
+            (Some(path), Some(stamp)) => self.same(path, stamp),
+            (None, None) => true,
+            (Some(path), None) => self.stat(path).is_none(),
+            (None, Some(_)) => false,
+        }
+    }
+
+    fn stat(&self, path: &Path) -> Option<rustix::fs::Stat> {
+        let folder = self.folder.as_ref()?;
+        rustix::fs::statat(folder, path, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()
+    }
+
+    fn same(&self, path: &Path, stamp: &FileStamp) -> bool {
+        self.stat(path).is_some_and(|st| {
+            st.st_size as u64 == stamp.size
+                && st.st_ino == stamp.ino
+                && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128 == stamp.mtime_ns
+        })
     }
 }

@@ -57,12 +57,45 @@ impl Stale {
     }
 }
 
+/// How a session differs from what the index recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Change {
+    /// Its files are as they were: nothing to do.
+    None,
+    /// Only meta.json changed (a touch, a rename): its name and last use.
+    Meta,
+    /// New, or its conversation changed: read it again.
+    Conversation,
+}
+
 impl SearchIndex {
-    /// Brings the index up to date with `records` (every session of the
-    /// store); `progress(done, to_read)` follows the reading.
+    /// How each of `names` (session folder names) differs from what
+    /// `manifest` recorded, checked on the files' stamps only (no reading).
+    pub(super) fn changes(&self, names: &[String], manifest: &Manifest) -> Vec<Change> {
+        let checker = stamp::Checker::new(&self.store_dir);
+        parallel::map_ordered(names, |name| {
+            let Some(entry) = manifest.sessions.get(name) else {
+                return Change::Conversation;
+            };
+            let dir = std::path::Path::new(name);
+            if !checker.conversation_unchanged(&self.layout.conversation(dir), &entry.files) {
+                Change::Conversation
+            } else if !checker.meta_unchanged(self.layout.meta(dir).as_deref(), entry.meta.as_ref())
+            {
+                Change::Meta
+            } else {
+                Change::None
+            }
+        })
+    }
+
+    /// Brings the index up to date with the sessions `names` (every entry of
+    /// the session folder): only new or changed ones are read (`record_of`
+    /// reads one's record); `progress(done, to_read)` follows the reading.
     pub fn update(
         &self,
-        records: Vec<SessionRecord>,
+        names: Vec<String>,
+        record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
         now: f64,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<UpdateReport> {
@@ -86,25 +119,36 @@ impl SearchIndex {
                 .map_err(|e| crate::store::StoreError::Invalid(e.to_string()))?;
             manifest.built_at = now;
         }
-        let mut stale = Vec::new();
-        let mut current = std::collections::HashSet::new();
-        for record in records {
-            current.insert(record.id.clone());
-            let now_stamped = Stale::of(record, self.layout);
-            match manifest.sessions.get_mut(&now_stamped.record.id) {
-                Some(entry) if entry.files == now_stamped.files => {
-                    // Only meta.json changed (a touch, a rename): no need to read it all.
-                    entry.name = now_stamped.record.name;
-                    entry.last_used_at = now_stamped.record.last_used_at;
-                    entry.meta = now_stamped.meta;
-                }
-                _ => stale.push(now_stamped),
+        let changes = self.changes(&names, &manifest);
+        let touched: Vec<&String> = names
+            .iter()
+            .zip(&changes)
+            .filter(|(_, c)| **c == Change::Meta)
+            .map(|(n, _)| n)
+            .collect();
+        for (name, record) in touched
+            .iter()
+            .zip(parallel::map_ordered(&touched, |n| record_of(n)))
+        {
+            if let Some(entry) = manifest.sessions.get_mut(*name) {
+                entry.name = record.name;
+                entry.last_used_at = record.last_used_at;
+                entry.meta = self.layout.meta(&record.path).and_then(|m| stamp::file(&m));
             }
         }
+        let to_read: Vec<&String> = names
+            .iter()
+            .zip(&changes)
+            .filter(|(_, c)| **c == Change::Conversation)
+            .map(|(n, _)| n)
+            .collect();
+        let stale: Vec<Stale> =
+            parallel::map_ordered(&to_read, |n| Stale::of(record_of(n), self.layout));
+        let current: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
         let gone: Vec<String> = manifest
             .sessions
             .keys()
-            .filter(|id| !current.contains(*id))
+            .filter(|id| !current.contains(id.as_str()))
             .cloned()
             .collect();
         for id in &gone {
@@ -112,10 +156,13 @@ impl SearchIndex {
             manifest.sessions.remove(id);
         }
         let read = stale.len();
+        let changed = read + gone.len() + touched.len() > 0 || manifest.updated_at == 0.0;
         refresh(&engine, &mut writer, &mut manifest, self, stale, progress)?;
-        manifest.updated_at = now;
-        engine.commit(&mut writer)?;
-        manifest.save(self.dir()?)?;
+        if changed {
+            manifest.updated_at = now;
+            engine.commit(&mut writer)?;
+            manifest.save(self.dir()?)?;
+        }
         Ok(UpdateReport {
             sessions: manifest.sessions.len(),
             read,
@@ -129,12 +176,13 @@ impl SearchIndex {
     /// Builds the index again from nothing.
     pub fn rebuild(
         &self,
-        records: Vec<SessionRecord>,
+        names: Vec<String>,
+        record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
         now: f64,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<UpdateReport> {
         self.remove()?;
-        self.update(records, now, progress)
+        self.update(names, record_of, now, progress)
     }
 }
 
