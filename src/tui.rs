@@ -15,6 +15,7 @@ pub mod theme;
 pub mod update;
 pub mod view;
 pub mod worker;
+pub mod wrap;
 
 use crate::store::{Store, now_seconds};
 use crossterm::event::{
