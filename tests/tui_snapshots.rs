@@ -164,3 +164,18 @@ fn damaged_session_and_small_terminal() {
     ui.resize(60, 20);
     check("too_small_60x20", &ui, &dir);
 }
+
+#[test]
+fn a_dialog_over_a_wide_name() {
+    // At the end of the list a name in Japanese sits under the left edge of
+    // the dialogs: its wide characters must not push their borders aside.
+    let dir = store();
+    let mut ui = open(&dir, 80, 24);
+    ui.press(KeyCode::End, KeyModifiers::CONTROL);
+    key(&mut ui, KeyCode::Up);
+    key(&mut ui, KeyCode::F(8));
+    check("delete_wide_name_80x24", &ui, &dir);
+    key(&mut ui, KeyCode::Esc);
+    key(&mut ui, KeyCode::F(2));
+    check("rename_wide_name_80x24", &ui, &dir);
+}

@@ -228,9 +228,13 @@ fn on_paste(model: &mut Model, text: &str) -> Step {
     }
 }
 
-/// Moves between screens: the one place a screen is opened or closed.
+/// Moves between screens: the one place a screen is opened or closed. What
+/// the status line said was about the screen left, so it is cleared.
 fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
     let (list, app) = (&mut model.list, &mut model.app);
+    if matches!(go, Go::List | Go::Viewer(_) | Go::Purge) {
+        app.status = None;
+    }
     match go {
         Go::List => {
             model.screen = Screen::List;
@@ -274,18 +278,21 @@ pub(crate) fn move_cursor(cursor: &mut usize, len: usize, action: Action, page: 
 /// failure (shown as an error).
 pub(crate) fn report_text(report: &PurgeReport) -> (String, bool) {
     let mut text = format!(
-        "removed {} sessions, freed {}",
-        report.removed.len(),
+        "removed {}, freed {}",
+        humanize::plural(report.removed.len() as u64, "session"),
         humanize::bytes(report.bytes_freed)
     );
     if let Some((id, why)) = report.skipped.first() {
         text.push_str(&format!(
             "; spared {} that changed ({id}: {why})",
-            report.skipped.len()
+            humanize::plural(report.skipped.len() as u64, "session")
         ));
     }
     if let Some((id, why)) = report.failed.first() {
-        text.push_str(&format!("; {} failed ({id}: {why})", report.failed.len()));
+        text.push_str(&format!(
+            "; {} failed ({id}: {why})",
+            humanize::plural(report.failed.len() as u64, "session")
+        ));
         return (text, true);
     }
     (text, false)

@@ -15,7 +15,7 @@ use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Clear, Paragraph};
 
 /// The smallest terminal the UI is laid out for.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
@@ -118,6 +118,24 @@ pub fn scroll_into_view(offset: &mut usize, selected: usize, height: usize, len:
     *offset = (*offset).min(len.saturating_sub(height));
 }
 
+/// Empties `popup` for an overlay. A wide character of the screen beneath
+/// that straddles its left edge is blanked too: left whole, a terminal draws
+/// it over the popup's border (its second half is that border's cell), and
+/// the border of that row is pushed aside.
+pub fn clear_popup(frame: &mut Frame, popup: Rect) {
+    frame.render_widget(Clear, popup);
+    let Some(left) = popup.x.checked_sub(1) else {
+        return;
+    };
+    let buffer = frame.buffer_mut();
+    for y in popup.top()..popup.bottom() {
+        let cell = &mut buffer[(left, y)];
+        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
 /// A rectangle of `width` x `height` centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
@@ -129,3 +147,6 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
         h,
     )
 }
+
+#[cfg(test)]
+mod tests;

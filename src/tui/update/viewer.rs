@@ -305,8 +305,11 @@ fn apply_trim(viewer: &mut Viewer, app: &mut App) -> Step {
 fn on_trimmed(viewer: &mut Viewer, app: &mut App, result: Result<Option<String>, String>) -> Step {
     match result {
         Ok(Some(id)) => {
+            // The date and the first part of the id name it on screen, and
+            // leave room at 80 columns for the key that undoes the trim.
+            let short = id.get(..17).unwrap_or(&id);
             app.say(format!(
-                "trimmed: new active context {id}; press {} to switch back",
+                "trimmed: new active context {short}…; press {} to switch back",
                 keymap::key_for(Scope::Viewer, Action::Contexts)
             ));
             Step::effects(reload(viewer, app))

@@ -5,6 +5,7 @@ mod dialogs;
 mod input;
 mod list;
 mod purge;
+mod router;
 mod viewer;
 
 pub(super) use super::*;
