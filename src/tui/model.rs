@@ -85,6 +85,9 @@ pub struct App {
     /// reply is matched to the request a screen waits for and late replies
     /// to older ones (or to a screen since closed) are dropped.
     pub last_request: u64,
+    /// The UI takes the mouse (wheel scrolling); off, the terminal's own
+    /// selection copies text. The runtime applies a change after `update`.
+    pub mouse_capture: bool,
 }
 
 impl App {
@@ -143,6 +146,7 @@ impl Model {
                 size: (80, 24),
                 trims: HashMap::new(),
                 last_request: 0,
+                mouse_capture: true,
             },
             exit: None,
         }

@@ -78,6 +78,8 @@ pub enum Action {
     AgeLess,
     /// Show or hide the sessions kept for being recent.
     ToggleKept,
+    /// Take the mouse, or give it back to the terminal to select text.
+    ToggleMouse,
 }
 
 /// A message to `update`.

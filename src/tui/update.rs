@@ -167,9 +167,16 @@ fn on_action(model: &mut Model, action: Action) -> Step {
         }
         None => {}
     }
-    if action == Action::Help {
-        app.overlay = Some(Overlay::Help(0));
-        return Step::none();
+    match action {
+        Action::Help => {
+            app.overlay = Some(Overlay::Help(0));
+            return Step::none();
+        }
+        Action::ToggleMouse => {
+            toggle_mouse(model);
+            return Step::none();
+        }
+        _ => {}
     }
     match &mut model.screen {
         Screen::List => list::on_action(&mut model.list, app, action),
@@ -225,6 +232,23 @@ fn on_paste(model: &mut Model, text: &str) -> Step {
         Screen::List => list::on_paste(&mut model.list, app, text),
         Screen::Viewer(viewer) => viewer::on_paste(viewer, app, text),
         Screen::Purge(_) => Step::none(),
+    }
+}
+
+/// The mouse goes to the terminal (to select and copy text) or comes back
+/// (wheel scrolling); the runtime applies it after this update.
+fn toggle_mouse(model: &mut Model) {
+    let key = keymap::key_for(keymap::scope(model), Action::ToggleMouse);
+    let app = &mut model.app;
+    app.mouse_capture = !app.mouse_capture;
+    if app.mouse_capture {
+        app.say(format!(
+            "mouse on: the wheel scrolls; {key} lets the terminal select text to copy"
+        ));
+    } else {
+        app.say(format!(
+            "mouse off: select text with the mouse to copy it; {key} turns the mouse back on"
+        ));
     }
 }
 

@@ -108,6 +108,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Viewer, &[c('e')], A::ToggleEncoding, "switch encoding", Some((1, "encoding"))),
     bind(S::Viewer, &[c('c')], A::Contexts, "contexts: switch back (undo a trim)", Some((1, "contexts (undo)"))),
     bind(S::Viewer, &[k(K::Enter)], A::Resume, "resume this session", None),
+    bind(S::Viewer, &[c('m')], A::ToggleMouse, "mouse off (the terminal selects text to copy) or on", None),
     bind(S::Viewer, &[k(K::Esc), c('q'), k(K::Left)], A::Back, "back to the list", Some((2, "back"))),
     bind(S::Viewer, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Trim, &[k(K::Up), c('+'), k(K::Right)], A::More, "keep more", Some((2, "more"))),

@@ -1,5 +1,5 @@
-//! What the router itself does: the status line across screens, and the
-//! words of a purge or deletion report.
+//! What the router itself does: the status line across screens, the mouse,
+//! and the words of a purge or deletion report.
 
 use super::*;
 
@@ -57,4 +57,29 @@ fn reports_count_in_words() {
         report_text(&report(1200, 2, 0)).0,
         "removed 1,200 sessions, freed 2.0 KiB; spared 2 sessions that changed (s0: used)"
     );
+}
+
+#[test]
+fn m_gives_the_mouse_to_the_terminal_and_back() {
+    let mut m = viewing(3);
+    assert!(m.app.mouse_capture, "the UI starts with the mouse");
+    let list = listed(true);
+    assert!(
+        matches!(key(&list, KeyCode::Char('m')), Some(Msg::Type('m'))),
+        "m types in the list's search"
+    );
+    let Some(Msg::Action(toggle)) = key(&m, KeyCode::Char('m')) else {
+        panic!("m toggles the mouse in the viewer")
+    };
+    assert_eq!(toggle, Action::ToggleMouse);
+    assert!(act(&mut m, toggle).is_empty());
+    assert!(!m.app.mouse_capture);
+    let said = &m.app.status.as_ref().unwrap().text;
+    assert!(
+        said.starts_with("mouse off: select text with the mouse"),
+        "{said}"
+    );
+    act(&mut m, Action::ToggleMouse);
+    assert!(m.app.mouse_capture);
+    assert!(m.app.status.as_ref().unwrap().text.starts_with("mouse on"));
 }
