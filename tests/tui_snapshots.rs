@@ -42,6 +42,11 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
 }
 
 fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
+    check_with(name, ui, dir, &[]);
+}
+
+/// `check`, with more filters (pattern, replacement) after the usual ones.
+fn check_with(name: &str, ui: &Headless, dir: &tempfile::TempDir, more: &[(&str, &str)]) {
     let mut settings = insta::Settings::clone_current();
     settings.add_filter(&regex_escape(&dir.path().display().to_string()), "[TMP]");
     settings.add_filter(
@@ -49,6 +54,9 @@ fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
         "[ID]",
     );
     settings.add_filter(r"\b\d+(\.\d)? (KiB|MiB|GiB|B)", "[SIZE]");
+    for (pattern, replacement) in more {
+        settings.add_filter(pattern, *replacement);
+    }
     settings.bind(|| insta::assert_snapshot!(name, ui.screen()));
 }
 
@@ -163,6 +171,66 @@ fn damaged_session_and_small_terminal() {
     check("damaged_80x24", &ui, &dir);
     ui.resize(60, 20);
     check("too_small_60x20", &ui, &dir);
+}
+
+/// The session of the demo store named `name`.
+fn session_named(dir: &tempfile::TempDir, name: &str) -> loki_sessions::store::SessionRecord {
+    let store = Store::loki(dir.path(), "ann").unwrap();
+    let records = store.list().unwrap();
+    records.into_iter().find(|r| r.name == name).unwrap()
+}
+
+#[test]
+fn contexts_active_ancestor_and_other() {
+    let ids = [(r"\b\d{8}-[0-9a-f]{8}[0-9a-f-]*…?", "[ID…]")];
+    for (w, h) in [(80, 24), (160, 40)] {
+        let dir = store();
+        let record = session_named(&dir, "investigate-why-emails-land-in-spam");
+        let mut ui = open(&dir, w, h);
+        ui.type_text("investigate-why-emails");
+        key(&mut ui, KeyCode::Tab);
+        // Trim, make the root active again (the undo), trim anew: the root
+        // is an ancestor, the first fork another branch, the second active.
+        key(&mut ui, KeyCode::Char('t'));
+        ui.type_text("4");
+        key(&mut ui, KeyCode::Enter);
+        let first = active_id(&ui);
+        key(&mut ui, KeyCode::Char('c'));
+        key(&mut ui, KeyCode::Home);
+        key(&mut ui, KeyCode::Enter);
+        key(&mut ui, KeyCode::Char('t'));
+        ui.type_text("3");
+        key(&mut ui, KeyCode::Enter);
+        let second = active_id(&ui);
+        // A fork's time is its file's: fixed here so the list is the same each run.
+        for (id, hours) in [(&first, 3.0), (&second, 1.0)] {
+            let file = std::fs::File::options()
+                .write(true)
+                .open(record.conversation_dir.join(format!("{id}.json")))
+                .unwrap();
+            let at =
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(NOW - hours * 3600.0);
+            file.set_modified(at).unwrap();
+        }
+        key(&mut ui, KeyCode::Char('c'));
+        key(&mut ui, KeyCode::Up);
+        check_with(&format!("contexts_tree_{w}x{h}"), &ui, &dir, &ids);
+        key(&mut ui, KeyCode::Char('d'));
+        check_with(&format!("contexts_delete_{w}x{h}"), &ui, &dir, &ids);
+        key(&mut ui, KeyCode::Char('y'));
+        check_with(&format!("contexts_deleted_{w}x{h}"), &ui, &dir, &ids);
+        assert!(
+            !record
+                .conversation_dir
+                .join(format!("{first}.json"))
+                .exists()
+        );
+    }
+}
+
+fn active_id(ui: &Headless) -> String {
+    let loaded = ui.model.viewer().unwrap().loaded.as_ref().unwrap();
+    loaded.context.id().to_string()
 }
 
 #[test]

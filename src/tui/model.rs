@@ -15,7 +15,7 @@ pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overla
 pub use list::{ListScreen, Preview, QUERY_LIMIT, SessionRow};
 pub use purge::PurgeView;
 pub use text_field::{Pasted, TextField};
-pub use viewer::{Loaded, TrimKind, TrimState, Viewer, ViewerMode};
+pub use viewer::{ContextsView, Loaded, TrimKind, TrimState, Viewer, ViewerMode};
 
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind};
 use std::collections::HashMap;

@@ -1,6 +1,9 @@
 //! Everything that can happen to the UI: user intents and worker replies.
 
-use crate::store::{Candidate, Encoding, PurgeProgress, PurgeReport, SessionRecord, SessionStats};
+use crate::store::{
+    Candidate, ContextInfo, DeletedContext, Encoding, PurgeProgress, PurgeReport, SessionRecord,
+    SessionStats,
+};
 use crate::tui::model::{Loaded, Preview};
 use std::sync::Arc;
 use tui_input::InputRequest;
@@ -80,6 +83,8 @@ pub enum Action {
     ToggleKept,
     /// Take the mouse, or give it back to the terminal to select text.
     ToggleMouse,
+    /// Delete the selected context (asks first).
+    DeleteContext,
 }
 
 /// A message to `update`.
@@ -144,6 +149,23 @@ pub enum Msg {
     Switched {
         req: u64,
         result: Result<String, String>,
+    },
+    /// The contexts of the session were listed (`counted`: with tokens).
+    ContextsListed {
+        req: u64,
+        counted: bool,
+        result: Result<Vec<ContextInfo>, String>,
+    },
+    /// The store said whether a context may be deleted.
+    DeleteContextChecked {
+        req: u64,
+        context_id: String,
+        result: Result<(), String>,
+    },
+    /// A context was deleted (or the deletion was refused).
+    ContextDeleted {
+        req: u64,
+        result: Result<DeletedContext, String>,
     },
     /// The facts for the purge preview were gathered.
     PurgeGathered {

@@ -130,7 +130,10 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         | Msg::Counted { .. }
         | Msg::CountFailed { .. }
         | Msg::Trimmed { .. }
-        | Msg::Switched { .. } => match &mut model.screen {
+        | Msg::Switched { .. }
+        | Msg::ContextsListed { .. }
+        | Msg::DeleteContextChecked { .. }
+        | Msg::ContextDeleted { .. } => match &mut model.screen {
             Screen::Viewer(viewer) => viewer::on_reply(viewer, app, msg),
             _ => Step::none(), // the viewer was closed: a late reply
         },
@@ -195,7 +198,15 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::TrimAgentOwned, Screen::Viewer(viewer)) => {
             viewer::on_trim_confirmed(viewer, &mut model.app)
         }
-        (ConfirmAction::Purge | ConfirmAction::TrimAgentOwned, _) => Step::none(),
+        (ConfirmAction::DeleteContext { id }, Screen::Viewer(viewer)) => {
+            viewer::on_delete_context_confirmed(viewer, &mut model.app, &id)
+        }
+        (
+            ConfirmAction::Purge
+            | ConfirmAction::TrimAgentOwned
+            | ConfirmAction::DeleteContext { .. },
+            _,
+        ) => Step::none(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Drawing: one file per pane, all over borrowed model data. `ViewState`
 //! holds only what rendering needs between frames (scroll offsets).
 
+mod contexts;
 mod dialog;
 mod footer;
 mod help;

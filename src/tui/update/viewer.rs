@@ -1,6 +1,7 @@
 //! The context viewer: messages with live token counts, encodings, forks,
-//! and its sub-modes (adjusting a trim, choosing a context), which it owns.
+//! and its sub-modes (adjusting a trim, managing the contexts), which it owns.
 
+mod contexts;
 mod trim;
 
 use crate::store::{Encoding, Expected, SessionRecord};
@@ -41,6 +42,17 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
             Step::none()
         }
         Msg::Trimmed { req, result } if req == viewer.waiting => on_trimmed(viewer, app, result),
+        Msg::ContextsListed {
+            req,
+            counted,
+            result,
+        } => contexts::on_listed(viewer, app, req, counted, result),
+        Msg::DeleteContextChecked {
+            req,
+            context_id,
+            result,
+        } => contexts::on_checked(viewer, app, req, &context_id, result),
+        Msg::ContextDeleted { req, result } => contexts::on_deleted(viewer, app, req, result),
         Msg::Switched { req, result } if req == viewer.waiting => match result {
             Ok(id) => {
                 app.say(format!("active context is now {id}"));
@@ -120,9 +132,9 @@ fn replan(viewer: &mut Viewer, app: &mut App) {
 
 /// Keys of the viewer (and of its sub-modes).
 pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
-    match viewer.mode {
+    match &mut viewer.mode {
         ViewerMode::Trim(_) => return on_trim_action(viewer, app, action),
-        ViewerMode::Contexts(_) => return on_contexts_action(viewer, app, action),
+        ViewerMode::Contexts(_) => return contexts::on_action(viewer, app, action),
         ViewerMode::Browse => {}
     }
     let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
@@ -141,17 +153,7 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         }
         Action::ToggleEncoding => return Step::effects(toggle_encoding(viewer, app)),
         Action::TrimKeepLast | Action::TrimBudget => start_trim(viewer, app, action),
-        Action::Contexts => {
-            if let Some(loaded) = &viewer.loaded {
-                let active = loaded.context.id();
-                let cursor = loaded
-                    .contexts
-                    .iter()
-                    .position(|c| c.id == active)
-                    .unwrap_or(0);
-                viewer.mode = ViewerMode::Contexts(cursor);
-            }
-        }
+        Action::Contexts if viewer.loaded.is_some() => return contexts::open(viewer, app),
         _ => {}
     }
     Step::none()
@@ -175,6 +177,11 @@ pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
         replan(viewer, app);
     }
     Step::none()
+}
+
+/// The person said yes to deleting a context.
+pub fn on_delete_context_confirmed(viewer: &mut Viewer, app: &mut App, id: &str) -> Step {
+    contexts::on_delete_confirmed(viewer, app, id)
 }
 
 fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
@@ -326,38 +333,6 @@ fn on_trimmed(viewer: &mut Viewer, app: &mut App, result: Result<Option<String>,
             Step::none()
         }
     }
-}
-
-fn on_contexts_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
-    let (Some(loaded), ViewerMode::Contexts(cursor)) = (&viewer.loaded, &mut viewer.mode) else {
-        return Step::none();
-    };
-    if move_cursor(cursor, loaded.contexts.len(), action, 10) {
-        return Step::none();
-    }
-    match action {
-        Action::Back => viewer.mode = ViewerMode::Browse,
-        Action::Confirm => {
-            let chosen = &loaded.contexts[*cursor];
-            if chosen.id == loaded.context.id() {
-                viewer.mode = ViewerMode::Browse;
-                return Step::none();
-            }
-            if let Some(error) = &chosen.error {
-                app.complain(format!("cannot switch to {}: {error}", chosen.id));
-                return Step::none();
-            }
-            let context_id = chosen.id.clone();
-            viewer.waiting = app.request();
-            return Step::effect(Effect::SwitchContext {
-                req: viewer.waiting,
-                record: viewer.record.clone(),
-                context_id,
-            });
-        }
-        _ => {}
-    }
-    Step::none()
 }
 
 /// Loads the open session's conversation again.

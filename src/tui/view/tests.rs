@@ -45,7 +45,6 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
     viewer.loaded = Some(Loaded {
         window: Arc::new(WindowIndex::new(&context)),
         context: Arc::new(context),
-        contexts: Vec::new(),
         agent_owned: false,
     });
     let counts = (0..n).map(|i| (i < counted).then_some(10)).collect();

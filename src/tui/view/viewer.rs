@@ -4,19 +4,15 @@
 use crate::humanize;
 use crate::store::{Encoding, Special};
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
+use crate::tui::model::{Model, TrimKind, Viewer};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::{ViewState, centered, clear_popup, scroll_into_view};
+use crate::tui::view::{ViewState, contexts, scroll_into_view};
 use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell, LineGauge, List, ListItem, ListState, Paragraph, Row, Table, TableState,
-    Wrap,
-};
+use ratatui::widgets::{Block, Borders, Cell, LineGauge, Paragraph, Row, Table, TableState, Wrap};
 use std::collections::HashSet;
 
 /// Characters of each part shown in the detail pane: pages of text, and a
@@ -64,8 +60,8 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         draw_trim(frame, trim, len, trim_area, theme);
     }
     draw_detail(frame, viewer, detail, theme);
-    if matches!(viewer.mode, ViewerMode::Contexts(_)) {
-        draw_contexts(frame, viewer, area, theme);
+    if let Some(view) = viewer.contexts() {
+        contexts::draw(frame, view, area, theme);
     }
 }
 
@@ -306,58 +302,6 @@ fn draw_detail(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
         .wrap(Wrap { trim: false })
         .scroll((viewer.detail_scroll, 0));
     frame.render_widget(text, area);
-}
-
-fn draw_contexts(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
-    let Some(loaded) = &viewer.loaded else {
-        return;
-    };
-    let active = loaded.context.id();
-    let items: Vec<ListItem> = loaded
-        .contexts
-        .iter()
-        .map(|c| {
-            let mark = if c.id == active { "● " } else { "  " };
-            let detail = match (&c.error, c.messages) {
-                (Some(e), _) => format!("unreadable: {e}"),
-                (None, Some(n)) => format!(
-                    "{n} messages{}",
-                    c.origin
-                        .as_ref()
-                        .map_or(String::new(), |o| format!(", forked from {}", short_id(o)))
-                ),
-                (None, None) => String::new(),
-            };
-            let style = if c.error.is_some() {
-                theme.error()
-            } else {
-                Style::new()
-            };
-            ListItem::new(Line::from(vec![
-                Span::styled(mark, theme.key()),
-                Span::raw(format!("{}  ", c.id)),
-                Span::styled(detail, style),
-            ]))
-        })
-        .collect();
-    let height = (items.len() as u16 + 4).min(area.height.saturating_sub(2));
-    let popup = centered(area, area.width.saturating_sub(6), height);
-    clear_popup(frame, popup);
-    let list = List::new(items)
-        .block(Block::bordered().title(Line::styled(
-            format!(
-                " Contexts: {} makes one active (undo a trim) ",
-                keymap::key_for(Scope::Contexts, Action::Confirm)
-            ),
-            theme.title(),
-        )))
-        .highlight_style(theme.selected());
-    let cursor = match viewer.mode {
-        ViewerMode::Contexts(cursor) => Some(cursor),
-        _ => None,
-    };
-    let mut list_state = ListState::default().with_selected(cursor);
-    frame.render_stateful_widget(list, popup, &mut list_state);
 }
 
 fn short_id(id: &str) -> &str {

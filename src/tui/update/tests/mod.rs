@@ -1,6 +1,7 @@
 //! Transition tests: every mode and key path of `update`, with no I/O. Worker
 //! replies are made up here and fed back as messages.
 
+mod contexts;
 mod dialogs;
 mod input;
 mod list;
@@ -10,8 +11,9 @@ mod viewer;
 
 pub(super) use super::*;
 pub(super) use crate::store::{
-    Candidate, Context, Encoding, Fingerprint, PurgePolicy, PurgeProgress, PurgeReport,
-    SessionRecord, SessionStats, StoreKind, TrimRequest, WindowIndex,
+    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, Encoding, Fingerprint,
+    PurgePolicy, PurgeProgress, PurgeReport, Relation, SessionRecord, SessionStats, StoreKind,
+    TrimRequest, WindowIndex,
 };
 pub(super) use crate::tui::keymap;
 pub(super) use crate::tui::model::{
@@ -135,7 +137,6 @@ pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
     let loaded = Loaded {
         window: Arc::new(WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
-        contexts: vec![],
         agent_owned: false,
     };
     let effects = update(
