@@ -180,6 +180,96 @@ fn session_named(dir: &tempfile::TempDir, name: &str) -> loki_sessions::store::S
     records.into_iter().find(|r| r.name == name).unwrap()
 }
 
+/// The file of the session's active context.
+fn active_context_file(record: &loki_sessions::store::SessionRecord) -> std::path::PathBuf {
+    let dir = &record.conversation_dir;
+    let session: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("session.json")).unwrap()).unwrap();
+    let id = session["active_context_id"].as_str().unwrap();
+    dir.join(format!("{id}.json"))
+}
+
+const RELEASE_NOTES: &str = "\
+Here are the release notes for 2.4, grouped by area. I merged the two entries about the session cookie, which described the same fix from both ends.
+
+## Authentication
+
+- The session cookie is now set with `SameSite=Lax`, so the browser keeps it on the redirect back from the identity provider and people are no longer logged out after signing in with SSO.
+- Password reset links expire after 30 minutes instead of 24 hours.
+- A failed login no longer says whether the email exists.
+
+## Billing
+
+- Invoices for the Tokyo office use the new template, with the tax number in the header.
+- Refunds of a partial month are prorated to the day.
+
+## API
+
+- `GET /orders` is paginated with a keyset cursor on `(created_at, id)`; the old `page` parameter still works until 3.0 and answers with a `Deprecation` header.
+- Rate limiting: a token bucket per API key, 100 requests per minute by default, configurable per key in the admin pages.
+- Errors carry a `request_id` to quote to support.
+
+## Admin pages
+
+- Dark mode follows the system setting.
+- The audit log lists who changed a key's rate limit and when.
+
+## Fixed
+
+- The last order of a page was repeated on the next page (the cursor compared with `>=` instead of `>`).
+- Emails from the staging server no longer land in spam: they are signed with DKIM like production's.
+- The health check endpoint answers within 50 ms even when the database is slow.
+
+I will write these to CHANGELOG.md under a new 2.4.0 heading and leave the date for the release day.";
+
+/// Makes message 13 of "investigate-why-emails-land-in-spam" (a tool call)
+/// a long one: thinking, release notes that wrap, then the call.
+fn with_long_message(dir: &tempfile::TempDir) {
+    let record = session_named(dir, "investigate-why-emails-land-in-spam");
+    let path = active_context_file(&record);
+    let mut context: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let message = &mut context["messages"][13];
+    assert_eq!(message["role"], "assistant");
+    let call_id = message["content"][0]["call_id"].clone();
+    let arguments =
+        serde_json::json!({"path": "CHANGELOG.md", "content": RELEASE_NOTES}).to_string();
+    message["content"] = serde_json::json!([
+        {"type": "thinking", "text": "The user wants the release notes for 2.4. Read the changelog first, then group the entries by area.\nTwo entries describe the same cookie fix: merge them.\nKeep each line short enough to scan."},
+        {"type": "text", "text": RELEASE_NOTES},
+        {"type": "tool_use", "call_id": call_id, "name": "write_file", "arguments": arguments, "approval_status": "approved"},
+    ]);
+    message.as_object_mut().unwrap().remove("token_count");
+    std::fs::write(&path, serde_json::to_vec_pretty(&context).unwrap()).unwrap();
+}
+
+#[test]
+fn a_long_message_full_screen() {
+    let dir = store();
+    with_long_message(&dir);
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        ui.type_text("investigate-why-emails");
+        key(&mut ui, KeyCode::Tab);
+        key(&mut ui, KeyCode::Up);
+        key(&mut ui, KeyCode::Enter);
+        check(&format!("message_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::End);
+        check(&format!("message_end_{w}x{h}"), &ui, &dir);
+    }
+    let mut ui = open(&dir, 80, 24);
+    ui.type_text("investigate-why-emails");
+    key(&mut ui, KeyCode::Tab);
+    key(&mut ui, KeyCode::Up);
+    key(&mut ui, KeyCode::Enter);
+    key(&mut ui, KeyCode::Char('/'));
+    ui.type_text("dkim");
+    check("message_find_80x24", &ui, &dir);
+    key(&mut ui, KeyCode::Enter);
+    key(&mut ui, KeyCode::Char('n'));
+    check("message_find_next_80x24", &ui, &dir);
+}
+
 #[test]
 fn contexts_active_ancestor_and_other() {
     let ids = [(r"\b\d{8}-[0-9a-f]{8}[0-9a-f-]*…?", "[ID…]")];

@@ -18,6 +18,10 @@ pub enum Scope {
     Trim,
     /// The list of contexts (forks) in the viewer.
     Contexts,
+    /// Reading one message full screen in the viewer.
+    Message,
+    /// Typing a search in the message read.
+    Find,
     /// The purge preview.
     Purge,
     /// A yes/no question.
@@ -40,6 +44,8 @@ impl Scope {
             Scope::Viewer => "Context viewer",
             Scope::Trim => "Trim",
             Scope::Contexts => "Contexts (forks)",
+            Scope::Message => "Reading a message",
+            Scope::Find => "Finding text in the message",
             Scope::Purge => "Purge preview",
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
@@ -83,9 +89,13 @@ pub fn scope(model: &Model) -> Scope {
     match &model.screen {
         Screen::List => Scope::List,
         Screen::Purge(_) => Scope::Purge,
-        Screen::Viewer(viewer) => match viewer.mode {
+        Screen::Viewer(viewer) => match &viewer.mode {
             ViewerMode::Trim(_) => Scope::Trim,
             ViewerMode::Contexts(_) => Scope::Contexts,
+            ViewerMode::Message(view) if view.find.as_ref().is_some_and(|f| f.editing) => {
+                Scope::Find
+            }
+            ViewerMode::Message(_) => Scope::Message,
             ViewerMode::Browse => Scope::Viewer,
         },
     }
@@ -94,7 +104,7 @@ pub fn scope(model: &Model) -> Scope {
 impl Scope {
     /// True where a line of text is edited (the [`Scope::LineEdit`] keys work).
     pub fn edits_text(self) -> bool {
-        matches!(self, Scope::List | Scope::Input)
+        matches!(self, Scope::List | Scope::Input | Scope::Find)
     }
 }
 
@@ -127,7 +137,7 @@ pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
         _ => None,
     }?;
     match scope {
-        Scope::List | Scope::Input => Some(Msg::Type(typed)),
+        Scope::List | Scope::Input | Scope::Find => Some(Msg::Type(typed)),
         Scope::Trim if typed.is_ascii_digit() => Some(Msg::Type(typed)),
         _ => None,
     }
@@ -184,7 +194,13 @@ pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
 pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
     match screen {
         Screen::List => &[Scope::List, Scope::LineEdit],
-        Screen::Viewer(_) => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
+        Screen::Viewer(_) => &[
+            Scope::Viewer,
+            Scope::Message,
+            Scope::Find,
+            Scope::Trim,
+            Scope::Contexts,
+        ],
         Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
     }
 }
@@ -243,11 +259,13 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 9] = [
+    const SCOPES: [Scope; 11] = [
         Scope::List,
         Scope::Viewer,
         Scope::Trim,
         Scope::Contexts,
+        Scope::Message,
+        Scope::Find,
         Scope::Purge,
         Scope::Confirm,
         Scope::Input,

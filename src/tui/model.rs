@@ -7,12 +7,14 @@
 
 mod dialog;
 mod list;
+mod message;
 mod purge;
 mod text_field;
 mod viewer;
 
 pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
 pub use list::{ListScreen, Preview, QUERY_LIMIT, SessionRow};
+pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
 pub use text_field::{Pasted, TextField};
 pub use viewer::{ContextsView, Loaded, TrimKind, TrimState, Viewer, ViewerMode};

@@ -81,6 +81,14 @@ pub enum Action {
     AgeLess,
     /// Show or hide the sessions kept for being recent.
     ToggleKept,
+    /// Read the selected message full screen.
+    ReadMessage,
+    /// Start finding text in the message read.
+    Find,
+    /// Go to the next match.
+    NextMatch,
+    /// Go to the previous match.
+    PrevMatch,
     /// Take the mouse, or give it back to the terminal to select text.
     ToggleMouse,
     /// Delete the selected context (asks first).

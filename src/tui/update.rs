@@ -96,6 +96,9 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         }
         Msg::Resize(width, height) => {
             app.size = (width, height);
+            if let Screen::Viewer(viewer) = &mut model.screen {
+                viewer::on_resize(viewer, app);
+            }
             Step::none()
         }
         Msg::Action(action) => on_action(model, action),

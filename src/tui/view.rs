@@ -6,6 +6,7 @@ mod dialog;
 mod footer;
 mod help;
 mod list;
+mod message;
 mod preview;
 mod purge;
 mod text_field;

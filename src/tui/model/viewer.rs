@@ -3,6 +3,7 @@
 use crate::store::{
     Context, ContextInfo, Encoding, SessionRecord, TrimPlan, TrimRequest, WindowIndex,
 };
+use crate::tui::model::MessageView;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -80,6 +81,8 @@ pub enum ViewerMode {
     Trim(TrimState),
     /// The session's contexts (forks): make one active, delete one.
     Contexts(ContextsView),
+    /// Reading one message full screen.
+    Message(Box<MessageView>),
 }
 
 /// The list of a session's contexts in the viewer.
@@ -149,6 +152,14 @@ impl Viewer {
     pub fn trim(&self) -> Option<&TrimState> {
         match &self.mode {
             ViewerMode::Trim(trim) => Some(trim),
+            _ => None,
+        }
+    }
+
+    /// The message read full screen, if one is.
+    pub fn message(&self) -> Option<&MessageView> {
+        match &self.mode {
+            ViewerMode::Message(view) => Some(view),
             _ => None,
         }
     }

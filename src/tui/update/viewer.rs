@@ -1,7 +1,9 @@
 //! The context viewer: messages with live token counts, encodings, forks,
-//! and its sub-modes (adjusting a trim, managing the contexts), which it owns.
+//! and its sub-modes (adjusting a trim, managing the contexts, reading one
+//! message full screen), which it owns.
 
 mod contexts;
+mod message;
 mod trim;
 
 use crate::store::{Encoding, Expected, SessionRecord};
@@ -135,6 +137,12 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
     match &mut viewer.mode {
         ViewerMode::Trim(_) => return on_trim_action(viewer, app, action),
         ViewerMode::Contexts(_) => return contexts::on_action(viewer, app, action),
+        ViewerMode::Message(view) => {
+            if message::on_action(view, app, action) {
+                viewer.mode = ViewerMode::Browse;
+            }
+            return Step::none();
+        }
         ViewerMode::Browse => {}
     }
     let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
@@ -154,29 +162,50 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         Action::ToggleEncoding => return Step::effects(toggle_encoding(viewer, app)),
         Action::TrimKeepLast | Action::TrimBudget => start_trim(viewer, app, action),
         Action::Contexts if viewer.loaded.is_some() => return contexts::open(viewer, app),
+        Action::ReadMessage => message::open(viewer, app),
         _ => {}
     }
     Step::none()
 }
 
-/// A character typed: digits set the trim's number.
+/// A character typed: digits set the trim's number; in a message, the search.
 pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
-    if let ViewerMode::Trim(state) = &mut viewer.mode
-        && trim::on_digit(state, c)
-    {
+    let changed = match &mut viewer.mode {
+        ViewerMode::Trim(state) => trim::on_digit(state, c),
+        ViewerMode::Message(view) => {
+            message::on_type(view, app, c);
+            false
+        }
+        _ => false,
+    };
+    if changed {
         replan(viewer, app);
     }
     Step::none()
 }
 
-/// Text pasted: digits set the trim's number, anything else is ignored.
+/// Text pasted: digits set the trim's number, text goes to the search in a
+/// message; anything else is ignored.
 pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
-    if let ViewerMode::Trim(state) = &mut viewer.mode
-        && trim::on_paste(state, text)
-    {
+    let changed = match &mut viewer.mode {
+        ViewerMode::Trim(state) => trim::on_paste(state, text),
+        ViewerMode::Message(view) => {
+            message::on_paste(view, app, text);
+            false
+        }
+        _ => false,
+    };
+    if changed {
         replan(viewer, app);
     }
     Step::none()
+}
+
+/// The terminal changed size: a message read full screen wraps again.
+pub fn on_resize(viewer: &mut Viewer, app: &App) {
+    if let ViewerMode::Message(view) = &mut viewer.mode {
+        message::fit(view, app.size);
+    }
 }
 
 /// The person said yes to deleting a context.

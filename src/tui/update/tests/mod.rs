@@ -5,6 +5,7 @@ mod contexts;
 mod dialogs;
 mod input;
 mod list;
+mod message;
 mod purge;
 mod router;
 mod viewer;
@@ -127,13 +128,17 @@ pub(super) fn context(n: usize) -> Context {
 /// Session a opened and its context of `n` messages (plus a system prompt)
 /// loaded, nothing counted yet; returns the effects of the load.
 pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
+    opened_on(context(n))
+}
+
+/// Session a opened on `ctx`, nothing counted yet; returns the effects of the load.
+pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Open);
     let [Effect::LoadConversation { req, .. }] = effects[..] else {
         panic!("{effects:?}")
     };
     assert!(matches!(m.screen, Screen::Viewer(_)));
-    let ctx = context(n);
     let loaded = Loaded {
         window: Arc::new(WindowIndex::new(&ctx)),
         context: Arc::new(ctx),

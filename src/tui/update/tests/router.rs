@@ -26,7 +26,11 @@ fn the_status_line_clears_when_the_screen_changes() {
     let mut m = viewing(3);
     act(&mut m, Action::ToggleEncoding);
     act(&mut m, Action::Down);
-    assert!(m.app.status.is_some());
+    act(&mut m, Action::ReadMessage);
+    assert!(
+        m.app.status.is_some(),
+        "reading a message is the same screen"
+    );
 }
 
 #[test]
