@@ -154,6 +154,7 @@ pub fn label(code: KeyCode, mods: KeyModifiers) -> String {
         _ if mods.contains(KeyModifiers::CONTROL) => {
             return format!("^{}", label(code, mods - KeyModifiers::CONTROL));
         }
+        KeyCode::Char(' ') => "Space",
         KeyCode::Char(c) => return c.to_string(),
         KeyCode::F(n) => return format!("F{n}"),
         KeyCode::Enter => "Enter",
@@ -302,6 +303,7 @@ mod tests {
             "n / Enter / Esc"
         );
         assert_eq!(label(KeyCode::Char('a'), KeyModifiers::CONTROL), "^A");
+        assert_eq!(label(KeyCode::Char(' '), KeyModifiers::NONE), "Space");
         let purge: Vec<String> = footer(Scope::Purge).into_iter().map(|(k, _)| k).collect();
         assert_eq!(purge[0], "+ -", "a pair shows both keys");
     }
