@@ -49,12 +49,13 @@ pub fn ago(then: f64, now: f64) -> String {
     "just now".into()
 }
 
-/// `n` and the noun, in the plural unless `n` is 1: `1 session`, `2 sessions`.
+/// `n` and the noun, in the plural unless `n` is 1: `1 session`,
+/// `2 sessions`, `1,234 messages`.
 pub fn plural(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
-        format!("{n} {noun}s")
+        format!("{} {noun}s", count(n))
     }
 }
 
@@ -138,6 +139,7 @@ mod tests {
         assert_eq!(ago(0.0, t), "unknown", "no date is not 56 years");
         assert_eq!(plural(1, "session"), "1 session");
         assert_eq!(plural(0, "session"), "0 sessions");
+        assert_eq!(plural(1234, "message"), "1,234 messages");
         assert_eq!(days(30.0), "30 days");
         assert_eq!(days(0.5), "0.5 days");
         assert_eq!(days(1.0), "1 day");

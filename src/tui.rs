@@ -16,6 +16,7 @@ pub mod theme;
 pub mod update;
 pub mod view;
 pub mod worker;
+pub mod wrap;
 
 use crate::store::{Store, now_seconds};
 use crossterm::event::{
@@ -42,7 +43,8 @@ pub fn run(store: Store, settings: Settings) -> io::Result<Exit> {
     let signals = signals::Forward::start(tx.clone())?;
     let mut terminal = enter(tty.try_clone()?)?;
     install_panic_restore(tty.try_clone()?);
-    let result = run_on(&mut terminal, store, settings, tx, &rx);
+    let mouse = tty.try_clone()?;
+    let result = run_on(&mut terminal, mouse, store, settings, tx, &rx);
     leave(terminal.backend_mut())?;
     signals.ui_ended();
     result
@@ -50,6 +52,7 @@ pub fn run(store: Store, settings: Settings) -> io::Result<Exit> {
 
 fn run_on(
     terminal: &mut Terminal<CrosstermBackend<File>>,
+    mut mouse: File,
     store: Store,
     settings: Settings,
     tx: mpsc::Sender<Incoming>,
@@ -81,14 +84,21 @@ fn run_on(
     let worker = worker::Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
     let mut model = Model::new(settings, now_seconds());
     let mut state = ViewState::new(theme::Theme::from_env());
-    runtime::run_loop(
-        terminal,
-        &mut model,
-        &mut state,
-        rx,
-        &mut |e| worker.perform(e),
-        now_seconds,
-    )?;
+    // Written between frames, never while one is drawn. A write that fails
+    // here fails the next draw too, which ends the loop with the error.
+    let mut mouse_capture = |on: bool| {
+        let _ = if on {
+            execute!(mouse, EnableMouseCapture)
+        } else {
+            execute!(mouse, DisableMouseCapture)
+        };
+    };
+    let mut host = runtime::Host {
+        perform: &mut |e| worker.perform(e),
+        clock: now_seconds,
+        mouse_capture: &mut mouse_capture,
+    };
+    runtime::run_loop(terminal, &mut model, &mut state, rx, &mut host)?;
     Ok(model.exit.unwrap_or(Exit::Cancel))
 }
 

@@ -71,6 +71,15 @@ fn search_open_trim_purge_preview_and_resume_in_a_real_terminal() {
         .clone();
     let dir = sessions(&root).join(&session_id);
     let (before_id, before) = active_context(&dir);
+
+    // m gives the mouse to the terminal (to select text) and takes it back.
+    assert!(ui.mouse_captured(), "the UI starts with the mouse");
+    ui.keys(&["m"]);
+    ui.wait_for("mouse off");
+    assert!(!ui.mouse_captured(), "the terminal has the mouse");
+    ui.keys(&["m"]);
+    ui.wait_for("mouse on");
+    assert!(ui.mouse_captured());
     ui.keys(&["t"]);
     ui.wait_for("Trim:");
     ui.text("4");

@@ -44,6 +44,11 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
 }
 
 fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
+    check_with(name, ui, dir, &[]);
+}
+
+/// `check`, with more filters (pattern, replacement) after the usual ones.
+fn check_with(name: &str, ui: &Headless, dir: &tempfile::TempDir, more: &[(&str, &str)]) {
     let mut settings = insta::Settings::clone_current();
     settings.add_filter(&regex_escape(&dir.path().display().to_string()), "[TMP]");
     settings.add_filter(
@@ -51,6 +56,9 @@ fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
         "[ID]",
     );
     settings.add_filter(r"\b\d+(\.\d)? (KiB|MiB|GiB|B)", "[SIZE]");
+    for (pattern, replacement) in more {
+        settings.add_filter(pattern, *replacement);
+    }
     settings.bind(|| insta::assert_snapshot!(name, ui.screen()));
 }
 
@@ -178,4 +186,169 @@ fn damaged_session_and_small_terminal() {
     check("damaged_80x24", &ui, &dir);
     ui.resize(60, 20);
     check("too_small_60x20", &ui, &dir);
+}
+
+/// The session of the demo store named `name`.
+fn session_named(dir: &tempfile::TempDir, name: &str) -> loki_sessions::store::SessionRecord {
+    let store = Store::loki(dir.path(), "ann").unwrap();
+    let records = store.list().unwrap();
+    records.into_iter().find(|r| r.name == name).unwrap()
+}
+
+/// The file of the session's active context.
+fn active_context_file(record: &loki_sessions::store::SessionRecord) -> std::path::PathBuf {
+    let dir = &record.conversation_dir;
+    let session: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("session.json")).unwrap()).unwrap();
+    let id = session["active_context_id"].as_str().unwrap();
+    dir.join(format!("{id}.json"))
+}
+
+const RELEASE_NOTES: &str = "\
+Here are the release notes for 2.4, grouped by area. I merged the two entries about the session cookie, which described the same fix from both ends.
+
+## Authentication
+
+- The session cookie is now set with `SameSite=Lax`, so the browser keeps it on the redirect back from the identity provider and people are no longer logged out after signing in with SSO.
+- Password reset links expire after 30 minutes instead of 24 hours.
+- A failed login no longer says whether the email exists.
+
+## Billing
+
+- Invoices for the Tokyo office use the new template, with the tax number in the header.
+- Refunds of a partial month are prorated to the day.
+
+## API
+
+- `GET /orders` is paginated with a keyset cursor on `(created_at, id)`; the old `page` parameter still works until 3.0 and answers with a `Deprecation` header.
+- Rate limiting: a token bucket per API key, 100 requests per minute by default, configurable per key in the admin pages.
+- Errors carry a `request_id` to quote to support.
+
+## Admin pages
+
+- Dark mode follows the system setting.
+- The audit log lists who changed a key's rate limit and when.
+
+## Fixed
+
+- The last order of a page was repeated on the next page (the cursor compared with `>=` instead of `>`).
+- Emails from the staging server no longer land in spam: they are signed with DKIM like production's.
+- The health check endpoint answers within 50 ms even when the database is slow.
+
+I will write these to CHANGELOG.md under a new 2.4.0 heading and leave the date for the release day.";
+
+/// Makes message 13 of "investigate-why-emails-land-in-spam" (a tool call)
+/// a long one: thinking, release notes that wrap, then the call.
+fn with_long_message(dir: &tempfile::TempDir) {
+    let record = session_named(dir, "investigate-why-emails-land-in-spam");
+    let path = active_context_file(&record);
+    let mut context: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let message = &mut context["messages"][13];
+    assert_eq!(message["role"], "assistant");
+    let call_id = message["content"][0]["call_id"].clone();
+    let arguments =
+        serde_json::json!({"path": "CHANGELOG.md", "content": RELEASE_NOTES}).to_string();
+    message["content"] = serde_json::json!([
+        {"type": "thinking", "text": "The user wants the release notes for 2.4. Read the changelog first, then group the entries by area.\nTwo entries describe the same cookie fix: merge them.\nKeep each line short enough to scan."},
+        {"type": "text", "text": RELEASE_NOTES},
+        {"type": "tool_use", "call_id": call_id, "name": "write_file", "arguments": arguments, "approval_status": "approved"},
+    ]);
+    message.as_object_mut().unwrap().remove("token_count");
+    std::fs::write(&path, serde_json::to_vec_pretty(&context).unwrap()).unwrap();
+}
+
+#[test]
+fn a_long_message_full_screen() {
+    let dir = store();
+    with_long_message(&dir);
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = open(&dir, w, h);
+        ui.type_text("investigate-why-emails");
+        key(&mut ui, KeyCode::Tab);
+        key(&mut ui, KeyCode::Up);
+        key(&mut ui, KeyCode::Enter);
+        check(&format!("message_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::End);
+        check(&format!("message_end_{w}x{h}"), &ui, &dir);
+    }
+    let mut ui = open(&dir, 80, 24);
+    ui.type_text("investigate-why-emails");
+    key(&mut ui, KeyCode::Tab);
+    key(&mut ui, KeyCode::Up);
+    key(&mut ui, KeyCode::Enter);
+    key(&mut ui, KeyCode::Char('/'));
+    ui.type_text("dkim");
+    check("message_find_80x24", &ui, &dir);
+    key(&mut ui, KeyCode::Enter);
+    key(&mut ui, KeyCode::Char('n'));
+    check("message_find_next_80x24", &ui, &dir);
+}
+
+#[test]
+fn contexts_active_ancestor_and_other() {
+    let ids = [(r"\b\d{8}-[0-9a-f]{8}[0-9a-f-]*…?", "[ID…]")];
+    for (w, h) in [(80, 24), (160, 40)] {
+        let dir = store();
+        let record = session_named(&dir, "investigate-why-emails-land-in-spam");
+        let mut ui = open(&dir, w, h);
+        ui.type_text("investigate-why-emails");
+        key(&mut ui, KeyCode::Tab);
+        // Trim, make the root active again (the undo), trim anew: the root
+        // is an ancestor, the first fork another branch, the second active.
+        key(&mut ui, KeyCode::Char('t'));
+        ui.type_text("4");
+        key(&mut ui, KeyCode::Enter);
+        let first = active_id(&ui);
+        key(&mut ui, KeyCode::Char('c'));
+        key(&mut ui, KeyCode::Home);
+        key(&mut ui, KeyCode::Enter);
+        key(&mut ui, KeyCode::Char('t'));
+        ui.type_text("3");
+        key(&mut ui, KeyCode::Enter);
+        let second = active_id(&ui);
+        // A fork's time is its file's: fixed here so the list is the same each run.
+        for (id, hours) in [(&first, 3.0), (&second, 1.0)] {
+            let file = std::fs::File::options()
+                .write(true)
+                .open(record.conversation_dir.join(format!("{id}.json")))
+                .unwrap();
+            let at =
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(NOW - hours * 3600.0);
+            file.set_modified(at).unwrap();
+        }
+        key(&mut ui, KeyCode::Char('c'));
+        key(&mut ui, KeyCode::Up);
+        check_with(&format!("contexts_tree_{w}x{h}"), &ui, &dir, &ids);
+        key(&mut ui, KeyCode::Char('d'));
+        check_with(&format!("contexts_delete_{w}x{h}"), &ui, &dir, &ids);
+        key(&mut ui, KeyCode::Char('y'));
+        check_with(&format!("contexts_deleted_{w}x{h}"), &ui, &dir, &ids);
+        assert!(
+            !record
+                .conversation_dir
+                .join(format!("{first}.json"))
+                .exists()
+        );
+    }
+}
+
+fn active_id(ui: &Headless) -> String {
+    let loaded = ui.model.viewer().unwrap().loaded.as_ref().unwrap();
+    loaded.context.id().to_string()
+}
+
+#[test]
+fn a_dialog_over_a_wide_name() {
+    // At the end of the list a name in Japanese sits under the left edge of
+    // the dialogs: its wide characters must not push their borders aside.
+    let dir = store();
+    let mut ui = open(&dir, 80, 24);
+    ui.press(KeyCode::End, KeyModifiers::CONTROL);
+    key(&mut ui, KeyCode::Up);
+    key(&mut ui, KeyCode::F(8));
+    check("delete_wide_name_80x24", &ui, &dir);
+    key(&mut ui, KeyCode::Esc);
+    key(&mut ui, KeyCode::F(2));
+    check("rename_wide_name_80x24", &ui, &dir);
 }

@@ -132,11 +132,12 @@ fn the_viewer_switches_back_on_disk() {
     assert!(matches!(ui.model.screen, Screen::Viewer(_)));
     ui.press(KeyCode::Char('c'), KeyModifiers::NONE);
     let viewer = ui.model.viewer().unwrap();
-    let contexts = &viewer.loaded.as_ref().unwrap().contexts;
-    let target = contexts.iter().position(|c| c.id == parent).unwrap();
-    let ViewerMode::Contexts(cursor) = viewer.mode else {
+    let ViewerMode::Contexts(view) = &viewer.mode else {
         panic!("the contexts list is open")
     };
+    let contexts = view.list.as_ref().expect("the contexts were read");
+    let target = contexts.iter().position(|c| c.id == parent).unwrap();
+    let cursor = view.cursor;
     let key = if target < cursor {
         KeyCode::Up
     } else {

@@ -74,6 +74,25 @@ pub enum Effect {
         record: SessionRecord,
         context_id: String,
     },
+    /// List every context of the session, with token counts when
+    /// `encoding` is given (answers `ContextsListed`).
+    ListContexts {
+        req: u64,
+        record: SessionRecord,
+        encoding: Option<Encoding>,
+    },
+    /// Ask whether a context may be deleted (answers `DeleteContextChecked`).
+    CheckDeleteContext {
+        req: u64,
+        record: SessionRecord,
+        context_id: String,
+    },
+    /// Delete a context (answers `ContextDeleted`).
+    DeleteContext {
+        req: u64,
+        record: SessionRecord,
+        context_id: String,
+    },
     /// Gather the facts for a purge plan (answers `PurgeGathered`).
     GatherPurge { req: u64 },
     /// Apply a purge plan (answers `PurgeProgress`…, then `PurgeDone`).

@@ -20,6 +20,10 @@ pub enum Scope {
     Trim,
     /// The list of contexts (forks) in the viewer.
     Contexts,
+    /// Reading one message full screen in the viewer.
+    Message,
+    /// Typing a search in the message read.
+    Find,
     /// The purge preview.
     Purge,
     /// A yes/no question.
@@ -43,6 +47,8 @@ impl Scope {
             Scope::Viewer => "Context viewer",
             Scope::Trim => "Trim",
             Scope::Contexts => "Contexts (forks)",
+            Scope::Message => "Reading a message",
+            Scope::Find => "Finding text in the message",
             Scope::Purge => "Purge preview",
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
@@ -87,9 +93,13 @@ pub fn scope(model: &Model) -> Scope {
         Screen::List if model.list.mode == ListMode::Messages => Scope::Messages,
         Screen::List => Scope::List,
         Screen::Purge(_) => Scope::Purge,
-        Screen::Viewer(viewer) => match viewer.mode {
+        Screen::Viewer(viewer) => match &viewer.mode {
             ViewerMode::Trim(_) => Scope::Trim,
             ViewerMode::Contexts(_) => Scope::Contexts,
+            ViewerMode::Message(view) if view.find.as_ref().is_some_and(|f| f.editing) => {
+                Scope::Find
+            }
+            ViewerMode::Message(_) => Scope::Message,
             ViewerMode::Browse => Scope::Viewer,
         },
     }
@@ -98,7 +108,10 @@ pub fn scope(model: &Model) -> Scope {
 impl Scope {
     /// True where a line of text is edited (the [`Scope::LineEdit`] keys work).
     pub fn edits_text(self) -> bool {
-        matches!(self, Scope::List | Scope::Messages | Scope::Input)
+        matches!(
+            self,
+            Scope::List | Scope::Messages | Scope::Input | Scope::Find
+        )
     }
 }
 
@@ -131,7 +144,7 @@ pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
         _ => None,
     }?;
     match scope {
-        Scope::List | Scope::Messages | Scope::Input => Some(Msg::Type(typed)),
+        Scope::List | Scope::Messages | Scope::Input | Scope::Find => Some(Msg::Type(typed)),
         Scope::Trim if typed.is_ascii_digit() => Some(Msg::Type(typed)),
         _ => None,
     }
@@ -148,6 +161,7 @@ pub fn label(code: KeyCode, mods: KeyModifiers) -> String {
         _ if mods.contains(KeyModifiers::CONTROL) => {
             return format!("^{}", label(code, mods - KeyModifiers::CONTROL));
         }
+        KeyCode::Char(' ') => "Space",
         KeyCode::Char(c) => return c.to_string(),
         KeyCode::F(n) => return format!("F{n}"),
         KeyCode::Enter => "Enter",
@@ -188,7 +202,13 @@ pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
 pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
     match screen {
         Screen::List => &[Scope::List, Scope::Messages, Scope::LineEdit],
-        Screen::Viewer(_) => &[Scope::Viewer, Scope::Trim, Scope::Contexts],
+        Screen::Viewer(_) => &[
+            Scope::Viewer,
+            Scope::Message,
+            Scope::Find,
+            Scope::Trim,
+            Scope::Contexts,
+        ],
         Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
     }
 }
@@ -247,12 +267,14 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 10] = [
+    const SCOPES: [Scope; 12] = [
         Scope::List,
         Scope::Messages,
         Scope::Viewer,
         Scope::Trim,
         Scope::Contexts,
+        Scope::Message,
+        Scope::Find,
         Scope::Purge,
         Scope::Confirm,
         Scope::Input,
@@ -289,6 +311,7 @@ mod tests {
             "n / Enter / Esc"
         );
         assert_eq!(label(KeyCode::Char('a'), KeyModifiers::CONTROL), "^A");
+        assert_eq!(label(KeyCode::Char(' '), KeyModifiers::NONE), "Space");
         let purge: Vec<String> = footer(Scope::Purge).into_iter().map(|(k, _)| k).collect();
         assert_eq!(purge[0], "+ -", "a pair shows both keys");
     }

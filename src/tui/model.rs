@@ -7,6 +7,7 @@
 
 mod dialog;
 mod list;
+mod message;
 mod purge;
 mod text_field;
 mod viewer;
@@ -15,9 +16,10 @@ pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overla
 pub use list::{
     IndexState, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT, SessionRow, SortKey,
 };
+pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
 pub use text_field::{Pasted, TextField};
-pub use viewer::{Loaded, TrimKind, TrimState, Viewer, ViewerMode};
+pub use viewer::{ContextsView, Loaded, TrimKind, TrimState, Viewer, ViewerMode};
 
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind};
 use std::collections::HashMap;
@@ -87,6 +89,9 @@ pub struct App {
     /// reply is matched to the request a screen waits for and late replies
     /// to older ones (or to a screen since closed) are dropped.
     pub last_request: u64,
+    /// The UI takes the mouse (wheel scrolling); off, the terminal's own
+    /// selection copies text. The runtime applies a change after `update`.
+    pub mouse_capture: bool,
 }
 
 impl App {
@@ -145,6 +150,7 @@ impl Model {
                 size: (80, 24),
                 trims: HashMap::new(),
                 last_request: 0,
+                mouse_capture: true,
             },
             exit: None,
         }

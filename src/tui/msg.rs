@@ -1,8 +1,8 @@
 //! Everything that can happen to the UI: user intents and worker replies.
 
 use crate::store::{
-    Candidate, Encoding, IndexedStats, PurgeProgress, PurgeReport, SearchOutcome, SessionRecord,
-    SessionStats, UpdateReport,
+    Candidate, ContextInfo, DeletedContext, Encoding, IndexedStats, PurgeProgress, PurgeReport,
+    SearchOutcome, SessionRecord, SessionStats, UpdateReport,
 };
 use crate::tui::model::{Loaded, Preview};
 use std::collections::HashMap;
@@ -86,6 +86,18 @@ pub enum Action {
     AgeLess,
     /// Show or hide the sessions kept for being recent.
     ToggleKept,
+    /// Read the selected message full screen.
+    ReadMessage,
+    /// Start finding text in the message read.
+    Find,
+    /// Go to the next match.
+    NextMatch,
+    /// Go to the previous match.
+    PrevMatch,
+    /// Take the mouse, or give it back to the terminal to select text.
+    ToggleMouse,
+    /// Delete the selected context (asks first).
+    DeleteContext,
 }
 
 /// A message to `update`.
@@ -166,6 +178,23 @@ pub enum Msg {
     Switched {
         req: u64,
         result: Result<String, String>,
+    },
+    /// The contexts of the session were listed (`counted`: with tokens).
+    ContextsListed {
+        req: u64,
+        counted: bool,
+        result: Result<Vec<ContextInfo>, String>,
+    },
+    /// The store said whether a context may be deleted.
+    DeleteContextChecked {
+        req: u64,
+        context_id: String,
+        result: Result<(), String>,
+    },
+    /// A context was deleted (or the deletion was refused).
+    ContextDeleted {
+        req: u64,
+        result: Result<DeletedContext, String>,
     },
     /// The facts for the purge preview were gathered.
     PurgeGathered {

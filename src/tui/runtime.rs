@@ -30,25 +30,41 @@ const TICK: Duration = Duration::from_secs(1);
 /// Longest stretch of message handling before a redraw.
 const FRAME: Duration = Duration::from_millis(16);
 
+/// What the loop needs from the terminal session it runs in.
+pub struct Host<'a> {
+    /// Starts an effect without blocking.
+    pub perform: &'a mut dyn FnMut(Effect),
+    /// Reads the time.
+    pub clock: fn() -> f64,
+    /// Turns the terminal's mouse capture on or off.
+    pub mouse_capture: &'a mut dyn FnMut(bool),
+}
+
 /// Runs until the model asks to exit, a `Stop` arrives or the channel closes.
-/// `perform` starts an effect without blocking; `clock` reads the time.
+/// Terminal modes the model asks for (`App::mouse_capture`) are applied
+/// after each burst, before the redraw; the terminal starts with the mouse
+/// captured.
 pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     model: &mut Model,
     state: &mut ViewState,
     incoming: &Receiver<Incoming>,
-    perform: &mut dyn FnMut(Effect),
-    clock: fn() -> f64,
+    host: &mut Host,
 ) -> Result<(), B::Error> {
-    start(terminal, model, state, perform)?;
+    start(terminal, model, state, host.perform)?;
+    let mut mouse_capture = true;
     loop {
         let first = match incoming.recv_timeout(TICK) {
             Ok(item) => item,
-            Err(RecvTimeoutError::Timeout) => Incoming::Msg(Msg::Tick(clock())),
+            Err(RecvTimeoutError::Timeout) => Incoming::Msg(Msg::Tick((host.clock)())),
             Err(RecvTimeoutError::Disconnected) => return Ok(()),
         };
-        if !handle_burst(model, first, incoming, perform) {
+        if !handle_burst(model, first, incoming, host.perform) {
             return Ok(());
+        }
+        if model.app.mouse_capture != mouse_capture {
+            mouse_capture = model.app.mouse_capture;
+            (host.mouse_capture)(mouse_capture);
         }
         terminal.draw(|frame| view::draw(frame, model, state))?;
     }

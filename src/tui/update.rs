@@ -106,6 +106,9 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         }
         Msg::Resize(width, height) => {
             app.size = (width, height);
+            if let Screen::Viewer(viewer) = &mut model.screen {
+                viewer::on_resize(viewer, app);
+            }
             Step::none()
         }
         Msg::Action(action) => on_action(model, action),
@@ -144,7 +147,10 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         | Msg::Counted { .. }
         | Msg::CountFailed { .. }
         | Msg::Trimmed { .. }
-        | Msg::Switched { .. } => match &mut model.screen {
+        | Msg::Switched { .. }
+        | Msg::ContextsListed { .. }
+        | Msg::DeleteContextChecked { .. }
+        | Msg::ContextDeleted { .. } => match &mut model.screen {
             Screen::Viewer(viewer) => viewer::on_reply(viewer, app, msg),
             _ => Step::none(), // the viewer was closed: a late reply
         },
@@ -181,9 +187,16 @@ fn on_action(model: &mut Model, action: Action) -> Step {
         }
         None => {}
     }
-    if action == Action::Help {
-        app.overlay = Some(Overlay::Help(0));
-        return Step::none();
+    match action {
+        Action::Help => {
+            app.overlay = Some(Overlay::Help(0));
+            return Step::none();
+        }
+        Action::ToggleMouse => {
+            toggle_mouse(model);
+            return Step::none();
+        }
+        _ => {}
     }
     match &mut model.screen {
         Screen::List => list::on_action(&mut model.list, app, action),
@@ -202,7 +215,15 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::TrimAgentOwned, Screen::Viewer(viewer)) => {
             viewer::on_trim_confirmed(viewer, &mut model.app)
         }
-        (ConfirmAction::Purge | ConfirmAction::TrimAgentOwned, _) => Step::none(),
+        (ConfirmAction::DeleteContext { id }, Screen::Viewer(viewer)) => {
+            viewer::on_delete_context_confirmed(viewer, &mut model.app, &id)
+        }
+        (
+            ConfirmAction::Purge
+            | ConfirmAction::TrimAgentOwned
+            | ConfirmAction::DeleteContext { .. },
+            _,
+        ) => Step::none(),
     }
 }
 
@@ -242,9 +263,30 @@ fn on_paste(model: &mut Model, text: &str) -> Step {
     }
 }
 
-/// Moves between screens: the one place a screen is opened or closed.
+/// The mouse goes to the terminal (to select and copy text) or comes back
+/// (wheel scrolling); the runtime applies it after this update.
+fn toggle_mouse(model: &mut Model) {
+    let key = keymap::key_for(keymap::scope(model), Action::ToggleMouse);
+    let app = &mut model.app;
+    app.mouse_capture = !app.mouse_capture;
+    if app.mouse_capture {
+        app.say(format!(
+            "mouse on: the wheel scrolls; {key} lets the terminal select text to copy"
+        ));
+    } else {
+        app.say(format!(
+            "mouse off: select text with the mouse to copy it; {key} turns the mouse back on"
+        ));
+    }
+}
+
+/// Moves between screens: the one place a screen is opened or closed. What
+/// the status line said was about the screen left, so it is cleared.
 fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
     let (list, app) = (&mut model.list, &mut model.app);
+    if matches!(go, Go::List | Go::Viewer(_) | Go::Purge) {
+        app.status = None;
+    }
     match go {
         Go::List => {
             model.screen = Screen::List;
@@ -298,18 +340,21 @@ pub(crate) fn move_cursor(cursor: &mut usize, len: usize, action: Action, page: 
 /// failure (shown as an error).
 pub(crate) fn report_text(report: &PurgeReport) -> (String, bool) {
     let mut text = format!(
-        "removed {} sessions, freed {}",
-        report.removed.len(),
+        "removed {}, freed {}",
+        humanize::plural(report.removed.len() as u64, "session"),
         humanize::bytes(report.bytes_freed)
     );
     if let Some((id, why)) = report.skipped.first() {
         text.push_str(&format!(
             "; spared {} that changed ({id}: {why})",
-            report.skipped.len()
+            humanize::plural(report.skipped.len() as u64, "session")
         ));
     }
     if let Some((id, why)) = report.failed.first() {
-        text.push_str(&format!("; {} failed ({id}: {why})", report.failed.len()));
+        text.push_str(&format!(
+            "; {} failed ({id}: {why})",
+            humanize::plural(report.failed.len() as u64, "session")
+        ));
         return (text, true);
     }
     (text, false)

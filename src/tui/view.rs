@@ -1,11 +1,13 @@
 //! Drawing: one file per pane, all over borrowed model data. `ViewState`
 //! holds only what rendering needs between frames (scroll offsets).
 
+mod contexts;
 mod dialog;
 mod footer;
 mod help;
 mod hits;
 mod list;
+mod message;
 mod preview;
 mod purge;
 mod text_field;
@@ -16,7 +18,7 @@ use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Clear, Paragraph};
 
 /// The smallest terminal the UI is laid out for.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
@@ -119,6 +121,24 @@ pub fn scroll_into_view(offset: &mut usize, selected: usize, height: usize, len:
     *offset = (*offset).min(len.saturating_sub(height));
 }
 
+/// Empties `popup` for an overlay. A wide character of the screen beneath
+/// that straddles its left edge is blanked too: left whole, a terminal draws
+/// it over the popup's border (its second half is that border's cell), and
+/// the border of that row is pushed aside.
+pub fn clear_popup(frame: &mut Frame, popup: Rect) {
+    frame.render_widget(Clear, popup);
+    let Some(left) = popup.x.checked_sub(1) else {
+        return;
+    };
+    let buffer = frame.buffer_mut();
+    for y in popup.top()..popup.bottom() {
+        let cell = &mut buffer[(left, y)];
+        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
 /// A rectangle of `width` x `height` centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
@@ -130,3 +150,6 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
         h,
     )
 }
+
+#[cfg(test)]
+mod tests;

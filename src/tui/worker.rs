@@ -153,7 +153,6 @@ impl Worker {
                     .map(|c| Loaded {
                         window: Arc::new(WindowIndex::new(&c.context)),
                         context: Arc::new(c.context),
-                        contexts: c.contexts,
                         agent_owned: c.agent_owned,
                     })
                     .map_err(|e| e.to_string());
@@ -193,6 +192,49 @@ impl Worker {
                     .map(|()| context_id)
                     .map_err(|e| e.to_string());
                 self.send(Msg::Switched { req, result });
+            }
+            Effect::ListContexts {
+                req,
+                record,
+                encoding,
+            } => {
+                if encoding.is_some() {
+                    // Counting every context can wait for keys and drawing.
+                    be_polite();
+                }
+                let result = store
+                    .contexts(&store.target(&record), encoding)
+                    .map_err(|e| e.to_string());
+                let counted = encoding.is_some();
+                self.send(Msg::ContextsListed {
+                    req,
+                    counted,
+                    result,
+                });
+            }
+            Effect::CheckDeleteContext {
+                req,
+                record,
+                context_id,
+            } => {
+                let result = store
+                    .check_delete_context(&store.target(&record), &context_id)
+                    .map_err(|e| e.to_string());
+                self.send(Msg::DeleteContextChecked {
+                    req,
+                    context_id,
+                    result,
+                });
+            }
+            Effect::DeleteContext {
+                req,
+                record,
+                context_id,
+            } => {
+                let result = store
+                    .delete_context(&store.target(&record), &context_id)
+                    .map_err(|e| e.to_string());
+                self.send(Msg::ContextDeleted { req, result });
             }
             Effect::GatherPurge { req } => {
                 let result = store

@@ -77,6 +77,21 @@ impl Tmux {
         assert!(status.success());
     }
 
+    /// Whether the program in the pane asked for the mouse.
+    pub fn mouse_captured(&self) -> bool {
+        let out = self
+            .cmd(&[
+                "display-message",
+                "-p",
+                "-t",
+                &self.session,
+                "#{mouse_any_flag}",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+
     /// The screen as text.
     pub fn screen(&self) -> String {
         let out = self

@@ -22,6 +22,8 @@ pub enum ConfirmAction {
     Delete { id: String, damaged: bool },
     /// Trim a session an agent owns (the viewer).
     TrimAgentOwned,
+    /// Delete a context (fork) of the session open in the viewer.
+    DeleteContext { id: String },
 }
 
 /// A yes/no question.

@@ -1,8 +1,9 @@
 //! The state of the viewer of one session, with its sub-modes.
 
 use crate::store::{
-    Context, ContextSummary, Encoding, SessionRecord, TrimPlan, TrimRequest, WindowIndex,
+    Context, ContextInfo, Encoding, SessionRecord, TrimPlan, TrimRequest, WindowIndex,
 };
+use crate::tui::model::MessageView;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -14,8 +15,6 @@ pub struct Loaded {
     pub context: Arc<Context>,
     /// What trims need of it, read once.
     pub window: Arc<WindowIndex>,
-    /// Every context of the session.
-    pub contexts: Vec<ContextSummary>,
     /// A running agent owns the session (`is_active`): trims ask first.
     pub agent_owned: bool,
 }
@@ -80,8 +79,32 @@ pub enum ViewerMode {
     Browse,
     /// Adjusting a trim.
     Trim(TrimState),
-    /// Choosing a context (fork) to make active; the cursor's position.
-    Contexts(usize),
+    /// The session's contexts (forks): make one active, delete one.
+    Contexts(ContextsView),
+    /// Reading one message full screen.
+    Message(Box<MessageView>),
+}
+
+/// The list of a session's contexts in the viewer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContextsView {
+    /// The row under the cursor.
+    pub cursor: usize,
+    /// The contexts, in tree order, once read.
+    pub list: Option<Vec<ContextInfo>>,
+    /// True once the list holds token counts (or counting them failed).
+    pub counted: bool,
+    /// Why they could not be read.
+    pub error: Option<String>,
+    /// The tag of the listing, check or deletion the list waits for.
+    pub waiting: u64,
+}
+
+impl ContextsView {
+    /// The context under the cursor.
+    pub fn chosen(&self) -> Option<&ContextInfo> {
+        self.list.as_ref()?.get(self.cursor)
+    }
 }
 
 /// The viewer of one session.
@@ -136,6 +159,22 @@ impl Viewer {
     pub fn trim(&self) -> Option<&TrimState> {
         match &self.mode {
             ViewerMode::Trim(trim) => Some(trim),
+            _ => None,
+        }
+    }
+
+    /// The message read full screen, if one is.
+    pub fn message(&self) -> Option<&MessageView> {
+        match &self.mode {
+            ViewerMode::Message(view) => Some(view),
+            _ => None,
+        }
+    }
+
+    /// The list of contexts, if it is open.
+    pub fn contexts(&self) -> Option<&ContextsView> {
+        match &self.mode {
+            ViewerMode::Contexts(view) => Some(view),
             _ => None,
         }
     }

@@ -1,6 +1,9 @@
 //! The context viewer: messages with live token counts, encodings, forks,
-//! and its sub-modes (adjusting a trim, choosing a context), which it owns.
+//! and its sub-modes (adjusting a trim, managing the contexts, reading one
+//! message full screen), which it owns.
 
+mod contexts;
+mod message;
 mod trim;
 
 use crate::store::{Encoding, Expected, SessionRecord};
@@ -41,6 +44,17 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
             Step::none()
         }
         Msg::Trimmed { req, result } if req == viewer.waiting => on_trimmed(viewer, app, result),
+        Msg::ContextsListed {
+            req,
+            counted,
+            result,
+        } => contexts::on_listed(viewer, app, req, counted, result),
+        Msg::DeleteContextChecked {
+            req,
+            context_id,
+            result,
+        } => contexts::on_checked(viewer, app, req, &context_id, result),
+        Msg::ContextDeleted { req, result } => contexts::on_deleted(viewer, app, req, result),
         Msg::Switched { req, result } if req == viewer.waiting => match result {
             Ok(id) => {
                 app.say(format!("active context is now {id}"));
@@ -130,9 +144,15 @@ fn replan(viewer: &mut Viewer, app: &mut App) {
 
 /// Keys of the viewer (and of its sub-modes).
 pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
-    match viewer.mode {
+    match &mut viewer.mode {
         ViewerMode::Trim(_) => return on_trim_action(viewer, app, action),
-        ViewerMode::Contexts(_) => return on_contexts_action(viewer, app, action),
+        ViewerMode::Contexts(_) => return contexts::on_action(viewer, app, action),
+        ViewerMode::Message(view) => {
+            if message::on_action(view, app, action) {
+                viewer.mode = ViewerMode::Browse;
+            }
+            return Step::none();
+        }
         ViewerMode::Browse => {}
     }
     let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
@@ -151,40 +171,56 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         }
         Action::ToggleEncoding => return Step::effects(toggle_encoding(viewer, app)),
         Action::TrimKeepLast | Action::TrimBudget => start_trim(viewer, app, action),
-        Action::Contexts => {
-            if let Some(loaded) = &viewer.loaded {
-                let active = loaded.context.id();
-                let cursor = loaded
-                    .contexts
-                    .iter()
-                    .position(|c| c.id == active)
-                    .unwrap_or(0);
-                viewer.mode = ViewerMode::Contexts(cursor);
-            }
-        }
+        Action::Contexts if viewer.loaded.is_some() => return contexts::open(viewer, app),
+        Action::ReadMessage => message::open(viewer, app),
         _ => {}
     }
     Step::none()
 }
 
-/// A character typed: digits set the trim's number.
+/// A character typed: digits set the trim's number; in a message, the search.
 pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
-    if let ViewerMode::Trim(state) = &mut viewer.mode
-        && trim::on_digit(state, c)
-    {
+    let changed = match &mut viewer.mode {
+        ViewerMode::Trim(state) => trim::on_digit(state, c),
+        ViewerMode::Message(view) => {
+            message::on_type(view, app, c);
+            false
+        }
+        _ => false,
+    };
+    if changed {
         replan(viewer, app);
     }
     Step::none()
 }
 
-/// Text pasted: digits set the trim's number, anything else is ignored.
+/// Text pasted: digits set the trim's number, text goes to the search in a
+/// message; anything else is ignored.
 pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
-    if let ViewerMode::Trim(state) = &mut viewer.mode
-        && trim::on_paste(state, text)
-    {
+    let changed = match &mut viewer.mode {
+        ViewerMode::Trim(state) => trim::on_paste(state, text),
+        ViewerMode::Message(view) => {
+            message::on_paste(view, app, text);
+            false
+        }
+        _ => false,
+    };
+    if changed {
         replan(viewer, app);
     }
     Step::none()
+}
+
+/// The terminal changed size: a message read full screen wraps again.
+pub fn on_resize(viewer: &mut Viewer, app: &App) {
+    if let ViewerMode::Message(view) = &mut viewer.mode {
+        message::fit(view, app.size);
+    }
+}
+
+/// The person said yes to deleting a context.
+pub fn on_delete_context_confirmed(viewer: &mut Viewer, app: &mut App, id: &str) -> Step {
+    contexts::on_delete_confirmed(viewer, app, id)
 }
 
 fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
@@ -315,8 +351,11 @@ fn apply_trim(viewer: &mut Viewer, app: &mut App) -> Step {
 fn on_trimmed(viewer: &mut Viewer, app: &mut App, result: Result<Option<String>, String>) -> Step {
     match result {
         Ok(Some(id)) => {
+            // The date and the first part of the id name it on screen, and
+            // leave room at 80 columns for the key that undoes the trim.
+            let short = id.get(..17).unwrap_or(&id);
             app.say(format!(
-                "trimmed: new active context {id}; press {} to switch back",
+                "trimmed: new active context {short}…; press {} to switch back",
                 keymap::key_for(Scope::Viewer, Action::Contexts)
             ));
             Step::effects(reload(viewer, app))
@@ -333,38 +372,6 @@ fn on_trimmed(viewer: &mut Viewer, app: &mut App, result: Result<Option<String>,
             Step::none()
         }
     }
-}
-
-fn on_contexts_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
-    let (Some(loaded), ViewerMode::Contexts(cursor)) = (&viewer.loaded, &mut viewer.mode) else {
-        return Step::none();
-    };
-    if move_cursor(cursor, loaded.contexts.len(), action, 10) {
-        return Step::none();
-    }
-    match action {
-        Action::Back => viewer.mode = ViewerMode::Browse,
-        Action::Confirm => {
-            let chosen = &loaded.contexts[*cursor];
-            if chosen.id == loaded.context.id() {
-                viewer.mode = ViewerMode::Browse;
-                return Step::none();
-            }
-            if let Some(error) = &chosen.error {
-                app.complain(format!("cannot switch to {}: {error}", chosen.id));
-                return Step::none();
-            }
-            let context_id = chosen.id.clone();
-            viewer.waiting = app.request();
-            return Step::effect(Effect::SwitchContext {
-                req: viewer.waiting,
-                record: viewer.record.clone(),
-                context_id,
-            });
-        }
-        _ => {}
-    }
-    Step::none()
 }
 
 /// Loads the open session's conversation again.

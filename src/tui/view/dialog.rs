@@ -1,14 +1,15 @@
 //! Modal dialogs: a yes/no question (No by default) and a text field.
 
+use crate::humanize;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Confirm, Input, InputPurpose};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::{centered, text_field};
+use crate::tui::view::{centered, clear_popup, text_field};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 /// Draws a question.
 pub fn draw_confirm(frame: &mut Frame, confirm: &Confirm, area: Rect, theme: Theme) {
@@ -25,9 +26,11 @@ pub fn draw_confirm(frame: &mut Frame, confirm: &Confirm, area: Rect, theme: The
     ]));
     let height = (lines.len() as u16 + 2).min(area.height);
     let popup = centered(area, 74, height);
-    frame.render_widget(Clear, popup);
-    let block =
-        Block::bordered().title(Line::styled(format!(" {} ", confirm.title), theme.error()));
+    clear_popup(frame, popup);
+    // A long title is cut, by columns (a wide character takes two), with `…`.
+    let room = usize::from(popup.width.saturating_sub(4));
+    let title = humanize::truncate(&confirm.title, room);
+    let block = Block::bordered().title(Line::styled(format!(" {title} "), theme.error()));
     frame.render_widget(
         Paragraph::new(lines).block(block).wrap(Wrap { trim: true }),
         popup,
@@ -51,7 +54,7 @@ pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
         ]),
     ];
     let popup = centered(area, 70, 5);
-    frame.render_widget(Clear, popup);
+    clear_popup(frame, popup);
     let block = Block::bordered().title(Line::styled(title, theme.title()));
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

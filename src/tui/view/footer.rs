@@ -1,17 +1,23 @@
 //! The status line and the footer of main keys for the current scope.
 
 use crate::humanize;
-use crate::tui::keymap;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{IndexState, Model};
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-/// The last thing that happened.
+/// The last thing that happened; with nothing to say, that the mouse is
+/// the terminal's (it stays so on every screen until turned back on).
 pub fn draw_status(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     let Some(status) = &model.app.status else {
+        if !model.app.mouse_capture {
+            frame.render_widget(Paragraph::new(mouse_note(model)).style(theme.dim()), area);
+            return;
+        }
         // Nothing happened lately: say how far the search index got.
         let text = match &model.list.index {
             IndexState::Updating { total: 0, .. } => "indexing messages…".to_string(),
@@ -45,4 +51,19 @@ pub fn draw_keys(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
         spans.push(Span::raw(format!(" {what}  ")));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `mouse off: …; m turns it back on` (naming where the key works when it
+/// does not work here).
+fn mouse_note(model: &Model) -> String {
+    let here = keymap::key_for(keymap::scope(model), Action::ToggleMouse);
+    let how = if here.is_empty() {
+        format!(
+            "{} in the viewer turns it back on",
+            keymap::key_for(Scope::Viewer, Action::ToggleMouse)
+        )
+    } else {
+        format!("{here} turns it back on")
+    };
+    format!("mouse off: select text with the mouse to copy it; {how}")
 }

@@ -5,11 +5,11 @@ use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, Screen};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::centered;
+use crate::tui::view::{centered, clear_popup};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 /// Draws the keys of the screen under the overlay, from line `scroll` on.
 pub fn draw(frame: &mut Frame, model: &Model, scroll: usize, area: Rect, theme: Theme) {
@@ -38,7 +38,7 @@ pub fn draw(frame: &mut Frame, model: &Model, scroll: usize, area: Rect, theme: 
     let shown = usize::from(height.saturating_sub(2));
     let scroll = scroll.min(lines.len().saturating_sub(shown));
     let popup = centered(area, 76, height);
-    frame.render_widget(Clear, popup);
+    clear_popup(frame, popup);
     let close = keymap::key_for(Scope::Help, Action::Back);
     let title = if lines.len() > shown {
         let more = keymap::key_for(Scope::Help, Action::PageDown);

@@ -3,6 +3,7 @@
 use crate::humanize;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
+use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -23,9 +24,17 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
         return;
     };
     let r = &row.record;
+    let width = usize::from(block.inner(area).width);
+    // An error names a file and what went wrong: it wraps, every word shows.
+    let wrapped = |text: &str| -> Vec<Line<'static>> {
+        wrap::lines(text, width)
+            .into_iter()
+            .map(|line| Line::styled(line, theme.error()))
+            .collect()
+    };
     let mut lines = Vec::new();
     if let Some(error) = &r.error {
-        lines.push(Line::styled(format!("Damaged: {error}"), theme.error()));
+        lines.extend(wrapped(&format!("Damaged: {error}")));
         lines.push(Line::from(format!("path  {}", r.path.display())));
         lines.push(Line::styled(
             "Left as it is: nothing is rewritten or deleted because it cannot be read.",
@@ -75,7 +84,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
                     ]));
                 }
             }
-            Err(e) => lines.push(Line::styled(e.clone(), theme.error())),
+            Err(e) => lines.extend(wrapped(e)),
         },
         _ => lines.push(Line::styled("…", theme.dim())),
     }

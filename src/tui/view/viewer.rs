@@ -2,20 +2,17 @@
 //! the trim being adjusted, and the selected message in full.
 
 use crate::humanize;
-use crate::store::{Special, match_ranges};
+use crate::store::{Encoding, Special, match_ranges};
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
+use crate::tui::model::{Model, TrimKind, Viewer};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::{ViewState, centered, scroll_into_view};
+use crate::tui::view::{ViewState, contexts, message, scroll_into_view};
+use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{
-    Block, Borders, Cell, Clear, LineGauge, List, ListItem, ListState, Paragraph, Row, Table,
-    TableState, Wrap,
-};
+use ratatui::widgets::{Block, Borders, Cell, LineGauge, Paragraph, Row, Table, TableState, Wrap};
 use std::collections::HashSet;
 
 /// Characters of each part shown in the detail pane: pages of text, and a
@@ -30,6 +27,10 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let Some(viewer) = model.viewer() else {
         return;
     };
+    if let Some(view) = viewer.message() {
+        message::draw(frame, model, viewer, view, area, theme);
+        return;
+    }
     let trim_height = viewer
         .trim()
         .map_or(0, |t| 2 + t.warnings().len().min(2) as u16);
@@ -48,14 +49,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let total: u64 = counts.map_or(0, |c| c.iter().flatten().sum());
     let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
 
-    let context_id = viewer.loaded.as_ref().map_or("…", |l| l.context.id());
-    let title = Line::from(vec![
-        Span::styled(viewer.record.name.clone(), theme.title()),
-        Span::styled(
-            format!("   context {context_id}   {len} messages   {encoding}"),
-            theme.dim(),
-        ),
-    ]);
+    let title = heading(viewer, len, encoding, usize::from(header.width), theme);
     frame.render_widget(Paragraph::new(title), header);
     draw_gauge(frame, model, gauge, total, counted, len, theme);
 
@@ -70,9 +64,45 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         draw_trim(frame, trim, len, trim_area, theme);
     }
     draw_detail(frame, viewer, detail, theme);
-    if matches!(viewer.mode, ViewerMode::Contexts(_)) {
-        draw_contexts(frame, viewer, area, theme);
+    if let Some(view) = viewer.contexts() {
+        contexts::draw(frame, view, area, theme);
     }
+}
+
+/// The session's name, its context, how many messages and the encoding:
+/// the count and the encoding always show; a narrow screen shortens the
+/// context id, then cuts the name.
+fn heading(
+    viewer: &Viewer,
+    len: usize,
+    encoding: Encoding,
+    width: usize,
+    theme: Theme,
+) -> Line<'static> {
+    let facts = format!(
+        "   {}   {encoding}",
+        humanize::plural(len as u64, "message")
+    );
+    let id = viewer.loaded.as_ref().map_or("…", |l| l.context.id());
+    let name = &viewer.record.name;
+    let room = width.saturating_sub(wrap::columns(&facts));
+    // The id takes what the name leaves, and at least its date and first
+    // eight digits; then the name is cut (or, very narrow, the id goes).
+    const PREFIX: &str = "   context ";
+    let id_room = room.saturating_sub(wrap::columns(name) + PREFIX.len());
+    let mut context = if id_room >= short_id(id).len() {
+        format!("{PREFIX}{}", humanize::truncate(id, id_room))
+    } else {
+        format!("{PREFIX}{}", short_id(id))
+    };
+    if room.saturating_sub(wrap::columns(&context)) < 12 {
+        context.clear();
+    }
+    let name = humanize::truncate(name, room.saturating_sub(wrap::columns(&context)));
+    Line::from(vec![
+        Span::styled(name, theme.title()),
+        Span::styled(context + &facts, theme.dim()),
+    ])
 }
 
 fn draw_gauge(
@@ -85,22 +115,34 @@ fn draw_gauge(
     theme: Theme,
 ) {
     let window = model.app.settings.window_tokens.max(1);
-    let ratio = (total as f64 / window as f64).min(1.0);
-    let counting = if counted < len {
-        format!("  counting {counted}/{len}…")
+    // A total of what is counted so far would read as the context's size:
+    // until every message is counted, the gauge shows the counting instead.
+    let (ratio, label, style) = if counted < len {
+        (
+            counted as f64 / len as f64,
+            format!(
+                "counting… {} of {} messages",
+                humanize::count(counted as u64),
+                humanize::count(len as u64)
+            ),
+            theme.dim(),
+        )
     } else {
-        String::new()
-    };
-    let label = format!(
-        "{} / {} tokens ({:.0}% of the window){counting}",
-        humanize::count(total),
-        humanize::count(window),
-        100.0 * total as f64 / window as f64
-    );
-    let style = if total > window {
-        theme.error()
-    } else {
-        theme.key()
+        let style = if total > window {
+            theme.error()
+        } else {
+            theme.key()
+        };
+        (
+            (total as f64 / window as f64).min(1.0),
+            format!(
+                "{} / {} tokens ({:.0}% of the window)",
+                humanize::count(total),
+                humanize::count(window),
+                100.0 * total as f64 / window as f64
+            ),
+            style,
+        )
     };
     let gauge = LineGauge::default()
         .ratio(ratio)
@@ -200,9 +242,10 @@ fn draw_trim(
     area: Rect,
     theme: Theme,
 ) {
-    let what = match trim.kind {
-        TrimKind::KeepLast => format!("keep the last {} messages", humanize::count(trim.value)),
-        TrimKind::Budget => format!("fit in {} tokens", humanize::count(trim.value)),
+    let what = match (trim.kind, trim.value) {
+        (TrimKind::KeepLast, 1) => "keep the last message".to_string(),
+        (TrimKind::KeepLast, n) => format!("keep the last {} messages", humanize::count(n)),
+        (TrimKind::Budget, n) => format!("fit in {}", humanize::plural(n, "token")),
     };
     let typing = if trim.typing.is_some() {
         " (typing)"
@@ -214,11 +257,12 @@ fn draw_trim(
         None => "counting tokens…".to_string(),
         Some(plan) if !plan.changed => "nothing to drop: the context already fits".to_string(),
         Some(plan) => format!(
-            "→ {} of {len} messages, {} → {} tokens, {} dropped (dimmed)",
-            plan.kept.len(),
+            "→ {} of {}, {} → {}, {} dropped (dimmed)",
+            humanize::count(plan.kept.len() as u64),
+            humanize::plural(len as u64, "message"),
             humanize::count(plan.tokens_before),
-            humanize::count(plan.tokens_after),
-            plan.dropped.len()
+            humanize::plural(plan.tokens_after, "token"),
+            humanize::count(plan.dropped.len() as u64)
         ),
     };
     let lines = vec![
@@ -290,58 +334,6 @@ fn marked_lines(text: &str, marks: &[(usize, usize)], theme: Theme) -> Text<'sta
         start = end + 1;
     }
     Text::from(lines)
-}
-
-fn draw_contexts(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
-    let Some(loaded) = &viewer.loaded else {
-        return;
-    };
-    let active = loaded.context.id();
-    let items: Vec<ListItem> = loaded
-        .contexts
-        .iter()
-        .map(|c| {
-            let mark = if c.id == active { "● " } else { "  " };
-            let detail = match (&c.error, c.messages) {
-                (Some(e), _) => format!("unreadable: {e}"),
-                (None, Some(n)) => format!(
-                    "{n} messages{}",
-                    c.origin
-                        .as_ref()
-                        .map_or(String::new(), |o| format!(", forked from {}", short_id(o)))
-                ),
-                (None, None) => String::new(),
-            };
-            let style = if c.error.is_some() {
-                theme.error()
-            } else {
-                Style::new()
-            };
-            ListItem::new(Line::from(vec![
-                Span::styled(mark, theme.key()),
-                Span::raw(format!("{}  ", c.id)),
-                Span::styled(detail, style),
-            ]))
-        })
-        .collect();
-    let height = (items.len() as u16 + 4).min(area.height.saturating_sub(2));
-    let popup = centered(area, area.width.saturating_sub(6), height);
-    frame.render_widget(Clear, popup);
-    let list = List::new(items)
-        .block(Block::bordered().title(Line::styled(
-            format!(
-                " Contexts: {} makes one active (undo a trim) ",
-                keymap::key_for(Scope::Contexts, Action::Confirm)
-            ),
-            theme.title(),
-        )))
-        .highlight_style(theme.selected());
-    let cursor = match viewer.mode {
-        ViewerMode::Contexts(cursor) => Some(cursor),
-        _ => None,
-    };
-    let mut list_state = ListState::default().with_selected(cursor);
-    frame.render_stateful_widget(list, popup, &mut list_state);
 }
 
 fn short_id(id: &str) -> &str {

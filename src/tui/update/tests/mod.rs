@@ -1,17 +1,21 @@
 //! Transition tests: every mode and key path of `update`, with no I/O. Worker
 //! replies are made up here and fed back as messages.
 
+mod contexts;
 mod dialogs;
 mod input;
 mod list;
+mod message;
 mod purge;
+mod router;
 mod search;
 mod viewer;
 
 pub(super) use super::*;
 pub(super) use crate::store::{
-    Candidate, Context, Encoding, Fingerprint, PurgePolicy, PurgeProgress, PurgeReport,
-    SessionRecord, SessionStats, StoreKind, TrimRequest, WindowIndex,
+    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, Encoding, Fingerprint,
+    PurgePolicy, PurgeProgress, PurgeReport, Relation, SessionRecord, SessionStats, StoreKind,
+    TrimRequest, WindowIndex,
 };
 pub(super) use crate::tui::keymap;
 pub(super) use crate::tui::model::{
@@ -131,17 +135,20 @@ pub(super) fn context(n: usize) -> Context {
 /// Session a opened and its context of `n` messages (plus a system prompt)
 /// loaded, nothing counted yet; returns the effects of the load.
 pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
+    opened_on(context(n))
+}
+
+/// Session a opened on `ctx`, nothing counted yet; returns the effects of the load.
+pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Open);
     let [Effect::LoadConversation { req, .. }] = effects[..] else {
         panic!("{effects:?}")
     };
     assert!(matches!(m.screen, Screen::Viewer(_)));
-    let ctx = context(n);
     let loaded = Loaded {
         window: Arc::new(WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
-        contexts: vec![],
         agent_owned: false,
     };
     let effects = update(

@@ -105,7 +105,6 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
     let loaded = Loaded {
         window: Arc::new(WindowIndex::new(&ctx)),
         context: Arc::new(ctx),
-        contexts: vec![],
         agent_owned: false,
     };
     update(

@@ -1,0 +1,117 @@
+//! Drawing checks that need a model no real run reaches in a snapshot
+//! (counts still coming in) or a width the snapshots do not use.
+
+use super::*;
+use crate::store::{Context, Encoding, PurgePolicy, SessionRecord, StoreKind, WindowIndex};
+use crate::tui::model::{Loaded, Settings, Viewer};
+use crate::tui::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The viewer of a session named `name` with `n` messages, `counted` of
+/// them counted (10 tokens each).
+fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
+    let settings = Settings {
+        encoding: Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: PurgePolicy::default(),
+        store_kind: StoreKind::Loki,
+    };
+    let mut model = Model::new(settings, 0.0);
+    let messages: Vec<_> = (0..n)
+        .map(|i| {
+            json!({"id": format!("m{i}"), "role": "user", "_sequence_number": i,
+                        "content": [{"type": "text", "text": format!("message {i}")}]})
+        })
+        .collect();
+    let raw = json!({"id": "20261129-3f0c2a9e-8d1b-4c55-9e7a-2b6f0d4c1a7e", "messages": messages});
+    let context =
+        Context::from_raw(raw.as_object().unwrap().clone(), Path::new("/s/c.json")).unwrap();
+    let record = SessionRecord {
+        id: "s".into(),
+        name: name.into(),
+        user: "u".into(),
+        first_prompt: String::new(),
+        created_at: 0.0,
+        last_used_at: 0.0,
+        path: PathBuf::from("/s"),
+        conversation_dir: PathBuf::from("/s/memory"),
+        error: None,
+    };
+    let mut viewer = Viewer::new(record, 1);
+    viewer.loaded = Some(Loaded {
+        window: Arc::new(WindowIndex::new(&context)),
+        context: Arc::new(context),
+        agent_owned: false,
+    });
+    let counts = (0..n).map(|i| (i < counted).then_some(10)).collect();
+    viewer.counts.insert(Encoding::Cl100kBase, counts);
+    model.screen = Screen::Viewer(Box::new(viewer));
+    model
+}
+
+fn screen(model: &Model, width: u16, height: u16) -> Vec<String> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    let mut state = ViewState::new(Theme { color: false });
+    terminal
+        .draw(|frame| draw(frame, model, &mut state))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    buffer
+        .content
+        .chunks(usize::from(width))
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
+        .collect()
+}
+
+#[test]
+fn the_gauge_says_counting_until_every_message_is_counted() {
+    let lines = screen(&viewer_model("fix-the-login-bug", 40, 25), 80, 24);
+    assert!(
+        lines[1].starts_with("counting… 25 of 40 messages"),
+        "{:?}",
+        lines[1]
+    );
+    assert!(
+        !lines[1].contains("tokens ("),
+        "no partial total: {:?}",
+        lines[1]
+    );
+    let lines = screen(&viewer_model("fix-the-login-bug", 40, 40), 80, 24);
+    assert!(
+        lines[1].starts_with("400 / 128,000 tokens (0% of the window)"),
+        "{:?}",
+        lines[1]
+    );
+}
+
+#[test]
+fn the_header_keeps_the_count_and_the_encoding() {
+    let name = "investigate-why-emails-land-in-spam-and-the-bounce-rate-doubled";
+    let lines = screen(&viewer_model(name, 1, 1), 80, 24);
+    let header = lines[0].trim_end();
+    assert!(header.ends_with("   1 message   cl100k_base"), "{header:?}");
+    assert!(
+        header.starts_with("investigate-why-emails-la…   "),
+        "{header:?}"
+    );
+    assert!(
+        header.contains("   context 20261129-3f0c2a9e   "),
+        "{header:?}"
+    );
+    assert_eq!(header.chars().count(), 80);
+    // A name that leaves room keeps as much of the id as fits.
+    let lines = screen(&viewer_model("fix-the-login-bug", 3, 3), 90, 24);
+    assert_eq!(
+        lines[0].trim_end(),
+        "fix-the-login-bug   context 20261129-3f0c2a9e-8d1b-4c55-9e7a-2…   3 messages   cl100k_base"
+    );
+    let lines = screen(&viewer_model("short", 3, 3), 100, 24);
+    assert_eq!(
+        lines[0].trim_end(),
+        "short   context 20261129-3f0c2a9e-8d1b-4c55-9e7a-2b6f0d4c1a7e   3 messages   cl100k_base"
+    );
+}
