@@ -258,6 +258,11 @@ fn a_damaged_foreign_or_unwritable_index_changes_how_not_what() {
     let (hits, err) = f.hits("zebrafoil", &[]);
     assert_eq!(hits, want);
     assert!(err.contains("damaged") || err.contains("rebuilt"), "{err}");
+    let status: Value = serde_json::from_str(&f.ok(&["index", "--json"])).unwrap();
+    assert!(
+        status["status"]["built_at"].as_f64().unwrap_or(0.0) > 0.0,
+        "a search that rebuilt the index says when: {status}"
+    );
     // tantivy's own files damaged: rebuilt, same answer.
     std::fs::write(dir.join("meta.json"), b"{ truncated").unwrap();
     let (hits, err) = f.hits("zebrafoil", &[]);

@@ -5,6 +5,8 @@ use crate::tui::model::{ListMode, Model, Overlay, Screen, ViewerMode};
 use crate::tui::msg::{Action, Msg};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+#[cfg(test)]
+mod doc;
 mod table;
 
 /// Where a binding applies.

@@ -46,8 +46,15 @@ struct Entry {
 impl Entry {
     fn new(r: SessionRecord, facts: SortFacts) -> Entry {
         let prompt: String = r.first_prompt.chars().take(PROMPT_CHARS).collect();
-        let folded = [r.name.to_lowercase(), prompt.to_lowercase(), r.id.to_lowercase()];
-        let chars = folded.iter().flat_map(|f| f.chars()).fold(0, |m, c| m | char_bit(c));
+        let folded = [
+            r.name.to_lowercase(),
+            prompt.to_lowercase(),
+            r.id.to_lowercase(),
+        ];
+        let chars = folded
+            .iter()
+            .flat_map(|f| f.chars())
+            .fold(0, |m, c| m | char_bit(c));
         Entry {
             name: r.name,
             prompt,
@@ -259,7 +266,11 @@ fn best_score(matcher: &SkimMatcherV2, e: &Entry, query: &str, needle: &[char]) 
             .flatten()
     };
     let name = score(0, &e.name);
-    let prompt = if name.is_none() { score(1, &e.prompt) } else { None };
+    let prompt = if name.is_none() {
+        score(1, &e.prompt)
+    } else {
+        None
+    };
     [name, prompt, score(2, &e.id)].into_iter().flatten().max()
 }
 
@@ -405,7 +416,11 @@ mod tests {
         assert!(contains_in_order("fix-login", &['f', 'l', 'n']));
         assert!(!contains_in_order("fix-login", &['n', 'f']));
         assert!(contains_in_order(&"ÉTÉ".to_lowercase(), &['é']));
-        assert_eq!(m.query("PAGI"), Vec::<usize>::new(), "capitals ask for case (smart case)");
+        assert_eq!(
+            m.query("PAGI"),
+            Vec::<usize>::new(),
+            "capitals ask for case (smart case)"
+        );
     }
 
     /// `n` sessions matching "fix" equally, the newest last; the oldest

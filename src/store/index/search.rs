@@ -2,12 +2,13 @@
 //! now, and from the files for the others (or, when asked, only from the
 //! files). An answer says how much of the store it covers.
 
+use crate::store::clock;
 use crate::store::error::Result;
 use crate::store::index::hit::{Hit, rank};
 use crate::store::index::query::SearchQuery;
 use crate::store::index::scan;
 use crate::store::index::text::session_messages;
-use crate::store::index::update::{Change, Stale, refresh};
+use crate::store::index::update::{Change, Stale, refresh, start_afresh_if_empty};
 use crate::store::index::{Layout, SearchIndex};
 use crate::store::parallel;
 use crate::store::sources::record::SessionRecord;
@@ -109,6 +110,7 @@ impl SearchIndex {
             .collect();
         if options.update && !stale.is_empty() {
             if let Some(mut writer) = engine.writer()? {
+                start_afresh_if_empty(&mut writer, &mut manifest, clock::now_seconds())?;
                 let records: Vec<Stale> =
                     parallel::map_ordered(&stale, |n| Stale::of(record_of(n), self.layout));
                 refresh(&engine, &mut writer, &mut manifest, self, records, progress)?;

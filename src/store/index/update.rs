@@ -112,13 +112,7 @@ impl SearchIndex {
         if let Some(why) = why {
             note.get_or_insert(format!("{why}; the index was rebuilt"));
         }
-        if manifest.sessions.is_empty() {
-            // Whatever tantivy holds without a manifest cannot be trusted.
-            writer
-                .delete_all_documents()
-                .map_err(|e| crate::store::StoreError::Invalid(e.to_string()))?;
-            manifest.built_at = now;
-        }
+        start_afresh_if_empty(&mut writer, &mut manifest, now)?;
         let changes = self.changes(&names, &manifest);
         let touched: Vec<&String> = names
             .iter()
@@ -188,6 +182,23 @@ impl SearchIndex {
 
 /// Reads `stale` sessions and replaces their messages in the index,
 /// committing (and saving the manifest) every [`COMMIT_EVERY`].
+/// An empty manifest means a first build (or a manifest that could not be
+/// read): whatever tantivy holds without one cannot be trusted, so it goes,
+/// and the build time is now.
+pub(super) fn start_afresh_if_empty(
+    writer: &mut IndexWriter,
+    manifest: &mut Manifest,
+    now: f64,
+) -> Result<()> {
+    if manifest.sessions.is_empty() {
+        writer
+            .delete_all_documents()
+            .map_err(|e| crate::store::StoreError::Invalid(e.to_string()))?;
+        manifest.built_at = now;
+    }
+    Ok(())
+}
+
 pub(super) fn refresh(
     engine: &Engine,
     writer: &mut IndexWriter,
