@@ -100,3 +100,28 @@ fn the_store_never_reaches_up() {
         bad.join("\n")
     );
 }
+
+#[test]
+fn the_stores_layers_use_only_the_layers_below_them() {
+    // fs < format < sources < ops < index: each may use what comes before
+    // it in this list, never what comes after.
+    let layers = ["fs", "format", "sources", "ops", "index"];
+    let mut bad = Vec::new();
+    for (at, layer) in layers.iter().enumerate() {
+        let above: Vec<String> = layers[at + 1..]
+            .iter()
+            .map(|l| format!("crate::store::{l}"))
+            .collect();
+        let above: Vec<&str> = above.iter().map(String::as_str).collect();
+        let mut files = sources(&format!("src/store/{layer}"));
+        files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/store/{layer}.rs")));
+        for path in files {
+            bad.extend(offending_lines(&path, &above));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a layer of the store reaching up:\n{}",
+        bad.join("\n")
+    );
+}

@@ -7,7 +7,7 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::tokens::Encoding;
-use crate::store::fs::disk;
+use crate::store::fs::{disk, trash};
 use crate::store::index::{
     self, IndexStatus, IndexedStats, Layout, LiveSearch, SearchIndex, SearchOptions, SearchOutcome,
     SearchQuery, UpdateReport,
@@ -444,7 +444,7 @@ impl Store {
                 tree.check_ownership()?;
                 tree.remove_stale_leftovers();
             }
-            Backend::Folder(_) => purge_apply::remove_stale_trash(&folder),
+            Backend::Folder(_) => trash::remove_stale_trash(&folder),
         }
         Ok(purge_apply::apply_plan(plan, &folder, exclude, progress))
     }

@@ -7,3 +7,4 @@ pub mod atomic;
 pub mod disk;
 pub mod lock;
 pub mod names;
+pub mod trash;

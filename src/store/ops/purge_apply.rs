@@ -8,8 +8,8 @@
 //! or not at all), then deleting the trash.
 
 use crate::store::error::{Result, StoreError};
-use crate::store::fs::atomic::{self, TEMP_PREFIX};
 use crate::store::fs::lock::SessionLock;
+use crate::store::fs::trash;
 use crate::store::ops::purge_facts::candidate;
 use crate::store::ops::purge_plan::{Candidate, Decision, PurgePlan, RemoveReason};
 use crate::store::sources::layout::check_id;
@@ -120,12 +120,7 @@ fn remove_one(
     if let Some(why) = changed_since_plan(planned, &fresh, damaged_ok) {
         return Ok(Outcome::Skipped(why));
     }
-    let trash = folder.join(format!(
-        "{TEMP_PREFIX}purge-{id}-{}",
-        uuid::Uuid::new_v4().simple()
-    ));
-    fs::rename(&dir, &trash).map_err(|e| StoreError::io("move to trash", &dir, e))?;
-    atomic::sync_dir(folder)?;
+    let trash = trash::move_to_trash(folder, &dir, id)?;
     drop(lock);
     fs::remove_dir_all(&trash).map_err(|e| StoreError::io("delete", &trash, e))?;
     Ok(Outcome::Removed)
@@ -150,18 +145,4 @@ fn changed_since_plan(planned: &Candidate, fresh: &Candidate, damaged_ok: bool) 
         return Some(format!("its conversation became unreadable: {e}"));
     }
     None
-}
-
-/// Deletes trash an interrupted purge left in `folder` (hidden, never listed).
-pub fn remove_stale_trash(folder: &Path) {
-    let Ok(entries) = fs::read_dir(folder) else {
-        return;
-    };
-    let prefix = format!("{TEMP_PREFIX}purge-");
-    for entry in entries.flatten() {
-        let is_trash = entry.file_name().to_string_lossy().starts_with(&prefix);
-        if is_trash && entry.file_type().is_ok_and(|t| t.is_dir()) {
-            let _ = fs::remove_dir_all(entry.path());
-        }
-    }
 }

@@ -9,7 +9,7 @@ use crate::store::format::{Session, ids};
 use crate::store::fs::atomic::{self, TEMP_PREFIX};
 use crate::store::fs::disk;
 use crate::store::fs::lock::{self, SessionLock};
-use crate::store::ops::purge_apply;
+use crate::store::fs::trash;
 use crate::store::parallel;
 use crate::store::sources::layout::{Layout, SessionPaths, check_id};
 use crate::store::sources::record::SessionRecord;
@@ -321,7 +321,7 @@ impl LokiTree {
     /// whose builder is gone (or that are too old to belong to a live one).
     pub fn remove_stale_leftovers(&self) {
         let sessions = self.layout.sessions_dir();
-        purge_apply::remove_stale_trash(&sessions);
+        trash::remove_stale_trash(&sessions);
         let Ok(entries) = fs::read_dir(&sessions) else {
             return;
         };
