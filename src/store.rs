@@ -41,7 +41,7 @@ pub use index::{
 };
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::{ContextSummary, Conversation};
-pub use ops::counting::message_counts;
+pub use ops::counting::{cleared_counts, message_counts};
 pub use ops::diff::{ContextDiff, DiffCleared, DiffMessage, DiffSide};
 pub use ops::edit::{ClearedReport, EditOutcome};
 pub use ops::edit_plan::{
