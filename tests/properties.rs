@@ -161,6 +161,7 @@ proptest! {
     #[test]
     fn python_style_json_round_trips(v in json_value()) {
         let text = pyjson::dumps(&v, PyJsonStyle::TOKEN_TEXT);
+        prop_assert_eq!(pyjson::token_text_len(&v), text.len());
         let back: Value = serde_json::from_str(&text).unwrap();
         prop_assert_eq!(canonical(&back), canonical(&v));
         let file = pyjson::dumps(&v, PyJsonStyle::FILE);

@@ -15,7 +15,7 @@
 //! [`EditIndex`]: crate::store::format::edit_index::EditIndex
 
 use crate::store::format::message::{Message, Part, Special};
-use crate::store::format::pyjson::{self, PyJsonStyle};
+use crate::store::format::pyjson;
 use serde_json::Value;
 
 /// What a share of tokens is spent on.
@@ -136,34 +136,25 @@ pub struct MessageShape {
 }
 
 impl MessageShape {
-    /// Reads a message; `special` gives every part its kind. `buf` is
-    /// scratch space reused between messages.
-    pub fn read(message: &Message<'_>, special: Option<Special>, buf: &mut String) -> Self {
+    /// Reads a message; `special` gives every part its kind.
+    pub fn read(message: &Message<'_>, special: Option<Special>) -> Self {
         let forced = special.map(|s| match s {
             Special::SystemPrompt => TokenKind::SystemPrompt,
             Special::ToolDefinitions => TokenKind::ToolDefinitions,
         });
         let role = message.role();
         let parts = match message.raw().get("content") {
-            Some(Value::String(s)) if !s.is_empty() => {
-                buf.clear();
-                pyjson::write_string(buf, s, false);
-                vec![PartWeight {
-                    kind: forced.unwrap_or(TokenKind::of_text(role)),
-                    weight: buf.len() as u64,
-                }]
-            }
+            Some(value @ Value::String(s)) if !s.is_empty() => vec![PartWeight {
+                kind: forced.unwrap_or(TokenKind::of_text(role)),
+                weight: pyjson::token_text_len(value) as u64,
+            }],
             Some(Value::Array(items)) => message
                 .parts()
                 .iter()
                 .zip(items)
-                .map(|(part, value)| {
-                    buf.clear();
-                    pyjson::write_value(buf, value, PyJsonStyle::TOKEN_TEXT, 0);
-                    PartWeight {
-                        kind: forced.unwrap_or(TokenKind::of_part(part, role)),
-                        weight: buf.len() as u64,
-                    }
+                .map(|(part, value)| PartWeight {
+                    kind: forced.unwrap_or(TokenKind::of_part(part, role)),
+                    weight: pyjson::token_text_len(value) as u64,
                 })
                 .collect(),
             _ => Vec::new(),
@@ -308,7 +299,7 @@ mod tests {
             {"type": "tool_use", "call_id": "c", "name": "bash", "arguments": "{}"}
         ]});
         let m = Message::new(v.as_object().unwrap());
-        let shape = MessageShape::read(&m, None, &mut String::new());
+        let shape = MessageShape::read(&m, None);
         let thinking = r#"{"type": "thinking", "text": "hmm"}"#.len() as u64;
         let call = r#"{"type": "tool_use", "call_id": "c", "name": "bash", "arguments": "{}"}"#
             .len() as u64;
@@ -334,16 +325,16 @@ mod tests {
     fn specials_and_empty_messages_go_whole_to_one_kind() {
         let v = json!({"role": "system", "content": [{"type": "text", "text": "be nice"}]});
         let m = Message::new(v.as_object().unwrap());
-        let shape = MessageShape::read(&m, Some(Special::SystemPrompt), &mut String::new());
+        let shape = MessageShape::read(&m, Some(Special::SystemPrompt));
         assert_eq!(shape.shares(9), vec![(TokenKind::SystemPrompt, 9)]);
         let v = json!({"role": "user", "content": []});
         let m = Message::new(v.as_object().unwrap());
-        let shape = MessageShape::read(&m, None, &mut String::new());
+        let shape = MessageShape::read(&m, None);
         assert!(shape.parts.is_empty());
         assert_eq!(shape.shares(2), vec![(TokenKind::UserText, 2)]);
         let v = json!({"role": "tool", "content": "plain"});
         let m = Message::new(v.as_object().unwrap());
-        let shape = MessageShape::read(&m, None, &mut String::new());
+        let shape = MessageShape::read(&m, None);
         assert_eq!(shape.shares(4), vec![(TokenKind::Other, 4)]);
     }
 
@@ -354,7 +345,7 @@ mod tests {
             {"type": "image", "source": {"media_type": "image/png", "data": "AAAA"}}
         ]});
         let m = Message::new(v.as_object().unwrap());
-        let shape = MessageShape::read(&m, None, &mut String::new());
+        let shape = MessageShape::read(&m, None);
         let b = Breakdown::of_shapes([(&shape, 30), (&shape, 31)].into_iter());
         assert_eq!(b.total(), 61);
         let text = b.get(TokenKind::UserText);

@@ -8,7 +8,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::breakdown::{Breakdown, MessageShape, TokenKind};
 use crate::store::format::clear;
-use crate::store::format::message::{Part, Special};
+use crate::store::format::message::Special;
 use crate::store::format::window::WindowIndex;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -37,8 +37,6 @@ struct CallSides {
 pub struct EditIndex {
     window: WindowIndex,
     ids: Vec<String>,
-    /// First index of each id.
-    by_id: HashMap<String, usize>,
     special: Vec<Option<Special>>,
     shapes: Vec<MessageShape>,
     /// Per message: positions of the tool results that can be cleared.
@@ -57,28 +55,24 @@ impl EditIndex {
         for &i in window.specials() {
             special[i] = ctx.special_at(i);
         }
-        let mut buf = String::new();
         let mut ids = Vec::with_capacity(ctx.len());
-        let mut by_id = HashMap::with_capacity(ctx.len());
         let mut shapes = Vec::with_capacity(ctx.len());
         let mut clearable = Vec::with_capacity(ctx.len());
         let mut turn_starts = Vec::new();
         for (i, message) in ctx.messages().enumerate() {
             ids.push(message.id().to_string());
-            by_id.entry(message.id().to_string()).or_insert(i);
-            shapes.push(MessageShape::read(&message, special[i], &mut buf));
+            let shape = MessageShape::read(&message, special[i]);
             let ordinary = special[i].is_none();
             clearable.push(if ordinary {
                 clear::clearable_parts(&message)
             } else {
                 Vec::new()
             });
-            if ordinary
-                && message.role() == "user"
-                && message.parts().iter().any(|p| matches!(p, Part::Text(_)))
-            {
+            // A user message's text parts are user text (its role says so).
+            if ordinary && shape.parts.iter().any(|p| p.kind == TokenKind::UserText) {
                 turn_starts.push(i);
             }
+            shapes.push(shape);
         }
         let mut calls: HashMap<Option<String>, CallSides> = HashMap::new();
         for i in 0..ctx.len() {
@@ -97,7 +91,6 @@ impl EditIndex {
         EditIndex {
             window,
             ids,
-            by_id,
             special,
             shapes,
             clearable,
@@ -142,7 +135,9 @@ impl EditIndex {
         if arg.is_empty() {
             return Err(StoreError::Invalid("a message argument is empty".into()));
         }
-        if let Some(&i) = self.by_id.get(arg) {
+        // A scan, not a map: ids are resolved a few at a time (the viewer
+        // plans on indices), and a map of 10,000 ids costs more to build.
+        if let Some(i) = self.ids.iter().position(|id| id == arg) {
             return Ok(i);
         }
         let matches: Vec<usize> = (0..self.len())
