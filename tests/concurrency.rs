@@ -187,14 +187,14 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
     }
 }
 
-/// The id of the last non-special message of the live session's active context.
+/// The id of the last message of the live session's active context, read
+/// from its files (the sessions `new` makes have no special messages).
 fn newest_message(root: &Path, id: &str) -> Option<String> {
-    let shown = json(root, &["show", id, "--json"]);
-    shown["messages"]
-        .as_array()?
-        .iter()
-        .rev()
-        .find(|m| m["special"].is_null())
-        .and_then(|m| m["id"].as_str())
+    let memory = sessions(root).join(id).join("memory");
+    let session = read_json(&memory.join("session.json"));
+    let active = session["active_context_id"].as_str()?;
+    let ctx = read_json(&memory.join(format!("{active}.json")));
+    ctx["messages"].as_array()?.last()?["id"]
+        .as_str()
         .map(str::to_string)
 }
