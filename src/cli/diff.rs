@@ -89,7 +89,7 @@ pub fn run(env: &CliEnv, args: DiffArgs) -> Result<(), CliError> {
         lines.push(format!(
             "~ #{:<5} {:<9} {:>7} -> {} tokens  {} (cleared from {})",
             c.index,
-            "tool",
+            c.role,
             humanize::count(c.tokens_before),
             humanize::count(c.tokens_after),
             c.id,

@@ -89,8 +89,12 @@ fn markdown(ctx: &Context, header: TranscriptHeader<'_>) -> String {
         if parts.is_empty() {
             out.push_str("\n*(no content)*\n");
         }
-        for part in &parts {
-            out.push('\n');
+        for (j, part) in parts.iter().enumerate() {
+            // Tool definitions in a row make one list.
+            let listed = |p: &Part<'_>| matches!(p, Part::ToolDefinition { .. });
+            if j == 0 || !(listed(part) && listed(&parts[j - 1])) {
+                out.push('\n');
+            }
             markdown_part(&mut out, part);
         }
     }
@@ -180,7 +184,10 @@ mod tests {
                 {"type": "tool_use", "call_id": "k", "name": "bash", "arguments": "{\"cmd\": \"ls\"}"}]},
             {"id": "t", "role": "tool", "content": [
                 {"type": "tool_result", "call_id": "k", "content": "a ``` fence"}]},
-            {"id": "e", "role": "assistant", "content": []}
+            {"id": "e", "role": "assistant", "content": []},
+            {"id": "d", "role": "tool", "content": [
+                {"type": "tool", "name": "bash", "description": "run", "parameters": {}},
+                {"type": "tool", "name": "ls", "description": "list", "parameters": {}}]}
         ]});
         Context::from_raw(v.as_object().unwrap().clone(), Path::new("c1.json")).unwrap()
     }
@@ -193,10 +200,11 @@ mod tests {
     #[test]
     fn markdown_marks_every_kind_of_part() {
         let md = render(&ctx(), TranscriptFormat::Markdown, HEADER);
-        assert!(md.starts_with("# look-at-this\n\nSession `s1`, context `c1`, 5 messages.\n"));
+        assert!(md.starts_with("# look-at-this\n\nSession `s1`, context `c1`, 6 messages.\n"));
         for want in [
             "## #0 system prompt\n\nBe brief.\n",
             "## #1 user\n\nLook\n\n*[image: image/png]*\n",
+            "- **Tool** `bash`: run\n- **Tool** `ls`: list\n",
             "**Thinking**\n\n> first\n>\n> second\n",
             "**Tool call** `bash` (`k`)\n\n```json\n{\"cmd\": \"ls\"}\n```\n",
             "**Tool result** (`k`)\n\n````\na ``` fence\n````\n",

@@ -44,6 +44,8 @@ pub struct DiffCleared {
     pub index: usize,
     /// Its id.
     pub id: String,
+    /// Its role.
+    pub role: String,
     /// The id of the message it replaces (in the parent).
     pub cleared_from: String,
     /// The parent message's tokens.
@@ -125,6 +127,7 @@ pub fn compare(
                 cleared.push(DiffCleared {
                     index: i,
                     id: m.id().to_string(),
+                    role: m.role().to_string(),
                     cleared_from: from.to_string(),
                     tokens_before: parent_counts[p],
                     tokens_after: child_counts[i],

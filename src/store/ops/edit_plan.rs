@@ -414,7 +414,7 @@ fn split_pair(index: &EditIndex, i: usize, partner: &Partner) -> StoreError {
     let half = if partner.is_result {
         format!("the result of its call {call}")
     } else {
-        format!("the call {call} its result answers")
+        format!("its call {call}")
     };
     let hint = if index.special(partner.index).is_some() {
         ", and every context keeps that message"
