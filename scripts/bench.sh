@@ -6,9 +6,10 @@
 # meta.json (hyperfine), peak memory of listing 100k sessions, a whole-process
 # trim against peteos 0.6.13 in-process (stdlib json, and json5 as installed),
 # Python tiktoken's throughput on the same texts (one thread, and its threaded
-# batch encoder; cargo bench reports ours), and the UI
-# figures (cargo bench --bench tui). Needs hyperfine, GNU time, Python >= 3.12
-# (for peteos) and network access to PyPI the first time.
+# batch encoder; cargo bench reports ours), the UI figures (cargo bench
+# --bench tui) and those of trimming by hand (cargo bench --bench edits).
+# Needs hyperfine, GNU time, Python >= 3.12 (for peteos) and network access
+# to PyPI the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-${TMPDIR:-/tmp}/loki-sessions-bench}
@@ -75,3 +76,6 @@ ctx=$(python3 -c "import json; print(json.load(open('$sessions/$big/session.json
 
 echo "== UI figures (cargo bench --bench tui)"
 LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench tui 2>/dev/null | tee "$work/tui.json"
+
+echo "== trimming by hand on the 10,000-message context (cargo bench --bench edits)"
+LOKI_BENCH_10K=$s10k cargo bench --quiet --bench edits 2>/dev/null | tee "$work/edits.json"

@@ -9,8 +9,10 @@ mod contexts;
 mod delete;
 mod delete_context;
 mod demo;
+mod diff;
 mod env;
 mod error;
+mod export;
 mod import;
 mod index;
 mod list;
@@ -38,6 +40,8 @@ Examples:
   loki-sessions list --json | jq '.[0].id'
   loki-sessions show fix-the-login-bug   a session by name (or a name prefix, an id, an id prefix)
   loki-sessions trim fix-the-login --max-tokens 50000 --dry-run
+  loki-sessions trim fix-the-login --clear-tool-results-over 2000
+  loki-sessions diff fix-the-login       what the last trim changed
   loki-sessions purge --keep 50 --max-age 14d --dry-run
 
 A SESSION argument is an id, a unique id prefix, a name (or the first prompt
@@ -116,8 +120,12 @@ pub enum Command {
     Index(index::IndexArgs),
     /// Show the messages of a session's active context with token counts.
     Show(show::ShowArgs),
-    /// Fork the active context keeping the last N messages or a token budget.
+    /// Fork the active context: keep the last N messages or a token budget, drop chosen messages, or clear tool results.
     Trim(trim::TrimArgs),
+    /// Show how a context differs from its parent: dropped, cleared, added messages and tokens.
+    Diff(diff::DiffArgs),
+    /// Write a context as a Markdown, text or JSON transcript.
+    Export(export::ExportArgs),
     /// List a session's contexts (forks): which is active, which are its ancestors.
     Contexts(contexts::ContextsArgs),
     /// Make a context of a session active (undoes a trim).
@@ -149,6 +157,8 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Search(args) => search::run(env, args),
         Command::Index(args) => index::run(env, args),
         Command::Trim(args) => trim::run(env, args),
+        Command::Diff(args) => diff::run(env, args),
+        Command::Export(args) => export::run(env, args),
         Command::Contexts(args) => contexts::run(env, args),
         Command::Activate(args) => activate::run(env, args),
         Command::DeleteContext(args) => delete_context::run(env, args),

@@ -6,7 +6,8 @@
 //! - [`format`]: the file formats as data (no policy);
 //! - `sources`: the two kinds of store reading their folders into records;
 //! - `ops`: operations written once for both kinds (locate, stats,
-//!   contexts, trims, purge plan and apply).
+//!   contexts, trims by window and by hand, diff, export, purge plan and
+//!   apply).
 //!
 //! [`Store`] is the one door the UI and the CLI go through; the types they
 //! need are re-exported here. Time is passed in as seconds since the epoch.
@@ -24,9 +25,13 @@ pub(crate) mod sources;
 pub use api::{LokiOnly, Started, Store, StoreKind};
 pub use clock::now_seconds;
 pub use error::{Result, SessionMatch, StoreError};
+pub use format::breakdown::{Breakdown, KindTotal, MessageShape, PartWeight, TokenKind};
+pub use format::clear::{CLEARED_FROM, placeholder};
+pub use format::edit_index::{EditIndex, Partner};
 pub use format::ids::iso_timestamp;
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
+pub use format::transcript::TranscriptFormat;
 pub use format::window::WindowIndex;
 pub use format::{Context, Message, Part, Special, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
@@ -36,7 +41,13 @@ pub use index::{
 };
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::{ContextSummary, Conversation};
-pub use ops::counting::message_counts;
+pub use ops::counting::{cleared_counts, message_counts};
+pub use ops::diff::{ContextDiff, DiffCleared, DiffMessage, DiffSide};
+pub use ops::edit::{ClearedReport, EditOutcome};
+pub use ops::edit_plan::{
+    ClearChoice, ClearedCounts, ClearedMessage, EditPlan, EditRequest, PairDrop, clear_targets,
+    plan_clear, plan_clear_at, plan_drop, plan_drop_at, plan_edit,
+};
 pub use ops::locate::Target;
 pub use ops::purge_apply::{PurgeProgress, PurgeReport};
 pub use ops::purge_plan::{

@@ -8,9 +8,13 @@ an agent that follows loki-sessions' locking protocol writes:
 
 Each round appends one message to the active context (at the "messages"
 anchor, as peteos's Context.append does) and touches meta.json; the id of
-every appended message is logged only after its write is durable.
+every appended message is logged only after its write is durable. Every
+fourth round from the second calls a tool, and the next one appends its
+long result, so there are tool pairs to drop and results to clear.
 
-Usage: agent_sim.py SESSION_DIR ROUNDS LOG_FILE
+Usage: agent_sim.py SESSION_DIR ROUNDS LOG_FILE [MAX_PAUSE]
+(MAX_PAUSE: the longest pause between appends in seconds, default 0.004;
+each pause is random up to it.)
 """
 import fcntl
 import json
@@ -22,6 +26,7 @@ import time
 import uuid
 
 session_dir, rounds, log_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+max_pause = float(sys.argv[4]) if len(sys.argv) > 4 else 0.004
 memory = os.path.join(session_dir, "memory")
 
 
@@ -51,8 +56,16 @@ def append_one(n):
     at = [a[0] for a in anchors].index("messages")
     position = anchors[at][1]
     mid = "agent-%d-%s" % (n, uuid.uuid4())
-    msg = {"role": "user" if n % 2 == 0 else "assistant",
-           "content": [{"type": "text", "text": "agent message %d" % n}],
+    role = "user" if n % 2 == 0 else "assistant"
+    content = [{"type": "text", "text": "agent message %d" % n}]
+    if n % 4 == 1:
+        content = [{"type": "tool_use", "call_id": "call-%d" % n, "name": "bash",
+                    "arguments": "{\"cmd\": \"ls\"}", "approval_status": "approved"}]
+    elif n % 4 == 2:
+        role = "tool"
+        content = [{"type": "tool_result", "call_id": "call-%d" % (n - 1),
+                    "content": "file %d\n" % n * 80, "execution_status": "executed"}]
+    msg = {"role": role, "content": content,
            "_type": "Message", "id": mid, "_hook_ids": [],
            "creation_timestamp": "2026-11-29T00:00:00",
            "_sequence_number": ctx["_mutation_counter"]}
@@ -82,4 +95,4 @@ with open(log_path, "a") as log:
             os.close(fd)  # closing releases the lock
         log.write(mid + "\n")
         log.flush()
-        time.sleep(random.random() * 0.004)
+        time.sleep(random.random() * max_pause)

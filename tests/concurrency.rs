@@ -1,6 +1,8 @@
 //! Concurrent writers: a separate process plays the agent (tests/agent_sim.py,
-//! appending messages and touching meta.json under the session lock) while
-//! the CLI trims, touches and purges the same store. Afterwards every message
+//! appending messages, tool calls and their results, and touching meta.json
+//! under the session lock) while the CLI trims (by window, by dropping the
+//! newest message, by clearing big tool results), touches and purges the
+//! same store. Afterwards every message
 //! the agent appended is in the active context or one of its ancestors, every
 //! fork is recorded in its parent's `children`, and every file parses.
 //! Rounds: LOKI_STRESS_ROUNDS (default 500, the CI setting).
@@ -75,18 +77,34 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
         .arg(&dir)
         .arg((rounds * 2).to_string())
         .arg(&log)
+        // Paced to append all through the CLI's rounds (each takes tens of
+        // milliseconds), so every kind of edit meets appends in flight.
+        .arg("0.06")
         .stderr(Stdio::piped())
         .spawn()
         .expect("python3 runs the agent simulator");
 
     let mut outcomes: HashMap<&str, usize> = HashMap::new();
     for round in 0..rounds {
-        let (what, args): (&str, Vec<&str>) = match round % 3 {
+        let newest;
+        let (what, args): (&str, Vec<&str>) = match round % 5 {
             0 => (
                 "trim",
                 vec!["trim", &live, "--keep-messages", "5", "--json"],
             ),
-            1 => ("touch", vec!["resume", &live, "--print", "id"]),
+            1 => {
+                // Drop the newest message the CLI sees (the agent appends meanwhile).
+                newest = newest_message(root, &live);
+                match &newest {
+                    Some(id) => ("drop", vec!["trim", &live, "--drop", id, "--with-pairs"]),
+                    None => ("touch", vec!["resume", &live, "--print", "id"]),
+                }
+            }
+            2 => (
+                "clear",
+                vec!["trim", &live, "--clear-tool-results-over", "50", "--json"],
+            ),
+            3 => ("touch", vec!["resume", &live, "--print", "id"]),
             _ => ("purge", vec!["purge", "--yes", "--json"]),
         };
         let out = run(root, &args);
@@ -157,8 +175,26 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
         appended.len(),
         reachable.len()
     );
-    assert!(
-        outcomes.get("trim").copied().unwrap_or(0) > rounds / 10,
-        "trims really happened: {outcomes:?}"
-    );
+    for (what, least) in [
+        ("trim", rounds / 10),
+        ("drop", rounds / 20),
+        ("clear", rounds / 50),
+    ] {
+        assert!(
+            outcomes.get(what).copied().unwrap_or(0) > least,
+            "{what}s really happened: {outcomes:?}"
+        );
+    }
+}
+
+/// The id of the last message of the live session's active context, read
+/// from its files (the sessions `new` makes have no special messages).
+fn newest_message(root: &Path, id: &str) -> Option<String> {
+    let memory = sessions(root).join(id).join("memory");
+    let session = read_json(&memory.join("session.json"));
+    let active = session["active_context_id"].as_str()?;
+    let ctx = read_json(&memory.join(format!("{active}.json")));
+    ctx["messages"].as_array()?.last()?["id"]
+        .as_str()
+        .map(str::to_string)
 }

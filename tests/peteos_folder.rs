@@ -3,6 +3,7 @@
 //! except what a trim (or an applied purge) must write.
 
 mod common;
+use common::peteos::*;
 use common::*;
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
@@ -10,53 +11,8 @@ use loki_sessions::tui::headless::Headless;
 use loki_sessions::tui::model::{Screen, Settings};
 use serde_json::Value;
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn fixture_sessions() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/peteos/_peteos_config/.peteos/sessions")
-}
-
-fn expected() -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peteos/expected.json");
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-/// A writable copy of the fixture sessions folder.
-fn copy_folder() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("sessions");
-    for entry in std::fs::read_dir(fixture_sessions()).unwrap() {
-        let entry = entry.unwrap();
-        let to = dir.join(entry.file_name());
-        std::fs::create_dir_all(&to).unwrap();
-        for file in std::fs::read_dir(entry.path()).unwrap() {
-            let file = file.unwrap();
-            std::fs::copy(file.path(), to.join(file.file_name())).unwrap();
-        }
-    }
-    (tmp, dir)
-}
-
-fn peteos(dir: &Path, args: &[&str]) -> std::process::Output {
-    command()
-        .arg("--peteos")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn peteos_json(dir: &Path, args: &[&str]) -> Value {
-    let out = peteos(dir, args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 /// Sets the modification time of every file of a session directory.
 fn set_file_times(session: &Path, seconds: f64) {
@@ -222,10 +178,60 @@ fn purge_in_place_spares_is_active_and_writes_like_peteos() {
     assert!(kept["reason"].as_str().unwrap().starts_with("active"));
 }
 
+/// A fork one of our trims wrote, and what peteos must see in it.
+struct Forked {
+    uuid: String,
+    /// The message ids the fork holds, in order.
+    want: Value,
+    child: String,
+    tokens_after: u64,
+    /// `cleared_from` of each cleared copy: new id -> the original's id.
+    cleared_from: serde_json::Map<String, Value>,
+}
+
+/// Checks what a trim of session `uuid` wrote (its JSON answer `done`):
+/// the fork in peteos's layout, session.json pointing at it.
+fn check_written(dir: &Path, uuid: &str, done: &Value) -> Forked {
+    let child = done["new_context_id"].as_str().unwrap().to_string();
+    let text = std::fs::read_to_string(dir.join(uuid).join(format!("{child}.json"))).unwrap();
+    assert!(
+        text.starts_with("{\n  \"messages\": [\n    {"),
+        "json.dump(indent=2) layout"
+    );
+    assert!(text.is_ascii(), "ensure_ascii escapes, as peteos writes");
+    let session: Value =
+        serde_json::from_slice(&std::fs::read(dir.join(uuid).join("session.json")).unwrap())
+            .unwrap();
+    assert_eq!(session["active_context_id"], child.as_str());
+    let keys: Vec<&String> = session.as_object().unwrap().keys().collect();
+    let want_keys = [
+        "uuid",
+        "active_context_id",
+        "auto_approve_tools",
+        "state_data",
+        "is_active",
+    ];
+    assert_eq!(keys, want_keys);
+    let mut cleared_from = serde_json::Map::new();
+    let mut want: Vec<Value> = done["kept_message_ids"].as_array().unwrap().clone();
+    for c in done["cleared"].as_array().unwrap() {
+        let new_id = c["new_id"].as_str().unwrap();
+        cleared_from.insert(new_id.into(), c["id"].clone());
+        let at = want.iter().position(|id| *id == c["id"]).unwrap();
+        want[at] = Value::from(new_id);
+    }
+    Forked {
+        uuid: uuid.to_string(),
+        want: Value::Array(want),
+        child,
+        tokens_after: done["tokens_after"].as_u64().unwrap(),
+        cleared_from,
+    }
+}
+
 /// Trims every fixture session whose token window keeps more than two
-/// messages, checking each against peteos's answer and layout; returns
-/// (uuid, kept message ids, new context id) of each.
-fn trim_every_case(dir: &Path) -> Vec<(String, Value, String)> {
+/// messages, checking each against peteos's answer and layout.
+fn trim_every_case(dir: &Path) -> Vec<Forked> {
     let mut trimmed = Vec::new();
     for case in expected()["cases"].as_array().unwrap() {
         let uuid = case["session_uuid"].as_str().unwrap();
@@ -240,52 +246,133 @@ fn trim_every_case(dir: &Path) -> Vec<(String, Value, String)> {
         };
         let done = peteos_json(dir, &["trim", uuid, "--max-tokens", &budget, "--json"]);
         assert_eq!(done["kept_message_ids"], want);
-        let child = done["new_context_id"].as_str().unwrap().to_string();
-        let text = std::fs::read_to_string(dir.join(uuid).join(format!("{child}.json"))).unwrap();
-        assert!(
-            text.starts_with("{\n  \"messages\": [\n    {"),
-            "json.dump(indent=2) layout"
-        );
-        assert!(text.is_ascii(), "ensure_ascii escapes, as peteos writes");
-        let session: Value =
-            serde_json::from_slice(&std::fs::read(dir.join(uuid).join("session.json")).unwrap())
-                .unwrap();
-        assert_eq!(session["active_context_id"], child.as_str());
-        let keys: Vec<&String> = session.as_object().unwrap().keys().collect();
         assert_eq!(
-            keys,
-            [
-                "uuid",
-                "active_context_id",
-                "auto_approve_tools",
-                "state_data",
-                "is_active"
-            ]
+            done["cleared_message_ids"],
+            serde_json::json!([]),
+            "one shape"
         );
-        trimmed.push((uuid.to_string(), want, child));
+        trimmed.push(check_written(dir, uuid, &done));
     }
     assert!(trimmed.len() > 5);
     trimmed
 }
 
-#[test]
-fn trim_in_place_writes_what_peteos_writes() {
-    let (_tmp, dir) = copy_folder();
-    trim_every_case(&dir);
+/// The fixture sessions holding tool results, with their active context's
+/// messages: (uuid, messages).
+fn agent_cases() -> Vec<(String, Vec<Value>)> {
+    expected()["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|case| {
+            let uuid = case["session_uuid"].as_str().unwrap().to_string();
+            let file = fixture_sessions().join(&uuid).join(format!(
+                "{}.json",
+                case["active_context_id"].as_str().unwrap()
+            ));
+            let ctx: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+            let messages = ctx["messages"].as_array().unwrap().clone();
+            let has_result = messages
+                .iter()
+                .any(|m| tool_parts(m, "tool_result").next().is_some());
+            has_result.then_some((uuid, messages))
+        })
+        .collect()
 }
 
-/// The real peteos 0.6.13 loads what our trims wrote. It needs a Python with
-/// peteos installed, named by PETEOS_PYTHON; `cargo test` shows it as
-/// ignored, `cargo test -- --include-ignored` runs it and fails without one.
+/// The call ids of the parts of `kind` in message `m`.
+fn tool_parts<'a>(m: &'a Value, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    m["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(move |p| p["type"] == kind)
+        .map(|p| &p["call_id"])
+}
+
+/// Drops the first tool result of every agent session: refused alone
+/// (naming its call), then dropped with its call (--with-pairs).
+fn drop_a_result_in_every_case(dir: &Path) -> Vec<Forked> {
+    let mut dropped = Vec::new();
+    for (uuid, messages) in agent_cases() {
+        let result = messages
+            .iter()
+            .find(|m| tool_parts(m, "tool_result").next().is_some())
+            .unwrap();
+        let call_id = tool_parts(result, "tool_result").next().unwrap();
+        let call = messages
+            .iter()
+            .find(|m| tool_parts(m, "tool_use").any(|k| k == call_id))
+            .unwrap();
+        let (result_id, call_id) = (result["id"].as_str().unwrap(), call["id"].as_str().unwrap());
+        let alone = peteos(dir, &["trim", &uuid, "--drop", result_id, "--json"]);
+        assert_eq!(alone.status.code(), Some(2), "a split pair is refused");
+        let why = String::from_utf8_lossy(&alone.stderr);
+        assert!(
+            why.contains(call_id) && why.contains("--with-pairs"),
+            "{why}"
+        );
+        let done = peteos_json(
+            dir,
+            &["trim", &uuid, "--drop", result_id, "--with-pairs", "--json"],
+        );
+        let gone = done["dropped_message_ids"].as_array().unwrap();
+        assert!(gone.contains(&Value::from(result_id)) && gone.contains(&Value::from(call_id)));
+        dropped.push(check_written(dir, &uuid, &done));
+    }
+    assert!(dropped.len() >= 3);
+    dropped
+}
+
+/// Clears every tool result of every agent session.
+fn clear_every_case(dir: &Path) -> Vec<Forked> {
+    let mut cleared = Vec::new();
+    for (uuid, messages) in agent_cases() {
+        let done = peteos_json(
+            dir,
+            &["trim", &uuid, "--clear-tool-results-over", "0", "--json"],
+        );
+        assert_eq!(
+            done["kept_message_ids"].as_array().unwrap().len(),
+            messages.len()
+        );
+        assert!(!done["cleared_message_ids"].as_array().unwrap().is_empty());
+        cleared.push(check_written(dir, &uuid, &done));
+    }
+    cleared
+}
+
+#[test]
+fn trim_in_place_writes_what_peteos_writes() {
+    for kind in [
+        trim_every_case,
+        drop_a_result_in_every_case,
+        clear_every_case,
+    ] {
+        let (_tmp, dir) = copy_folder();
+        kind(&dir);
+    }
+}
+
+/// The real peteos 0.6.13 loads what our trims wrote (window trims, drops
+/// and clears). It needs a Python with peteos installed, named by
+/// PETEOS_PYTHON; `cargo test` shows it as ignored, `cargo test --
+/// --include-ignored` runs it and fails without one.
 #[test]
 #[ignore = "needs PETEOS_PYTHON, a Python with peteos 0.6.13 (.ci/run makes one)"]
 fn trims_load_in_the_real_peteos() {
     let python = std::env::var_os("PETEOS_PYTHON").expect(
         "PETEOS_PYTHON must name a Python with peteos 0.6.13 installed (.ci/run makes one)",
     );
-    let (_tmp, dir) = copy_folder();
-    let trimmed = trim_every_case(&dir);
-    check_with_real_peteos(&python, &dir, &trimmed);
+    for (what, kind) in [
+        ("window trims", trim_every_case as fn(&Path) -> Vec<Forked>),
+        ("drops", drop_a_result_in_every_case),
+        ("clears", clear_every_case),
+    ] {
+        let (_tmp, dir) = copy_folder();
+        let forked = kind(&dir);
+        check_with_real_peteos(&python, &dir, what, &forked);
+    }
 }
 
 /// CI has peteos and must run the check above; locally it shows as ignored.
@@ -294,19 +381,22 @@ fn ci_runs_the_real_peteos_check() {
     assert_ci_runs_ignored_checks();
 }
 
-/// Loads the trimmed sessions with the real peteos run by `python`.
-fn check_with_real_peteos(python: &OsStr, dir: &Path, trimmed: &[(String, Value, String)]) {
+/// Loads the forked sessions with the real peteos run by `python`.
+fn check_with_real_peteos(python: &OsStr, dir: &Path, what: &str, forked: &[Forked]) {
     let config = dir.parent().unwrap().join("peteos.json");
     std::fs::write(&config, "{}").unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peteos_check.py");
     let before = snapshot(dir);
-    let out = Command::new(python)
+    let mut command = Command::new(python);
+    command
         .arg(script)
-        .args(trimmed.iter().map(|(uuid, _, _)| uuid))
+        .args(forked.iter().map(|f| &f.uuid))
         .env("PETEOS_SESSIONS_DIR", dir)
-        .env("PETEOS_CONFIG", &config)
-        .output()
-        .unwrap();
+        .env("PETEOS_CONFIG", &config);
+    if let Some(cache) = tiktoken_cache(dir.parent().unwrap()) {
+        command.env("TIKTOKEN_CACHE_DIR", cache);
+    }
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "peteos failed: {}",
@@ -315,31 +405,52 @@ fn check_with_real_peteos(python: &OsStr, dir: &Path, trimmed: &[(String, Value,
     let seen: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         seen.len(),
-        trimmed.len(),
+        forked.len(),
         "peteos answered for every session"
     );
-    let mut messages = 0;
-    for ((uuid, want, child), seen) in trimmed.iter().zip(&seen) {
-        assert_eq!(seen["active_context_id"], child.as_str(), "{uuid}");
+    let (mut messages, mut cleared) = (0, 0);
+    for (f, seen) in forked.iter().zip(&seen) {
+        let uuid = &f.uuid;
+        assert_eq!(seen["active_context_id"], f.child.as_str(), "{uuid}");
         assert_eq!(
-            &seen["message_ids"], want,
+            seen["message_ids"], f.want,
             "peteos reads the same messages in {uuid}"
         );
-        assert_eq!(seen["origin_children"], serde_json::json!([child]));
-        // peteos can trim our fork again (it raises on a broken anchor layout).
-        match seen["window_2"].as_array() {
-            Some(kept) => assert!(kept.iter().all(|id| want.as_array().unwrap().contains(id))),
-            None => assert!(
-                want.as_array().unwrap().len() <= 4,
-                "no fork only when 2 or fewer remain"
-            ),
+        assert_eq!(seen["origin_children"], serde_json::json!([f.child]));
+        assert_eq!(
+            seen["total_tokens"], f.tokens_after,
+            "peteos counts what we planned in {uuid}"
+        );
+        // peteos keeps cleared_from as it loads, saves and forks a context.
+        let cleared_from = Value::Object(f.cleared_from.clone());
+        assert_eq!(seen["cleared_from"], cleared_from, "{uuid}");
+        assert_eq!(seen["cleared_from_after_save"], cleared_from, "{uuid}");
+        for (id, from) in seen["cleared_from_in_window"].as_object().unwrap() {
+            assert_eq!(&f.cleared_from[id], from, "{uuid}");
         }
-        messages += want.as_array().unwrap().len();
+        for results in seen["cleared_results"].as_object().unwrap().values() {
+            for content in results.as_array().unwrap() {
+                assert!(
+                    content
+                        .as_str()
+                        .unwrap()
+                        .starts_with("[tool result cleared: ")
+                );
+            }
+        }
+        // peteos can trim our fork again (it raises on a broken anchor layout).
+        let want = f.want.as_array().unwrap();
+        match seen["window_2"].as_array() {
+            Some(kept) => assert!(kept.iter().all(|id| want.contains(id))),
+            None => assert!(want.len() <= 4, "no fork only when 2 or fewer remain"),
+        }
+        messages += want.len();
+        cleared += f.cleared_from.len();
     }
     assert_eq!(snapshot(dir), before, "the check itself wrote nothing");
     eprintln!(
-        "real-peteos check ran: {} trimmed sessions, {messages} messages match",
-        trimmed.len()
+        "real-peteos check ran on {what}: {} sessions, {messages} messages match, {cleared} cleared copies keep cleared_from",
+        forked.len()
     );
 }
 

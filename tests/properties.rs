@@ -6,7 +6,8 @@
 //! only JSON objects are accepted; parsing bytes never panics; Python-style
 //! JSON round-trips; token counting never fails on any text; both windows
 //! stay within what was asked, keep order and the special messages; a fork
-//! is a well-formed context.
+//! is a well-formed context; drops never split a tool pair, clears keep the
+//! conversation's shape, the token breakdown adds up (properties/edits.rs).
 
 use loki_sessions::store::format::Meta;
 use loki_sessions::store::format::pyjson::{self, PyJsonStyle};
@@ -19,6 +20,8 @@ use std::path::Path;
 
 #[path = "properties/documents.rs"]
 mod documents;
+#[path = "properties/edits.rs"]
+mod edits;
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -158,6 +161,7 @@ proptest! {
     #[test]
     fn python_style_json_round_trips(v in json_value()) {
         let text = pyjson::dumps(&v, PyJsonStyle::TOKEN_TEXT);
+        prop_assert_eq!(pyjson::token_text_len(&v), text.len());
         let back: Value = serde_json::from_str(&text).unwrap();
         prop_assert_eq!(canonical(&back), canonical(&v));
         let file = pyjson::dumps(&v, PyJsonStyle::FILE);

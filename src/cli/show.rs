@@ -3,7 +3,9 @@
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
-use crate::store::{Context, Encoding, SessionRecord, message_counts, prewarm};
+use crate::store::{
+    Breakdown, Context, EditIndex, Encoding, SessionRecord, TokenKind, message_counts, prewarm,
+};
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
 use serde::Serialize;
@@ -43,6 +45,8 @@ struct ShowOutput<'a> {
     active_context_id: Option<&'a str>,
     encoding: Encoding,
     total_tokens: u64,
+    /// Tokens by kind (system prompt, tool results, ...); they add up to `total_tokens`.
+    breakdown: serde_json::Map<String, serde_json::Value>,
     messages: Vec<ShownMessage>,
 }
 
@@ -71,9 +75,9 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     let context = env.store.active_context(&target)?;
     let active_context_id = context.as_ref().map(Context::id);
     let full = args.full || args.message.is_some();
-    let mut messages = match &context {
+    let (mut messages, breakdown) = match &context {
         Some(ctx) => shown_messages(ctx, encoding, full)?,
-        None => Vec::new(),
+        None => (Vec::new(), Breakdown::default()),
     };
     let total_tokens = messages.iter().map(|m| m.tokens).sum();
     if let Some(arg) = &args.message {
@@ -102,6 +106,10 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
             active_context_id,
             encoding,
             total_tokens,
+            breakdown: breakdown
+                .iter()
+                .map(|(kind, total)| (kind.as_str().to_string(), total.tokens.into()))
+                .collect(),
             messages,
         });
     }
@@ -114,6 +122,7 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
             humanize::count(total_tokens),
             humanize::bytes(bytes)
         ),
+        breakdown_line(&breakdown),
         String::new(),
     ];
     if args.full {
@@ -140,6 +149,36 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         ));
     }
     output::print_lines(lines)
+}
+
+/// The kinds holding tokens, biggest first: `tool results 61,200 (74%) · ...`.
+fn breakdown_line(breakdown: &Breakdown) -> String {
+    let total = breakdown.total().max(1);
+    let mut kinds: Vec<(TokenKind, u64)> = breakdown
+        .iter()
+        .map(|(kind, t)| (kind, t.tokens))
+        .filter(|(_, tokens)| *tokens > 0)
+        .collect();
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
+    let shown: Vec<String> = kinds
+        .iter()
+        .map(|(kind, tokens)| {
+            format!(
+                "{} {} ({}%)",
+                kind.label(),
+                humanize::count(*tokens),
+                tokens * 100 / total
+            )
+        })
+        .collect();
+    format!(
+        "tokens by kind: {}",
+        if shown.is_empty() {
+            "-".to_string()
+        } else {
+            shown.join(" · ")
+        }
+    )
 }
 
 /// The role as a table shows it: special messages marked with `*`.
@@ -174,9 +213,10 @@ fn shown_messages(
     ctx: &Context,
     encoding: Encoding,
     full: bool,
-) -> Result<Vec<ShownMessage>, CliError> {
+) -> Result<(Vec<ShownMessage>, Breakdown), CliError> {
     let counts = message_counts(ctx, encoding)?;
-    Ok(ctx
+    let breakdown = EditIndex::new(ctx).breakdown(&counts);
+    let messages = ctx
         .messages()
         .zip(counts)
         .enumerate()
@@ -190,5 +230,6 @@ fn shown_messages(
             text: m.one_line(),
             full_text: full.then(|| m.readable()),
         })
-        .collect())
+        .collect();
+    Ok((messages, breakdown))
 }

@@ -1,20 +1,34 @@
-//! `loki-sessions trim SESSION (--max-tokens N | --keep-messages K) [--dry-run] [--json]`.
+//! `loki-sessions trim SESSION (--max-tokens N | --keep-messages K | --drop ID... |
+//! --clear ID... | --clear-tool-results-over N | --clear-older-than-turns K)
+//! [--dry-run] [--json]`.
 
 use crate::cli::output;
 use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
-use crate::store::{Encoding, TrimRequest, prewarm};
+use crate::store::{
+    ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome, TrimRequest, prewarm,
+};
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Arguments of `trim`.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  loki-sessions trim fix-the-login-bug --max-tokens 50000 --dry-run\n  loki-sessions trim 20261129-3f0c2a9e --keep-messages 40 --json\nUndo: the old context stays on disk: `loki-sessions contexts SESSION` lists it,\n`loki-sessions activate SESSION CONTEXT` makes it active again."
-)]
-#[command(group = clap::ArgGroup::new("amount").required(true).args(["max_tokens", "keep_messages"]))]
+#[command(after_help = "\
+Examples:
+  loki-sessions trim fix-the-login-bug --max-tokens 50000 --dry-run
+  loki-sessions trim 20261129-3f0c2a9e --keep-messages 40 --json
+  loki-sessions trim fix-the-login-bug --drop b93b6f52 0c1d2e3f --with-pairs
+  loki-sessions trim fix-the-login-bug --clear-tool-results-over 2000 --dry-run
+  loki-sessions trim fix-the-login-bug --clear-older-than-turns 3
+Message ids come from `loki-sessions show SESSION` (a unique prefix is enough).
+Undo: the old context stays on disk: `loki-sessions contexts SESSION` lists it,
+`loki-sessions activate SESSION CONTEXT` makes it active again;
+`loki-sessions diff SESSION` shows what a trim changed.")]
+#[command(group = clap::ArgGroup::new("amount").required(true).args([
+    "max_tokens", "keep_messages", "drop", "clear", "clear_tool_results_over", "clear_older_than_turns",
+]))]
 pub struct TrimArgs {
     /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
     #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
@@ -25,10 +39,25 @@ pub struct TrimArgs {
     /// Keep the last K messages (rolling_sequence_window); K >= 1.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     pub keep_messages: Option<u64>,
+    /// Drop these messages (ids or unique prefixes); a drop that would split a tool call from its result is refused.
+    #[arg(long, value_name = "ID", num_args = 1..)]
+    pub drop: Vec<String>,
+    /// With --drop: drop the other halves of tool pairs too (the results of dropped calls, the calls of dropped results).
+    #[arg(long, requires = "drop")]
+    pub with_pairs: bool,
+    /// Replace the tool results in these messages (ids or unique prefixes) with a short placeholder.
+    #[arg(long, value_name = "ID", num_args = 1..)]
+    pub clear: Vec<String>,
+    /// Replace every tool result holding more than N tokens with a placeholder.
+    #[arg(long, value_name = "N")]
+    pub clear_tool_results_over: Option<u64>,
+    /// Replace every tool result older than the last K turns (a turn starts at a user message with text) with a placeholder.
+    #[arg(long, value_name = "K")]
+    pub clear_older_than_turns: Option<u64>,
     /// Token encoding [default: cl100k_base]
     #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
     pub encoding: Option<Encoding>,
-    /// Show what would be dropped; change nothing.
+    /// Show what would change; change nothing.
     #[arg(long)]
     pub dry_run: bool,
     /// Print JSON.
@@ -36,63 +65,211 @@ pub struct TrimArgs {
     pub json: bool,
 }
 
+/// What was asked: a window, or an edit by hand.
+enum Asked {
+    Window(TrimRequest),
+    Edit(EditRequest),
+}
+
+impl TrimArgs {
+    fn asked(&self) -> Result<Asked, CliError> {
+        Ok(if let Some(n) = self.max_tokens {
+            Asked::Window(TrimRequest::MaxTokens(n))
+        } else if let Some(k) = self.keep_messages {
+            Asked::Window(TrimRequest::KeepMessages(k as usize))
+        } else if !self.drop.is_empty() {
+            Asked::Edit(EditRequest::Drop {
+                messages: self.drop.clone(),
+                with_pairs: self.with_pairs,
+            })
+        } else if !self.clear.is_empty() {
+            Asked::Edit(EditRequest::Clear(ClearChoice::Messages(
+                self.clear.clone(),
+            )))
+        } else if let Some(n) = self.clear_tool_results_over {
+            Asked::Edit(EditRequest::Clear(ClearChoice::Over(n)))
+        } else if let Some(k) = self.clear_older_than_turns {
+            Asked::Edit(EditRequest::Clear(ClearChoice::OlderThanTurns(k as usize)))
+        } else {
+            return Err(CliError::usage(
+                "say what to trim: --max-tokens, --keep-messages, --drop or a --clear option",
+            ));
+        })
+    }
+}
+
+/// What any kind of trim reports: one shape for scripts.
+struct Report {
+    changed: bool,
+    kept: Vec<String>,
+    dropped: Vec<String>,
+    cleared: Vec<String>,
+    tokens_before: u64,
+    tokens_after: u64,
+    new_context_id: Option<String>,
+    parent_id: String,
+    warnings: Vec<String>,
+    also_dropped: Vec<Value>,
+    cleared_detail: Vec<Value>,
+}
+
+impl Report {
+    fn of_window(outcome: &TrimOutcome, request: TrimRequest) -> Report {
+        let plan = &outcome.plan;
+        Report {
+            changed: plan.changed,
+            kept: outcome.kept_ids(),
+            dropped: outcome.dropped_ids(),
+            cleared: Vec::new(),
+            tokens_before: plan.tokens_before,
+            tokens_after: plan.tokens_after,
+            new_context_id: outcome.child.as_ref().map(|c| c.id().to_string()),
+            parent_id: outcome.parent.id().to_string(),
+            warnings: plan.warnings(request),
+            also_dropped: Vec::new(),
+            cleared_detail: Vec::new(),
+        }
+    }
+
+    fn of_edit(outcome: &EditOutcome) -> Report {
+        let plan = &outcome.plan;
+        let also_dropped = outcome
+            .partners()
+            .map(|(p, reason)| {
+                json!({"id": outcome.index.id(p.index), "partner_of": outcome.index.id(p.partner_of),
+                       "call_id": p.call_id, "reason": reason})
+            })
+            .collect();
+        let cleared_detail = outcome
+            .cleared()
+            .into_iter()
+            .map(|c| {
+                json!({"id": c.id, "new_id": c.new_id, "tokens_before": c.tokens_before,
+                       "tokens_after": c.tokens_after})
+            })
+            .collect();
+        Report {
+            changed: plan.changed,
+            kept: outcome.kept_ids(),
+            dropped: outcome.dropped_ids(),
+            cleared: outcome.cleared_ids(),
+            tokens_before: plan.tokens_before,
+            tokens_after: plan.tokens_after,
+            new_context_id: outcome.child.as_ref().map(|c| c.id().to_string()),
+            parent_id: outcome.parent.id().to_string(),
+            warnings: outcome.notes(),
+            also_dropped,
+            cleared_detail,
+        }
+    }
+}
+
 /// Forks the active context (or previews it); exits 1 when nothing would change.
 pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding)?;
     // The tables build while the conversation is read.
     prewarm(encoding);
-    let request = match (args.max_tokens, args.keep_messages) {
-        (Some(n), _) => TrimRequest::MaxTokens(n),
-        (None, Some(k)) => TrimRequest::KeepMessages(k as usize),
-        (None, None) => return Err(CliError::usage("give --max-tokens or --keep-messages")),
-    };
+    let asked = args.asked()?;
     let target = env.locate(&args.session)?;
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");
     }
-    let outcome = if args.dry_run {
-        env.store.trim_preview(&target, request, encoding)?
-    } else {
-        env.store.trim(&target, request, encoding, None, env.now)?
+    let report = match &asked {
+        Asked::Window(request) => {
+            let outcome = if args.dry_run {
+                env.store.trim_preview(&target, *request, encoding)?
+            } else {
+                env.store.trim(&target, *request, encoding, None, env.now)?
+            };
+            Report::of_window(&outcome, *request)
+        }
+        Asked::Edit(request) => {
+            let outcome = if args.dry_run {
+                env.store.edit_preview(&target, request, encoding)
+            } else {
+                env.store.edit(&target, request, encoding, None, env.now)
+            };
+            Report::of_edit(&outcome.map_err(pair_hint)?)
+        }
     };
-    let plan = &outcome.plan;
-    let new_context_id = outcome.child.as_ref().map(|c| c.id().to_string());
-    let warnings = plan.warnings(request);
-    for warning in &warnings {
+    for warning in &report.warnings {
         eprintln!("note: {warning}");
     }
     if args.json {
         output::print_json(&json!({
-            "changed": plan.changed,
-            "kept_message_ids": outcome.kept_ids(),
-            "dropped_message_ids": outcome.dropped_ids(),
-            "tokens_before": plan.tokens_before,
-            "tokens_after": plan.tokens_after,
-            "new_context_id": new_context_id,
-            "warnings": warnings,
+            "changed": report.changed,
+            "kept_message_ids": report.kept,
+            "dropped_message_ids": report.dropped,
+            "cleared_message_ids": report.cleared,
+            "tokens_before": report.tokens_before,
+            "tokens_after": report.tokens_after,
+            "new_context_id": report.new_context_id,
+            "warnings": report.warnings,
+            "also_dropped": report.also_dropped,
+            "cleared": report.cleared_detail,
         }))?;
     } else {
-        let verb = if args.dry_run { "would keep" } else { "kept" };
-        let mut lines = vec![format!(
-            "{verb} {} of {}, {} -> {} tokens ({encoding})",
-            plan.kept.len(),
-            humanize::plural((plan.kept.len() + plan.dropped.len()) as u64, "message"),
-            humanize::count(plan.tokens_before),
-            humanize::count(plan.tokens_after)
-        )];
-        if let Some(id) = &new_context_id {
-            lines.push(format!(
-                "new active context {id} (the previous one, {}, is kept: `activate` switches back)",
-                outcome.parent.id()
-            ));
-        }
-        output::print_lines(lines)?;
+        output::print_lines(text_lines(&report, &asked, args.dry_run, encoding))?;
     }
-    if plan.changed {
-        Ok(())
-    } else {
-        Err(CliError::nothing(
-            "nothing to trim: the context already fits",
-        ))
+    if report.changed {
+        return Ok(());
     }
+    Err(CliError::nothing(match asked {
+        Asked::Window(_) => "nothing to trim: the context already fits",
+        Asked::Edit(_) => "nothing to clear: no chosen tool result would get smaller",
+    }))
+}
+
+/// A split tool pair is refused by the store; say which option allows it.
+fn pair_hint(e: StoreError) -> CliError {
+    let split = matches!(e, StoreError::SplitsToolPair(_));
+    let mut error = CliError::from(e);
+    if split {
+        error.message.push_str(" (--with-pairs drops it along)");
+    }
+    error
+}
+
+fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding) -> Vec<String> {
+    let total = report.kept.len() + report.dropped.len();
+    let tokens = format!(
+        "{} -> {} tokens ({encoding})",
+        humanize::count(report.tokens_before),
+        humanize::count(report.tokens_after)
+    );
+    let (would, verb) = if dry_run { ("would ", "") } else { ("", "ed") };
+    let first = match asked {
+        Asked::Window(_) => format!(
+            "{} {} of {}, {tokens}",
+            if dry_run { "would keep" } else { "kept" },
+            report.kept.len(),
+            humanize::plural(total as u64, "message")
+        ),
+        Asked::Edit(EditRequest::Drop { .. }) => format!(
+            "{would}drop{} {} of {}, {tokens}",
+            if dry_run { "" } else { "ped" },
+            report.dropped.len(),
+            humanize::plural(total as u64, "message")
+        ),
+        Asked::Edit(EditRequest::Clear(_)) => format!(
+            "{would}clear{verb} the tool results of {}, {tokens}",
+            humanize::plural(report.cleared.len() as u64, "message")
+        ),
+    };
+    let mut lines = vec![first];
+    for c in &report.cleared_detail {
+        lines.push(format!(
+            "  {}  {} -> {} tokens",
+            c["id"].as_str().unwrap_or(""),
+            humanize::count(c["tokens_before"].as_u64().unwrap_or(0)),
+            humanize::count(c["tokens_after"].as_u64().unwrap_or(0))
+        ));
+    }
+    if let Some(id) = &report.new_context_id {
+        lines.push(format!(
+            "new active context {id} (the previous one, {}, is kept: `activate` switches back)",
+            report.parent_id
+        ));
+    }
+    lines
 }

@@ -6,7 +6,9 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
+use crate::store::format::edit_index::EditIndex;
 use crate::store::format::tokens::Encoding;
+use crate::store::format::transcript::TranscriptFormat;
 use crate::store::fs::{disk, trash};
 use crate::store::index::{
     self, IndexStatus, IndexedStats, Layout, LiveSearch, SearchIndex, SearchOptions, SearchOutcome,
@@ -15,6 +17,10 @@ use crate::store::index::{
 use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
 use crate::store::ops::counting;
+use crate::store::ops::diff::{self, ContextDiff};
+use crate::store::ops::edit::{self, EditOutcome};
+use crate::store::ops::edit_plan::{ClearedCounts, EditRequest};
+use crate::store::ops::export;
 use crate::store::ops::locate::{self, Target};
 use crate::store::ops::purge_apply::{self, PurgeProgress, PurgeReport};
 use crate::store::ops::purge_facts;
@@ -299,6 +305,89 @@ impl Store {
             expected,
             now,
         )
+    }
+
+    /// The count of each message in `which` once its tool results are
+    /// cleared (what `plan_clear` needs), counted with the same counter on
+    /// all cores. The viewer asks once, for `index.clearable_messages()`.
+    pub fn cleared_counts(
+        &self,
+        context: &Context,
+        index: &EditIndex,
+        counts: &[u64],
+        encoding: Encoding,
+        which: &[usize],
+    ) -> Result<ClearedCounts> {
+        counting::cleared_counts(context, index, counts, encoding, which)
+    }
+
+    /// What an edit by hand (a drop or a clear) would do to the active
+    /// context. Reads only.
+    pub fn edit_preview(
+        &self,
+        target: &Target,
+        request: &EditRequest,
+        encoding: Encoding,
+    ) -> Result<EditOutcome> {
+        edit::preview(target.conversation_dir(), request, encoding)
+    }
+
+    /// Forks the active context with `request` applied, under the session's
+    /// lock, as a trim does; `expected` (what a preview was made on)
+    /// refuses the edit if an agent changed the context since.
+    pub fn edit(
+        &self,
+        target: &Target,
+        request: &EditRequest,
+        encoding: Encoding,
+        expected: Option<&Expected>,
+        now: f64,
+    ) -> Result<EditOutcome> {
+        target.writable()?;
+        edit::apply(
+            target.conversation_dir(),
+            target.lock_dir(),
+            request,
+            encoding,
+            expected,
+            now,
+        )
+    }
+
+    /// How context `context` (id or unique prefix; None: the active one)
+    /// differs from its parent. Reads only.
+    pub fn diff(
+        &self,
+        target: &Target,
+        context: Option<&str>,
+        encoding: Encoding,
+    ) -> Result<ContextDiff> {
+        diff::diff(target.conversation_dir(), context, encoding)
+    }
+
+    /// The transcript of context `context` (id or unique prefix; None: the
+    /// active one) in `format`. Reads only.
+    pub fn export(
+        &self,
+        target: &Target,
+        context: Option<&str>,
+        format: TranscriptFormat,
+    ) -> Result<String> {
+        export::transcript(&target.record, context, format)
+    }
+
+    /// Writes an export to `path`: refused inside the store's session
+    /// folder or the session's own tree, and over an existing file unless
+    /// `force`.
+    pub fn write_export(
+        &self,
+        target: &Target,
+        path: &Path,
+        text: &str,
+        force: bool,
+    ) -> Result<()> {
+        let sessions = self.sessions_dir();
+        export::write(path, text, force, &[&sessions, target.lock_dir()])
     }
 
     /// Every context (fork) of the session: messages, creation time, how it

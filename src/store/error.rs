@@ -44,6 +44,10 @@ pub enum StoreError {
         id: String,
         name: String,
     },
+    /// A drop would leave half of a tool pair (a call without its result,
+    /// or a result without its call); the message names both.
+    #[error("{0}")]
+    SplitsToolPair(String),
     /// Another process holds the session's lock.
     #[error("{} is locked by another process (an agent may be writing to it); try again", path.display())]
     Locked { path: PathBuf },

@@ -1,10 +1,14 @@
 //! The file formats, with no I/O policy: the peteos conversation (session,
 //! context, message, content parts), Loki's meta.json and names, Python's
-//! JSON text, token counting, the two rolling windows and the fork.
+//! JSON text, token counting, the two rolling windows, the token breakdown,
+//! cleared tool results and the fork.
 //! Everything here reads from and builds dicts; writing them is `fs`'s job.
 
 mod assemble;
+pub mod breakdown;
+pub mod clear;
 mod context;
+pub mod edit_index;
 pub mod fork;
 pub mod ids;
 pub mod jsonfile;
@@ -15,11 +19,12 @@ pub mod pyjson;
 mod session;
 pub mod tail;
 pub mod tokens;
+pub mod transcript;
 pub mod window;
 
 pub use assemble::Assembler;
 pub use context::Context;
-pub use fork::fork;
+pub use fork::{fork, fork_with};
 pub use message::{Message, Part, Special, collapse_whitespace};
 pub use meta::Meta;
 pub use naming::name_from_prompt;

@@ -1,11 +1,17 @@
 //! Operations on sessions, written once for both kinds of store: finding a
 //! session from an argument, stats, counting, loading a conversation for
-//! display, managing contexts (forks), trims and the purge (plan as data,
-//! then a careful apply).
+//! display, managing contexts (forks), trims (by window, or by hand: drops
+//! and clears, planned as data), comparing and exporting contexts, and the
+//! purge (plan as data, then a careful apply).
 
 pub mod contexts;
 pub mod conversation;
 pub mod counting;
+pub mod diff;
+pub mod edit;
+pub mod edit_plan;
+pub mod export;
+pub mod forking;
 pub mod locate;
 pub mod purge_apply;
 pub mod purge_facts;

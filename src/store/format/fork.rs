@@ -5,7 +5,7 @@ use crate::store::format::Context;
 use crate::store::format::assemble::Assembler;
 use crate::store::format::ids;
 use serde_json::{Map, Value, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Builds the child context keeping the parent's messages at `kept` (display
 /// order, specials included). The parent is not changed; the caller records
@@ -14,6 +14,19 @@ use std::collections::HashSet;
 /// `new_id` is the child's context id; `now_iso` fills `creation_timestamp`
 /// for messages that lack one, as peteos's `Message.__init__` does.
 pub fn fork(parent: &Context, kept: &[usize], new_id: &str, now_iso: &str) -> Result<Context> {
+    fork_with(parent, kept, &HashMap::new(), new_id, now_iso)
+}
+
+/// [`fork`] with some kept messages replaced: `replaced[index]` is copied
+/// into the child instead of the parent's message `index` (a cleared tool
+/// result). The parent is not changed.
+pub fn fork_with(
+    parent: &Context,
+    kept: &[usize],
+    replaced: &HashMap<usize, Map<String, Value>>,
+    new_id: &str,
+    now_iso: &str,
+) -> Result<Context> {
     let anchors = parent.anchor_points()?;
     let specials = parent.special_indices();
     let kept_set: HashSet<usize> = kept
@@ -56,7 +69,10 @@ pub fn fork(parent: &Context, kept: &[usize], new_id: &str, now_iso: &str) -> Re
     }
     for (index, message) in parent.message_values().iter().enumerate() {
         if let Some(home) = homes[index] {
-            let mut copy = message.as_object().cloned().unwrap_or_default();
+            let mut copy = match replaced.get(&index) {
+                Some(replacement) => replacement.clone(),
+                None => message.as_object().cloned().unwrap_or_default(),
+            };
             apply_message_defaults(&mut copy, now_iso);
             child.append(copy, home);
         }

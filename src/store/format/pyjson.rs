@@ -113,6 +113,48 @@ fn push_spaces(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
 }
 
+/// The length in bytes of `dumps(value, PyJsonStyle::TOKEN_TEXT)`, without
+/// building the text (what the token breakdown weighs parts by).
+pub fn token_text_len(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => {
+            let mut text = String::new();
+            write_number(&mut text, n, PyJsonStyle::TOKEN_TEXT);
+            text.len()
+        }
+        Value::String(s) => string_len(s),
+        // "[" items joined by ", " "]"
+        Value::Array(items) => {
+            2 + items.iter().map(token_text_len).sum::<usize>() + 2 * items.len().saturating_sub(1)
+        }
+        // "{" "key": value joined by ", " "}"
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(k, v)| string_len(k) + 2 + token_text_len(v))
+                .sum::<usize>()
+                + 2 * map.len().saturating_sub(1)
+        }
+    }
+}
+
+/// Bytes of `s` as a JSON string with `ensure_ascii=False`: quotes, plus one
+/// byte for each two-character escape and five for each `\u00XX`.
+fn string_len(s: &str) -> usize {
+    let extra: usize = s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    s.len() + 2 + extra
+}
+
 /// Python's string escaping: `\"`, `\\`, the five short escapes, `\u00XX` for
 /// other control characters, and with `ensure_ascii` every character outside
 /// printable ASCII (DEL included) as `\uXXXX`, astral ones as surrogate pairs.
@@ -252,6 +294,28 @@ mod tests {
             dumps(&v, PyJsonStyle::TOKEN_TEXT),
             "[{\"type\": \"text\", \"text\": \"café \\\"q\\\" \\\\ \\n\\t\\u0001\u{7f} 🚀\"}, {\"n\": 1.5, \"i\": 0, \"e\": Infinity, \"z\": {}, \"l\": []}]"
         );
+    }
+
+    #[test]
+    fn token_text_len_is_the_length_of_the_text() {
+        let v: Value = serde_json::from_str(
+            r#"[{"type": "text", "text": "caf\u00e9 \"q\" \\ \n\t\u0001\u007f 🚀\b\f\r"}, {"n": 1.50, "i": -0, "e": 1E400, "z": {}, "l": [], "t": true, "f": false, "x": null}]"#,
+        )
+        .unwrap();
+        assert_eq!(token_text_len(&v), dumps(&v, PyJsonStyle::TOKEN_TEXT).len());
+        for v in [
+            json!([]),
+            json!({}),
+            json!(""),
+            json!([1, 2]),
+            json!({"a": {"b": [null]}}),
+        ] {
+            assert_eq!(
+                token_text_len(&v),
+                dumps(&v, PyJsonStyle::TOKEN_TEXT).len(),
+                "{v}"
+            );
+        }
     }
 
     #[test]

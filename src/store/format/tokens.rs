@@ -110,9 +110,15 @@ pub fn count_text(text: &str, encoding: Encoding) -> Result<u64> {
 /// The text peteos encodes for a message: `role: <content as Python JSON>`.
 pub fn message_text(message: &Message<'_>) -> String {
     let raw = message.raw();
-    let mut text = python_str(raw.get("role"));
+    token_text(raw.get("role"), raw.get("content"))
+}
+
+/// The text peteos encodes for a message with this `role` and `content`
+/// (for a message that does not exist yet, such as a cleared copy).
+pub fn token_text(role: Option<&Value>, content: Option<&Value>) -> String {
+    let mut text = python_str(role);
     text.push_str(": ");
-    if let Some(content) = raw.get("content").filter(|c| is_truthy(c)) {
+    if let Some(content) = content.filter(|c| is_truthy(c)) {
         pyjson::write_value(&mut text, content, PyJsonStyle::TOKEN_TEXT, 0);
     }
     text

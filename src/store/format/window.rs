@@ -83,6 +83,15 @@ impl WindowIndex {
         &self.specials
     }
 
+    /// The tool parts of message `index`, in part order: the call id (None
+    /// when missing or null) and whether the part is a result (else a call).
+    pub fn tool_parts(&self, index: usize) -> impl Iterator<Item = (&Option<String>, bool)> + '_ {
+        self.tools[index].iter().map(|event| match event {
+            ToolEvent::Use(key) => (key, false),
+            ToolEvent::Result(key) => (key, true),
+        })
+    }
+
     /// `rolling_sequence_window(count)`: keep the last `count` non-special
     /// messages by sequence number. As in peteos, `count == 0` selects from
     /// the first sequence number, keeping all of them.

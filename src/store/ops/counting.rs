@@ -3,8 +3,10 @@
 //! slices as they free up rather than a fixed share each.
 
 use crate::store::error::{Result, StoreError};
-use crate::store::format::Context;
+use crate::store::format::edit_index::EditIndex;
 use crate::store::format::tokens::{self, Encoding};
+use crate::store::format::{Context, clear};
+use crate::store::ops::edit_plan::ClearedCounts;
 use crate::store::parallel;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -83,4 +85,67 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
 /// Sum of the effective token counts of `ctx`.
 pub fn total_tokens(ctx: &Context, encoding: Encoding) -> Result<u64> {
     Ok(message_counts(ctx, encoding)?.iter().sum())
+}
+
+/// The count of each message in `which` once its tool results are cleared
+/// (each replaced by the placeholder stating its share of `counts[i]`),
+/// counted on the new text with the same counter; on all cores.
+pub fn cleared_counts(
+    ctx: &Context,
+    index: &EditIndex,
+    counts: &[u64],
+    encoding: Encoding,
+    which: &[usize],
+) -> Result<ClearedCounts> {
+    let count_one = |i: usize| -> Result<Option<(usize, u64)>> {
+        let (Some(message), Some(&count)) = (ctx.message(i), counts.get(i)) else {
+            return Ok(None);
+        };
+        let results = index.result_shares(i, count);
+        if results.is_empty() {
+            return Ok(None);
+        }
+        let content = clear::cleared_content(&message, &results);
+        let text = tokens::token_text(message.raw().get("role"), Some(&content));
+        Ok(Some((i, tokens::count_text(&text, encoding)?)))
+    };
+    let mut out = ClearedCounts::new(ctx.len());
+    let chunks: Vec<&[usize]> = which.chunks(SLICE).collect();
+    let next = AtomicUsize::new(0);
+    let threads = if which.len() < SERIAL_BELOW {
+        1
+    } else {
+        parallel::workers()
+    };
+    tokens::tokenizer(encoding)?;
+    let found: Vec<Result<Vec<(usize, u64)>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(at) else { break };
+                        for &i in *chunk {
+                            done.extend(count_one(i)?);
+                        }
+                    }
+                    Ok(done)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(StoreError::Invalid("token counting panicked".into())))
+            })
+            .collect()
+    });
+    for part in found {
+        for (i, count) in part? {
+            out.set(i, count);
+        }
+    }
+    Ok(out)
 }

@@ -1,16 +1,14 @@
 //! Trimming a conversation: plan a window, then fork it into place under the lock.
 
-use crate::store::error::{Result, StoreError};
-use crate::store::format::jsonfile;
+use crate::store::error::Result;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::window::WindowIndex;
-use crate::store::format::{Context, Session, fork, ids};
-use crate::store::fs::atomic;
-use crate::store::fs::lock::{self, SessionLock};
+use crate::store::format::{Context, Session, ids};
 use crate::store::ops::counting::message_counts;
-use serde_json::Value;
+use crate::store::ops::forking;
+pub use crate::store::ops::forking::Expected;
+use std::collections::HashMap;
 use std::path::Path;
-use std::time::Duration;
 
 /// What to keep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,19 +140,9 @@ fn ids_at(ctx: &Context, indices: &[usize]) -> Vec<String> {
         .collect()
 }
 
-/// What the caller saw when it planned; the trim is refused if it changed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expected {
-    /// The active context id at preview time.
-    pub context_id: String,
-    /// Its `_mutation_counter` at preview time.
-    pub mutation_counter: i64,
-}
-
 /// Plans a trim of the active context of the conversation in `dir`. Reads only.
 pub fn preview(dir: &Path, request: TrimRequest, encoding: Encoding) -> Result<TrimOutcome> {
-    let session = Session::load(dir)?;
-    let parent = active(&session)?;
+    let parent = forking::active(&Session::load(dir)?)?;
     let counts = message_counts(&parent, encoding)?;
     let plan = plan_trim(&parent, &counts, request)?;
     Ok(TrimOutcome {
@@ -166,9 +154,8 @@ pub fn preview(dir: &Path, request: TrimRequest, encoding: Encoding) -> Result<T
 
 /// Trims the active context of the conversation in `dir`, holding the lock
 /// on `lock_dir` (the Loki session directory, or `dir` itself). Everything is
-/// re-read under the lock. Writes, in this order, each atomically: the new
-/// context file, the parent with the child in `children`, session.json
-/// pointing at the child; a crash in between leaves a consistent session.
+/// re-read under the lock, then the fork is written
+/// ([`forking::Locked::write_fork`]).
 pub fn apply(
     dir: &Path,
     lock_dir: &Path,
@@ -177,76 +164,26 @@ pub fn apply(
     expected: Option<&Expected>,
     now: f64,
 ) -> Result<TrimOutcome> {
-    let _lock = SessionLock::acquire(lock_dir, lock::DEFAULT_WAIT)?;
-    atomic::remove_stale_temps(dir, Duration::ZERO);
-    let mut session = Session::load(dir)?;
-    let mut parent = active(&session)?;
-    if let Some(expected) = expected
-        && (parent.id() != expected.context_id
-            || parent.mutation_counter() != expected.mutation_counter)
-    {
-        return Err(StoreError::Invalid(format!(
-            "the conversation in {} changed since the preview (an agent may have written to it); review the trim again",
-            dir.display()
-        )));
-    }
-    let counts = message_counts(&parent, encoding)?;
-    let plan = plan_trim(&parent, &counts, request)?;
-    if !plan.changed {
-        return Ok(TrimOutcome {
-            plan,
-            parent,
-            child: None,
-        });
-    }
-    let child_id = ids::dated_id(now);
-    let child = fork(&parent, &plan.kept, &child_id, &ids::iso_timestamp(now))?;
-    // The parent is checked before anything is written: a bad "children"
-    // must not leave an orphan context file behind.
-    push_child(&mut parent, &child_id)?;
-    jsonfile::create_object(child.path(), child.raw_dict())?;
-    jsonfile::write_object(parent.path(), parent.raw_dict())?;
-    session.set_active_context(&child_id);
-    session.save()?;
+    let mut locked = forking::lock_active(dir, lock_dir, expected)?;
+    let counts = message_counts(&locked.parent, encoding)?;
+    let plan = plan_trim(&locked.parent, &counts, request)?;
+    let child = if plan.changed {
+        Some(locked.write_fork(&plan.kept, &HashMap::new(), &ids::dated_id(now), now)?)
+    } else {
+        None
+    };
     Ok(TrimOutcome {
         plan,
-        parent,
-        child: Some(child),
+        parent: locked.parent,
+        child,
     })
-}
-
-fn active(session: &Session) -> Result<Context> {
-    session.active_context()?.ok_or_else(|| {
-        StoreError::NotFound(format!(
-            "{} has no active context",
-            session.session_path().display()
-        ))
-    })
-}
-
-fn push_child(parent: &mut Context, child_id: &str) -> Result<()> {
-    let path = parent.path().to_path_buf();
-    let raw = parent.raw_dict_mut();
-    match raw
-        .entry("children")
-        .or_insert_with(|| Value::Array(Vec::new()))
-    {
-        Value::Array(children) => {
-            children.push(Value::String(child_id.to_string()));
-            Ok(())
-        }
-        other => Err(StoreError::shape(
-            &path,
-            format!("\"children\" is {}, not a list", jsonfile::kind_of(other)),
-        )),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::ops::contexts::activate;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     /// A session in a temp dir whose active context has `messages` user
     /// messages and `children` as given.
