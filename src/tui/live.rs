@@ -28,6 +28,7 @@ pub struct Live {
     worker: Worker,
     /// The longest time the loop spent handling one burst and drawing.
     pub longest_turn: Duration,
+    applied: runtime::Applied,
 }
 
 impl Live {
@@ -51,11 +52,12 @@ impl Live {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
             model: Model::new(settings, now_seconds()),
-            state: ViewState::new(Theme { color: true }),
+            state: ViewState::new(Theme::dark()),
             incoming,
             sender,
             worker,
             longest_turn: Duration::ZERO,
+            applied: runtime::Applied::default(),
         };
         let worker = live.worker.clone();
         let _ = runtime::start(
@@ -100,6 +102,7 @@ impl Live {
             runtime::handle_burst(&mut self.model, first, &self.incoming, &mut |e| {
                 worker.perform(e)
             });
+            runtime::apply(&self.model, &mut self.applied, &mut |_| {}, &mut |_| {});
             let (model, state) = (&self.model, &mut self.state);
             let _ = self.terminal.draw(|frame| view::draw(frame, model, state));
             self.longest_turn = self.longest_turn.max(turn.elapsed());

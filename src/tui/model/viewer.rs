@@ -3,7 +3,7 @@
 use crate::store::{
     Context, ContextInfo, Encoding, SessionRecord, TrimPlan, TrimRequest, WindowIndex,
 };
-use crate::tui::model::MessageView;
+use crate::tui::model::{MessageView, TranscriptView};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -83,6 +83,8 @@ pub enum ViewerMode {
     Contexts(ContextsView),
     /// Reading one message full screen.
     Message(Box<MessageView>),
+    /// Every message as one document.
+    Transcript(Box<TranscriptView>),
 }
 
 /// The list of a session's contexts in the viewer.
@@ -167,6 +169,14 @@ impl Viewer {
     pub fn message(&self) -> Option<&MessageView> {
         match &self.mode {
             ViewerMode::Message(view) => Some(view),
+            _ => None,
+        }
+    }
+
+    /// The transcript, if it is showing.
+    pub fn transcript(&self) -> Option<&TranscriptView> {
+        match &self.mode {
+            ViewerMode::Transcript(view) => Some(view),
             _ => None,
         }
     }

@@ -44,6 +44,7 @@ pub(super) fn settings(loki: bool) -> Settings {
             max_age_days: 30.0,
         },
         store_kind,
+        display: Default::default(),
     }
 }
 
