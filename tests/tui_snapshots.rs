@@ -440,3 +440,65 @@ fn transcript_in_light_and_dark_colours() {
         }
     }
 }
+
+#[test]
+fn transcript_search_unfolds_a_folded_tool_result() {
+    let dir = store();
+    with_code_answer(&dir);
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = transcript_at(&dir, w, h, 3);
+        // "mail 17" is on line 17 of message 12's log, past its first six lines.
+        assert!(!ui.screen().contains("mail 17"));
+        key(&mut ui, KeyCode::Char('/'));
+        ui.type_text("mail 17");
+        check(&format!("transcript_find_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Enter);
+        key(&mut ui, KeyCode::Char('n'));
+        check(&format!("transcript_find_next_{w}x{h}"), &ui, &dir);
+    }
+}
+
+/// Standard base64, written here apart from the code under test.
+fn base64(bytes: &[u8]) -> String {
+    let digits = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                digits[(n >> (18 - 6 * i) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn copies_reach_the_terminal_as_osc52() {
+    let dir = store();
+    with_code_answer(&dir);
+    let record = session_named(&dir, "investigate-why-emails-land-in-spam");
+    let mut ui = transcript_at(&dir, 80, 24, 3);
+    key(&mut ui, KeyCode::Char('y'));
+    assert!(ui.screen().contains("copied message #11 (482 B) to the clipboard"));
+    key(&mut ui, KeyCode::Char('Y'));
+    key(&mut ui, KeyCode::Char('p'));
+    assert_eq!(
+        ui.written,
+        [
+            format!("\x1b]52;c;{}\x07", base64(CODE_ANSWER.as_bytes())),
+            format!("\x1b]52;c;{}\x07", base64(record.id.as_bytes())),
+            format!(
+                "\x1b]52;c;{}\x07",
+                base64(record.path.display().to_string().as_bytes())
+            ),
+        ]
+    );
+    // Nothing is written again on the next keys: each copy once.
+    key(&mut ui, KeyCode::Down);
+    assert_eq!(ui.written.len(), 3);
+}

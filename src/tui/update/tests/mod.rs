@@ -9,6 +9,7 @@ mod message;
 mod purge;
 mod router;
 mod search;
+mod transcript;
 mod viewer;
 
 pub(super) use super::*;

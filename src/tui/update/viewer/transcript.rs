@@ -47,6 +47,8 @@ pub fn fit(view: &mut TranscriptView, doc: &Doc, app: &App) {
     let top_height = height_of(view, doc.context, view.top);
     view.top_row = view.top_row.min(top_height.saturating_sub(1));
     clamp(view, doc.context);
+    // What the screen shows is laid out here, not while drawing.
+    last_visible(view, doc.context);
 }
 
 /// The layout of message `i`, made if it is not yet.
