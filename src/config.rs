@@ -82,8 +82,14 @@ pub fn load_display(path: &Path) -> Display {
 
 /// Remembers `display` at `path`: every other key of the file is kept; the
 /// file is replaced atomically (a temporary file beside it, synced, renamed).
+/// Its folder is made if the folder holding it exists (`~/.config`); where
+/// even that is missing there is nowhere to remember, and nothing is written.
 pub fn save_display(path: &Path, display: Display) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if !dir.is_dir() && !dir.parent().is_some_and(Path::is_dir) {
+        return Ok(());
+    }
     let mut table = match std::fs::read_to_string(path) {
         Ok(text) => text.parse::<toml::Table>().unwrap_or_default(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
@@ -101,7 +107,6 @@ pub fn save_display(path: &Path, display: Display) -> Result<(), String> {
         t.insert("raw".into(), display.raw.into());
     }
     let text = toml::to_string(&table).map_err(|e| fail(&e))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
     let mut file = tempfile::Builder::new()
         .prefix(".state.toml.")
@@ -193,5 +198,14 @@ mod tests {
             Display::default(),
             "a bad value is ignored"
         );
+        let nowhere = dir.path().join("missing/loki-sessions/state.toml");
+        save_display(&nowhere, display).unwrap();
+        assert!(
+            !dir.path().join("missing").exists(),
+            "no config home is made"
+        );
+        let made = dir.path().join("loki-sessions/state.toml");
+        save_display(&made, display).unwrap();
+        assert_eq!(load_display(&made), display, "the app's own folder is made");
     }
 }

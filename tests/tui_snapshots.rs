@@ -484,7 +484,10 @@ fn copies_reach_the_terminal_as_osc52() {
     let record = session_named(&dir, "investigate-why-emails-land-in-spam");
     let mut ui = transcript_at(&dir, 80, 24, 3);
     key(&mut ui, KeyCode::Char('y'));
-    assert!(ui.screen().contains("copied message #11 (482 B) to the clipboard"));
+    assert!(
+        ui.screen()
+            .contains("copied message #11 (482 B) to the clipboard")
+    );
     key(&mut ui, KeyCode::Char('Y'));
     key(&mut ui, KeyCode::Char('p'));
     assert_eq!(

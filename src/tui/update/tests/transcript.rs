@@ -134,7 +134,11 @@ fn the_selection_is_shared_with_the_table() {
     act(&mut m, Action::ToggleTranscript);
     assert_eq!(position(&m), (4, 0));
     act(&mut m, Action::Back);
-    assert_eq!(m.viewer().unwrap().mode, ViewerMode::Browse, "Esc: the table");
+    assert_eq!(
+        m.viewer().unwrap().mode,
+        ViewerMode::Browse,
+        "Esc: the table"
+    );
     // Counts work from either: the encoding switches in the transcript too.
     act(&mut m, Action::ToggleTranscript);
     let effects = act(&mut m, Action::ToggleEncoding);
@@ -232,7 +236,11 @@ fn display_keys_change_what_shows_and_lay_out_again() {
     let folded = thinking(&m).unwrap();
     act(&mut m, Action::ToggleThinking);
     assert!(m.app.settings.display.thinking);
-    assert_eq!(thinking(&m).unwrap(), folded + 1, "its label, then its line");
+    assert_eq!(
+        thinking(&m).unwrap(),
+        folded + 1,
+        "its label, then its line"
+    );
     act(&mut m, Action::ToggleRaw);
     assert!(m.app.settings.display.raw);
     assert_eq!(transcript(&m).laid_with, m.app.settings.display);
@@ -355,7 +363,10 @@ fn a_match_in_a_folded_part_unfolds_it_and_comes_on_screen() {
     assert_eq!(selected(&m), 5);
     // Raw mode searches again (the text differs).
     let effects = act(&mut m, Action::ToggleRaw);
-    assert!(matches!(&effects[..], [Effect::FindInTranscript { raw: true, .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::FindInTranscript { raw: true, .. }]
+    ));
     // Esc while typing drops the search.
     act(&mut m, Action::Find);
     act(&mut m, Action::Back);
@@ -367,18 +378,34 @@ fn a_match_in_a_folded_part_unfolds_it_and_comes_on_screen() {
 fn a_search_with_no_match_says_so_and_n_without_one_says_how() {
     let mut m = reading(5);
     act(&mut m, Action::NextMatch);
-    assert!(m.app.status.as_ref().unwrap().text.contains("/ starts a search"));
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("/ starts a search")
+    );
     let req = search(&mut m, "zz");
     found(&mut m, req, Vec::new(), true);
     let find = transcript(&m).find.as_ref().unwrap();
     assert!(find.hits.is_empty() && find.complete && find.current.is_none());
     // Erasing the text stops asking.
-    let effects = update(&mut m, Msg::Action(Action::Edit(InputRequest::DeletePrevChar)));
+    let effects = update(
+        &mut m,
+        Msg::Action(Action::Edit(InputRequest::DeletePrevChar)),
+    );
     assert_eq!(effects.len(), 1);
-    let effects = update(&mut m, Msg::Action(Action::Edit(InputRequest::DeletePrevChar)));
+    let effects = update(
+        &mut m,
+        Msg::Action(Action::Edit(InputRequest::DeletePrevChar)),
+    );
     assert!(effects.is_empty());
     update(&mut m, Msg::Action(Action::Confirm));
-    assert!(transcript(&m).find.is_none(), "Enter on an empty search closes it");
+    assert!(
+        transcript(&m).find.is_none(),
+        "Enter on an empty search closes it"
+    );
 }
 
 #[test]
@@ -418,5 +445,8 @@ fn a_message_too_big_for_a_clipboard_is_not_copied() {
     act(&mut m, Action::CopyMessage);
     assert!(m.app.clipboard.is_none());
     let status = m.app.status.as_ref().unwrap();
-    assert!(status.is_error && status.text.starts_with("not copied"), "{status:?}");
+    assert!(
+        status.is_error && status.text.starts_with("not copied"),
+        "{status:?}"
+    );
 }
