@@ -48,6 +48,7 @@ impl Live {
         let replies = msg_tx.clone();
         std::thread::spawn(move || matcher::run(match_rx, replies));
         let worker = Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
+        crate::tui::transcript::prewarm();
         let mut live = Live {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
@@ -74,6 +75,13 @@ impl Live {
         let _ = self
             .sender
             .send(Incoming::Event(Event::Key(KeyEvent::new(code, modifiers))));
+    }
+
+    /// Pastes `text` (bracketed paste: one event).
+    pub fn paste(&self, text: &str) {
+        let _ = self
+            .sender
+            .send(Incoming::Event(Event::Paste(text.to_string())));
     }
 
     /// Runs the loop (handle what arrives, draw) until `done(model)` holds
