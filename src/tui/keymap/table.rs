@@ -122,7 +122,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Viewer, &[c('r')], A::Resume, "resume: print the workspace and exit", Some((1, "resume"))),
     pair(S::Viewer, &[c('t')], A::TrimKeepLast, "trim: keep the last N messages", A::TrimBudget, "trim"),
     bind(S::Viewer, &[c('b')], A::TrimBudget, "trim: fit a token budget", None),
-    bind(S::Viewer, &[c('y')], A::CopyMessage, "copy the message's text (to the terminal's clipboard)", None),
+    bind(S::Viewer, &[c('y')], A::CopyMessage, "copy the message's text", None),
     bind(S::Viewer, &[c('Y')], A::CopySessionId, "copy the session id", None),
     bind(S::Viewer, &[c('p')], A::CopySessionPath, "copy the session path", None),
     bind(S::Viewer, &[c('e')], A::ToggleEncoding, "switch encoding", None),
