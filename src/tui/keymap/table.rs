@@ -177,6 +177,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Transcript, &[k(K::End), c('G')], A::End, "end of the last message", None),
     bind(S::Transcript, &[c(']')], A::NextMessage, "next message", None),
     bind(S::Transcript, &[c('[')], A::PrevMessage, "start of this message, then the previous one", None),
+    bind(S::Transcript, &[k(K::Enter), c('v')], A::ReadMessage, "read the selected message full screen", None),
     bind(S::Transcript, &[c('/')], A::Find, "find text in every message, folded parts too", Some((1, "find"))),
     bind(S::Transcript, &[c('n')], A::NextMatch, "next match", None),
     bind(S::Transcript, &[c('N')], A::PrevMatch, "previous match", None),

@@ -133,6 +133,9 @@ pub struct Viewer {
     pub goto: Option<(String, String)>,
     /// Words to mark in the message text (the message search's query).
     pub find: Option<String>,
+    /// The transcript a message read full screen was opened from: Esc
+    /// goes back to it.
+    pub behind: Option<Box<TranscriptView>>,
 }
 
 impl Viewer {
@@ -149,6 +152,7 @@ impl Viewer {
             waiting: req,
             goto: None,
             find: None,
+            behind: None,
         }
     }
 

@@ -188,6 +188,17 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         ViewerMode::Message(view) => {
             if message::on_action(view, app, action) {
                 viewer.mode = ViewerMode::Browse;
+                if let Some(mut view) = viewer.behind.take()
+                    && let Some(loaded) = &viewer.loaded
+                {
+                    let doc = transcript::Doc {
+                        context: &loaded.context,
+                        selected: &mut viewer.selected,
+                    };
+                    // The terminal may have changed size meanwhile.
+                    transcript::fit(&mut view, &doc, app);
+                    viewer.mode = ViewerMode::Transcript(view);
+                }
             }
             return Step::none();
         }
@@ -231,6 +242,16 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
 
 /// Keys of the transcript mode.
 fn transcript_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
+    if action == Action::ReadMessage {
+        // The transcript waits behind the message, as it is.
+        let mode = std::mem::replace(&mut viewer.mode, ViewerMode::Browse);
+        message::open(viewer, app);
+        match (mode, &viewer.mode) {
+            (ViewerMode::Transcript(view), ViewerMode::Message(_)) => viewer.behind = Some(view),
+            (mode, _) => viewer.mode = mode,
+        }
+        return Step::none();
+    }
     let Viewer {
         mode,
         loaded,

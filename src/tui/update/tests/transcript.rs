@@ -100,6 +100,8 @@ fn every_transcript_key_is_bound_in_the_table() {
         (c('p'), Action::CopySessionPath),
         (c('e'), Action::ToggleEncoding),
         (c('m'), Action::ToggleMouse),
+        (KeyCode::Enter, Action::ReadMessage),
+        (c('v'), Action::ReadMessage),
         (KeyCode::Tab, Action::ToggleTranscript),
         (KeyCode::Esc, Action::Back),
         (c('q'), Action::Back),
@@ -449,4 +451,33 @@ fn a_message_too_big_for_a_clipboard_is_not_copied() {
         status.is_error && status.text.starts_with("not copied"),
         "{status:?}"
     );
+}
+
+#[test]
+fn enter_reads_the_selected_message_and_esc_comes_back_to_the_transcript() {
+    let mut m = reading(30);
+    act(&mut m, Action::Home);
+    act(&mut m, Action::NextMessage);
+    act(&mut m, Action::Down);
+    let before = transcript(&m).clone();
+    act(&mut m, Action::ReadMessage);
+    let view = m
+        .viewer()
+        .unwrap()
+        .message()
+        .expect("the message full screen");
+    assert_eq!(view.index, 1);
+    assert_eq!(&*view.text, "message 0");
+    update(&mut m, Msg::Resize(100, 30));
+    act(&mut m, Action::Back);
+    let after = transcript(&m);
+    assert_eq!((after.top, after.top_row), (before.top, before.top_row));
+    assert_eq!(after.width, 100, "laid out for the new size");
+    assert_eq!(selected(&m), 1);
+    act(&mut m, Action::Back);
+    assert_eq!(m.viewer().unwrap().mode, ViewerMode::Browse);
+    // From the table, Esc in the message goes back to the table.
+    act(&mut m, Action::ReadMessage);
+    act(&mut m, Action::Back);
+    assert_eq!(m.viewer().unwrap().mode, ViewerMode::Browse);
 }
