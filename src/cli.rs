@@ -23,6 +23,7 @@ mod resume;
 mod resume_command;
 mod search;
 mod show;
+mod transcript;
 mod trim;
 
 pub use completions::complete_from_env;

@@ -1,6 +1,15 @@
-//! `$XDG_CONFIG_HOME/loki-sessions/config.toml`: defaults that flags override.
+//! `$XDG_CONFIG_HOME/loki-sessions/config.toml`: defaults that flags
+//! override; and `state.toml` beside it, what the UI remembers between
+//! runs (the transcript's display settings).
+//!
+//! The config is the person's file: comments and all, it is only read.
+//! What the UI remembers goes to a file of its own, which loki-sessions
+//! rewrites (atomically, keeping keys it does not know), so a setting
+//! changed with a key never rewrites the person's file.
 
+use crate::tui::transcript::{Display, Tools};
 use serde::Deserialize;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Settings read from the config file; every field is optional.
@@ -17,6 +26,8 @@ pub struct Config {
     pub model_window: Option<u64>,
     /// Command run on resume instead of printing (`{id}`, `{workspace}`, `{path}`).
     pub resume_command: Option<String>,
+    /// The terminal's background, `light` or `dark` (else it is asked).
+    pub theme: Option<String>,
 }
 
 impl Config {
@@ -34,6 +45,79 @@ impl Config {
         };
         toml::from_str(&text).map_err(|e| format!("bad config in {}: {e}", path.display()))
     }
+}
+
+/// The file of what the UI remembers, beside the config file `config`.
+pub fn state_path(config: &Path) -> Option<PathBuf> {
+    Some(config.parent()?.join("state.toml"))
+}
+
+/// The transcript's display settings remembered at `path` (the defaults
+/// when the file or a key is missing or not understood: it is only a memory).
+pub fn load_display(path: &Path) -> Display {
+    let mut display = Display::default();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return display;
+    };
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return display;
+    };
+    let Some(t) = table.get("transcript").and_then(|t| t.as_table()) else {
+        return display;
+    };
+    if let Some(v) = t.get("thinking").and_then(toml::Value::as_bool) {
+        display.thinking = v;
+    }
+    if let Some(v) = t.get("raw").and_then(toml::Value::as_bool) {
+        display.raw = v;
+    }
+    if let Some(v) = t
+        .get("tools")
+        .and_then(|v| v.as_str()?.parse::<Tools>().ok())
+    {
+        display.tools = v;
+    }
+    display
+}
+
+/// Remembers `display` at `path`: every other key of the file is kept; the
+/// file is replaced atomically (a temporary file beside it, synced, renamed).
+/// Its folder is made if the folder holding it exists (`~/.config`); where
+/// even that is missing there is nowhere to remember, and nothing is written.
+pub fn save_display(path: &Path, display: Display) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if !dir.is_dir() && !dir.parent().is_some_and(Path::is_dir) {
+        return Ok(());
+    }
+    let mut table = match std::fs::read_to_string(path) {
+        Ok(text) => text.parse::<toml::Table>().unwrap_or_default(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
+        Err(e) => return Err(fail(&e)),
+    };
+    let section = table
+        .entry("transcript")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if !section.is_table() {
+        *section = toml::Value::Table(toml::Table::new());
+    }
+    if let Some(t) = section.as_table_mut() {
+        t.insert("thinking".into(), display.thinking.into());
+        t.insert("tools".into(), display.tools.name().into());
+        t.insert("raw".into(), display.raw.into());
+    }
+    let text = toml::to_string(&table).map_err(|e| fail(&e))?;
+    std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
+    let mut file = tempfile::Builder::new()
+        .prefix(".state.toml.")
+        .tempfile_in(dir)
+        .map_err(|e| fail(&e))?;
+    file.write_all(b"# What loki-sessions remembers between runs; it rewrites this file.\n")
+        .and_then(|()| file.write_all(text.as_bytes()))
+        .and_then(|()| file.as_file().sync_all())
+        .map_err(|e| fail(&e))?;
+    file.persist(path).map_err(|e| fail(&e.error))?;
+    Ok(())
 }
 
 /// Parses an age such as `30d`, `12h`, `2w` or a bare number of days into days.
@@ -81,5 +165,47 @@ mod tests {
         assert_eq!((c.keep, c.max_age.as_deref()), (Some(5), Some("10d")));
         std::fs::write(&path, "kep = 5\n").unwrap();
         assert!(Config::load(&path).unwrap_err().contains("config.toml"));
+        std::fs::write(&path, "theme = \"light\"\n").unwrap();
+        assert_eq!(Config::load(&path).unwrap().theme.as_deref(), Some("light"));
+    }
+
+    #[test]
+    fn display_settings_are_remembered_beside_the_config_keeping_other_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = state_path(&dir.path().join("config.toml")).unwrap();
+        assert_eq!(path, dir.path().join("state.toml"));
+        assert_eq!(load_display(&path), Display::default(), "no file yet");
+        std::fs::write(
+            &path,
+            "other = 1\n[transcript]\nthinking = false\nmine = \"x\"\n",
+        )
+        .unwrap();
+        let display = Display {
+            thinking: true,
+            tools: Tools::Full,
+            raw: true,
+        };
+        save_display(&path, display).unwrap();
+        assert_eq!(load_display(&path), display);
+        let table: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+        assert_eq!(table["other"].as_integer(), Some(1), "unknown keys stay");
+        assert_eq!(table["transcript"]["mine"].as_str(), Some("x"));
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left behind");
+        std::fs::write(&path, "[transcript]\ntools = \"sideways\"\n").unwrap();
+        assert_eq!(
+            load_display(&path),
+            Display::default(),
+            "a bad value is ignored"
+        );
+        let nowhere = dir.path().join("missing/loki-sessions/state.toml");
+        save_display(&nowhere, display).unwrap();
+        assert!(
+            !dir.path().join("missing").exists(),
+            "no config home is made"
+        );
+        let made = dir.path().join("loki-sessions/state.toml");
+        save_display(&made, display).unwrap();
+        assert_eq!(load_display(&made), display, "the app's own folder is made");
     }
 }

@@ -3,6 +3,7 @@
 //! stdout stays free for the resume result: `cd "$(loki-sessions)"` works.
 
 pub mod effect;
+pub mod finder;
 pub mod headless;
 pub mod keymap;
 pub mod live;
@@ -13,6 +14,7 @@ pub mod runtime;
 pub mod searcher;
 mod signals;
 pub mod theme;
+pub mod transcript;
 pub mod update;
 pub mod view;
 pub mod worker;
@@ -36,28 +38,93 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use view::ViewState;
 
+/// How the UI ended, and the display settings to remember.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Resume, cancel or a signal.
+    pub exit: Exit,
+    /// What the transcript showed last (thinking, tools, markdown).
+    pub display: transcript::Display,
+}
+
 /// Runs the UI over `store` until the user resumes a session or quits.
-pub fn run(store: Store, settings: Settings) -> io::Result<Exit> {
+/// `background` is the config's theme; without it the terminal is asked.
+pub fn run(
+    store: Store,
+    settings: Settings,
+    background: Option<theme::Background>,
+) -> io::Result<Outcome> {
     let tty = OpenOptions::new().read(true).write(true).open("/dev/tty")?;
     let (tx, rx) = mpsc::channel::<Incoming>();
     let signals = signals::Forward::start(tx.clone())?;
     let mut terminal = enter(tty.try_clone()?)?;
     install_panic_restore(tty.try_clone()?);
-    let mouse = tty.try_clone()?;
-    let result = run_on(&mut terminal, mouse, store, settings, tx, &rx);
+    let background = background.or_else(|| {
+        let from_env = std::env::var("COLORFGBG").ok();
+        from_env
+            .as_deref()
+            .and_then(theme::Background::from_colorfgbg)
+            .or_else(|| tty.try_clone().ok().and_then(ask_background))
+    });
+    let theme = theme::Theme::from_env(background.unwrap_or_default());
+    let out = tty.try_clone()?;
+    let result = run_on(&mut terminal, out, store, settings, theme, tx, &rx);
     leave(terminal.backend_mut())?;
     signals.ui_ended();
     result
 }
 
+/// Asks the terminal for its background colour (OSC 11), then for its
+/// attributes (DA1), which every terminal answers: the answers come in
+/// order, so reading up to the second leaves nothing behind for the keys.
+/// Waits 100 ms at most; a terminal that does not answer is taken as dark.
+fn ask_background(mut tty: File) -> Option<theme::Background> {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    tty.write_all(b"\x1b]11;?\x1b\\\x1b[c").ok()?;
+    tty.flush().ok()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 256];
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let mut poll = libc::pollfd {
+            fd: tty.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, valid for the call.
+        let ready = unsafe { libc::poll(&mut poll, 1, left.as_millis().max(1) as i32) };
+        if ready <= 0 {
+            break;
+        }
+        match tty.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+        }
+        // The attributes' answer, `ESC [ ? … c`, ends it.
+        let text = String::from_utf8_lossy(&answer);
+        if let Some(at) = text.find("\x1b[?")
+            && text[at..].contains('c')
+        {
+            break;
+        }
+    }
+    theme::Background::from_osc11(&String::from_utf8_lossy(&answer))
+}
+
 fn run_on(
     terminal: &mut Terminal<CrosstermBackend<File>>,
-    mut mouse: File,
+    mut out: File,
     store: Store,
     settings: Settings,
+    theme: theme::Theme,
     tx: mpsc::Sender<Incoming>,
     rx: &mpsc::Receiver<Incoming>,
-) -> io::Result<Exit> {
+) -> io::Result<Outcome> {
     let (msg_tx, msg_rx) = mpsc::channel();
     let (match_tx, match_rx) = mpsc::channel();
     // Worker replies and terminal events share one queue into the loop.
@@ -81,11 +148,13 @@ fn run_on(
     });
     // Token tables take a tenth of a second to build: start before they are needed.
     crate::store::prewarm(settings.encoding);
+    transcript::prewarm();
     let worker = worker::Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
     let mut model = Model::new(settings, now_seconds());
-    let mut state = ViewState::new(theme::Theme::from_env());
+    let mut state = ViewState::new(theme);
     // Written between frames, never while one is drawn. A write that fails
     // here fails the next draw too, which ends the loop with the error.
+    let mut mouse = out.try_clone()?;
     let mut mouse_capture = |on: bool| {
         let _ = if on {
             execute!(mouse, EnableMouseCapture)
@@ -93,13 +162,21 @@ fn run_on(
             execute!(mouse, DisableMouseCapture)
         };
     };
+    let mut write = |text: &str| {
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    };
     let mut host = runtime::Host {
         perform: &mut |e| worker.perform(e),
         clock: now_seconds,
         mouse_capture: &mut mouse_capture,
+        write: &mut write,
     };
     runtime::run_loop(terminal, &mut model, &mut state, rx, &mut host)?;
-    Ok(model.exit.unwrap_or(Exit::Cancel))
+    Ok(Outcome {
+        exit: model.exit.unwrap_or(Exit::Cancel),
+        display: model.app.settings.display,
+    })
 }
 
 fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<File>>> {

@@ -479,3 +479,95 @@ fn check_default_plan(list: &Value, plan: &Value, damaged: &str) {
         );
     }
 }
+
+#[test]
+fn show_prints_the_transcript_the_viewer_shows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    ok(
+        root,
+        &[
+            "demo",
+            "--sessions",
+            "4",
+            "--messages",
+            "14",
+            "--big-context",
+            "0",
+            "--seed",
+            "3",
+        ],
+    );
+    let id = json(root, &["list", "--json"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let shown = json(root, &["show", &id, "--json"]);
+    let messages = shown["messages"].as_array().unwrap();
+    let text = ok(root, &["show", &id, "--format", "transcript"]);
+    assert!(!text.contains('\x1b'), "no escapes into a pipe");
+    // Each message has its header, with its tokens, in order.
+    let mut at = 0;
+    for m in messages {
+        let header = format!(
+            "── #{} {}",
+            m["index"],
+            match m["special"].as_str() {
+                Some("system_prompt") => "system prompt",
+                Some(_) => "tool definitions",
+                None => m["role"].as_str().unwrap(),
+            }
+        );
+        let found = text[at..]
+            .find(&header)
+            .unwrap_or_else(|| panic!("{header} in\n{text}"));
+        at += found;
+        assert!(text[at..].lines().next().unwrap().contains(" tokens"));
+    }
+    assert!(
+        text.lines().all(|l| wrap_width(l) <= 100),
+        "wrapped at 100 columns"
+    );
+    // Tools: off names each call, full shows what truncated cuts.
+    let off = ok(
+        root,
+        &["show", &id, "--format", "transcript", "--tools", "off"],
+    );
+    let full = ok(
+        root,
+        &[
+            "show",
+            &id,
+            "--format",
+            "transcript",
+            "--tools",
+            "full",
+            "--thinking",
+        ],
+    );
+    assert!(off.contains("tool call") && off.len() < text.len() && text.len() <= full.len());
+    assert!(!text.contains("more line") || full.len() > text.len());
+    let plain = ok(
+        root,
+        &[
+            "show",
+            &id,
+            "--format",
+            "transcript",
+            "--plain",
+            "--no-pager",
+        ],
+    );
+    assert_eq!(plain, text);
+    let bad = run(root, &["show", &id, "--format", "transcript", "--json"]);
+    assert_eq!(bad.status.code(), Some(2), "a transcript is not JSON");
+    let bad = run(
+        root,
+        &["show", &id, "--format", "transcript", "--tools", "some"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+fn wrap_width(line: &str) -> usize {
+    line.chars().count()
+}

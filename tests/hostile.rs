@@ -363,6 +363,7 @@ fn the_ui_resumes_exactly_what_the_cli_resumes() {
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
+        display: Default::default(),
     };
     for c in CASES {
         let (_tmp, root, _, id) = setup(c.name);

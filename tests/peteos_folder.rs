@@ -524,6 +524,7 @@ fn the_ui_works_on_a_peteos_folder() {
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
         store_kind: StoreKind::PeteosFolder,
+        display: Default::default(),
     };
     let cache = tempfile::tempdir().unwrap();
     let source = Store::peteos_folder(&dir).with_cache_dir(cache.path());

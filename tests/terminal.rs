@@ -163,3 +163,90 @@ fn cancel_in_a_real_terminal_exits_130_and_prints_nothing() {
     assert_eq!(wait_for_file(&code).trim(), "130");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
 }
+
+#[test]
+fn transcript_search_finds_a_folded_tool_result_in_a_real_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    ok(
+        &root,
+        &[
+            "demo",
+            "--sessions",
+            "5",
+            "--messages",
+            "14",
+            "--big-context",
+            "0",
+        ],
+    );
+    // A tool's result of 40 lines, a word of its own on line 30: with tools
+    // truncated (the default) only its first lines show.
+    let id = json(&root, &["list", "--json"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dir = sessions(&root).join(&id);
+    let (ctx_id, mut ctx) = active_context(&dir);
+    let messages = ctx["messages"].as_array_mut().unwrap();
+    let result = messages
+        .iter_mut()
+        .find(|m| m["content"][0]["type"] == "tool_result")
+        .expect("the demo session has a tool result");
+    let log: Vec<String> = (1..=40)
+        .map(|i| {
+            if i == 30 {
+                "line 30: the zanzibar checksum failed".to_string()
+            } else {
+                format!("line {i}: ok")
+            }
+        })
+        .collect();
+    result["content"][0]["content"] = serde_json::Value::String(log.join("\n"));
+    result.as_object_mut().unwrap().remove("token_count");
+    let file = dir.join("memory").join(format!("{ctx_id}.json"));
+    std::fs::write(&file, serde_json::to_vec_pretty(&ctx).unwrap()).unwrap();
+
+    let out = tmp.path().join("out");
+    let code = tmp.path().join("code");
+    let ui = Tmux::start(&ui_command(&root, &out, &code));
+    // tmux takes what the UI copies (OSC 52) into a buffer of its own.
+    assert!(
+        ui.cmd(&["set", "-g", "set-clipboard", "on"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    ui.wait_for("5 sessions");
+    ui.text(&id[..17]);
+    ui.wait_for("1 of 5");
+    ui.keys(&["Tab"]);
+    ui.wait_for("Messages");
+    ui.keys(&["Tab"]);
+    ui.wait_for("Transcript:");
+    ui.keys(&["g"]);
+    assert!(!ui.screen().contains("zanzibar"));
+    ui.keys(&["/"]);
+    ui.text("zanzibar");
+    let screen = ui.wait_for("1/1");
+    assert!(
+        screen.contains("line 30: the zanzibar checksum failed"),
+        "the folded line is on screen:\n{screen}"
+    );
+    ui.keys(&["Enter"]);
+    ui.keys(&["Y"]);
+    ui.wait_for("copied the session id");
+    let buffer = ui.cmd(&["show-buffer"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&buffer.stdout),
+        id,
+        "OSC 52 reached tmux"
+    );
+    ui.keys(&["Escape"]);
+    ui.wait_for("Messages");
+    ui.keys(&["Escape"]);
+    ui.wait_for("1 of 5");
+    ui.keys(&["Escape", "Escape"]);
+    assert_eq!(wait_for_file(&code).trim(), "130");
+}

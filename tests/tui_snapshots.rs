@@ -39,6 +39,7 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
+        display: Default::default(),
     };
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }
@@ -351,4 +352,156 @@ fn a_dialog_over_a_wide_name() {
     key(&mut ui, KeyCode::Esc);
     key(&mut ui, KeyCode::F(2));
     check("rename_wide_name_80x24", &ui, &dir);
+}
+
+const CODE_ANSWER: &str = "\
+The bug is in `next_cursor`: it compares with `>=`, so the last order of a page comes back first on the next one.
+
+```rust
+fn next_cursor(orders: &[Order]) -> Option<Cursor> {
+    // The cursor is the last order shown; the next page starts after it.
+    let last = orders.last()?;
+    Some(Cursor { created_at: last.created_at, id: last.id })
+}
+```
+
+> A keyset cursor must be *strictly* after the last row.
+
+1. Fix the comparison.
+2. Add a test with **two orders** at the same time.";
+
+/// Message 11 of "investigate-why-emails-land-in-spam" (an assistant's
+/// answer) becomes markdown with a fenced code block, and message 12 (a
+/// tool's result) a log of 20 lines.
+fn with_code_answer(dir: &tempfile::TempDir) {
+    let record = session_named(dir, "investigate-why-emails-land-in-spam");
+    let path = active_context_file(&record);
+    let mut context: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let message = &mut context["messages"][11];
+    message["content"] = serde_json::json!([{"type": "text", "text": CODE_ANSWER}]);
+    message.as_object_mut().unwrap().remove("token_count");
+    let result = &mut context["messages"][12];
+    assert_eq!(result["content"][0]["type"], "tool_result");
+    let log: Vec<String> = (1..=20)
+        .map(|i| format!("2026-11-20T09:14:{i:02}Z WARN dkim: signature missing for mail {i}"))
+        .collect();
+    result["content"][0]["content"] = serde_json::Value::String(log.join("\n"));
+    result.as_object_mut().unwrap().remove("token_count");
+    std::fs::write(&path, serde_json::to_vec_pretty(&context).unwrap()).unwrap();
+}
+
+/// The viewer on "investigate-why-emails-land-in-spam", message `up` rows
+/// above the last selected, in transcript mode.
+fn transcript_at(dir: &tempfile::TempDir, w: u16, h: u16, up: usize) -> Headless {
+    let mut ui = open(dir, w, h);
+    ui.type_text("investigate-why-emails");
+    key(&mut ui, KeyCode::Tab);
+    for _ in 0..up {
+        key(&mut ui, KeyCode::Up);
+    }
+    key(&mut ui, KeyCode::Tab);
+    ui
+}
+
+#[test]
+fn transcript_folded_unfolded_and_markdown() {
+    let dir = store();
+    with_long_message(&dir);
+    with_code_answer(&dir);
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = transcript_at(&dir, w, h, 3);
+        check(&format!("transcript_markdown_{w}x{h}"), &ui, &dir);
+        // Message 12 is a tool's long output, 13 thinks before it answers.
+        key(&mut ui, KeyCode::Char(']'));
+        check(&format!("transcript_tools_truncated_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Char('t'));
+        check(&format!("transcript_tools_full_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Char('t'));
+        key(&mut ui, KeyCode::Char('T'));
+        check(&format!("transcript_tools_off_thinking_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn transcript_in_light_and_dark_colours() {
+    use loki_sessions::tui::theme::Theme;
+    let dir = store();
+    with_code_answer(&dir);
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = transcript_at(&dir, w, h, 3);
+        for (name, theme) in [("dark", Theme::dark()), ("light", Theme::light())] {
+            ui.state.theme = Some(theme);
+            let mut settings = insta::Settings::clone_current();
+            settings.add_filter(&regex_escape(&dir.path().display().to_string()), "[TMP]");
+            settings.bind(|| {
+                insta::assert_snapshot!(format!("transcript_{name}_{w}x{h}"), ui.styled_screen())
+            });
+        }
+    }
+}
+
+#[test]
+fn transcript_search_unfolds_a_folded_tool_result() {
+    let dir = store();
+    with_code_answer(&dir);
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = transcript_at(&dir, w, h, 3);
+        // "mail 17" is on line 17 of message 12's log, past its first six lines.
+        assert!(!ui.screen().contains("mail 17"));
+        key(&mut ui, KeyCode::Char('/'));
+        ui.type_text("mail 17");
+        check(&format!("transcript_find_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Enter);
+        key(&mut ui, KeyCode::Char('n'));
+        check(&format!("transcript_find_next_{w}x{h}"), &ui, &dir);
+    }
+}
+
+/// Standard base64, written here apart from the code under test.
+fn base64(bytes: &[u8]) -> String {
+    let digits = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                digits[(n >> (18 - 6 * i) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn copies_reach_the_terminal_as_osc52() {
+    let dir = store();
+    with_code_answer(&dir);
+    let record = session_named(&dir, "investigate-why-emails-land-in-spam");
+    let mut ui = transcript_at(&dir, 80, 24, 3);
+    key(&mut ui, KeyCode::Char('y'));
+    assert!(
+        ui.screen()
+            .contains("copied message #11 (482 B) to the clipboard")
+    );
+    key(&mut ui, KeyCode::Char('Y'));
+    key(&mut ui, KeyCode::Char('p'));
+    assert_eq!(
+        ui.written,
+        [
+            format!("\x1b]52;c;{}\x07", base64(CODE_ANSWER.as_bytes())),
+            format!("\x1b]52;c;{}\x07", base64(record.id.as_bytes())),
+            format!(
+                "\x1b]52;c;{}\x07",
+                base64(record.path.display().to_string().as_bytes())
+            ),
+        ]
+    );
+    // Nothing is written again on the next keys: each copy once.
+    key(&mut ui, KeyCode::Down);
+    assert_eq!(ui.written.len(), 3);
 }

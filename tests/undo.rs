@@ -121,6 +121,7 @@ fn the_viewer_switches_back_on_disk() {
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
+        display: Default::default(),
     };
     let cache = tempfile::tempdir().unwrap();
     let source = Store::loki(root, "tester")

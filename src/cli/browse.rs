@@ -1,9 +1,11 @@
 //! `loki-sessions` with no subcommand: the terminal UI, then the resume.
 
 use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs, output, resume_command};
+use crate::config;
 use crate::demo::{self, DemoSpec};
 use crate::store::Store;
 use crate::tui::model::{Exit, Settings};
+use crate::tui::theme::Background;
 
 /// Whose sessions the `--demo` store holds.
 const DEMO_USER: &str = "demo";
@@ -49,9 +51,30 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             .unwrap_or(DEFAULT_WINDOW),
         policy: env.policy(None, None)?,
         store_kind: store.kind(),
+        display: Default::default(),
     };
-    let exit = crate::tui::run(store.clone(), settings)
+    let background = match env.config.theme.as_deref() {
+        Some(name) => Some(
+            name.parse::<Background>()
+                .map_err(|e| CliError::usage(format!("bad config: {e}")))?,
+        ),
+        None => None,
+    };
+    let state = env.config_path.as_deref().and_then(config::state_path);
+    let mut settings = settings;
+    if let Some(path) = &state {
+        settings.display = config::load_display(path);
+    }
+    let remembered = settings.display;
+    let outcome = crate::tui::run(store.clone(), settings, background)
         .map_err(|e| CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)")));
+    if let (Ok(outcome), Some(path)) = (&outcome, &state)
+        && outcome.display != remembered
+        && let Err(e) = config::save_display(path, outcome.display)
+    {
+        eprintln!("loki-sessions: {e}");
+    }
+    let exit = outcome.map(|o| o.exit);
     // The resumed workspace must outlive us: a resume keeps the demo store.
     let resumed = matches!(exit, Ok(Exit::Resume(_)));
     if let Some(dir) = demo_dir.take() {

@@ -32,6 +32,8 @@ pub struct CliEnv {
     pub user: String,
     /// Settings from the config file.
     pub config: Config,
+    /// The config file in use (it may not exist), if there is a config directory.
+    pub config_path: Option<PathBuf>,
     /// Seconds since the epoch at start-up (one clock per invocation).
     pub now: f64,
 }
@@ -41,6 +43,7 @@ impl CliEnv {
     /// A `--config FILE` that does not exist is an error; the default config
     /// file may be absent.
     pub fn from_cli(cli: &Cli, root_from: RootFrom) -> Result<CliEnv, CliError> {
+        let config_path = cli.config.clone().or_else(Config::default_path);
         let config = match &cli.config {
             Some(path) if !path.exists() => {
                 return Err(CliError::usage(format!(
@@ -49,8 +52,8 @@ impl CliEnv {
                 )));
             }
             Some(path) => Config::load(path).map_err(CliError::usage)?,
-            None => match Config::default_path() {
-                Some(path) => Config::load(&path).map_err(CliError::usage)?,
+            None => match &config_path {
+                Some(path) => Config::load(path).map_err(CliError::usage)?,
                 None => Config::default(),
             },
         };
@@ -67,6 +70,7 @@ impl CliEnv {
             peteos_flag: cli.peteos.is_some(),
             user,
             config,
+            config_path,
             now: now_seconds(),
         })
     }

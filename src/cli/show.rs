@@ -1,6 +1,7 @@
-//! `loki-sessions show SESSION [--full | --message ID] [--json] [--encoding E]`.
+//! `loki-sessions show SESSION [--full | --message ID | --format transcript] [--json] [--encoding E]`.
 
 use crate::cli::output;
+use crate::cli::transcript::{self, Printing};
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
@@ -17,7 +18,8 @@ Examples:
   loki-sessions show fix-the-login-bug
   loki-sessions show fix-the-login --full | less
   loki-sessions show 20261129-3f0c2a9e --message b93b6f52
-  loki-sessions show fix-the-login-bug --json --encoding o200k_base | jq .total_tokens")]
+  loki-sessions show fix-the-login-bug --json --encoding o200k_base | jq .total_tokens
+  loki-sessions show fix-the-login-bug --format transcript --thinking --tools full")]
 pub struct ShowArgs {
     /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
     #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
@@ -34,6 +36,30 @@ pub struct ShowArgs {
     /// Token encoding [default: cl100k_base]
     #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
     pub encoding: Option<Encoding>,
+    /// `table`: a line per message; `transcript`: the conversation as the UI's transcript shows it.
+    #[arg(long, value_enum, default_value = "table", conflicts_with_all = ["json", "full", "message"])]
+    pub format: Format,
+    /// In a transcript, show the model's thinking in full.
+    #[arg(long)]
+    pub thinking: bool,
+    /// In a transcript, tool calls and results: off (a line each), truncated (first lines) or full.
+    #[arg(long, value_name = "HOW", default_value = "truncated", value_parser = ["off", "truncated", "full"])]
+    pub tools: String,
+    /// In a transcript, print no colours or other escape sequences.
+    #[arg(long)]
+    pub plain: bool,
+    /// In a transcript, do not page through $PAGER on a terminal.
+    #[arg(long)]
+    pub no_pager: bool,
+}
+
+/// How `show` prints the context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per message.
+    Table,
+    /// Every message as a document.
+    Transcript,
 }
 
 /// `show --json`.
@@ -74,6 +100,31 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     let target = env.locate(&args.session)?;
     let context = env.store.active_context(&target)?;
     let active_context_id = context.as_ref().map(Context::id);
+    if args.format == Format::Transcript {
+        let Some(ctx) = &context else {
+            return Err(CliError::nothing(format!(
+                "session {} has no active context to print",
+                target.record.id
+            )));
+        };
+        let display = crate::tui::transcript::Display {
+            thinking: args.thinking,
+            tools: args.tools.parse().map_err(CliError::usage)?,
+            raw: false,
+        };
+        let background = match env.config.theme.as_deref() {
+            Some(name) => Some(name.parse().map_err(CliError::usage)?),
+            None => None,
+        };
+        let counts = message_counts(ctx, encoding)?;
+        let how = Printing {
+            display,
+            plain: args.plain,
+            no_pager: args.no_pager,
+            background,
+        };
+        return transcript::print(ctx, &counts, how);
+    }
     let full = args.full || args.message.is_some();
     let (mut messages, breakdown) = match &context {
         Some(ctx) => shown_messages(ctx, encoding, full)?,

@@ -60,6 +60,15 @@ pub enum Effect {
         context: Arc<Context>,
         encoding: Encoding,
     },
+    /// Find text in every part of every message (answers `TranscriptFound`,
+    /// a first match early, then all; latest wins).
+    FindInTranscript {
+        req: u64,
+        context: Arc<Context>,
+        raw: bool,
+        query: String,
+        from: usize,
+    },
     /// Fork the active context (answers `Trimmed`).
     ApplyTrim {
         req: u64,

@@ -5,6 +5,7 @@
 
 use crate::store::Store;
 use crate::tui::effect::Effect;
+use crate::tui::finder::{FindJob, Finder};
 use crate::tui::matcher::Matcher;
 use crate::tui::model::{Model, Settings};
 use crate::tui::msg::Msg;
@@ -30,7 +31,12 @@ pub struct Headless {
     sender: Sender<Incoming>,
     worker: Worker,
     matcher: Matcher,
+    finder: Finder,
     replies: Receiver<Msg>,
+    applied: runtime::Applied,
+    /// What the UI wrote to the terminal besides drawing (OSC 52 copies),
+    /// in order.
+    pub written: Vec<String>,
 }
 
 impl Headless {
@@ -51,12 +57,15 @@ impl Headless {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
             model: Model::new(settings, now),
-            state: ViewState::new(Theme { color: false }),
+            state: ViewState::new(Theme::plain()),
             incoming,
             sender,
             worker,
             matcher: Matcher::default(),
+            finder: Finder::default(),
             replies,
+            applied: runtime::Applied::default(),
+            written: Vec::new(),
         };
         let mut pending = Vec::new();
         let mut collect = |e| pending.push(e);
@@ -102,6 +111,10 @@ impl Headless {
             let mut effects = Vec::new();
             let mut collect = |e| effects.push(e);
             runtime::handle_burst(&mut self.model, first, &self.incoming, &mut collect);
+            let written = &mut self.written;
+            runtime::apply(&self.model, &mut self.applied, &mut |_| {}, &mut |text| {
+                written.push(text.to_string())
+            });
             self.run_effects(effects);
         }
         let (model, state) = (&self.model, &mut self.state);
@@ -128,19 +141,69 @@ impl Headless {
                         complete: true,
                     }));
                 }
+                Effect::FindInTranscript {
+                    req,
+                    context,
+                    raw,
+                    query,
+                    from,
+                } => {
+                    let job = FindJob {
+                        req,
+                        context,
+                        raw,
+                        query,
+                        from,
+                    };
+                    let sender = &self.sender;
+                    let mut send = |msg| sender.send(Incoming::Msg(msg)).is_ok();
+                    let _ = self.finder.answer(&job, &mut send, &mut || None);
+                }
                 other => self.worker.run_now(other),
             }
         }
     }
 
-    /// The screen as text, one line per row, drawn afresh (so no cell is
-    /// left over from an earlier frame) with wide characters counted once.
-    pub fn screen(&self) -> String {
+    /// The screen drawn afresh on a new virtual terminal.
+    fn fresh(&self) -> Terminal<TestBackend> {
         let area = self.terminal.backend().buffer().area;
         let mut fresh = Terminal::new(TestBackend::new(area.width, area.height))
             .expect("a test backend never fails");
         let mut state = self.state;
         let _ = fresh.draw(|frame| crate::tui::view::draw(frame, &self.model, &mut state));
+        fresh
+    }
+
+    /// The screen with its styles: each row as text, then under it each run
+    /// of cells in a style of its own (`  3-11 fg:Cyan +BOLD`), so a
+    /// snapshot shows the colours a theme gives.
+    pub fn styled_screen(&self) -> String {
+        let text = self.screen();
+        let fresh = self.fresh();
+        let buffer = fresh.backend().buffer();
+        let width = usize::from(buffer.area.width);
+        let mut out = Vec::new();
+        for (row, line) in buffer.content.chunks(width).zip(text.lines()) {
+            out.push(line.to_string());
+            let mut runs: Vec<(usize, usize, String)> = Vec::new();
+            for (x, cell) in row.iter().enumerate() {
+                let style = describe_style(cell);
+                match runs.last_mut() {
+                    Some((_, end, last)) if *last == style && *end == x => *end = x + 1,
+                    _ => runs.push((x, x + 1, style)),
+                }
+            }
+            for (start, end, style) in runs.into_iter().filter(|r| !r.2.is_empty()) {
+                out.push(format!("  {start}-{} {style}", end - 1));
+            }
+        }
+        out.join("\n")
+    }
+
+    /// The screen as text, one line per row, drawn afresh (so no cell is
+    /// left over from an earlier frame) with wide characters counted once.
+    pub fn screen(&self) -> String {
+        let fresh = self.fresh();
         let buffer = fresh.backend().buffer();
         let width = usize::from(buffer.area.width);
         buffer
@@ -163,4 +226,20 @@ impl Headless {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+/// A cell's colours and modifiers, empty for the terminal's defaults.
+fn describe_style(cell: &ratatui::buffer::Cell) -> String {
+    use ratatui::style::{Color, Modifier};
+    let mut parts = Vec::new();
+    if cell.fg != Color::Reset {
+        parts.push(format!("fg:{:?}", cell.fg));
+    }
+    if cell.bg != Color::Reset {
+        parts.push(format!("bg:{:?}", cell.bg));
+    }
+    if cell.modifier != Modifier::empty() {
+        parts.push(format!("+{:?}", cell.modifier));
+    }
+    parts.join(" ")
 }

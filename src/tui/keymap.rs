@@ -24,6 +24,8 @@ pub enum Scope {
     Contexts,
     /// Reading one message full screen in the viewer.
     Message,
+    /// The viewer's transcript: every message as one document.
+    Transcript,
     /// Typing a search in the message read.
     Find,
     /// The purge preview.
@@ -50,7 +52,8 @@ impl Scope {
             Scope::Trim => "Trim",
             Scope::Contexts => "Contexts (forks)",
             Scope::Message => "Reading a message",
-            Scope::Find => "Finding text in the message",
+            Scope::Transcript => "Transcript",
+            Scope::Find => "Finding text",
             Scope::Purge => "Purge preview",
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
@@ -102,6 +105,8 @@ pub fn scope(model: &Model) -> Scope {
                 Scope::Find
             }
             ViewerMode::Message(_) => Scope::Message,
+            ViewerMode::Transcript(view) if view.editing() => Scope::Find,
+            ViewerMode::Transcript(_) => Scope::Transcript,
             ViewerMode::Browse => Scope::Viewer,
         },
     }
@@ -206,6 +211,7 @@ pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
         Screen::List => &[Scope::List, Scope::Messages, Scope::LineEdit],
         Screen::Viewer(_) => &[
             Scope::Viewer,
+            Scope::Transcript,
             Scope::Message,
             Scope::Find,
             Scope::Trim,
@@ -269,10 +275,11 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 12] = [
+    const SCOPES: [Scope; 13] = [
         Scope::List,
         Scope::Messages,
         Scope::Viewer,
+        Scope::Transcript,
         Scope::Trim,
         Scope::Contexts,
         Scope::Message,

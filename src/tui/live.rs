@@ -28,6 +28,7 @@ pub struct Live {
     worker: Worker,
     /// The longest time the loop spent handling one burst and drawing.
     pub longest_turn: Duration,
+    applied: runtime::Applied,
 }
 
 impl Live {
@@ -47,15 +48,17 @@ impl Live {
         let replies = msg_tx.clone();
         std::thread::spawn(move || matcher::run(match_rx, replies));
         let worker = Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
+        crate::tui::transcript::prewarm();
         let mut live = Live {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
             model: Model::new(settings, now_seconds()),
-            state: ViewState::new(Theme { color: true }),
+            state: ViewState::new(Theme::dark()),
             incoming,
             sender,
             worker,
             longest_turn: Duration::ZERO,
+            applied: runtime::Applied::default(),
         };
         let worker = live.worker.clone();
         let _ = runtime::start(
@@ -72,6 +75,13 @@ impl Live {
         let _ = self
             .sender
             .send(Incoming::Event(Event::Key(KeyEvent::new(code, modifiers))));
+    }
+
+    /// Pastes `text` (bracketed paste: one event).
+    pub fn paste(&self, text: &str) {
+        let _ = self
+            .sender
+            .send(Incoming::Event(Event::Paste(text.to_string())));
     }
 
     /// Runs the loop (handle what arrives, draw) until `done(model)` holds
@@ -100,6 +110,7 @@ impl Live {
             runtime::handle_burst(&mut self.model, first, &self.incoming, &mut |e| {
                 worker.perform(e)
             });
+            runtime::apply(&self.model, &mut self.applied, &mut |_| {}, &mut |_| {});
             let (model, state) = (&self.model, &mut self.state);
             let _ = self.terminal.draw(|frame| view::draw(frame, model, state));
             self.longest_turn = self.longest_turn.max(turn.elapsed());

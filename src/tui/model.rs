@@ -10,6 +10,7 @@ mod list;
 mod message;
 mod purge;
 mod text_field;
+mod transcript;
 mod viewer;
 
 pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
@@ -19,9 +20,11 @@ pub use list::{
 pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
 pub use text_field::{Pasted, TextField};
+pub use transcript::{TranscriptFind, TranscriptView};
 pub use viewer::{ContextsView, Loaded, TrimKind, TrimState, Viewer, ViewerMode};
 
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind};
+use crate::tui::transcript::Display;
 use std::collections::HashMap;
 
 /// Settings the user can change while the UI runs.
@@ -35,6 +38,8 @@ pub struct Settings {
     pub policy: PurgePolicy,
     /// Which kind of store is open (some operations need a Loki tree).
     pub store_kind: StoreKind,
+    /// What the transcript shows (thinking, tools, markdown).
+    pub display: Display,
 }
 
 /// The screen showing, with the state only it uses.
@@ -92,6 +97,9 @@ pub struct App {
     /// The UI takes the mouse (wheel scrolling); off, the terminal's own
     /// selection copies text. The runtime applies a change after `update`.
     pub mouse_capture: bool,
+    /// Text to put on the clipboard, tagged: the runtime writes each new
+    /// one to the terminal once (OSC 52).
+    pub clipboard: Option<(u64, String)>,
 }
 
 impl App {
@@ -115,6 +123,12 @@ impl App {
             text: text.into(),
             is_error: true,
         });
+    }
+
+    /// Asks the runtime to put `text` on the clipboard.
+    pub fn copy(&mut self, text: String) {
+        let tag = self.request();
+        self.clipboard = Some((tag, text));
     }
 
     /// Rows in one page of a list on the current screen.
@@ -151,6 +165,7 @@ impl Model {
                 trims: HashMap::new(),
                 last_request: 0,
                 mouse_capture: true,
+                clipboard: None,
             },
             exit: None,
         }

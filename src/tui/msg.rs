@@ -5,6 +5,7 @@ use crate::store::{
     SearchOutcome, SessionRecord, SessionStats, UpdateReport,
 };
 use crate::tui::model::{Loaded, Preview};
+use crate::tui::transcript::Hit;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tui_input::InputRequest;
@@ -98,6 +99,28 @@ pub enum Action {
     ToggleMouse,
     /// Delete the selected context (asks first).
     DeleteContext,
+    /// Switch the viewer between the table and the transcript.
+    ToggleTranscript,
+    /// Down half a screen.
+    HalfPageDown,
+    /// Up half a screen.
+    HalfPageUp,
+    /// To the next message's header.
+    NextMessage,
+    /// To the selected message's header, then the previous message's.
+    PrevMessage,
+    /// Show or hide thinking in the transcript.
+    ToggleThinking,
+    /// Tool calls and results: off, truncated, full.
+    CycleTools,
+    /// Markdown rendered, or the text as written.
+    ToggleRaw,
+    /// Copy the selected message's text to the clipboard.
+    CopyMessage,
+    /// Copy the session's id.
+    CopySessionId,
+    /// Copy the session's path.
+    CopySessionPath,
 }
 
 /// A message to `update`.
@@ -166,6 +189,14 @@ pub enum Msg {
         encoding: Encoding,
         start: usize,
         counts: Vec<u64>,
+    },
+    /// The transcript's search found these matches (`complete`: all of
+    /// them; else the first one from the message on screen).
+    TranscriptFound {
+        req: u64,
+        hits: Arc<Vec<Hit>>,
+        complete: bool,
+        more: bool,
     },
     /// Counting failed.
     CountFailed { req: u64, error: String },

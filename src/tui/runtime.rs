@@ -38,12 +38,83 @@ pub struct Host<'a> {
     pub clock: fn() -> f64,
     /// Turns the terminal's mouse capture on or off.
     pub mouse_capture: &'a mut dyn FnMut(bool),
+    /// Writes bytes to the terminal between frames (an OSC 52 copy).
+    pub write: &'a mut dyn FnMut(&str),
+}
+
+/// What the terminal was last told, so each request of the model is
+/// applied once.
+#[derive(Clone, Copy, Debug)]
+pub struct Applied {
+    /// The mouse is captured.
+    pub mouse_capture: bool,
+    /// The tag of the last text put on the clipboard.
+    pub clipboard: u64,
+}
+
+impl Default for Applied {
+    /// The terminal as the UI starts it: the mouse captured, nothing copied.
+    fn default() -> Self {
+        Applied {
+            mouse_capture: true,
+            clipboard: 0,
+        }
+    }
+}
+
+/// Applies what the model asks of the terminal and has not been applied:
+/// mouse capture, and text for the clipboard (written as OSC 52).
+pub fn apply(
+    model: &Model,
+    applied: &mut Applied,
+    mouse_capture: &mut dyn FnMut(bool),
+    write: &mut dyn FnMut(&str),
+) {
+    if model.app.mouse_capture != applied.mouse_capture {
+        applied.mouse_capture = model.app.mouse_capture;
+        mouse_capture(applied.mouse_capture);
+    }
+    if let Some((tag, text)) = &model.app.clipboard
+        && *tag != applied.clipboard
+    {
+        applied.clipboard = *tag;
+        write(&osc52(text));
+    }
+}
+
+/// The escape sequence that asks the terminal to put `text` on the
+/// clipboard (OSC 52, `c`: the clipboard; base64; ended by BEL). It works
+/// over ssh; tmux passes it on with `set-clipboard on`.
+pub fn osc52(text: &str) -> String {
+    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(DIGITS[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Runs until the model asks to exit, a `Stop` arrives or the channel closes.
-/// Terminal modes the model asks for (`App::mouse_capture`) are applied
-/// after each burst, before the redraw; the terminal starts with the mouse
-/// captured.
+/// What the model asks of the terminal (`App::mouse_capture`,
+/// `App::clipboard`) is applied after each burst, before the redraw; the
+/// terminal starts with the mouse captured.
 pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     model: &mut Model,
@@ -52,7 +123,7 @@ pub fn run_loop<B: Backend>(
     host: &mut Host,
 ) -> Result<(), B::Error> {
     start(terminal, model, state, host.perform)?;
-    let mut mouse_capture = true;
+    let mut applied = Applied::default();
     loop {
         let first = match incoming.recv_timeout(TICK) {
             Ok(item) => item,
@@ -62,10 +133,7 @@ pub fn run_loop<B: Backend>(
         if !handle_burst(model, first, incoming, host.perform) {
             return Ok(());
         }
-        if model.app.mouse_capture != mouse_capture {
-            mouse_capture = model.app.mouse_capture;
-            (host.mouse_capture)(mouse_capture);
-        }
+        apply(model, &mut applied, host.mouse_capture, host.write);
         terminal.draw(|frame| view::draw(frame, model, state))?;
     }
 }
@@ -135,5 +203,19 @@ fn handle_event(model: &mut Model, event: Event, perform: &mut dyn FnMut(Effect)
 fn dispatch(model: &mut Model, msg: Msg, perform: &mut dyn FnMut(Effect)) {
     for effect in update::update(model, msg) {
         perform(effect);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osc52_is_base64_of_the_text() {
+        assert_eq!(osc52(""), "\x1b]52;c;\x07");
+        assert_eq!(osc52("f"), "\x1b]52;c;Zg==\x07");
+        assert_eq!(osc52("fo"), "\x1b]52;c;Zm8=\x07");
+        assert_eq!(osc52("foobar"), "\x1b]52;c;Zm9vYmFy\x07");
+        assert_eq!(osc52("é東"), "\x1b]52;c;w6nmnbE=\x07");
     }
 }

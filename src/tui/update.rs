@@ -150,7 +150,8 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         | Msg::Switched { .. }
         | Msg::ContextsListed { .. }
         | Msg::DeleteContextChecked { .. }
-        | Msg::ContextDeleted { .. } => match &mut model.screen {
+        | Msg::ContextDeleted { .. }
+        | Msg::TranscriptFound { .. } => match &mut model.screen {
             Screen::Viewer(viewer) => viewer::on_reply(viewer, app, msg),
             _ => Step::none(), // the viewer was closed: a late reply
         },

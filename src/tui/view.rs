@@ -11,6 +11,7 @@ mod message;
 mod preview;
 mod purge;
 mod text_field;
+mod transcript;
 mod viewer;
 
 use crate::tui::model::{Model, Overlay, Screen};
@@ -46,7 +47,7 @@ impl ViewState {
     }
 
     fn theme(&self) -> Theme {
-        self.theme.unwrap_or(Theme { color: true })
+        self.theme.unwrap_or(Theme::dark())
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::store::{Context, Encoding, PurgePlan, PurgeReport, SessionRecord, Store, WindowIndex};
 use crate::tui::effect::Effect;
+use crate::tui::finder::{self, FindJob};
 use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{Loaded, Preview};
 use crate::tui::msg::Msg;
@@ -24,6 +25,7 @@ pub struct Worker {
     replies: Sender<Msg>,
     matcher: Sender<MatcherJob>,
     searcher: Sender<SearchJob>,
+    finder: Sender<FindJob>,
     /// The newest conversation request: older counting jobs stop early.
     conversation: Arc<AtomicU64>,
     /// The newest scan request: older scans stop early.
@@ -44,11 +46,15 @@ impl Worker {
         let (searcher, jobs) = std::sync::mpsc::channel();
         let (answers, for_searcher) = (replies.clone(), store.clone());
         thread::spawn(move || searcher::run(for_searcher, jobs, answers));
+        let (finder, jobs) = std::sync::mpsc::channel();
+        let answers = replies.clone();
+        thread::spawn(move || finder::run(jobs, answers));
         Worker {
             store,
             replies,
             matcher,
             searcher,
+            finder,
             conversation: Arc::new(AtomicU64::new(0)),
             scan: Arc::new(AtomicU64::new(0)),
             clock,
@@ -73,6 +79,21 @@ impl Worker {
                     req,
                     query,
                     sessions,
+                });
+            }
+            Effect::FindInTranscript {
+                req,
+                context,
+                raw,
+                query,
+                from,
+            } => {
+                let _ = self.finder.send(FindJob {
+                    req,
+                    context,
+                    raw,
+                    query,
+                    from,
                 });
             }
             other => self.spawn(other),
@@ -294,6 +315,24 @@ impl Worker {
                     sessions,
                 };
                 self.send(searcher::answer_once(store, job));
+            }
+            Effect::FindInTranscript {
+                req,
+                context,
+                raw,
+                query,
+                from,
+            } => {
+                // Synchronously: a finder for this one search.
+                let job = FindJob {
+                    req,
+                    context,
+                    raw,
+                    query,
+                    from,
+                };
+                let mut send = |msg| self.replies.send(msg).is_ok();
+                let _ = finder::Finder::default().answer(&job, &mut send, &mut || None);
             }
             Effect::IndexForSearch { .. }
             | Effect::ResetSearch

@@ -18,6 +18,7 @@ pub fn settings() -> Settings {
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
+        display: Default::default(),
     }
 }
 

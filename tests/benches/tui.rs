@@ -211,6 +211,136 @@ fn counting(root: &Path, big_id: &str) -> (f64, f64, u64) {
     )
 }
 
+struct TranscriptFigures {
+    /// Tab in the viewer to the frame showing the transcript.
+    switch: Duration,
+    /// Messages laid out for that frame.
+    laid_on_switch: usize,
+    /// The same the second time.
+    switch_again: Duration,
+    /// A search pasted at once (first search: no search text made yet), to
+    /// the frame showing its first match, and to the complete counter.
+    first_match: Duration,
+    counter: Duration,
+    hits: usize,
+    /// The same on a second search (texts made), one with no match.
+    warm_counter: Duration,
+    /// Each scrolling key to the frame that shows it: the longest.
+    scroll_key_max: Duration,
+    scroll_keys: usize,
+    /// The loop's longest turn from the switch to the last key.
+    longest_turn: Duration,
+    /// Messages laid out after all that scrolling.
+    laid_after: usize,
+}
+
+/// The transcript of the long session: switching to it, a search over
+/// every message, scrolling.
+fn transcript(root: &Path, big_id: &str) -> TranscriptFigures {
+    use loki_sessions::tui::model::{Model, TranscriptView};
+    let mut live = scanned(root);
+    let prefix: String = big_id.chars().take(18).collect();
+    for c in prefix.chars() {
+        live.key(KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    live.run_until(LIMIT, |m| {
+        m.list.visible_query == prefix
+            && m.list.selected_row().is_some_and(|r| r.record.id == big_id)
+    })
+    .expect("the long session is selected");
+    live.key(KeyCode::Tab, KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| {
+        m.viewer()
+            .is_some_and(|v| v.complete_counts(Encoding::Cl100kBase).is_some())
+    })
+    .expect("opened and counted");
+    live.run_until(Duration::from_millis(300), |_| false);
+    let view = |m: &Model| -> Option<TranscriptView> { m.viewer()?.transcript().cloned() };
+    live.longest_turn = Duration::ZERO;
+    let started = Instant::now();
+    live.key(KeyCode::Tab, KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| view(m).is_some())
+        .expect("transcript");
+    let switch = started.elapsed();
+    let laid_on_switch = view(&live.model).unwrap().laid_count();
+    // Again, the grammars ready: back to the table, and to the transcript.
+    live.key(KeyCode::Tab, KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| {
+        m.viewer().is_some_and(|v| v.transcript().is_none())
+    })
+    .unwrap();
+    let started = Instant::now();
+    live.key(KeyCode::Tab, KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| view(m).is_some())
+        .expect("transcript");
+    let switch_again = started.elapsed();
+    live.key(KeyCode::Char('/'), KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| view(m).is_some_and(|v| v.find.is_some()))
+        .unwrap();
+    let started = Instant::now();
+    live.paste("timeout");
+    live.run_until(LIMIT, |m| {
+        view(m).is_some_and(|v| v.find.is_some_and(|f| f.current.is_some()))
+    })
+    .expect("a first match");
+    let first_match = started.elapsed();
+    live.run_until(LIMIT, |m| {
+        view(m).is_some_and(|v| v.find.is_some_and(|f| f.complete && !f.hits.is_empty()))
+    })
+    .expect("every match");
+    let counter = started.elapsed();
+    let hits = view(&live.model).unwrap().find.unwrap().hits.len();
+    live.key(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    let started = Instant::now();
+    live.paste("zzqx");
+    live.run_until(LIMIT, |m| {
+        view(m).is_some_and(|v| {
+            v.find
+                .is_some_and(|f| f.complete && f.field.value() == "zzqx" && f.hits.is_empty())
+        })
+    })
+    .expect("no match");
+    let warm_counter = started.elapsed();
+    live.key(KeyCode::Esc, KeyModifiers::NONE);
+    live.key(KeyCode::Home, KeyModifiers::NONE);
+    live.run_until(LIMIT, |m| {
+        view(m).is_some_and(|v| v.find.is_none() && v.top == 0)
+    })
+    .unwrap();
+    let mut scroll_key_max = Duration::ZERO;
+    let mut scroll_keys = 0;
+    let place = |m: &Model| view(m).map(|v| (v.top, v.top_row, m.viewer().unwrap().selected));
+    let keys = std::iter::repeat_n(KeyCode::PageDown, 60)
+        .chain(std::iter::repeat_n(KeyCode::Char(']'), 60))
+        .chain([KeyCode::End])
+        .chain(std::iter::repeat_n(KeyCode::PageUp, 60))
+        .chain(std::iter::repeat_n(KeyCode::Char('['), 60))
+        .chain(std::iter::repeat_n(KeyCode::Char('u'), 30))
+        .chain([KeyCode::Home]);
+    for code in keys {
+        let before = place(&live.model);
+        let sent = Instant::now();
+        live.key(code, KeyModifiers::NONE);
+        live.run_until(LIMIT, |m| place(m) != before)
+            .expect("the key moved the transcript");
+        scroll_key_max = scroll_key_max.max(sent.elapsed());
+        scroll_keys += 1;
+    }
+    TranscriptFigures {
+        switch,
+        laid_on_switch,
+        switch_again,
+        first_match,
+        counter,
+        hits,
+        warm_counter,
+        scroll_key_max,
+        scroll_keys,
+        longest_turn: live.longest_turn,
+        laid_after: view(&live.model).unwrap().laid_count(),
+    }
+}
+
 struct Purged {
     /// Sessions in the plan's removals.
     planned: usize,
@@ -358,6 +488,7 @@ fn main() {
             open_turn: zero,
         }
     };
+    let figures = run("transcript").then(|| transcript(&root10k, &big_id));
     let (single, parallel, tokens_total) = if run("count") {
         counting(&root10k, &big_id)
     } else {
@@ -469,6 +600,25 @@ fn main() {
         "purge_key_latency_max_ms": ms(purged.key_latency_max),
         "purge_kept_intact": purged.kept_intact,
     });
+    let mut results = results;
+    if let Some(t) = figures {
+        let more = json!({
+            "transcript_switch_ms": ms(t.switch),
+            "transcript_laid_on_switch": t.laid_on_switch,
+            "transcript_switch_again_ms": ms(t.switch_again),
+            "transcript_search_first_match_ms": ms(t.first_match),
+            "transcript_search_counter_ms": ms(t.counter),
+            "transcript_search_hits": t.hits,
+            "transcript_search_warm_no_match_ms": ms(t.warm_counter),
+            "transcript_scroll_key_max_ms": ms(t.scroll_key_max),
+            "transcript_scroll_keys": t.scroll_keys,
+            "transcript_loop_longest_turn_ms": ms(t.longest_turn),
+            "transcript_laid_after_scrolling": t.laid_after,
+        });
+        if let (Some(all), Some(more)) = (results.as_object_mut(), more.as_object()) {
+            all.extend(more.clone());
+        }
+    }
     println!("{}", serde_json::to_string_pretty(&results).unwrap());
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-tui.json");
     let _ = std::fs::write(out, serde_json::to_vec_pretty(&results).unwrap());

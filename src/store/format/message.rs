@@ -39,6 +39,8 @@ pub enum Part<'a> {
     Media {
         kind: &'a str,
         media_type: Option<&'a str>,
+        /// Bytes of the media, when its data is inline (base64).
+        bytes: Option<u64>,
     },
     /// A call of a tool by the assistant.
     ToolUse {
@@ -211,7 +213,9 @@ impl<'a> Part<'a> {
         match self {
             Part::Text(t) => (*t).to_string(),
             Part::Thinking(t) => format!("[thinking] {t}"),
-            Part::Media { kind, media_type } => match media_type {
+            Part::Media {
+                kind, media_type, ..
+            } => match media_type {
                 Some(mt) => format!("[{kind}: {mt}]"),
                 None => format!("[{kind}]"),
             },
@@ -272,6 +276,11 @@ fn decode_part(value: &Value) -> Part<'_> {
                 .get("source")
                 .and_then(|s| s.get("media_type"))
                 .and_then(Value::as_str),
+            bytes: part
+                .get("source")
+                .and_then(|s| s.get("data"))
+                .and_then(Value::as_str)
+                .map(base64_bytes),
         },
         "tool_use" => Part::ToolUse {
             call_id: part.get("call_id"),
@@ -289,6 +298,13 @@ fn decode_part(value: &Value) -> Part<'_> {
         "" => Part::Unknown("(no type)"),
         other => Part::Unknown(other),
     }
+}
+
+/// Bytes that base64 `data` decodes to, from its length (padding left out;
+/// reading every character of a large image to say its size is not worth it).
+fn base64_bytes(data: &str) -> u64 {
+    let digits = data.trim_end_matches('=').len() as u64;
+    digits * 3 / 4
 }
 
 fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {

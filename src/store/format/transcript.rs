@@ -118,7 +118,9 @@ fn markdown_part(out: &mut String, part: &Part<'_>) {
                 out.push('\n');
             }
         }
-        Part::Media { kind, media_type } => {
+        Part::Media {
+            kind, media_type, ..
+        } => {
             let _ = writeln!(out, "*[{kind}: {}]*", media_type.unwrap_or("unknown type"));
         }
         Part::ToolUse {

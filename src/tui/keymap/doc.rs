@@ -6,11 +6,12 @@
 use super::{CTRL_NOTE, Scope, help_lines};
 
 /// The scopes in the order the reference shows them.
-pub const DOC_SCOPES: [Scope; 13] = [
+pub const DOC_SCOPES: [Scope; 14] = [
     Scope::List,
     Scope::Messages,
     Scope::LineEdit,
     Scope::Viewer,
+    Scope::Transcript,
     Scope::Message,
     Scope::Find,
     Scope::Trim,
@@ -105,6 +106,13 @@ mod tests {
     #[test]
     fn every_scope_is_in_the_reference() {
         let text = reference();
+        for b in super::super::BINDINGS {
+            assert!(
+                DOC_SCOPES.contains(&b.scope),
+                "{:?} is not in DOC_SCOPES",
+                b.scope
+            );
+        }
         for scope in DOC_SCOPES {
             assert!(text.contains(scope.title()), "{scope:?}");
         }

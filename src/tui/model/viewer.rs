@@ -3,7 +3,7 @@
 use crate::store::{
     Context, ContextInfo, Encoding, SessionRecord, TrimPlan, TrimRequest, WindowIndex,
 };
-use crate::tui::model::MessageView;
+use crate::tui::model::{MessageView, TranscriptView};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -83,6 +83,8 @@ pub enum ViewerMode {
     Contexts(ContextsView),
     /// Reading one message full screen.
     Message(Box<MessageView>),
+    /// Every message as one document.
+    Transcript(Box<TranscriptView>),
 }
 
 /// The list of a session's contexts in the viewer.
@@ -131,6 +133,9 @@ pub struct Viewer {
     pub goto: Option<(String, String)>,
     /// Words to mark in the message text (the message search's query).
     pub find: Option<String>,
+    /// The transcript a message read full screen was opened from: Esc
+    /// goes back to it.
+    pub behind: Option<Box<TranscriptView>>,
 }
 
 impl Viewer {
@@ -147,6 +152,7 @@ impl Viewer {
             waiting: req,
             goto: None,
             find: None,
+            behind: None,
         }
     }
 
@@ -167,6 +173,14 @@ impl Viewer {
     pub fn message(&self) -> Option<&MessageView> {
         match &self.mode {
             ViewerMode::Message(view) => Some(view),
+            _ => None,
+        }
+    }
+
+    /// The transcript, if it is showing.
+    pub fn transcript(&self) -> Option<&TranscriptView> {
+        match &self.mode {
+            ViewerMode::Transcript(view) => Some(view),
             _ => None,
         }
     }

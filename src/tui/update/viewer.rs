@@ -4,8 +4,10 @@
 
 mod contexts;
 mod message;
+mod transcript;
 mod trim;
 
+use crate::humanize;
 use crate::store::{Encoding, Expected, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
@@ -55,6 +57,27 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
             result,
         } => contexts::on_checked(viewer, app, req, &context_id, result),
         Msg::ContextDeleted { req, result } => contexts::on_deleted(viewer, app, req, result),
+        Msg::TranscriptFound {
+            req,
+            hits,
+            complete,
+            more,
+        } => {
+            let Viewer {
+                mode,
+                loaded,
+                selected,
+                ..
+            } = viewer;
+            if let (ViewerMode::Transcript(view), Some(loaded)) = (mode, loaded.as_ref()) {
+                let doc = transcript::Doc {
+                    context: &loaded.context,
+                    selected,
+                };
+                transcript::on_found(view, doc, req, hits, complete, more);
+            }
+            Step::none()
+        }
         Msg::Switched { req, result } if req == viewer.waiting => match result {
             Ok(id) => {
                 app.say(format!("active context is now {id}"));
@@ -142,14 +165,40 @@ fn replan(viewer: &mut Viewer, app: &mut App) {
     }
 }
 
+/// The most bytes put on the clipboard at once: terminals refuse (or
+/// hang on) much longer OSC 52 sequences.
+const CLIPBOARD_LIMIT: usize = 1_000_000;
+
 /// Keys of the viewer (and of its sub-modes).
 pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
+    if matches!(
+        action,
+        Action::CopyMessage | Action::CopySessionId | Action::CopySessionPath
+    ) {
+        copy(viewer, app, action);
+        return Step::none();
+    }
     match &mut viewer.mode {
+        ViewerMode::Transcript(_) if action == Action::ToggleEncoding => {
+            return Step::effects(toggle_encoding(viewer, app));
+        }
+        ViewerMode::Transcript(_) => return transcript_action(viewer, app, action),
         ViewerMode::Trim(_) => return on_trim_action(viewer, app, action),
         ViewerMode::Contexts(_) => return contexts::on_action(viewer, app, action),
         ViewerMode::Message(view) => {
             if message::on_action(view, app, action) {
                 viewer.mode = ViewerMode::Browse;
+                if let Some(mut view) = viewer.behind.take()
+                    && let Some(loaded) = &viewer.loaded
+                {
+                    let doc = transcript::Doc {
+                        context: &loaded.context,
+                        selected: &mut viewer.selected,
+                    };
+                    // The terminal may have changed size meanwhile.
+                    transcript::fit(&mut view, &doc, app);
+                    viewer.mode = ViewerMode::Transcript(view);
+                }
             }
             return Step::none();
         }
@@ -173,13 +222,108 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         Action::TrimKeepLast | Action::TrimBudget => start_trim(viewer, app, action),
         Action::Contexts if viewer.loaded.is_some() => return contexts::open(viewer, app),
         Action::ReadMessage => message::open(viewer, app),
+        Action::ToggleTranscript => {
+            let Viewer {
+                loaded, selected, ..
+            } = viewer;
+            if let Some(loaded) = loaded.as_ref() {
+                let doc = transcript::Doc {
+                    context: &loaded.context,
+                    selected,
+                };
+                let view = transcript::open(doc, app);
+                viewer.mode = ViewerMode::Transcript(Box::new(view));
+            }
+        }
         _ => {}
     }
     Step::none()
 }
 
-/// A character typed: digits set the trim's number; in a message, the search.
+/// Keys of the transcript mode.
+fn transcript_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
+    if action == Action::ReadMessage {
+        // The transcript waits behind the message, as it is.
+        let mode = std::mem::replace(&mut viewer.mode, ViewerMode::Browse);
+        message::open(viewer, app);
+        match (mode, &viewer.mode) {
+            (ViewerMode::Transcript(view), ViewerMode::Message(_)) => viewer.behind = Some(view),
+            (mode, _) => viewer.mode = mode,
+        }
+        return Step::none();
+    }
+    let Viewer {
+        mode,
+        loaded,
+        selected,
+        ..
+    } = viewer;
+    let (ViewerMode::Transcript(view), Some(loaded)) = (mode, loaded.as_ref()) else {
+        return Step::none();
+    };
+    let doc = transcript::Doc {
+        context: &loaded.context,
+        selected,
+    };
+    let (close, effects) = transcript::on_action(view, doc, app, action);
+    if close {
+        viewer.mode = ViewerMode::Browse;
+        viewer.detail_scroll = 0;
+    }
+    Step::effects(effects)
+}
+
+/// Puts the selected message's text, the session's id or its path on the
+/// clipboard (the runtime writes it to the terminal), saying what it was.
+fn copy(viewer: &Viewer, app: &mut App, action: Action) {
+    let (text, what) = match action {
+        Action::CopyMessage => {
+            let Some(message) = viewer
+                .loaded
+                .as_ref()
+                .and_then(|l| l.context.message(viewer.selected))
+            else {
+                return;
+            };
+            let text = message.readable();
+            let what = format!(
+                "message #{} ({})",
+                viewer.selected,
+                humanize::bytes(text.len() as u64)
+            );
+            (text, what)
+        }
+        Action::CopySessionId => (
+            viewer.record.id.clone(),
+            format!("the session id {}", viewer.record.id),
+        ),
+        _ => {
+            let path = viewer.record.path.display().to_string();
+            let what = format!("the session path {path}");
+            (path, what)
+        }
+    };
+    if text.len() > CLIPBOARD_LIMIT {
+        app.complain(format!(
+            "not copied: {what} is more than a terminal's clipboard takes ({})",
+            humanize::bytes(CLIPBOARD_LIMIT as u64)
+        ));
+        return;
+    }
+    app.copy(text);
+    app.say(format!("copied {what} to the clipboard"));
+}
+
+/// A character typed: digits set the trim's number; in a message or the
+/// transcript, the search.
 pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
+    if let (ViewerMode::Transcript(view), Some(loaded)) = (&mut viewer.mode, &viewer.loaded) {
+        let doc = transcript::Doc {
+            context: &loaded.context,
+            selected: &mut viewer.selected,
+        };
+        return Step::effects(transcript::on_type(view, doc, app, c));
+    }
     let changed = match &mut viewer.mode {
         ViewerMode::Trim(state) => trim::on_digit(state, c),
         ViewerMode::Message(view) => {
@@ -197,6 +341,13 @@ pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
 /// Text pasted: digits set the trim's number, text goes to the search in a
 /// message; anything else is ignored.
 pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
+    if let (ViewerMode::Transcript(view), Some(loaded)) = (&mut viewer.mode, &viewer.loaded) {
+        let doc = transcript::Doc {
+            context: &loaded.context,
+            selected: &mut viewer.selected,
+        };
+        return Step::effects(transcript::on_paste(view, doc, app, text));
+    }
     let changed = match &mut viewer.mode {
         ViewerMode::Trim(state) => trim::on_paste(state, text),
         ViewerMode::Message(view) => {
@@ -213,8 +364,16 @@ pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
 
 /// The terminal changed size: a message read full screen wraps again.
 pub fn on_resize(viewer: &mut Viewer, app: &App) {
-    if let ViewerMode::Message(view) = &mut viewer.mode {
-        message::fit(view, app.size);
+    match (&mut viewer.mode, &viewer.loaded) {
+        (ViewerMode::Message(view), _) => message::fit(view, app.size),
+        (ViewerMode::Transcript(view), Some(loaded)) => {
+            let doc = transcript::Doc {
+                context: &loaded.context,
+                selected: &mut viewer.selected,
+            };
+            transcript::fit(view, &doc, app);
+        }
+        _ => {}
     }
 }
 

@@ -19,6 +19,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         window_tokens: 128_000,
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
+        display: Default::default(),
     };
     let mut model = Model::new(settings, 0.0);
     let messages: Vec<_> = (0..n)
@@ -55,7 +56,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
 
 fn screen(model: &Model, width: u16, height: u16) -> Vec<String> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    let mut state = ViewState::new(Theme { color: false });
+    let mut state = ViewState::new(Theme::plain());
     terminal
         .draw(|frame| draw(frame, model, &mut state))
         .unwrap();

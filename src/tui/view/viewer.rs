@@ -7,7 +7,7 @@ use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TrimKind, Viewer};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::{ViewState, contexts, message, scroll_into_view};
+use crate::tui::view::{ViewState, contexts, message, scroll_into_view, transcript};
 use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -29,6 +29,10 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     };
     if let Some(view) = viewer.message() {
         message::draw(frame, model, viewer, view, area, theme);
+        return;
+    }
+    if let Some(view) = viewer.transcript() {
+        transcript::draw(frame, model, viewer, view, area, theme);
         return;
     }
     let trim_height = viewer

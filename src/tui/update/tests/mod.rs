@@ -9,6 +9,7 @@ mod message;
 mod purge;
 mod router;
 mod search;
+mod transcript;
 mod viewer;
 
 pub(super) use super::*;
@@ -44,6 +45,7 @@ pub(super) fn settings(loki: bool) -> Settings {
             max_age_days: 30.0,
         },
         store_kind,
+        display: Default::default(),
     }
 }
 

@@ -12,6 +12,7 @@ use crate::tui::model::{
     Viewer, ViewerMode,
 };
 use crate::tui::msg::Action;
+use crate::tui::transcript;
 use crate::tui::wrap;
 use tui_input::InputRequest;
 
@@ -105,22 +106,15 @@ fn describe<'a>(part: &Part<'a>) -> (PartKind, Option<String>, &'a str) {
     }
 }
 
-/// Appends `text` with tabs as four spaces, carriage returns dropped and
-/// other control characters (which would move a terminal's cursor) shown as
-/// `�`.
+/// Appends `text` cleaned line by line as the transcript cleans it (tabs
+/// as four spaces, carriage returns dropped, other control characters,
+/// which would move a terminal's cursor, as `�`), line breaks kept.
 fn push_clean(out: &mut String, text: &str) {
-    if !text.chars().any(|c| c.is_control() && c != '\n') {
-        out.push_str(text);
-        return;
-    }
-    for c in text.chars() {
-        match c {
-            '\n' => out.push('\n'),
-            '\t' => out.push_str("    "),
-            '\r' => {}
-            c if c.is_control() => out.push('\u{FFFD}'),
-            c => out.push(c),
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
         }
+        transcript::push_clean(out, line);
     }
 }
 
