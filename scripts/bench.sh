@@ -79,3 +79,28 @@ LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench tui 2>/d
 
 echo "== trimming by hand on the 10,000-message context (cargo bench --bench edits)"
 LOKI_BENCH_10K=$s10k cargo bench --quiet --bench edits 2>/dev/null | tee "$work/edits.json"
+
+echo "== message search on 10k sessions, whole process, vs rg over the same conversation files"
+export XDG_CACHE_HOME=$work/cache
+"$bin" --root "$s10k" --user bench index >/dev/null
+query="connection refused"
+hyperfine -N --warmup 3 --runs 10 --export-json "$work/search.json" \
+  "$bin --root $s10k --user bench search $query --limit 20" >/dev/null
+hyperfine -N --warmup 1 --runs 5 --export-json "$work/search-files.json" \
+  "$bin --root $s10k --user bench search $query --limit 20 --no-index" >/dev/null
+hyperfine --warmup 1 --runs 10 --export-json "$work/rg.json" \
+  "rg -F -i -l '$query' $s10k/users/bench/session" >/dev/null
+python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+m = lambda f: json.load(open(w + f))["results"][0]["median"]
+s, f, r = m("/search.json"), m("/search-files.json"), m("/rg.json")
+print("search (index) %.1f ms, search --no-index %.0f ms, rg -F -i -l %.0f ms: index %.1fx faster than rg, --no-index %.2fx of rg"
+      % (s * 1000, f * 1000, r * 1000, r / s, f / r))
+PY
+
+echo "== index build on 100k sessions from nothing, whole process: time and peak memory"
+/usr/bin/time -f "%M KiB peak RSS, %e s" "$bin" --root "$s100k" --user bench index --rebuild >/dev/null
+
+echo "== search figures (cargo bench --bench search)"
+LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench search 2>/dev/null | tee "$work/search-bench.json"

@@ -8,7 +8,7 @@ use crate::store::index::hit::{Hit, rank};
 use crate::store::index::query::SearchQuery;
 use crate::store::index::scan;
 use crate::store::index::text::session_messages;
-use crate::store::index::update::{Change, Stale, refresh, start_afresh_if_empty};
+use crate::store::index::update::{Change, refresh, start_afresh_if_empty};
 use crate::store::index::{Layout, SearchIndex};
 use crate::store::parallel;
 use crate::store::sources::record::SessionRecord;
@@ -111,9 +111,15 @@ impl SearchIndex {
         if options.update && !stale.is_empty() {
             if let Some(mut writer) = engine.writer()? {
                 start_afresh_if_empty(&mut writer, &mut manifest, clock::now_seconds())?;
-                let records: Vec<Stale> =
-                    parallel::map_ordered(&stale, |n| Stale::of(record_of(n), self.layout));
-                refresh(&engine, &mut writer, &mut manifest, self, records, progress)?;
+                refresh(
+                    &engine,
+                    &mut writer,
+                    &mut manifest,
+                    self,
+                    &stale,
+                    record_of,
+                    progress,
+                )?;
                 engine.commit(&mut writer)?;
                 manifest.save(self.dir()?)?;
                 stale.clear();

@@ -136,8 +136,6 @@ impl SearchIndex {
             .filter(|(_, c)| **c == Change::Conversation)
             .map(|(n, _)| n)
             .collect();
-        let stale: Vec<Stale> =
-            parallel::map_ordered(&to_read, |n| Stale::of(record_of(n), self.layout));
         let current: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
         let gone: Vec<String> = manifest
             .sessions
@@ -149,9 +147,17 @@ impl SearchIndex {
             engine.delete_session(&writer, id);
             manifest.sessions.remove(id);
         }
-        let read = stale.len();
+        let read = to_read.len();
         let changed = read + gone.len() + touched.len() > 0 || manifest.updated_at == 0.0;
-        refresh(&engine, &mut writer, &mut manifest, self, stale, progress)?;
+        refresh(
+            &engine,
+            &mut writer,
+            &mut manifest,
+            self,
+            &to_read,
+            record_of,
+            progress,
+        )?;
         if changed {
             manifest.updated_at = now;
             engine.commit(&mut writer)?;
@@ -180,8 +186,6 @@ impl SearchIndex {
     }
 }
 
-/// Reads `stale` sessions and replaces their messages in the index,
-/// committing (and saving the manifest) every [`COMMIT_EVERY`].
 /// An empty manifest means a first build (or a manifest that could not be
 /// read): whatever tantivy holds without one cannot be trusted, so it goes,
 /// and the build time is now.
@@ -199,19 +203,30 @@ pub(super) fn start_afresh_if_empty(
     Ok(())
 }
 
+/// Reads the sessions named `stale` and replaces their messages in the
+/// index, a chunk at a time (records are read with their chunk, so a build
+/// of 100k sessions never holds them all), committing (and saving the
+/// manifest) now and then so searches see the work done so far: after
+/// [`COMMIT_EVERY`], then at longer intervals, a third of the time spent so
+/// far, since each commit saves the whole manifest and adds a segment to
+/// merge.
 pub(super) fn refresh(
     engine: &Engine,
     writer: &mut IndexWriter,
     manifest: &mut Manifest,
     index: &SearchIndex,
-    stale: Vec<Stale>,
+    stale: &[&String],
+    record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<()> {
     let total = stale.len();
     let mut done = 0;
+    let started = Instant::now();
     let mut last_commit = Instant::now();
-    for chunk in stale.chunks(CHUNK) {
-        let read = parallel::map_ordered(chunk, |s| {
+    for names in stale.chunks(CHUNK) {
+        let chunk: Vec<Stale> =
+            parallel::map_ordered(names, |n| Stale::of(record_of(n), index.layout));
+        let read = parallel::map_ordered(&chunk, |s| {
             (
                 session_messages(&index.layout.conversation(&s.record.path), true),
                 disk::tree_facts(&s.record.path).map_or(0, |f| f.bytes),
@@ -244,7 +259,8 @@ pub(super) fn refresh(
         }
         done += chunk.len();
         progress(done, total);
-        if last_commit.elapsed() >= COMMIT_EVERY && done < total {
+        let interval = COMMIT_EVERY.max(started.elapsed() / 3);
+        if last_commit.elapsed() >= interval && done < total {
             engine.commit(writer)?;
             manifest.save(index.dir()?)?;
             last_commit = Instant::now();
