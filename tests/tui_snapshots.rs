@@ -189,6 +189,14 @@ fn damaged_session_and_small_terminal() {
     check("too_small_60x20", &ui, &dir);
 }
 
+#[test]
+fn an_empty_store_says_where_it_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("users/ann/session")).unwrap();
+    let ui = open(&dir, 80, 24);
+    check("empty_80x24", &ui, &dir);
+}
+
 /// The session of the demo store named `name`.
 fn session_named(dir: &tempfile::TempDir, name: &str) -> loki_sessions::store::SessionRecord {
     let store = Store::loki(dir.path(), "ann").unwrap();

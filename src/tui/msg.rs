@@ -161,8 +161,12 @@ pub enum Msg {
         req: u64,
         records: Vec<SessionRecord>,
     },
-    /// The scan finished (or failed).
-    ScanDone { req: u64, error: Option<String> },
+    /// The scan finished (or failed); `folder` is the session folder it read.
+    ScanDone {
+        req: u64,
+        folder: String,
+        error: Option<String>,
+    },
     /// The matcher answered a query with row indices, best first.
     Filtered {
         req: u64,

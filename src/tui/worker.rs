@@ -140,6 +140,7 @@ impl Worker {
                 });
                 self.send(Msg::ScanDone {
                     req,
+                    folder: store.sessions_dir().display().to_string(),
                     error: result.err().map(|e| e.to_string()),
                 });
             }

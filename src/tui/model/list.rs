@@ -22,6 +22,8 @@ pub struct ListScreen {
     pub by_id: HashMap<String, usize>,
     /// True until the scan has delivered every session.
     pub scanning: bool,
+    /// The session folder the scan read (said when it holds nothing).
+    pub folder: Option<String>,
     /// What the user typed.
     pub query: TextField,
     /// Row indices to show, best first (filled by the matcher).
@@ -169,6 +171,7 @@ impl Default for ListScreen {
             rows: Vec::new(),
             by_id: HashMap::new(),
             scanning: false,
+            folder: None,
             query: TextField::new("", QUERY_LIMIT),
             visible: Vec::new(),
             visible_query: String::new(),

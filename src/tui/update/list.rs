@@ -45,9 +45,10 @@ pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
 pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
     match msg {
         Msg::SessionsBatch { req, records } => Step::effects(on_batch(list, app, req, records)),
-        Msg::ScanDone { req, error } => {
+        Msg::ScanDone { req, folder, error } => {
             if req == list.waiting.scan {
                 list.scanning = false;
+                list.folder = Some(folder);
                 if let Some(error) = error {
                     app.complain(error);
                 }

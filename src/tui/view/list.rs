@@ -12,6 +12,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+use std::collections::HashSet;
 
 /// Draws the search line and the visible rows.
 pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, theme: Theme) {
@@ -29,13 +30,25 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         .title(Line::styled(" Sessions ", theme.title()));
     let inner_height = usize::from(table_area.height.saturating_sub(2)); // border + header
     scroll_into_view(offset, list.selected, inner_height, list.visible.len());
-    let rows: Vec<Row> = list
+    let on_screen: Vec<&SessionRow> = list
         .visible
         .iter()
         .skip(*offset)
         .take(inner_height)
         .filter_map(|&i| list.rows.get(i))
-        .map(|row| session_row(row, &list.visible_query, model.app.now, theme))
+        .collect();
+    let shared = shared_names(&on_screen);
+    // The name column gets what the fixed columns and their gaps leave.
+    let fixed: u16 = 14 + 6 + 8 + 9 + 4;
+    let name_room = usize::from(table_area.width.saturating_sub(fixed));
+    let rows: Vec<Row> = on_screen
+        .iter()
+        .map(|row| {
+            let tell_apart = shared
+                .contains(row.record.name.as_str())
+                .then_some(name_room);
+            session_row(row, &list.visible_query, model.app.now, tell_apart, theme)
+        })
         .collect();
     let header = Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"]).style(theme.title());
     let widths = [
@@ -56,8 +69,11 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         let text = if list.scanning {
             "reading sessions…".to_string()
         } else if list.rows.is_empty() {
+            // Say where we looked: an empty list from the wrong folder or
+            // user should be obvious at a glance.
+            let folder = list.folder.as_deref().unwrap_or("the session folder");
             format!(
-                "No sessions yet. {} starts one.",
+                "No sessions in {folder}. {} starts one.",
                 keymap::key_for(Scope::List, Action::NewSession)
             )
         } else {
@@ -125,7 +141,39 @@ fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn session_row<'a>(row: &'a SessionRow, query: &str, now: f64, theme: Theme) -> Row<'a> {
+/// The names more than one of `rows` carry.
+fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
+    let mut seen = HashSet::new();
+    rows.iter()
+        .map(|r| r.record.name.as_str())
+        .filter(|name| !seen.insert(*name))
+        .collect()
+}
+
+/// What tells apart sessions of one name: the start of the id, which is
+/// the creation date and enough of the uuid to name the session in the
+/// CLI (`loki-sessions resume 20261129-3f0c`).
+fn id_start(id: &str) -> &str {
+    let end = id
+        .char_indices()
+        .nth(ID_SHOWN)
+        .map_or(id.len(), |(at, _)| at);
+    &id[..end]
+}
+
+/// Characters of the id shown beside a shared name: `YYYYMMDD-` and four more.
+const ID_SHOWN: usize = 13;
+
+/// A session's row; `tell_apart` (the name column's width) when another
+/// row on screen has the same name: the start of the id follows the name,
+/// which is cut to leave it room.
+fn session_row<'a>(
+    row: &'a SessionRow,
+    query: &str,
+    now: f64,
+    tell_apart: Option<usize>,
+    theme: Theme,
+) -> Row<'a> {
     let r = &row.record;
     if r.error.is_some() {
         return Row::new([
@@ -143,7 +191,17 @@ fn session_row<'a>(row: &'a SessionRow, query: &str, now: f64, theme: Theme) -> 
             ),
         ]);
     }
-    let mut name = highlighted(&r.name, query, theme);
+    let mut name = match tell_apart {
+        Some(room) => {
+            let suffix = format!(" · {}", id_start(&r.id));
+            // Two columns for a marker (● or ⚠) the row may get.
+            let keep = room.saturating_sub(suffix.chars().count() + 2);
+            let mut line = highlighted(&humanize::truncate(&r.name, keep), query, theme);
+            line.spans.push(Span::styled(suffix, theme.dim()));
+            line
+        }
+        None => highlighted(&r.name, query, theme),
+    };
     if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
         // The meta is fine but the conversation is not: say so on the row.
         name.spans.insert(0, Span::styled("⚠ ", theme.error()));

@@ -89,6 +89,7 @@ pub(super) fn listed(loki: bool) -> Model {
         &mut m,
         Msg::ScanDone {
             req: scan,
+            folder: "/store/users/u/session".into(),
             error: None,
         },
     );
