@@ -383,17 +383,17 @@ pub fn highlight(text: &str, query: &str) -> Vec<usize> {
 /// answered; a query still being ranked is abandoned when work arrives.
 pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
     let mut matcher = Matcher::default();
-    let mut stashed: Option<MatcherJob> = None;
+    // Jobs that arrived while a query was being ranked, in order.
+    let mut arrived: Vec<MatcherJob> = Vec::new();
     loop {
-        let first = match stashed.take() {
-            Some(job) => job,
-            None => match jobs.recv() {
-                Ok(job) => job,
+        if arrived.is_empty() {
+            match jobs.recv() {
+                Ok(job) => arrived.push(job),
                 Err(_) => return,
-            },
-        };
+            }
+        }
         let mut latest = None;
-        for job in std::iter::once(first).chain(jobs.try_iter()) {
+        for job in arrived.drain(..).chain(jobs.try_iter()) {
             match job {
                 MatcherJob::Index(rows) => matcher.index(rows),
                 MatcherJob::Facts(rows) => matcher.facts(rows),
@@ -414,13 +414,13 @@ pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
                 };
                 let _ = replies.send(partial);
             }
-            match jobs.try_recv() {
-                Ok(job) => {
-                    stashed = Some(job);
-                    false
-                }
-                Err(_) => true,
-            }
+            // Only a newer query abandons this one; rows or facts that
+            // arrive meanwhile wait for the ranking to finish (abandoning
+            // for them would leave this query without a complete answer).
+            arrived.extend(jobs.try_iter());
+            !arrived
+                .iter()
+                .any(|job| matches!(job, MatcherJob::Query { .. }))
         });
         if let Some(rows) = answer {
             let done = Msg::Filtered {
@@ -513,6 +513,49 @@ mod tests {
 
     /// `n` sessions matching "fix" equally, the newest last; the oldest
     /// (row 0) is the best match, so only the complete ranking shows it first.
+    /// Sort facts arriving while a query is ranked must not leave the query
+    /// without its complete answer (they once abandoned it for good).
+    #[test]
+    fn facts_arriving_during_a_ranking_do_not_abandon_it() {
+        let (jobs, inbox) = std::sync::mpsc::channel();
+        let (replies, answers) = std::sync::mpsc::channel();
+        let n = 60_000;
+        let rows = big_matcher(n).entries.into_iter().enumerate();
+        let rows = rows.map(|(i, e)| {
+            let e = e.unwrap();
+            (i, record(&e.id, &e.name, &e.prompt, e.last_used_at))
+        });
+        jobs.send(MatcherJob::Index(rows.collect())).unwrap();
+        jobs.send(MatcherJob::Query {
+            req: 1,
+            query: "fix".into(),
+            sort: SortKey::LastUsed,
+        })
+        .unwrap();
+        let thread = std::thread::spawn(move || run(inbox, replies));
+        let wait = std::time::Duration::from_secs(20);
+        let Ok(Msg::Filtered {
+            complete: false, ..
+        }) = answers.recv_timeout(wait)
+        else {
+            panic!("a partial answer comes first");
+        };
+        // The ranking of the rest is under way: facts arrive.
+        jobs.send(MatcherJob::Facts(vec![(0, SortFacts::default())]))
+            .unwrap();
+        match answers.recv_timeout(wait) {
+            Ok(Msg::Filtered {
+                req: 1,
+                complete: true,
+                rows,
+                ..
+            }) => assert_eq!(rows.len(), n),
+            other => panic!("the complete answer, not {other:?}"),
+        }
+        drop(jobs);
+        thread.join().unwrap();
+    }
+
     fn big_matcher(n: usize) -> Matcher {
         let mut m = Matcher::default();
         let rows = (0..n).map(|i| {
