@@ -150,6 +150,9 @@ pub enum Msg {
     IndexStats {
         stats: HashMap<String, IndexedStats>,
     },
+    /// Fill the next slice of rows from the index's stats (`generation`
+    /// names the stats it began with).
+    FillIndexed { generation: u64 },
     /// A message search answered.
     MessageHits {
         req: u64,

@@ -142,6 +142,7 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         | Msg::IndexProgress { .. }
         | Msg::IndexUpdated { .. }
         | Msg::IndexStats { .. }
+        | Msg::FillIndexed { .. }
         | Msg::MessageHits { .. } => list::on_reply(list, app, msg),
         Msg::ConversationLoaded { .. }
         | Msg::Counted { .. }

@@ -70,6 +70,7 @@ impl Worker {
                 self.to_matcher(MatcherJob::Query { req, query, sort })
             }
             Effect::SortFacts { rows } => self.to_matcher(MatcherJob::Facts(rows)),
+            Effect::ContinueFill { generation } => self.send(Msg::FillIndexed { generation }),
             Effect::SearchMessages {
                 req,
                 query,
@@ -335,6 +336,7 @@ impl Worker {
                 let mut send = |msg| self.replies.send(msg).is_ok();
                 let _ = finder::Finder::default().answer(&job, &mut send, &mut || None);
             }
+            Effect::ContinueFill { generation } => self.send(Msg::FillIndexed { generation }),
             Effect::IndexForSearch { .. }
             | Effect::ResetSearch
             | Effect::Filter { .. }

@@ -52,6 +52,12 @@ pub struct ListScreen {
     pub index: IndexState,
     /// Stats the index holds, by id, for rows that arrive after them.
     pub indexed: HashMap<String, IndexedStats>,
+    /// Rows from this one on are still to be filled from `indexed`, a
+    /// slice per turn; `fill_generation` counts the stats received, so a
+    /// slice of older stats is not continued.
+    pub fill_from: Option<usize>,
+    /// See `fill_from`.
+    pub fill_generation: u64,
 }
 
 /// Where the background update of the search index is.
@@ -186,6 +192,8 @@ impl Default for ListScreen {
             sort: SortKey::default(),
             index: IndexState::default(),
             indexed: HashMap::new(),
+            fill_from: None,
+            fill_generation: 0,
         }
     }
 }

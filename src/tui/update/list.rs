@@ -87,11 +87,12 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
             Step::effects(effects)
         }
         Msg::IndexStats { stats } => {
-            let mut effects = indexing::on_stats(list, app, stats);
-            if !effects.is_empty() && list.query.is_empty() {
-                effects.push(refilter(list, app));
-            }
-            Step::effects(effects)
+            let (effects, finished) = indexing::on_stats(list, app, stats);
+            Step::effects(after_fill(list, app, effects, finished))
+        }
+        Msg::FillIndexed { generation } => {
+            let (effects, finished) = indexing::on_fill(list, app, generation);
+            Step::effects(after_fill(list, app, effects, finished))
         }
         Msg::MessageHits { req, query, result } => {
             messages::on_hits(list, req, query, result);
@@ -129,6 +130,20 @@ fn on_batch(
     let mut effects = vec![Effect::IndexForSearch { rows: added }];
     effects.extend(indexing::fill(list, app.settings.encoding, &new_rows));
     effects.push(refilter(list, app));
+    effects
+}
+
+/// Once the last slice of rows is filled from the index, the list (sorted
+/// perhaps by a column the index gave) is ranked again.
+fn after_fill(
+    list: &mut ListScreen,
+    app: &mut App,
+    mut effects: Vec<Effect>,
+    finished: bool,
+) -> Vec<Effect> {
+    if finished && list.query.is_empty() {
+        effects.push(refilter(list, app));
+    }
     effects
 }
 

@@ -32,16 +32,50 @@ pub fn on_updated(
     }
 }
 
-/// Stats of every indexed session arrived: fill the rows (and remember them
-/// for rows still to come), and tell the matcher what to sort by.
+/// Rows filled from the index's stats per turn of the loop.
+const FILL_SLICE: usize = 5_000;
+
+/// Stats of every indexed session arrived: remember them (for rows still to
+/// come) and fill the rows, the first slice now and the rest on later turns.
+/// The flag says whether this filled the last slice.
 pub fn on_stats(
     list: &mut ListScreen,
     app: &App,
     stats: std::collections::HashMap<String, IndexedStats>,
-) -> Vec<Effect> {
+) -> (Vec<Effect>, bool) {
     list.indexed = stats;
-    let rows: Vec<usize> = (0..list.rows.len()).collect();
-    fill(list, app.settings.encoding, &rows)
+    list.fill_generation += 1;
+    list.fill_from = Some(0);
+    fill_slice(list, app)
+}
+
+/// Fills the next slice of rows if `generation` is still the current
+/// stats; the effects are the matcher's facts and, unless this was the last
+/// slice, the request for the next.
+pub fn on_fill(list: &mut ListScreen, app: &App, generation: u64) -> (Vec<Effect>, bool) {
+    if generation != list.fill_generation {
+        return (Vec::new(), false);
+    }
+    fill_slice(list, app)
+}
+
+fn fill_slice(list: &mut ListScreen, app: &App) -> (Vec<Effect>, bool) {
+    let Some(from) = list.fill_from else {
+        return (Vec::new(), false);
+    };
+    let to = (from + FILL_SLICE).min(list.rows.len());
+    let rows: Vec<usize> = (from..to).collect();
+    let mut effects = fill(list, app.settings.encoding, &rows);
+    if to < list.rows.len() {
+        list.fill_from = Some(to);
+        effects.push(Effect::ContinueFill {
+            generation: list.fill_generation,
+        });
+        (effects, false)
+    } else {
+        list.fill_from = None;
+        (effects, true)
+    }
 }
 
 /// Fills `rows` from the index's stats where the row has none yet; returns

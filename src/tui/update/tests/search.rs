@@ -218,3 +218,52 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
     );
     assert_eq!(m.list.index, IndexState::Failed("disk full".into()));
 }
+
+/// Stats for a big store fill the rows a slice per turn (keys are answered
+/// in between); stats that arrive again restart the fill, and a slice of the
+/// older stats is not continued; the list is ranked again at the end.
+#[test]
+fn index_stats_fill_big_lists_in_slices() {
+    let mut m = listed(true);
+    let n = 12_000;
+    let records: Vec<SessionRecord> = (0..n).map(|i| record(&format!("r{i}"), 3.0)).collect();
+    let scan = m.list.waiting.scan;
+    update(&mut m, Msg::SessionsBatch { req: scan, records });
+    let stats: HashMap<String, IndexedStats> = (0..n)
+        .map(|i| {
+            (
+                format!("r{i}"),
+                IndexedStats {
+                    bytes: 7,
+                    ..IndexedStats::default()
+                },
+            )
+        })
+        .collect();
+    let first = update(
+        &mut m,
+        Msg::IndexStats {
+            stats: stats.clone(),
+        },
+    );
+    let Some(Effect::ContinueFill { generation: old }) = first.last().cloned() else {
+        panic!("{first:?}")
+    };
+    let filled = |m: &Model| m.list.rows.iter().filter(|r| r.stats.is_some()).count();
+    assert!(filled(&m) < n, "not every row in one turn");
+    // The stats again (the index was updated): a slice of the old ones stops.
+    let again = update(&mut m, Msg::IndexStats { stats });
+    assert!(update(&mut m, Msg::FillIndexed { generation: old }).is_empty());
+    let mut effects = again;
+    let mut turns = 1;
+    while let Some(Effect::ContinueFill { generation }) = effects.last().cloned() {
+        effects = update(&mut m, Msg::FillIndexed { generation });
+        turns += 1;
+    }
+    assert!(turns >= 3, "{turns} turns");
+    assert_eq!(filled(&m), n, "every row the index knows");
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::Filter { .. })),
+        "ranked again once filled: {effects:?}"
+    );
+}
