@@ -42,6 +42,11 @@ pub enum Effect {
     /// from the index's stats a slice per turn, so keys are answered in
     /// between (100k rows at once held the loop for 30 to 60 ms).
     ContinueFill { generation: u64 },
+    /// Free the index's previous stats on a worker thread: freeing 100k
+    /// entries took 30 ms of the UI thread.
+    FreeStats {
+        stats: std::collections::HashMap<String, crate::store::IndexedStats>,
+    },
     /// Search the text of every message (answers `MessageHits`; latest wins).
     SearchMessages {
         req: u64,

@@ -301,6 +301,7 @@ impl Worker {
                 self.send(Msg::Resumed { result });
             }
             Effect::UpdateIndex => self.update_index(now),
+            Effect::FreeStats { stats } => drop(stats),
             Effect::LoadIndexStats => {
                 let stats = store.indexed_stats();
                 self.send(Msg::IndexStats { stats });

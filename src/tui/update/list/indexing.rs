@@ -33,7 +33,7 @@ pub fn on_updated(
 }
 
 /// Rows filled from the index's stats per turn of the loop.
-const FILL_SLICE: usize = 5_000;
+const FILL_SLICE: usize = 2_000;
 
 /// Stats of every indexed session arrived: remember them (for rows still to
 /// come) and fill the rows, the first slice now and the rest on later turns.
@@ -43,10 +43,14 @@ pub fn on_stats(
     app: &App,
     stats: std::collections::HashMap<String, IndexedStats>,
 ) -> (Vec<Effect>, bool) {
-    list.indexed = stats;
+    let old = std::mem::replace(&mut list.indexed, stats);
     list.fill_generation += 1;
     list.fill_from = Some(0);
-    fill_slice(list, app)
+    let (mut effects, finished) = fill_slice(list, app);
+    if !old.is_empty() {
+        effects.push(Effect::FreeStats { stats: old });
+    }
+    (effects, finished)
 }
 
 /// Fills the next slice of rows if `generation` is still the current

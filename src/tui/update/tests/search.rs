@@ -246,17 +246,27 @@ fn index_stats_fill_big_lists_in_slices() {
             stats: stats.clone(),
         },
     );
-    let Some(Effect::ContinueFill { generation: old }) = first.last().cloned() else {
-        panic!("{first:?}")
+    let next = |effects: &[Effect]| {
+        effects.iter().find_map(|e| match e {
+            Effect::ContinueFill { generation } => Some(*generation),
+            _ => None,
+        })
     };
+    let old = next(&first).expect("a next slice");
     let filled = |m: &Model| m.list.rows.iter().filter(|r| r.stats.is_some()).count();
     assert!(filled(&m) < n, "not every row in one turn");
     // The stats again (the index was updated): a slice of the old ones stops.
     let again = update(&mut m, Msg::IndexStats { stats });
+    assert!(
+        again
+            .iter()
+            .any(|e| matches!(e, Effect::FreeStats { stats } if stats.len() == n)),
+        "the old stats are freed off the UI thread"
+    );
     assert!(update(&mut m, Msg::FillIndexed { generation: old }).is_empty());
     let mut effects = again;
     let mut turns = 1;
-    while let Some(Effect::ContinueFill { generation }) = effects.last().cloned() {
+    while let Some(generation) = next(&effects) {
         effects = update(&mut m, Msg::FillIndexed { generation });
         turns += 1;
     }
