@@ -15,8 +15,10 @@ bin=$PWD/target/release/loki-sessions
 work=$(mktemp -d)
 trap 'tmux -L shots kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 "$bin" --root "$work/store" --user demo demo --sessions 300 --messages 24 --big-context 3000 >/dev/null
+# No config of the user's (an empty config folder), the index beside the store.
+mkdir -p "$work/config" "$work/cache"
 tmux -L shots -f /dev/null new-session -d -s s -x $cols -y $rows \
-  "TERM=xterm-256color $bin --root $work/store --user demo --config /nonexistent; sleep 30"
+  "TERM=xterm-256color XDG_CONFIG_HOME=$work/config XDG_CACHE_HOME=$work/cache $bin --root $work/store --user demo; sleep 60"
 
 keys() { for k in "$@"; do tmux -L shots send-keys -t s "$k"; sleep 0.3; done; }
 text() { tmux -L shots send-keys -t s -l "$1"; sleep 0.6; }
@@ -31,13 +33,16 @@ shot() {
   echo "$out/$1.png"
 }
 
-sleep 2
+sleep 3
 shot list
 text "login"; shot search
 keys Tab; shot viewer
-keys t; text "6"; shot trim
+keys Enter; shot message
+keys Escape Tab; shot transcript
+keys Tab t; text "6"; shot trim
 keys Escape b; shot trim-budget
 keys Escape c; shot contexts
-keys Escape Escape; sleep 0.5; keys C-u C-g; shot purge
+keys Escape Escape; sleep 0.5; keys C-u C-f; text "connection refused"; shot messages
+keys C-u C-f C-g; shot purge
 keys y; shot purge-confirm
-keys n Escape; sleep 0.5; keys '?'; shot help
+keys n Escape; sleep 0.5; keys F1; shot help
