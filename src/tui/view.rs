@@ -3,6 +3,7 @@
 
 mod contexts;
 mod dialog;
+mod find_bar;
 mod footer;
 mod help;
 mod hits;

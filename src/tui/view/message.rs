@@ -6,8 +6,7 @@
 use crate::humanize;
 use crate::tui::model::{Find, MessageView, Model, PartKind, Viewer};
 use crate::tui::theme::Theme;
-use crate::tui::view::text_field;
-use crate::tui::wrap;
+use crate::tui::view::find_bar;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -123,37 +122,12 @@ fn draw_bar(
         humanize::count(view.rows.len() as u64),
         if view.left_out > 0 { " (cut)" } else { "" }
     );
-    let room = usize::from(area.width).saturating_sub(wrap::columns(&position) + 2);
-    let mut spans = match &view.find {
-        Some(find) if find.editing => {
-            let mut spans = vec![Span::styled("/", theme.key())];
-            spans.extend(text_field::spans(
-                &find.field,
-                room.saturating_sub(24).max(8),
-                theme,
-            ));
-            spans.push(Span::raw("  "));
-            spans.push(count_span(find, theme));
-            spans
-        }
-        Some(find) => vec![
-            Span::styled(
-                format!(
-                    "/{}  ",
-                    humanize::truncate(find.field.value(), room.saturating_sub(24).max(8))
-                ),
-                theme.key(),
-            ),
-            count_span(find, theme),
-        ],
-        None => Vec::new(),
-    };
-    let used: usize = spans.iter().map(|s| wrap::columns(&s.content)).sum();
-    spans.push(Span::raw(" ".repeat(
-        usize::from(area.width).saturating_sub(used + wrap::columns(&position)),
-    )));
-    spans.push(Span::styled(position, theme.dim()));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    let search = view.find.as_ref().map(|find| find_bar::Search {
+        field: &find.field,
+        editing: find.editing,
+        counter: count_span(find, theme),
+    });
+    find_bar::draw(frame, search, position, 24, area, theme);
 }
 
 /// `match 3 of 12`, `12 matches`, `no match`.

@@ -7,8 +7,7 @@ use crate::store::{Context, Special};
 use crate::tui::model::{Model, TranscriptFind, TranscriptView, Viewer};
 use crate::tui::theme::Theme;
 use crate::tui::transcript::{self, Hit, Laid, paint};
-use crate::tui::view::text_field;
-use crate::tui::wrap;
+use crate::tui::view::find_bar;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -119,37 +118,12 @@ fn draw_bar(
         humanize::count(viewer.selected as u64),
         humanize::plural(len as u64, "message")
     );
-    let room = usize::from(area.width).saturating_sub(wrap::columns(&position) + 2);
-    let mut spans = match &view.find {
-        Some(find) if find.editing => {
-            let mut spans = vec![Span::styled("/", theme.key())];
-            spans.extend(text_field::spans(
-                &find.field,
-                room.saturating_sub(16).max(8),
-                theme,
-            ));
-            spans.push(Span::raw("  "));
-            spans.push(counter(find, theme));
-            spans
-        }
-        Some(find) => vec![
-            Span::styled(
-                format!(
-                    "/{}  ",
-                    humanize::truncate(find.field.value(), room.saturating_sub(16).max(8))
-                ),
-                theme.key(),
-            ),
-            counter(find, theme),
-        ],
-        None => Vec::new(),
-    };
-    let used: usize = spans.iter().map(|s| wrap::columns(&s.content)).sum();
-    spans.push(Span::raw(" ".repeat(
-        usize::from(area.width).saturating_sub(used + wrap::columns(&position)),
-    )));
-    spans.push(Span::styled(position, theme.dim()));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    let search = view.find.as_ref().map(|find| find_bar::Search {
+        field: &find.field,
+        editing: find.editing,
+        counter: counter(find, theme),
+    });
+    find_bar::draw(frame, search, position, 16, area, theme);
 }
 
 /// `3/17`, `1/…` while the rest is counted, `no match`.
