@@ -156,7 +156,7 @@ pub struct EditDone {
     pub child: Option<String>,
     /// Messages dropped (partners included).
     pub dropped: usize,
-    /// Messages whose tool results were cleared.
+    /// Tool results cleared.
     pub cleared: usize,
     /// The context's tokens before.
     pub tokens_before: u64,

@@ -476,7 +476,7 @@ fn edit_done(outcome: &EditOutcome) -> EditDone {
     EditDone {
         child: outcome.child.as_ref().map(|c| c.id().to_string()),
         dropped: outcome.plan.dropped.len(),
-        cleared: outcome.plan.cleared.len(),
+        cleared: outcome.plan.cleared.iter().map(|c| c.results.len()).sum(),
         tokens_before: outcome.plan.tokens_before,
         tokens_after: outcome.plan.tokens_after,
     }

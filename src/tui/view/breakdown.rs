@@ -156,6 +156,8 @@ pub fn draw_panel(
     let inner = usize::from(popup.width.saturating_sub(2));
     let bar_width = inner.saturating_sub(LABEL + 10 + 6 + 9 + 2);
     let total = breakdown.total();
+    // The largest kind fills the bar: the column of percentages gives shares.
+    let largest = breakdown.iter().map(|(_, t)| t.tokens).max().unwrap_or(0);
     let mut lines = vec![Line::styled(
         format!(
             " {:<LABEL$}{:>10}{:>6}{:>9}  ",
@@ -181,7 +183,7 @@ pub fn draw_panel(
             .map_or(Style::new(), |c| Style::new().fg(c));
         lines.push(Line::from(vec![
             Span::styled(figures, style),
-            Span::styled(bar(t.tokens, total, bar_width), bar_style),
+            Span::styled(bar(t.tokens, largest, bar_width), bar_style),
         ]));
     }
     lines.push(Line::raw(""));
@@ -196,10 +198,11 @@ pub fn draw_panel(
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }
 
-/// A bar of `width` columns filled in proportion, to an eighth of a column.
-fn bar(tokens: u64, total: u64, width: usize) -> String {
+/// A bar of `width` columns filled as `tokens` is to `full`, to an eighth
+/// of a column.
+fn bar(tokens: u64, full: u64, width: usize) -> String {
     const EIGHTHS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
-    let eighths = (u128::from(tokens) * width as u128 * 8 / u128::from(total.max(1))) as usize;
+    let eighths = (u128::from(tokens) * width as u128 * 8 / u128::from(full.max(1))) as usize;
     let mut out = "█".repeat(eighths / 8);
     out.push_str(EIGHTHS[eighths % 8]);
     if tokens > 0 && out.is_empty() {
@@ -218,7 +221,7 @@ mod tests {
         assert_eq!(columns(10, &[7, 2, 1]), vec![7, 2, 1]);
         assert_eq!(columns(7, &[1, 1, 1]).iter().sum::<usize>(), 7);
         assert_eq!(columns(5, &[0, 0]), vec![0, 0]);
-        assert_eq!(bar(1, 2, 4), "██");
+        assert_eq!(bar(1, 2, 4), "██", "half of the largest: half the bar");
         assert_eq!(bar(1, 1000, 4), "▏");
         assert_eq!(bar(0, 1000, 4), "");
         assert_eq!(percent(1, 1000), "<1%");

@@ -3,7 +3,7 @@
 //! selected message and why, and that nothing is written before Enter.
 
 use crate::humanize;
-use crate::store::{EditIndex, EditPlan, placeholder};
+use crate::store::{EditPlan, placeholder};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{ClearBy, EditKind, EditState, Viewer};
 use crate::tui::msg::Action;
@@ -18,7 +18,6 @@ pub const HEIGHT: u16 = 3;
 
 /// Draws the panel of `edit` into `area`.
 pub fn draw(frame: &mut Frame, viewer: &Viewer, edit: &EditState, area: Rect, theme: Theme) {
-    let index = viewer.loaded.as_ref().and_then(|l| l.index.as_deref());
     let (title, what) = choice(edit);
     let typing = if edit.typing.is_some() {
         " (typing)"
@@ -43,7 +42,7 @@ pub fn draw(frame: &mut Frame, viewer: &Viewer, edit: &EditState, area: Rect, th
             Span::raw("   "),
             Span::styled(result, result_style),
         ]),
-        about_selected(viewer, edit, index, theme),
+        about_selected(viewer, edit, theme),
         Line::styled(
             format!(
                 "Nothing changes until {}: a new fork, the old context stays ({} undoes).",
@@ -63,48 +62,38 @@ fn choice(edit: &EditState) -> (&'static str, String) {
         (EditKind::Drop, _) => ("Drop: ", format!("{} marked", humanize::count(marked))),
         (EditKind::Clear, ClearBy::Marked) => (
             "Clear: ",
-            format!(
-                "tool results of {} marked",
-                humanize::plural(marked, "message")
-            ),
+            format!("the results of {} marked", humanize::count(marked)),
         ),
         (EditKind::Clear, ClearBy::Over) => (
             "Clear: ",
-            format!(
-                "every tool result over {}",
-                humanize::plural(edit.over, "token")
-            ),
+            format!("results over {}", humanize::plural(edit.over, "token")),
         ),
         (EditKind::Clear, ClearBy::OlderThanTurns) if edit.turns == 0 => {
-            ("Clear: ", "every tool result (0 turns kept)".into())
+            ("Clear: ", "every result (0 turns kept)".into())
         }
         (EditKind::Clear, ClearBy::OlderThanTurns) => (
             "Clear: ",
             format!(
-                "tool results older than the last {}",
+                "results before the last {}",
                 humanize::plural(edit.turns, "turn")
             ),
         ),
     }
 }
 
-/// `+2 with their tool pairs: 748,166 → 700,000 tokens (−48,166)`.
+/// `+2 with their tool pairs, −48,166 tokens` (the gauge above shows the
+/// totals before and after).
 fn outcome(kind: EditKind, plan: &EditPlan) -> String {
     let saved = plan.tokens_before.saturating_sub(plan.tokens_after);
-    let figures = format!(
-        "{} → {} tokens (−{})",
-        humanize::count(plan.tokens_before),
-        humanize::count(plan.tokens_after),
-        humanize::count(saved)
-    );
+    let figures = format!("−{}", humanize::plural(saved, "token"));
     match kind {
         EditKind::Drop if plan.partners.is_empty() => figures,
         EditKind::Drop => format!(
-            "+{} with their tool pairs: {figures}",
+            "+{} with their tool pairs, {figures}",
             humanize::count(plan.partners.len() as u64)
         ),
         EditKind::Clear => format!(
-            "{} to placeholders: {figures}",
+            "{} to placeholders, {figures}",
             humanize::plural(plan.cleared.len() as u64, "message")
         ),
     }
@@ -112,20 +101,23 @@ fn outcome(kind: EditKind, plan: &EditPlan) -> String {
 
 /// What the edit does to the selected message, and why; else what the
 /// keys do.
-fn about_selected(
-    viewer: &Viewer,
-    edit: &EditState,
-    index: Option<&EditIndex>,
-    theme: Theme,
-) -> Line<'static> {
+fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'static> {
     let i = viewer.selected;
-    let plan = edit.plan.as_ref();
-    if let (Some(plan), Some(index)) = (plan, index) {
+    if let Some(plan) = &edit.plan {
         if let Some(pair) = plan.partners.iter().find(|p| p.index == i) {
-            return Line::styled(
-                format!("#{i} goes too: {}", pair.reason(index)),
-                theme.dim(),
-            );
+            let call = pair.call_id.as_deref().unwrap_or("(no id)");
+            let why = if pair.is_result {
+                format!(
+                    "it holds the result of call {call}, made by #{}",
+                    pair.partner_of
+                )
+            } else {
+                format!(
+                    "it holds call {call}, whose result #{} holds",
+                    pair.partner_of
+                )
+            };
+            return Line::styled(format!("#{i} goes too: {why}"), theme.dim());
         }
         if let Some(cleared) = plan.cleared.iter().find(|c| c.index == i) {
             let shown: Vec<String> = cleared

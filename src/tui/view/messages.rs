@@ -141,20 +141,26 @@ pub fn draw(
         .map(|(i, m)| {
             let fate = fates.of_message(i);
             let now = count(i);
-            let after = now.map(|n| fate.count_after(n));
             if fate.kept() {
-                running += after.unwrap_or(0);
+                running += now.map_or(0, |n| fate.count_after(n));
             }
+            // A cleared message shows what it would count; a dropped one
+            // what it counts now (dimmed, outside the total).
+            let shown = match fate {
+                Fate::Cleared(c) => Some(c.tokens_after),
+                _ => now,
+            };
             let special = specials.contains(&i).then(|| ctx.special_at(i)).flatten();
             let marker = match special {
                 Some(Special::SystemPrompt) => Span::styled("◆ system", theme.special()),
                 Some(Special::ToolDefinitions) => Span::styled("◆ tools", theme.special()),
                 None => Span::styled(m.role().to_string(), theme.role(m.role())),
             };
-            let number = Line::from(vec![
-                Span::styled(fate.glyph(), theme.marked()),
-                Span::raw(format!("{i:>5}")),
-            ]);
+            let glyph = match fate.glyph() {
+                " " => Span::raw(" "),
+                glyph => Span::styled(glyph, theme.marked()),
+            };
+            let number = Line::from(vec![glyph, Span::raw(format!("{i:>5}"))]);
             let text = match fate {
                 Fate::Cleared(c) => Cell::from(Line::styled(
                     c.results
@@ -169,7 +175,7 @@ pub fn draw(
             let row = Row::new([
                 Cell::from(number),
                 Cell::from(Line::from(marker)),
-                Cell::from(Line::from(after.map_or("…".into(), humanize::count)).right_aligned()),
+                Cell::from(Line::from(shown.map_or("…".into(), humanize::count)).right_aligned()),
                 Cell::from(
                     Line::from(if now.is_some() && fate.kept() {
                         humanize::count(running)

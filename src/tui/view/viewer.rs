@@ -136,6 +136,7 @@ fn draw_gauge(
         .viewer()
         .and_then(|v| v.edit())
         .and_then(|e| e.plan.as_ref())
+        .filter(|p| p.changed)
         .map(|p| p.tokens_after);
     // A total of what is counted so far would read as the context's size:
     // until every message is counted, the gauge shows the counting instead.

@@ -471,7 +471,8 @@ pub fn on_edited(viewer: &mut Viewer, app: &mut App, result: Result<EditDone, St
     }
 }
 
-/// `dropped 5 messages (12,345 → 10,000 tokens) in a new context; c switches back`.
+/// `dropped 5 messages (12,345 → 10,000 tokens), new fork; c switches back`
+/// (80 columns hold it with six-figure totals).
 fn report(done: &EditDone) -> String {
     if done.child.is_none() {
         return "nothing changed: the context already was so".into();
@@ -483,12 +484,12 @@ fn report(done: &EditDone) -> String {
         )
     } else {
         format!(
-            "cleared the tool results of {}",
-            humanize::plural(done.cleared as u64, "message")
+            "cleared {}",
+            humanize::plural(done.cleared as u64, "tool result")
         )
     };
     format!(
-        "{what} ({} → {} tokens) in a new context; {} switches back",
+        "{what} ({} → {} tokens), new fork; {} switches back",
         humanize::count(done.tokens_before),
         humanize::count(done.tokens_after),
         keymap::key_for(Scope::Viewer, Action::Contexts)
