@@ -3,6 +3,8 @@
 
 mod contexts;
 mod dialogs;
+mod edit;
+mod finding;
 mod input;
 mod list;
 mod message;
