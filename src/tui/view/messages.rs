@@ -88,6 +88,25 @@ impl<'a> Fates<'a> {
         }
     }
 
+    /// Tokens the messages before `end` (in context order) lose: all of a
+    /// dropped one, what a cleared one saves. With the lists sorted, a
+    /// screen near the end of 10,000 messages costs a sum, not a search
+    /// per message.
+    pub fn lost_before(&self, end: usize, count: impl Fn(usize) -> Option<u64>) -> u64 {
+        let before = |list: &[usize]| list.partition_point(|&i| i < end);
+        let dropped = |list: &[usize]| -> u64 {
+            list[..before(list)]
+                .iter()
+                .map(|&i| count(i).unwrap_or(0))
+                .sum()
+        };
+        let cleared: u64 = self.cleared[..self.cleared.partition_point(|c| c.index < end)]
+            .iter()
+            .map(|c| count(c.index).map_or(0, |n| n.saturating_sub(c.tokens_after)))
+            .sum();
+        dropped(self.trim_dropped) + dropped(self.dropped) + cleared
+    }
+
     /// What happens to message `i` (the lists are in context order).
     pub fn of_message(&self, i: usize) -> Fate<'a> {
         let marked = self.marks.is_some_and(|m| m.contains(&i));
@@ -129,10 +148,16 @@ pub fn draw(
     scroll_into_view(offset, viewer.row_of(viewer.selected), height, loaded.len());
     // The running total of what the context would hold, in the order of
     // the rows, needs every count before the first visible row.
-    let mut running: u64 = (0..*offset)
-        .map(|row| viewer.message_at(row))
-        .map(|i| count(i).map_or(0, |n| fates.of_message(i).count_after(n)))
-        .sum();
+    let mut running: u64 = match (&viewer.order, counts) {
+        (None, Some(all)) => {
+            let kept: u64 = all[..(*offset).min(all.len())].iter().flatten().sum();
+            kept - fates.lost_before(*offset, count)
+        }
+        _ => (0..*offset)
+            .map(|row| viewer.message_at(row))
+            .map(|i| count(i).map_or(0, |n| fates.of_message(i).count_after(n)))
+            .sum(),
+    };
     let ctx = &loaded.context;
     let specials = ctx.special_indices();
     let rows: Vec<Row> = (*offset..ctx.len().min(*offset + height))
