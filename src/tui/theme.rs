@@ -227,7 +227,7 @@ impl Theme {
                 };
                 Style::new().bg(bg).fg(fg)
             }
-            None if nth % 2 == 0 => Style::new().add_modifier(Modifier::REVERSED),
+            None if nth.is_multiple_of(2) => Style::new().add_modifier(Modifier::REVERSED),
             None => Style::new().add_modifier(Modifier::BOLD),
         }
     }

@@ -48,9 +48,10 @@ fn letter(kind: TokenKind) -> &'static str {
 
 /// `tokens` as a percentage of `total`, as people read it.
 fn percent(tokens: u64, total: u64) -> String {
-    let pct = 100.0 * tokens as f64 / total.max(1) as f64;
-    match pct {
-        p if p == 0.0 => "0%".into(),
+    if tokens == 0 {
+        return "0%".into();
+    }
+    match 100.0 * tokens as f64 / total.max(1) as f64 {
         p if p < 1.0 => "<1%".into(),
         p => format!("{p:.0}%"),
     }
