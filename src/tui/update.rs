@@ -187,10 +187,10 @@ fn on_action(model: &mut Model, action: Action) -> Step {
         }
         Some(Overlay::Input(_)) => {
             return match (dialogs::on_input_action(app, action), &mut model.screen) {
-                (Some((purpose, text)), Screen::Viewer(viewer)) if purpose.is_viewers() => {
+                (Some((purpose, text)), Screen::Viewer(viewer)) if purpose.belongs_to_viewer() => {
                     viewer::on_input_done(viewer, app, purpose, &text)
                 }
-                (Some((purpose, _)), _) if purpose.is_viewers() => Step::none(),
+                (Some((purpose, _)), _) if purpose.belongs_to_viewer() => Step::none(),
                 (Some((purpose, text)), _) => list::on_input_done(&model.list, purpose, text),
                 (None, _) => Step::none(),
             };

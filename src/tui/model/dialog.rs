@@ -57,7 +57,7 @@ pub enum InputPurpose {
 
 impl InputPurpose {
     /// True for the lines the viewer asked for (the list asked for the rest).
-    pub fn is_viewers(&self) -> bool {
+    pub fn belongs_to_viewer(&self) -> bool {
         matches!(self, InputPurpose::BigMessage | InputPurpose::Export)
     }
 }
