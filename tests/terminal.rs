@@ -250,3 +250,58 @@ fn transcript_search_finds_a_folded_tool_result_in_a_real_terminal() {
     ui.keys(&["Escape", "Escape"]);
     assert_eq!(wait_for_file(&code).trim(), "130");
 }
+
+#[test]
+fn mark_and_drop_a_message_in_a_real_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    ok(
+        &root,
+        &[
+            "demo",
+            "--sessions",
+            "5",
+            "--messages",
+            "14",
+            "--big-context",
+            "0",
+        ],
+    );
+    let id = json(&root, &["list", "--json"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dir = sessions(&root).join(&id);
+    let (before_id, before) = active_context(&dir);
+    let messages = before["messages"].as_array().unwrap();
+    let last = messages.last().unwrap()["id"].as_str().unwrap().to_string();
+
+    let out = tmp.path().join("out");
+    let code = tmp.path().join("code");
+    let ui = Tmux::start(&ui_command(&root, &out, &code));
+    ui.wait_for("5 sessions");
+    ui.text(&id[..17]);
+    ui.wait_for("1 of 5");
+    ui.keys(&["Tab"]);
+    ui.wait_for("% of the window");
+    // The viewer opens on the last message: Space marks it.
+    ui.keys(&["Space"]);
+    ui.wait_for("Drop: 1 marked");
+    assert_eq!(active_context(&dir).0, before_id, "nothing written yet");
+    ui.keys(&["Enter"]);
+    ui.wait_for("new fork; c switches back");
+    let (after_id, after) = active_context(&dir);
+    assert_ne!(after_id, before_id);
+    assert_eq!(after["origin_context_id"], before_id.as_str());
+    let kept: Vec<&str> = after["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert!(!kept.contains(&last.as_str()), "the marked message is gone");
+    assert!(kept.len() < messages.len());
+    ui.keys(&["Escape", "Escape", "Escape"]);
+    assert_eq!(wait_for_file(&code).trim(), "130");
+}

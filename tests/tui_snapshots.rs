@@ -513,3 +513,120 @@ fn copies_reach_the_terminal_as_osc52() {
     key(&mut ui, KeyCode::Down);
     assert_eq!(ui.written.len(), 3);
 }
+
+/// The viewer on "investigate-why-emails-land-in-spam", at its last message
+/// (14, a tool result; 13 is its call, 12 another result, 11 thinks).
+fn viewer_on_spam(dir: &tempfile::TempDir, w: u16, h: u16) -> Headless {
+    let mut ui = open(dir, w, h);
+    ui.type_text("investigate-why-emails");
+    key(&mut ui, KeyCode::Tab);
+    ui
+}
+
+#[test]
+fn where_the_tokens_go_and_largest_first() {
+    use loki_sessions::tui::theme::Theme;
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = viewer_on_spam(&dir, w, h);
+        key(&mut ui, KeyCode::Char('w'));
+        check(&format!("breakdown_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Esc);
+        key(&mut ui, KeyCode::Char('s'));
+        check(&format!("largest_first_{w}x{h}"), &ui, &dir);
+    }
+    // Each kind has its colour in the bar and the panel.
+    let mut ui = viewer_on_spam(&dir, 80, 24);
+    key(&mut ui, KeyCode::Char('w'));
+    ui.state.theme = Some(Theme::dark());
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex_escape(&dir.path().display().to_string()), "[TMP]");
+    settings.bind(|| insta::assert_snapshot!("breakdown_dark_80x24", ui.styled_screen()));
+}
+
+#[test]
+fn marked_messages_with_the_total_after() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = viewer_on_spam(&dir, w, h);
+        // Mark the call of message 13: its result (14) goes with it.
+        key(&mut ui, KeyCode::Up);
+        key(&mut ui, KeyCode::Char(' '));
+        check(&format!("edit_drop_{w}x{h}"), &ui, &dir);
+        // The system prompt is refused, and says so.
+        key(&mut ui, KeyCode::Home);
+        key(&mut ui, KeyCode::Char(' '));
+        check(&format!("edit_drop_refused_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn clear_preview() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = viewer_on_spam(&dir, w, h);
+        key(&mut ui, KeyCode::Char('C'));
+        key(&mut ui, KeyCode::Char(' '));
+        check(&format!("edit_clear_marked_{w}x{h}"), &ui, &dir);
+        // Every result over 90 tokens, typed.
+        key(&mut ui, KeyCode::Tab);
+        ui.type_text("90");
+        check(&format!("edit_clear_over_{w}x{h}"), &ui, &dir);
+    }
+}
+
+#[test]
+fn a_fork_against_its_parent() {
+    let ids = [
+        (r"\b\d{8}-[0-9a-f]{8}[0-9a-f-]*…?", "[ID…]"),
+        // Message ids, whole or cut at the edge of the screen.
+        (r"\b[0-9a-f]{8}-[0-9a-f]{4}[0-9a-f-]*", "[MSG]"),
+    ];
+    for (w, h) in [(80, 24), (160, 40)] {
+        let dir = store();
+        let record = session_named(&dir, "investigate-why-emails-land-in-spam");
+        let mut ui = viewer_on_spam(&dir, w, h);
+        // Drop message 11 (it thinks, then calls a tool: 12 goes with it).
+        for _ in 0..3 {
+            key(&mut ui, KeyCode::Up);
+        }
+        key(&mut ui, KeyCode::Char(' '));
+        key(&mut ui, KeyCode::Enter);
+        check_with(&format!("edit_applied_{w}x{h}"), &ui, &dir, &ids);
+        // Then clear the last result (12 now), and an agent adds a message.
+        key(&mut ui, KeyCode::Char('C'));
+        key(&mut ui, KeyCode::Char(' '));
+        key(&mut ui, KeyCode::Enter);
+        let path = active_context_file(&record);
+        let mut context: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let messages = context["messages"].as_array_mut().unwrap();
+        messages.push(serde_json::json!({"id": "added-since", "role": "user",
+            "content": [{"type": "text", "text": "One more thing."}], "_sequence_number": 99}));
+        std::fs::write(&path, serde_json::to_vec_pretty(&context).unwrap()).unwrap();
+        key(&mut ui, KeyCode::Char('c'));
+        key(&mut ui, KeyCode::Char('='));
+        check_with(&format!("diff_{w}x{h}"), &ui, &dir, &ids);
+        // Its parent, the first fork, dropped two messages of the root.
+        key(&mut ui, KeyCode::Esc);
+        key(&mut ui, KeyCode::Up);
+        key(&mut ui, KeyCode::Char('='));
+        check_with(&format!("diff_dropped_{w}x{h}"), &ui, &dir, &ids);
+        // The root is no fork: the comparison says so.
+        key(&mut ui, KeyCode::Esc);
+        key(&mut ui, KeyCode::Home);
+        key(&mut ui, KeyCode::Char('='));
+        check_with(&format!("diff_root_{w}x{h}"), &ui, &dir, &ids);
+    }
+}
+
+#[test]
+fn export_asks_for_a_file_name() {
+    let dir = store();
+    let mut ui = viewer_on_spam(&dir, 80, 24);
+    key(&mut ui, KeyCode::Char('x'));
+    check("export_80x24", &ui, &dir);
+    key(&mut ui, KeyCode::Esc);
+    key(&mut ui, KeyCode::Char('='));
+    check("jump_size_80x24", &ui, &dir);
+}

@@ -48,6 +48,9 @@ pub enum StoreError {
     /// or a result without its call); the message names both.
     #[error("{0}")]
     SplitsToolPair(String),
+    /// A file to be written exists already (and replacing it was not asked).
+    #[error("{} exists already; --force replaces it", path.display())]
+    Exists { path: PathBuf },
     /// Another process holds the session's lock.
     #[error("{} is locked by another process (an agent may be writing to it); try again", path.display())]
     Locked { path: PathBuf },

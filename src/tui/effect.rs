@@ -1,6 +1,9 @@
 //! Work `update` asks the runtime to do; each result comes back as a `Msg`.
 
-use crate::store::{Context, Encoding, Expected, PurgePlan, SessionRecord, TrimRequest};
+use crate::store::{
+    Context, EditIndex, EditRequest, Encoding, Expected, PurgePlan, SessionRecord,
+    TranscriptFormat, TrimRequest,
+};
 use crate::tui::model::SortKey;
 
 /// What the matcher needs of a session to sort by it.
@@ -13,6 +16,7 @@ pub struct SortFacts {
     /// Tokens of the active context.
     pub tokens: u64,
 }
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A side effect, performed off the UI thread.
@@ -69,6 +73,18 @@ pub enum Effect {
         context: Arc<Context>,
         encoding: Encoding,
     },
+    /// Read what edits by hand and the breakdown need of a context
+    /// (answers `EditIndexRead`).
+    ReadEditIndex { req: u64, context: Arc<Context> },
+    /// Count each clearable message as it would be once cleared (answers
+    /// `ClearedCounted`).
+    CountCleared {
+        req: u64,
+        context: Arc<Context>,
+        index: Arc<EditIndex>,
+        counts: Vec<u64>,
+        encoding: Encoding,
+    },
     /// Find text in every part of every message (answers `TranscriptFound`,
     /// a first match early, then all; latest wins).
     FindInTranscript {
@@ -85,6 +101,31 @@ pub enum Effect {
         request: TrimRequest,
         encoding: Encoding,
         expected: Expected,
+    },
+    /// Fork the active context with messages dropped or tool results
+    /// cleared (answers `Edited`).
+    ApplyEdit {
+        req: u64,
+        record: SessionRecord,
+        request: EditRequest,
+        encoding: Encoding,
+        expected: Expected,
+    },
+    /// Compare a context with its parent (answers `Diffed`).
+    DiffContext {
+        req: u64,
+        record: SessionRecord,
+        context_id: String,
+        encoding: Encoding,
+    },
+    /// Write a context's transcript to a file (answers `Exported`).
+    Export {
+        req: u64,
+        record: SessionRecord,
+        context_id: String,
+        path: PathBuf,
+        format: TranscriptFormat,
+        force: bool,
     },
     /// Make another context active (answers `Switched`).
     SwitchContext {

@@ -20,6 +20,12 @@ pub enum Scope {
     Viewer,
     /// Adjusting a trim in the viewer.
     Trim,
+    /// Marking messages to drop or tool results to clear, in the viewer.
+    Edit,
+    /// Where the tokens go, over the viewer.
+    Breakdown,
+    /// A context compared with its parent, over the list of contexts.
+    Diff,
     /// The list of contexts (forks) in the viewer.
     Contexts,
     /// Reading one message full screen in the viewer.
@@ -50,6 +56,9 @@ impl Scope {
             Scope::Messages => "Searching messages",
             Scope::Viewer => "Context viewer",
             Scope::Trim => "Trim",
+            Scope::Edit => "Editing by hand: drop or clear",
+            Scope::Breakdown => "Where the tokens go",
+            Scope::Diff => "A context against its parent",
             Scope::Contexts => "Contexts (forks)",
             Scope::Message => "Reading a message",
             Scope::Transcript => "Transcript",
@@ -100,6 +109,9 @@ pub fn scope(model: &Model) -> Scope {
         Screen::Purge(_) => Scope::Purge,
         Screen::Viewer(viewer) => match &viewer.mode {
             ViewerMode::Trim(_) => Scope::Trim,
+            ViewerMode::Edit(_) => Scope::Edit,
+            ViewerMode::Breakdown => Scope::Breakdown,
+            ViewerMode::Contexts(view) if view.diff.is_some() => Scope::Diff,
             ViewerMode::Contexts(_) => Scope::Contexts,
             ViewerMode::Message(view) if view.find.as_ref().is_some_and(|f| f.editing) => {
                 Scope::Find
@@ -152,7 +164,7 @@ pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
     }?;
     match scope {
         Scope::List | Scope::Messages | Scope::Input | Scope::Find => Some(Msg::Type(typed)),
-        Scope::Trim if typed.is_ascii_digit() => Some(Msg::Type(typed)),
+        Scope::Trim | Scope::Edit if typed.is_ascii_digit() => Some(Msg::Type(typed)),
         _ => None,
     }
 }
@@ -215,7 +227,10 @@ pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
             Scope::Message,
             Scope::Find,
             Scope::Trim,
+            Scope::Edit,
+            Scope::Breakdown,
             Scope::Contexts,
+            Scope::Diff,
         ],
         Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
     }
@@ -275,12 +290,15 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 13] = [
+    const SCOPES: [Scope; 16] = [
         Scope::List,
         Scope::Messages,
         Scope::Viewer,
         Scope::Transcript,
         Scope::Trim,
+        Scope::Edit,
+        Scope::Breakdown,
+        Scope::Diff,
         Scope::Contexts,
         Scope::Message,
         Scope::Find,

@@ -6,26 +6,35 @@
 //! shares, the chrome, is [`App`].
 
 mod dialog;
+mod diff;
+mod edit;
 mod list;
 mod message;
 mod purge;
+mod size_order;
 mod text_field;
 mod transcript;
 mod viewer;
 
 pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
+pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
+pub use edit::{CLEAR_OVER, CLEAR_TURNS, ClearBy, EditKind, EditState};
 pub use list::{
     IndexState, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT, SessionRow, SortKey,
 };
 pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
+pub use size_order::SizeOrder;
 pub use text_field::{Pasted, TextField};
 pub use transcript::{TranscriptFind, TranscriptView};
-pub use viewer::{ContextsView, Loaded, TrimKind, TrimState, Viewer, ViewerMode};
+pub use viewer::{ContextsView, Loaded, Pending, TrimKind, TrimState, Viewer, ViewerMode};
 
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind};
 use crate::tui::transcript::Display;
 use std::collections::HashMap;
+
+/// The size `>` and `<` jump over at first, in tokens.
+pub const BIG_MESSAGE: u64 = 1_000;
 
 /// Settings the user can change while the UI runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +99,9 @@ pub struct App {
     /// The last trim number chosen for each session and kind, so reopening
     /// a session's trim starts where the person left it (while the UI runs).
     pub trims: HashMap<(String, TrimKind), u64>,
+    /// The size, in tokens, that `>` and `<` in the viewer jump to
+    /// messages over (set with `=`, remembered while the UI runs).
+    pub big_message: u64,
     /// The tag of the newest request: every request gets a new one, so a
     /// reply is matched to the request a screen waits for and late replies
     /// to older ones (or to a screen since closed) are dropped.
@@ -163,6 +175,7 @@ impl Model {
                 overlay: None,
                 size: (80, 24),
                 trims: HashMap::new(),
+                big_message: BIG_MESSAGE,
                 last_request: 0,
                 mouse_capture: true,
                 clipboard: None,

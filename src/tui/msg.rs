@@ -1,12 +1,14 @@
 //! Everything that can happen to the UI: user intents and worker replies.
 
 use crate::store::{
-    Candidate, ContextInfo, DeletedContext, Encoding, IndexedStats, PurgeProgress, PurgeReport,
-    SearchOutcome, SessionRecord, SessionStats, UpdateReport,
+    Candidate, ClearedCounts, ContextDiff, ContextInfo, DeletedContext, EditIndex, Encoding,
+    IndexedStats, PurgeProgress, PurgeReport, SearchOutcome, SessionRecord, SessionStats,
+    UpdateReport,
 };
 use crate::tui::model::{Loaded, Preview};
 use crate::tui::transcript::Hit;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use tui_input::InputRequest;
 
@@ -121,6 +123,54 @@ pub enum Action {
     CopySessionId,
     /// Copy the session's path.
     CopySessionPath,
+    /// Show where the tokens go, by kind.
+    Breakdown,
+    /// Sort the messages largest first, or back in order.
+    SortBySize,
+    /// To the next message over the size set.
+    NextBig,
+    /// To the previous message over the size set.
+    PrevBig,
+    /// Set the size the jumps go to messages over.
+    SetBigSize,
+    /// Mark (or unmark) the selected message for an edit by hand.
+    Mark,
+    /// Mark every message from the last mark to the cursor.
+    MarkRange,
+    /// Start choosing tool results to clear.
+    StartClear,
+    /// Switch an edit between dropping and clearing.
+    ToggleEditKind,
+    /// Choose which tool results a clear picks: marked, by size, by turns.
+    CycleClearChoice,
+    /// Compare the chosen context with its parent.
+    Diff,
+    /// Write the context's transcript to a file.
+    Export,
+}
+
+/// What an edit by hand did, as the viewer reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditDone {
+    /// The new active context (None: the edit changed nothing).
+    pub child: Option<String>,
+    /// Messages dropped (partners included).
+    pub dropped: usize,
+    /// Tool results cleared.
+    pub cleared: usize,
+    /// The context's tokens before.
+    pub tokens_before: u64,
+    /// The fork's tokens.
+    pub tokens_after: u64,
+}
+
+/// Why an export was not written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExportError {
+    /// The file exists: the person is asked whether to replace it.
+    Exists,
+    /// Anything else, to show.
+    Failed(String),
 }
 
 /// A message to `update`.
@@ -207,6 +257,30 @@ pub enum Msg {
     },
     /// Counting failed.
     CountFailed { req: u64, error: String },
+    /// The edit index of a loaded context was read.
+    EditIndexRead { req: u64, index: Arc<EditIndex> },
+    /// The clearable messages were counted as cleared.
+    ClearedCounted {
+        req: u64,
+        encoding: Encoding,
+        result: Result<ClearedCounts, String>,
+    },
+    /// An edit by hand was applied (or refused).
+    Edited {
+        req: u64,
+        result: Result<EditDone, String>,
+    },
+    /// A context was compared with its parent.
+    Diffed {
+        req: u64,
+        result: Result<ContextDiff, String>,
+    },
+    /// An export was written (to the absolute path given), or not.
+    Exported {
+        req: u64,
+        path: PathBuf,
+        result: Result<PathBuf, ExportError>,
+    },
     /// A trim was applied (or refused).
     Trimmed {
         req: u64,

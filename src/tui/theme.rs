@@ -3,6 +3,7 @@
 //! told: the config, else `COLORFGBG`, else the terminal's answer to an
 //! OSC 11 query (see `tui.rs`), else dark.
 
+use crate::store::TokenKind;
 use crate::tui::transcript::{Class, Look};
 use ratatui::style::{Color, Modifier, Style};
 
@@ -191,6 +192,49 @@ impl Theme {
     /// Sessions spared against the policy.
     pub fn spared(self) -> Style {
         self.pick(Color::Yellow, Color::Rgb(0x90, 0x60, 0x00))
+    }
+
+    /// The colour of a kind of tokens in the breakdown's bars (None with
+    /// NO_COLOR): light colours on a dark background, dark ones on a light.
+    pub fn kind_color(self, kind: TokenKind) -> Option<Color> {
+        if !self.color {
+            return None;
+        }
+        let (dark, light) = match kind {
+            TokenKind::SystemPrompt => (Color::LightMagenta, Color::Magenta),
+            TokenKind::ToolDefinitions => (Color::Magenta, Color::Rgb(0x80, 0x30, 0x80)),
+            TokenKind::UserText => (Color::LightGreen, Color::Rgb(0x00, 0x70, 0x00)),
+            TokenKind::AssistantText => (Color::LightBlue, Color::Blue),
+            TokenKind::Thinking => (Color::Gray, Color::DarkGray),
+            TokenKind::ToolCalls => (Color::LightYellow, Color::Rgb(0x90, 0x60, 0x00)),
+            TokenKind::ToolResults => (Color::LightRed, Color::Red),
+            TokenKind::Media => (Color::LightCyan, Color::Rgb(0x00, 0x60, 0x80)),
+            TokenKind::Other => (Color::White, Color::Black),
+        };
+        Some(if self.light_bg() { light } else { dark })
+    }
+
+    /// A segment of the breakdown's one-line bar: the kind's colour behind
+    /// its label; with NO_COLOR every other segment reversed, so each
+    /// stands apart from its neighbours.
+    pub fn kind_segment(self, kind: TokenKind, nth: usize) -> Style {
+        match self.kind_color(kind) {
+            Some(bg) => {
+                let fg = if self.light_bg() {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                Style::new().bg(bg).fg(fg)
+            }
+            None if nth.is_multiple_of(2) => Style::new().add_modifier(Modifier::REVERSED),
+            None => Style::new().add_modifier(Modifier::BOLD),
+        }
+    }
+
+    /// A message marked for an edit by hand (its glyph).
+    pub fn marked(self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
 
     /// A stretch of transcript text.

@@ -152,7 +152,12 @@ fn route(model: &mut Model, msg: Msg) -> Step {
         | Msg::ContextsListed { .. }
         | Msg::DeleteContextChecked { .. }
         | Msg::ContextDeleted { .. }
-        | Msg::TranscriptFound { .. } => match &mut model.screen {
+        | Msg::TranscriptFound { .. }
+        | Msg::EditIndexRead { .. }
+        | Msg::ClearedCounted { .. }
+        | Msg::Edited { .. }
+        | Msg::Diffed { .. }
+        | Msg::Exported { .. } => match &mut model.screen {
             Screen::Viewer(viewer) => viewer::on_reply(viewer, app, msg),
             _ => Step::none(), // the viewer was closed: a late reply
         },
@@ -182,9 +187,13 @@ fn on_action(model: &mut Model, action: Action) -> Step {
             };
         }
         Some(Overlay::Input(_)) => {
-            return match dialogs::on_input_action(app, action) {
-                Some((purpose, text)) => list::on_input_done(&model.list, purpose, text),
-                None => Step::none(),
+            return match (dialogs::on_input_action(app, action), &mut model.screen) {
+                (Some((purpose, text)), Screen::Viewer(viewer)) if purpose.belongs_to_viewer() => {
+                    viewer::on_input_done(viewer, app, purpose, &text)
+                }
+                (Some((purpose, _)), _) if purpose.belongs_to_viewer() => Step::none(),
+                (Some((purpose, text)), _) => list::on_input_done(&model.list, purpose, text),
+                (None, _) => Step::none(),
             };
         }
         None => {}
@@ -220,10 +229,18 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::DeleteContext { id }, Screen::Viewer(viewer)) => {
             viewer::on_delete_context_confirmed(viewer, &mut model.app, &id)
         }
+        (ConfirmAction::EditAgentOwned, Screen::Viewer(viewer)) => {
+            viewer::on_edit_confirmed(viewer, &mut model.app)
+        }
+        (ConfirmAction::ReplaceExport { path }, Screen::Viewer(viewer)) => {
+            viewer::on_replace_export_confirmed(viewer, &mut model.app, &path)
+        }
         (
             ConfirmAction::Purge
             | ConfirmAction::TrimAgentOwned
-            | ConfirmAction::DeleteContext { .. },
+            | ConfirmAction::DeleteContext { .. }
+            | ConfirmAction::EditAgentOwned
+            | ConfirmAction::ReplaceExport { .. },
             _,
         ) => Step::none(),
     }
@@ -247,7 +264,8 @@ fn on_type(model: &mut Model, c: char) -> Step {
 }
 
 /// Pasted text goes, as text, to whatever takes text: the open text field,
-/// the search, or a trim's number. Nowhere else does it do anything.
+/// the search, or the number of a trim or a clear. Nowhere else does it do
+/// anything.
 fn on_paste(model: &mut Model, text: &str) -> Step {
     let app = &mut model.app;
     match &app.overlay {

@@ -1,14 +1,18 @@
 //! Drawing: one file per pane, all over borrowed model data. `ViewState`
 //! holds only what rendering needs between frames (scroll offsets).
 
+mod breakdown;
 mod contexts;
 mod dialog;
+mod diff;
+mod edit;
 mod find_bar;
 mod footer;
 mod help;
 mod hits;
 mod list;
 mod message;
+mod messages;
 mod preview;
 mod purge;
 mod text_field;

@@ -1,12 +1,15 @@
 //! Performs effects off the UI thread and reports back as `Msg`s: a thin
 //! dispatch from each `Effect` to one call of the store's door, [`Store`].
 
-use crate::store::{Context, Encoding, PurgePlan, PurgeReport, SessionRecord, Store, WindowIndex};
+use crate::store::{
+    Context, EditIndex, EditOutcome, Encoding, PurgePlan, PurgeReport, SessionRecord, Store,
+    StoreError,
+};
 use crate::tui::effect::Effect;
 use crate::tui::finder::{self, FindJob};
 use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{Loaded, Preview};
-use crate::tui::msg::Msg;
+use crate::tui::msg::{EditDone, ExportError, Msg};
 use crate::tui::searcher::{self, SearchJob};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -174,7 +177,7 @@ impl Worker {
                 let result = store
                     .load_conversation(&store.target(&record))
                     .map(|c| Loaded {
-                        window: Arc::new(WindowIndex::new(&c.context)),
+                        index: None,
                         context: Arc::new(c.context),
                         agent_owned: c.agent_owned,
                     })
@@ -204,6 +207,77 @@ impl Worker {
                     .map(|outcome| outcome.child.map(|c| c.id().to_string()))
                     .map_err(|e| e.to_string());
                 self.send(Msg::Trimmed { req, result });
+            }
+            Effect::ReadEditIndex { req, context } => {
+                let index = Arc::new(EditIndex::new(&context));
+                self.send(Msg::EditIndexRead { req, index });
+            }
+            Effect::CountCleared {
+                req,
+                context,
+                index,
+                counts,
+                encoding,
+            } => {
+                be_polite();
+                let which: Vec<usize> = index.clearable_messages().collect();
+                let result = store
+                    .cleared_counts(&context, &index, &counts, encoding, &which)
+                    .map_err(|e| e.to_string());
+                self.send(Msg::ClearedCounted {
+                    req,
+                    encoding,
+                    result,
+                });
+            }
+            Effect::ApplyEdit {
+                req,
+                record,
+                request,
+                encoding,
+                expected,
+            } => {
+                let result = store
+                    .edit(
+                        &store.target(&record),
+                        &request,
+                        encoding,
+                        Some(&expected),
+                        now,
+                    )
+                    .map(|outcome| edit_done(&outcome))
+                    .map_err(|e| e.to_string());
+                self.send(Msg::Edited { req, result });
+            }
+            Effect::DiffContext {
+                req,
+                record,
+                context_id,
+                encoding,
+            } => {
+                let result = store
+                    .diff(&store.target(&record), Some(&context_id), encoding)
+                    .map_err(|e| e.to_string());
+                self.send(Msg::Diffed { req, result });
+            }
+            Effect::Export {
+                req,
+                record,
+                context_id,
+                path,
+                format,
+                force,
+            } => {
+                let target = store.target(&record);
+                let result = store
+                    .export(&target, Some(&context_id), format)
+                    .and_then(|text| store.write_export(&target, &path, &text, force))
+                    .map(|()| absolute(&path))
+                    .map_err(|e| match e {
+                        StoreError::Exists { .. } => ExportError::Exists,
+                        e => ExportError::Failed(e.to_string()),
+                    });
+                self.send(Msg::Exported { req, path, result });
             }
             Effect::SwitchContext {
                 req,
@@ -399,6 +473,26 @@ impl Worker {
             });
         }
     }
+}
+
+/// What the viewer reports of an applied edit.
+fn edit_done(outcome: &EditOutcome) -> EditDone {
+    EditDone {
+        child: outcome.child.as_ref().map(|c| c.id().to_string()),
+        dropped: outcome.plan.dropped.len(),
+        cleared: outcome.plan.cleared.iter().map(|c| c.results.len()).sum(),
+        tokens_before: outcome.plan.tokens_before,
+        tokens_after: outcome.plan.tokens_after,
+    }
+}
+
+/// `path` from the root, as the status line names where a file went (a
+/// relative path is the process's current directory's).
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    std::env::current_dir().map_or_else(|_| path.to_path_buf(), |dir| dir.join(path))
 }
 
 /// Lets the calling thread (and the threads it starts) run only when the

@@ -13,6 +13,9 @@
 #[path = "support.rs"]
 mod support;
 
+#[path = "hand_edit.rs"]
+mod hand_edit;
+
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::{self, DemoSpec};
 use loki_sessions::store::format::Session;
@@ -457,7 +460,8 @@ fn main() {
             .unwrap();
     }
 
-    // LOKI_BENCH_ONLY=first,keys,open,count,purge runs a subset (while tuning).
+    // LOKI_BENCH_ONLY=first,keys,open,transcript,edit,count,purge runs a
+    // subset (while tuning).
     let only = std::env::var("LOKI_BENCH_ONLY").unwrap_or_default();
     let run = |part: &str| only.is_empty() || only.split(',').any(|p| p == part);
     let zero = Duration::ZERO;
@@ -489,6 +493,7 @@ fn main() {
         }
     };
     let figures = run("transcript").then(|| transcript(&root10k, &big_id));
+    let edits = run("edit").then(|| hand_edit::measure(&root10k, &big_id));
     let (single, parallel, tokens_total) = if run("count") {
         counting(&root10k, &big_id)
     } else {
@@ -614,6 +619,24 @@ fn main() {
             "transcript_scroll_keys": t.scroll_keys,
             "transcript_loop_longest_turn_ms": ms(t.longest_turn),
             "transcript_laid_after_scrolling": t.laid_after,
+        });
+        if let (Some(all), Some(more)) = (results.as_object_mut(), more.as_object()) {
+            all.extend(more.clone());
+        }
+    }
+    if let Some(mut e) = edits {
+        let more = json!({
+            "edit_mark_key_to_frame_p50_ms": ms(percentile(&mut e.marks, 0.5)),
+            "edit_mark_key_to_frame_p95_ms": ms(percentile(&mut e.marks, 0.95)),
+            "edit_mark_key_to_frame_max_ms": ms(percentile(&mut e.marks, 1.0)),
+            "edit_marks_and_unmarks": e.marks.len(),
+            "edit_marked_at_most": e.marked,
+            "edit_partners_planned": e.partners,
+            "sort_largest_first_p50_ms": ms(percentile(&mut e.sort, 0.5)),
+            "sort_largest_first_p95_ms": ms(percentile(&mut e.sort, 0.95)),
+            "sort_back_in_order_p95_ms": ms(percentile(&mut e.unsort, 0.95)),
+            "jump_to_big_message_p95_ms": ms(percentile(&mut e.jumps, 0.95)),
+            "edit_loop_longest_turn_ms": ms(e.longest_turn),
         });
         if let (Some(all), Some(more)) = (results.as_object_mut(), more.as_object()) {
             all.extend(more.clone());

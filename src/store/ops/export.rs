@@ -64,10 +64,9 @@ pub fn write(path: &Path, text: &str, force: bool, forbidden: &[&Path]) -> Resul
         )));
     }
     if exists && !force {
-        return Err(StoreError::Invalid(format!(
-            "{} exists already; --force replaces it",
-            path.display()
-        )));
+        return Err(StoreError::Exists {
+            path: path.to_path_buf(),
+        });
     }
     if force {
         atomic::write_atomic(path, text.as_bytes())
@@ -87,8 +86,9 @@ mod tests {
         std::fs::create_dir_all(tree.join("s1")).unwrap();
         let out = tmp.path().join("out.md");
         write(&out, "one", false, &[&tree]).unwrap();
-        let err = write(&out, "two", false, &[&tree]).unwrap_err().to_string();
-        assert!(err.contains("exists already"), "{err}");
+        let err = write(&out, "two", false, &[&tree]).unwrap_err();
+        assert!(matches!(err, StoreError::Exists { .. }), "{err}");
+        assert!(err.to_string().contains("exists already"), "{err}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "one");
         write(&out, "two", true, &[&tree]).unwrap();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "two");

@@ -6,7 +6,7 @@
 use super::{CTRL_NOTE, Scope, help_lines};
 
 /// The scopes in the order the reference shows them.
-pub const DOC_SCOPES: [Scope; 14] = [
+pub const DOC_SCOPES: [Scope; 17] = [
     Scope::List,
     Scope::Messages,
     Scope::LineEdit,
@@ -15,7 +15,10 @@ pub const DOC_SCOPES: [Scope; 14] = [
     Scope::Message,
     Scope::Find,
     Scope::Trim,
+    Scope::Edit,
+    Scope::Breakdown,
     Scope::Contexts,
+    Scope::Diff,
     Scope::Purge,
     Scope::Confirm,
     Scope::Input,

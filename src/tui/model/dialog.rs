@@ -1,6 +1,7 @@
 //! Modal questions over a screen: help, yes/no, a line of text.
 
 use crate::tui::model::TextField;
+use std::path::PathBuf;
 
 /// A modal over the screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,10 @@ pub enum ConfirmAction {
     TrimAgentOwned,
     /// Delete a context (fork) of the session open in the viewer.
     DeleteContext { id: String },
+    /// Apply an edit by hand to a session an agent owns (the viewer).
+    EditAgentOwned,
+    /// Replace an existing file with an export (the viewer).
+    ReplaceExport { path: PathBuf },
 }
 
 /// A yes/no question.
@@ -37,13 +42,24 @@ pub struct Confirm {
     pub action: ConfirmAction,
 }
 
-/// What a typed line is for (the list carries both out).
+/// What a typed line is for (the screen that asked carries it out).
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputPurpose {
-    /// The first prompt of a new session.
+    /// The first prompt of a new session (the list).
     NewSession,
-    /// A new name for a session.
+    /// A new name for a session (the list).
     Rename { id: String },
+    /// The size, in tokens, the viewer's jumps go to messages over.
+    BigMessage,
+    /// The file an export of the viewer's context is written to.
+    Export,
+}
+
+impl InputPurpose {
+    /// True for the lines the viewer asked for (the list asked for the rest).
+    pub fn belongs_to_viewer(&self) -> bool {
+        matches!(self, InputPurpose::BigMessage | InputPurpose::Export)
+    }
 }
 
 /// A line being typed.
@@ -59,6 +75,10 @@ pub struct Input {
 pub const NAME_LIMIT: usize = 200;
 /// The longest first prompt typed or pasted here, in characters.
 pub const PROMPT_LIMIT: usize = 10_000;
+/// The longest number typed in a field, in characters (`1,000,000,000`).
+pub const NUMBER_LIMIT: usize = 20;
+/// The longest file path typed, in characters.
+pub const PATH_LIMIT: usize = 4_096;
 
 impl Input {
     /// A field for `purpose`, starting with `text`.
@@ -66,6 +86,8 @@ impl Input {
         let limit = match purpose {
             InputPurpose::NewSession => PROMPT_LIMIT,
             InputPurpose::Rename { .. } => NAME_LIMIT,
+            InputPurpose::BigMessage => NUMBER_LIMIT,
+            InputPurpose::Export => PATH_LIMIT,
         };
         Input {
             purpose,

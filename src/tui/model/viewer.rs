@@ -1,9 +1,10 @@
 //! The state of the viewer of one session, with its sub-modes.
 
 use crate::store::{
-    Context, ContextInfo, Encoding, SessionRecord, TrimPlan, TrimRequest, WindowIndex,
+    Breakdown, ClearedCounts, Context, ContextInfo, EditIndex, Encoding, SessionRecord, TrimPlan,
+    TrimRequest,
 };
-use crate::tui::model::{MessageView, TranscriptView};
+use crate::tui::model::{DiffView, EditState, MessageView, SizeOrder, TranscriptView};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -13,8 +14,9 @@ use std::sync::Arc;
 pub struct Loaded {
     /// The active context.
     pub context: Arc<Context>,
-    /// What trims need of it, read once.
-    pub window: Arc<WindowIndex>,
+    /// What trims, edits by hand and the breakdown need of it, read once
+    /// on a worker after the load (None until it is read).
+    pub index: Option<Arc<EditIndex>>,
     /// A running agent owns the session (`is_active`): trims ask first.
     pub agent_owned: bool,
 }
@@ -79,6 +81,10 @@ pub enum ViewerMode {
     Browse,
     /// Adjusting a trim.
     Trim(TrimState),
+    /// Marking messages to drop, or tool results to clear.
+    Edit(Box<EditState>),
+    /// Where the tokens go, by kind.
+    Breakdown,
     /// The session's contexts (forks): make one active, delete one.
     Contexts(ContextsView),
     /// Reading one message full screen.
@@ -98,8 +104,10 @@ pub struct ContextsView {
     pub counted: bool,
     /// Why they could not be read.
     pub error: Option<String>,
-    /// The tag of the listing, check or deletion the list waits for.
+    /// The tag of the listing, check, deletion or comparison the list waits for.
     pub waiting: u64,
+    /// The chosen context compared with its parent, when shown.
+    pub diff: Option<DiffView>,
 }
 
 impl ContextsView {
@@ -107,6 +115,18 @@ impl ContextsView {
     pub fn chosen(&self) -> Option<&ContextInfo> {
         self.list.as_ref()?.get(self.cursor)
     }
+}
+
+/// Tags of the requests the viewer makes beside its main one
+/// ([`Viewer::waiting`]), each answered on its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pending {
+    /// The edit index of the loaded context.
+    pub index: u64,
+    /// The cleared counts, and for which encoding.
+    pub cleared: Option<(u64, Encoding)>,
+    /// An export being written.
+    pub export: u64,
 }
 
 /// The viewer of one session.
@@ -136,6 +156,17 @@ pub struct Viewer {
     /// The transcript a message read full screen was opened from: Esc
     /// goes back to it.
     pub behind: Option<Box<TranscriptView>>,
+    /// The side requests waited for.
+    pub pending: Pending,
+    /// Each clearable message's count once cleared, per encoding (asked
+    /// once when a clear is first prepared).
+    pub cleared: HashMap<Encoding, Arc<ClearedCounts>>,
+    /// Where the tokens go, once every message is counted and the index read.
+    pub breakdown: Option<Breakdown>,
+    /// The table shows the messages largest first (once they are counted).
+    pub sorted: bool,
+    /// That order, once every message is counted.
+    pub order: Option<SizeOrder>,
 }
 
 impl Viewer {
@@ -153,7 +184,22 @@ impl Viewer {
             goto: None,
             find: None,
             behind: None,
+            pending: Pending::default(),
+            cleared: HashMap::new(),
+            breakdown: None,
+            sorted: false,
+            order: None,
         }
+    }
+
+    /// The table's row of message `index` (its index unless sorted).
+    pub fn row_of(&self, index: usize) -> usize {
+        self.order.as_ref().map_or(index, |o| o.row_of(index))
+    }
+
+    /// The message on table row `row`.
+    pub fn message_at(&self, row: usize) -> usize {
+        self.order.as_ref().map_or(row, |o| o.message_at(row))
     }
 
     /// Counts in the current encoding, if every message is counted.
@@ -165,6 +211,14 @@ impl Viewer {
     pub fn trim(&self) -> Option<&TrimState> {
         match &self.mode {
             ViewerMode::Trim(trim) => Some(trim),
+            _ => None,
+        }
+    }
+
+    /// The edit by hand being prepared, if any.
+    pub fn edit(&self) -> Option<&EditState> {
+        match &self.mode {
+            ViewerMode::Edit(edit) => Some(edit),
             _ => None,
         }
     }
@@ -188,6 +242,14 @@ impl Viewer {
     /// The list of contexts, if it is open.
     pub fn contexts(&self) -> Option<&ContextsView> {
         match &self.mode {
+            ViewerMode::Contexts(view) => Some(view),
+            _ => None,
+        }
+    }
+
+    /// The list of contexts, if it is open, to change.
+    pub fn contexts_mut(&mut self) -> Option<&mut ContextsView> {
+        match &mut self.mode {
             ViewerMode::Contexts(view) => Some(view),
             _ => None,
         }

@@ -501,6 +501,8 @@ pub fn on_input_done(list: &ListScreen, purpose: InputPurpose, text: String) -> 
             }),
             None => Step::none(), // the session left the list meanwhile
         },
+        // The viewer's lines go to the viewer (the router sees to it).
+        InputPurpose::BigMessage | InputPurpose::Export => Step::none(),
     }
 }
 

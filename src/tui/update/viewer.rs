@@ -1,20 +1,25 @@
 //! The context viewer: messages with live token counts, encodings, forks,
-//! and its sub-modes (adjusting a trim, managing the contexts, reading one
-//! message full screen), which it owns.
+//! and its sub-modes (adjusting a trim, an edit by hand, where the tokens
+//! go, managing the contexts, reading one message full screen), which it
+//! owns.
 
 mod contexts;
+mod copy;
+mod diff;
+mod edit;
+mod export;
 mod message;
+mod sizes;
 mod transcript;
 mod trim;
 
-use crate::humanize;
-use crate::store::{Encoding, Expected, SessionRecord};
+use crate::store::{Encoding, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{App, Confirm, ConfirmAction, Loaded, Overlay, Viewer, ViewerMode};
+use crate::tui::model::{App, EditKind, InputPurpose, Loaded, Viewer, ViewerMode};
 use crate::tui::msg::{Action, Msg};
-use crate::tui::update::{Go, Step, move_cursor};
-use trim::TrimStep;
+use crate::tui::update::{Go, Step};
+use std::path::Path;
 
 /// A viewer of `record`, loading its conversation.
 pub fn open(app: &mut App, record: SessionRecord) -> (Viewer, Vec<Effect>) {
@@ -38,14 +43,41 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
             start,
             counts,
         } if req == viewer.waiting => {
-            on_counted(viewer, app, encoding, start, counts);
-            Step::none()
+            Step::effects(on_counted(viewer, app, encoding, start, counts))
         }
         Msg::CountFailed { req, error } if req == viewer.waiting => {
             app.complain(error);
             Step::none()
         }
-        Msg::Trimmed { req, result } if req == viewer.waiting => on_trimmed(viewer, app, result),
+        Msg::EditIndexRead { req, index } if req == viewer.pending.index => {
+            if let Some(loaded) = &mut viewer.loaded {
+                loaded.index = Some(index);
+            }
+            sizes::refresh(viewer, app);
+            Step::effects(replan(viewer, app))
+        }
+        Msg::ClearedCounted {
+            req,
+            encoding,
+            result,
+        } => Step::effects(edit::on_cleared(viewer, app, req, encoding, result)),
+        Msg::Edited { req, result } if req == viewer.waiting => {
+            if edit::on_edited(viewer, app, result) {
+                return Step::effects(reload(viewer, app));
+            }
+            Step::none()
+        }
+        Msg::Diffed { req, result } => {
+            diff::on_diffed(viewer, req, result);
+            Step::none()
+        }
+        Msg::Exported { req, path, result } => {
+            export::on_exported(viewer, app, req, path, result);
+            Step::none()
+        }
+        Msg::Trimmed { req, result } if req == viewer.waiting => {
+            trim::on_trimmed(viewer, app, result)
+        }
         Msg::ContextsListed {
             req,
             counted,
@@ -106,6 +138,10 @@ fn on_loaded(
             viewer.detail_scroll = 0;
             viewer.counts.clear();
             viewer.counts.insert(encoding, vec![None; len]);
+            viewer.cleared.clear();
+            viewer.pending.cleared = None;
+            viewer.breakdown = None;
+            viewer.order = None;
             viewer.mode = ViewerMode::Browse;
             viewer.error = None;
             if let Some((message_id, query)) = viewer.goto.take() {
@@ -120,11 +156,16 @@ fn on_loaded(
             }
             let context = loaded.context.clone();
             viewer.loaded = Some(loaded);
-            vec![Effect::CountTokens {
-                req,
-                context,
-                encoding,
-            }]
+            // The index is read beside the counting (each on its own thread).
+            viewer.pending.index = req;
+            vec![
+                Effect::CountTokens {
+                    req,
+                    context: context.clone(),
+                    encoding,
+                },
+                Effect::ReadEditIndex { req, context },
+            ]
         }
         Err(e) => {
             viewer.error = Some(e);
@@ -139,35 +180,41 @@ fn on_counted(
     encoding: Encoding,
     start: usize,
     counts: Vec<u64>,
-) {
+) -> Vec<Effect> {
     let Some(slots) = viewer.counts.get_mut(&encoding) else {
-        return;
+        return Vec::new();
     };
     for (slot, count) in slots.iter_mut().skip(start).zip(counts) {
         *slot = Some(count);
     }
-    if encoding == app.settings.encoding {
-        replan(viewer, app);
+    if encoding != app.settings.encoding {
+        return Vec::new();
     }
+    let complete = slots.iter().all(Option::is_some);
+    if complete {
+        sizes::refresh(viewer, app);
+    }
+    replan(viewer, app)
 }
 
-/// Re-plans the trim on screen (if there is one) from the current counts,
-/// and remembers its number for the next trim of this session.
-fn replan(viewer: &mut Viewer, app: &mut App) {
+/// Re-plans the trim or the edit on screen (if there is one) from the
+/// current counts; a trim's number is remembered for the next trim of
+/// this session.
+fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
+    if viewer.edit().is_some() {
+        return edit::replan(viewer, app);
+    }
     let counts = viewer.complete_counts(app.settings.encoding);
     let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode) else {
-        return;
+        return Vec::new();
     };
     app.trims
         .insert((viewer.record.id.clone(), state.kind), state.value);
     if let Err(e) = trim::replan(state, loaded, counts.as_deref()) {
         app.complain(e);
     }
+    Vec::new()
 }
-
-/// The most bytes put on the clipboard at once: terminals refuse (or
-/// hang on) much longer OSC 52 sequences.
-const CLIPBOARD_LIMIT: usize = 1_000_000;
 
 /// Keys of the viewer (and of its sub-modes).
 pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
@@ -175,7 +222,7 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         action,
         Action::CopyMessage | Action::CopySessionId | Action::CopySessionPath
     ) {
-        copy(viewer, app, action);
+        copy::copy(viewer, app, action);
         return Step::none();
     }
     match &mut viewer.mode {
@@ -183,7 +230,19 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
             return Step::effects(toggle_encoding(viewer, app));
         }
         ViewerMode::Transcript(_) => return transcript_action(viewer, app, action),
-        ViewerMode::Trim(_) => return on_trim_action(viewer, app, action),
+        ViewerMode::Trim(_) => return trim::on_viewer_action(viewer, app, action),
+        ViewerMode::Edit(_) => return edit::on_action(viewer, app, action),
+        ViewerMode::Breakdown => {
+            if action == Action::Back {
+                viewer.mode = ViewerMode::Browse;
+            }
+            return Step::none();
+        }
+        ViewerMode::Contexts(view) if view.diff.is_some() => {
+            diff::on_action(view, action, app.page());
+            return Step::none();
+        }
+        ViewerMode::Contexts(_) if action == Action::Diff => return diff::open(viewer, app),
         ViewerMode::Contexts(_) => return contexts::on_action(viewer, app, action),
         ViewerMode::Message(view) => {
             if message::on_action(view, app, action) {
@@ -204,9 +263,7 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         }
         ViewerMode::Browse => {}
     }
-    let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
-    if move_cursor(&mut viewer.selected, len, action, app.page()) {
-        viewer.detail_scroll = 0;
+    if sizes::move_selection(viewer, action, app.page()) {
         return Step::none();
     }
     match action {
@@ -219,9 +276,17 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
             });
         }
         Action::ToggleEncoding => return Step::effects(toggle_encoding(viewer, app)),
-        Action::TrimKeepLast | Action::TrimBudget => start_trim(viewer, app, action),
+        Action::TrimKeepLast | Action::TrimBudget => trim::begin(viewer, app, action),
         Action::Contexts if viewer.loaded.is_some() => return contexts::open(viewer, app),
         Action::ReadMessage => message::open(viewer, app),
+        Action::Breakdown if viewer.loaded.is_some() => viewer.mode = ViewerMode::Breakdown,
+        Action::SortBySize => sizes::toggle_sort(viewer, app),
+        Action::NextBig | Action::PrevBig => sizes::jump(viewer, app, action == Action::NextBig),
+        Action::SetBigSize => sizes::ask_size(app),
+        Action::Mark => return Step::effects(edit::mark(viewer, app)),
+        Action::MarkRange => return Step::effects(edit::mark_range(viewer, app)),
+        Action::StartClear => return Step::effects(edit::begin(viewer, app, EditKind::Clear)),
+        Action::Export => export::ask(viewer, app),
         Action::ToggleTranscript => {
             let Viewer {
                 loaded, selected, ..
@@ -273,47 +338,6 @@ fn transcript_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step
     Step::effects(effects)
 }
 
-/// Puts the selected message's text, the session's id or its path on the
-/// clipboard (the runtime writes it to the terminal), saying what it was.
-fn copy(viewer: &Viewer, app: &mut App, action: Action) {
-    let (text, what) = match action {
-        Action::CopyMessage => {
-            let Some(message) = viewer
-                .loaded
-                .as_ref()
-                .and_then(|l| l.context.message(viewer.selected))
-            else {
-                return;
-            };
-            let text = message.readable();
-            let what = format!(
-                "message #{} ({})",
-                viewer.selected,
-                humanize::bytes(text.len() as u64)
-            );
-            (text, what)
-        }
-        Action::CopySessionId => (
-            viewer.record.id.clone(),
-            format!("the session id {}", viewer.record.id),
-        ),
-        _ => {
-            let path = viewer.record.path.display().to_string();
-            let what = format!("the session path {path}");
-            (path, what)
-        }
-    };
-    if text.len() > CLIPBOARD_LIMIT {
-        app.complain(format!(
-            "not copied: {what} is more than a terminal's clipboard takes ({})",
-            humanize::bytes(CLIPBOARD_LIMIT as u64)
-        ));
-        return;
-    }
-    app.copy(text);
-    app.say(format!("copied {what} to the clipboard"));
-}
-
 /// A character typed: digits set the trim's number; in a message or the
 /// transcript, the search.
 pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
@@ -326,6 +350,7 @@ pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
     }
     let changed = match &mut viewer.mode {
         ViewerMode::Trim(state) => trim::on_digit(state, c),
+        ViewerMode::Edit(_) => return Step::effects(edit::on_digit(viewer, app, c)),
         ViewerMode::Message(view) => {
             message::on_type(view, app, c);
             false
@@ -333,7 +358,7 @@ pub fn on_type(viewer: &mut Viewer, app: &mut App, c: char) -> Step {
         _ => false,
     };
     if changed {
-        replan(viewer, app);
+        return Step::effects(replan(viewer, app));
     }
     Step::none()
 }
@@ -350,6 +375,7 @@ pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
     }
     let changed = match &mut viewer.mode {
         ViewerMode::Trim(state) => trim::on_paste(state, text),
+        ViewerMode::Edit(_) => return Step::effects(edit::on_paste(viewer, app, text)),
         ViewerMode::Message(view) => {
             message::on_paste(view, app, text);
             false
@@ -357,7 +383,7 @@ pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
         _ => false,
     };
     if changed {
-        replan(viewer, app);
+        return Step::effects(replan(viewer, app));
     }
     Step::none()
 }
@@ -382,6 +408,34 @@ pub fn on_delete_context_confirmed(viewer: &mut Viewer, app: &mut App, id: &str)
     contexts::on_delete_confirmed(viewer, app, id)
 }
 
+/// The person said yes to editing a session an agent owns.
+pub fn on_edit_confirmed(viewer: &mut Viewer, app: &mut App) -> Step {
+    edit::apply(viewer, app)
+}
+
+/// The person said yes to replacing a file with an export.
+pub fn on_replace_export_confirmed(viewer: &mut Viewer, app: &mut App, path: &Path) -> Step {
+    export::on_replace_confirmed(viewer, app, path)
+}
+
+/// A line the viewer asked for was typed: the size of the jumps, or where
+/// to export.
+pub fn on_input_done(
+    viewer: &mut Viewer,
+    app: &mut App,
+    purpose: InputPurpose,
+    text: &str,
+) -> Step {
+    match purpose {
+        InputPurpose::BigMessage => {
+            sizes::on_size_typed(app, text);
+            Step::none()
+        }
+        InputPurpose::Export => export::on_path_typed(viewer, app, text),
+        InputPurpose::NewSession | InputPurpose::Rename { .. } => Step::none(),
+    }
+}
+
 fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     app.settings.encoding = app.settings.encoding.next();
     let encoding = app.settings.encoding;
@@ -401,136 +455,14 @@ fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
             encoding,
         });
     }
-    replan(viewer, app);
+    sizes::refresh(viewer, app);
+    effects.extend(replan(viewer, app));
     effects
-}
-
-fn start_trim(viewer: &mut Viewer, app: &mut App, action: Action) {
-    let Some(loaded) = &viewer.loaded else {
-        return;
-    };
-    if let Err(e) = viewer.record.writable() {
-        app.complain(e.to_string());
-        return;
-    }
-    let total = viewer
-        .complete_counts(app.settings.encoding)
-        .map(|c| c.iter().sum());
-    let mut state = trim::start(action, loaded, total, app.settings.window_tokens);
-    if let Some(value) = app.trims.get(&(viewer.record.id.clone(), state.kind)) {
-        state.value = *value;
-    }
-    viewer.mode = ViewerMode::Trim(state);
-    replan(viewer, app);
-}
-
-fn on_trim_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
-    let len = viewer.loaded.as_ref().map_or(0, |l| l.len());
-    // The view moves while the trim stays as it is.
-    if matches!(
-        action,
-        Action::PageUp | Action::PageDown | Action::Home | Action::End
-    ) {
-        move_cursor(&mut viewer.selected, len, action, app.page());
-        return Step::none();
-    }
-    let ViewerMode::Trim(state) = &mut viewer.mode else {
-        return Step::none();
-    };
-    match trim::on_action(state, action) {
-        TrimStep::Nothing => Step::none(),
-        TrimStep::Changed => {
-            replan(viewer, app);
-            Step::none()
-        }
-        TrimStep::Restart(action) => {
-            start_trim(viewer, app, action);
-            Step::none()
-        }
-        TrimStep::Cancel => {
-            viewer.mode = ViewerMode::Browse;
-            Step::none()
-        }
-        TrimStep::Apply => ask_or_apply_trim(viewer, app),
-    }
-}
-
-/// Applies the trim, asking first when an agent owns the session: it may be
-/// appending right now, and the fork would miss what it writes next.
-fn ask_or_apply_trim(viewer: &mut Viewer, app: &mut App) -> Step {
-    let agent_owned = viewer.loaded.as_ref().is_some_and(|l| l.agent_owned);
-    let ready =
-        matches!(&viewer.mode, ViewerMode::Trim(state) if trim::ready_request(state).is_some());
-    if agent_owned && ready {
-        app.overlay = Some(Overlay::Confirm(Confirm {
-            title: "An agent owns this session".into(),
-            lines: vec![
-                "session.json says a running agent has it open (is_active).".into(),
-                "The trim takes the session's lock, but the agent may keep writing to the context it has loaded, and what it writes next would not be in the fork.".into(),
-                "Trim it anyway?".into(),
-            ],
-            action: ConfirmAction::TrimAgentOwned,
-        }));
-        return Step::none();
-    }
-    apply_trim(viewer, app)
 }
 
 /// The person said yes to trimming a session an agent owns.
 pub fn on_trim_confirmed(viewer: &mut Viewer, app: &mut App) -> Step {
-    apply_trim(viewer, app)
-}
-
-fn apply_trim(viewer: &mut Viewer, app: &mut App) -> Step {
-    let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode) else {
-        return Step::none();
-    };
-    let Some(request) = trim::ready_request(state) else {
-        match state.plan.as_ref().map(|p| p.changed) {
-            Some(false) => app.say("nothing to trim: the context already fits"),
-            _ => app.say("still counting tokens; try again in a moment"),
-        }
-        return Step::none();
-    };
-    state.applying = true;
-    let expected = Expected {
-        context_id: loaded.context.id().to_string(),
-        mutation_counter: loaded.context.mutation_counter(),
-    };
-    viewer.waiting = app.request();
-    Step::effect(Effect::ApplyTrim {
-        req: viewer.waiting,
-        record: viewer.record.clone(),
-        request,
-        encoding: app.settings.encoding,
-        expected,
-    })
-}
-
-fn on_trimmed(viewer: &mut Viewer, app: &mut App, result: Result<Option<String>, String>) -> Step {
-    match result {
-        Ok(Some(id)) => {
-            // The date and the first part of the id name it on screen, and
-            // leave room at 80 columns for the key that undoes the trim.
-            let short = id.get(..17).unwrap_or(&id);
-            app.say(format!(
-                "trimmed: new active context {short}…; press {} to switch back",
-                keymap::key_for(Scope::Viewer, Action::Contexts)
-            ));
-            Step::effects(reload(viewer, app))
-        }
-        Ok(None) => {
-            app.say("nothing to trim: the context already fits");
-            Step::effects(reload(viewer, app))
-        }
-        Err(e) => {
-            if let ViewerMode::Trim(state) = &mut viewer.mode {
-                state.applying = false;
-            }
-            app.complain(e);
-            Step::none()
-        }
-    }
+    trim::apply(viewer, app)
 }
 
 /// Loads the open session's conversation again.

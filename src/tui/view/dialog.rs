@@ -39,13 +39,25 @@ pub fn draw_confirm(frame: &mut Frame, confirm: &Confirm, area: Rect, theme: The
 
 /// Draws a text field.
 pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
-    let title = match &input.purpose {
-        InputPurpose::NewSession => " New session: first prompt ",
-        InputPurpose::Rename { .. } => " Rename session ",
+    let (title, note) = match &input.purpose {
+        InputPurpose::NewSession => (" New session: first prompt ", String::new()),
+        InputPurpose::Rename { .. } => (" Rename session ", String::new()),
+        InputPurpose::BigMessage => (
+            " Jump to messages over how many tokens? ",
+            format!(
+                "{} and {} go to the next and the previous such message",
+                keymap::key_for(Scope::Viewer, Action::NextBig),
+                keymap::key_for(Scope::Viewer, Action::PrevBig)
+            ),
+        ),
+        InputPurpose::Export => (
+            " Export this context to a file ",
+            ".md, .txt or .json; a bare name is in the current directory".into(),
+        ),
     };
     let lines = vec![
         Line::from(text_field::spans(&input.text, 66, theme)),
-        Line::raw(""),
+        Line::styled(note, theme.dim()),
         Line::from(vec![
             Span::styled(keymap::key_for(Scope::Input, Action::Confirm), theme.key()),
             Span::raw(" done    "),

@@ -1,26 +1,23 @@
-//! The context viewer: gauge, messages with token counts and running total,
-//! the trim being adjusted, and the selected message in full.
+//! The context viewer: gauge, where the tokens go, messages with token
+//! counts and running total, the trim or the edit being prepared, and the
+//! selected message in full.
 
 use crate::humanize;
-use crate::store::{Encoding, Special, match_ranges};
+use crate::store::{Encoding, match_ranges};
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{Model, TrimKind, Viewer};
+use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::view::{ViewState, contexts, message, scroll_into_view, transcript};
+use crate::tui::view::{ViewState, breakdown, contexts, diff, edit, message, messages, transcript};
 use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Block, Borders, Cell, LineGauge, Paragraph, Row, Table, TableState, Wrap};
-use std::collections::HashSet;
+use ratatui::widgets::{Block, Borders, LineGauge, Paragraph, Wrap};
 
 /// Characters of each part shown in the detail pane: pages of text, and a
 /// huge paste still draws within a frame (`loki-sessions show` has it all).
 const DETAIL_CHARS: usize = 20_000;
-
-/// Characters of a message shown on its line (more than any screen is wide).
-const LINE_CHARS: usize = 300;
 
 /// Draws the viewer.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect, theme: Theme) {
@@ -35,15 +32,18 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         transcript::draw(frame, model, viewer, view, area, theme);
         return;
     }
-    let trim_height = viewer
-        .trim()
-        .map_or(0, |t| 2 + t.warnings().len().min(2) as u16);
+    let panel_height = match (viewer.trim(), viewer.edit()) {
+        (Some(t), _) => 2 + t.warnings().len().min(2) as u16,
+        (None, Some(_)) => edit::HEIGHT,
+        (None, None) => 0,
+    };
     let detail_height = (area.height / 3).clamp(5, 14);
-    let [header, gauge, table_area, trim_area, detail] = Layout::vertical([
+    let [header, gauge, kinds, table_area, panel_area, detail] = Layout::vertical([
+        Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Min(4),
-        Constraint::Length(trim_height),
+        Constraint::Length(panel_height),
         Constraint::Length(detail_height),
     ])
     .areas(area);
@@ -56,6 +56,8 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let title = heading(viewer, len, encoding, usize::from(header.width), theme);
     frame.render_widget(Paragraph::new(title), header);
     draw_gauge(frame, model, gauge, total, counted, len, theme);
+    let bar = breakdown::bar_line(viewer.breakdown.as_ref(), usize::from(kinds.width), theme);
+    frame.render_widget(Paragraph::new(bar), kinds);
 
     if let Some(error) = &viewer.error {
         let text = Paragraph::new(vec![Line::styled(error.clone(), theme.error())])
@@ -63,13 +65,23 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         frame.render_widget(text, table_area);
         return;
     }
-    draw_messages(frame, model, viewer, state, table_area, theme);
+    messages::draw(frame, model, viewer, state, table_area, theme);
     if let Some(trim) = viewer.trim() {
-        draw_trim(frame, trim, len, trim_area, theme);
+        draw_trim(frame, trim, len, panel_area, theme);
+    }
+    if let Some(state) = viewer.edit() {
+        edit::draw(frame, viewer, state, panel_area, theme);
     }
     draw_detail(frame, viewer, detail, theme);
-    if let Some(view) = viewer.contexts() {
-        contexts::draw(frame, view, area, theme);
+    match &viewer.mode {
+        ViewerMode::Contexts(view) => match &view.diff {
+            Some(d) => diff::draw(frame, d, area, theme),
+            None => contexts::draw(frame, view, area, theme),
+        },
+        ViewerMode::Breakdown => {
+            breakdown::draw_panel(frame, viewer.breakdown.as_ref(), encoding, area, theme);
+        }
+        _ => {}
     }
 }
 
@@ -119,6 +131,13 @@ fn draw_gauge(
     theme: Theme,
 ) {
     let window = model.app.settings.window_tokens.max(1);
+    // An edit on screen shows what the context would hold after it.
+    let after = model
+        .viewer()
+        .and_then(|v| v.edit())
+        .and_then(|e| e.plan.as_ref())
+        .filter(|p| p.changed)
+        .map(|p| p.tokens_after);
     // A total of what is counted so far would read as the context's size:
     // until every message is counted, the gauge shows the counting instead.
     let (ratio, label, style) = if counted < len {
@@ -132,18 +151,22 @@ fn draw_gauge(
             theme.dim(),
         )
     } else {
-        let style = if total > window {
+        let shown = after.unwrap_or(total);
+        let style = if shown > window {
             theme.error()
         } else {
             theme.key()
         };
+        let figure = match after {
+            Some(after) => format!("{} → {}", humanize::count(total), humanize::count(after)),
+            None => humanize::count(total),
+        };
         (
-            (total as f64 / window as f64).min(1.0),
+            (shown as f64 / window as f64).min(1.0),
             format!(
-                "{} / {} tokens ({:.0}% of the window)",
-                humanize::count(total),
+                "{figure} / {} tokens ({:.0}% of the window)",
                 humanize::count(window),
-                100.0 * total as f64 / window as f64
+                100.0 * shown as f64 / window as f64
             ),
             style,
         )
@@ -153,90 +176,6 @@ fn draw_gauge(
         .label(label)
         .filled_style(style);
     frame.render_widget(gauge, area);
-}
-
-fn draw_messages(
-    frame: &mut Frame,
-    model: &Model,
-    viewer: &Viewer,
-    state: &mut ViewState,
-    area: Rect,
-    theme: Theme,
-) {
-    let Some(loaded) = &viewer.loaded else {
-        frame.render_widget(Paragraph::new(Line::styled("loading…", theme.dim())), area);
-        return;
-    };
-    let counts = viewer.counts.get(&model.app.settings.encoding);
-    let dropped: HashSet<usize> = viewer
-        .trim()
-        .and_then(|t| t.plan.as_ref())
-        .map(|p| p.dropped.iter().copied().collect())
-        .unwrap_or_default();
-    let height = usize::from(area.height.saturating_sub(2));
-    let offset = &mut state.viewer_offset;
-    scroll_into_view(offset, viewer.selected, height, loaded.len());
-    // The running total needs every count before the first visible row.
-    // The running total of what the context holds (after the trim on screen,
-    // if any) needs every kept count before the first visible row.
-    let mut running: u64 = counts.map_or(0, |c| {
-        c.iter()
-            .take(*offset)
-            .enumerate()
-            .filter(|(i, _)| !dropped.contains(i))
-            .filter_map(|(_, n)| *n)
-            .sum()
-    });
-    let ctx = &loaded.context;
-    let specials = ctx.special_indices();
-    let rows: Vec<Row> = (*offset..ctx.len().min(*offset + height))
-        .filter_map(|i| ctx.message(i).map(|m| (i, m)))
-        .map(|(i, m)| {
-            let count = counts.and_then(|c| c.get(i).copied().flatten());
-            let kept = !dropped.contains(&i);
-            if kept {
-                running += count.unwrap_or(0);
-            }
-            let special = specials.contains(&i).then(|| ctx.special_at(i)).flatten();
-            let marker = match special {
-                Some(Special::SystemPrompt) => Span::styled("◆ system", theme.special()),
-                Some(Special::ToolDefinitions) => Span::styled("◆ tools", theme.special()),
-                None => Span::styled(m.role().to_string(), theme.role(m.role())),
-            };
-            let row = Row::new([
-                Cell::from(Line::from(i.to_string()).right_aligned()),
-                Cell::from(Line::from(marker)),
-                Cell::from(Line::from(count.map_or("…".into(), humanize::count)).right_aligned()),
-                Cell::from(
-                    Line::from(if count.is_some() && kept {
-                        humanize::count(running)
-                    } else {
-                        String::new()
-                    })
-                    .right_aligned(),
-                ),
-                Cell::from(m.one_line_limited(LINE_CHARS)),
-            ]);
-            if kept { row } else { row.style(theme.dim()) }
-        })
-        .collect();
-    let widths = [
-        Constraint::Length(6),
-        Constraint::Length(10),
-        Constraint::Length(8),
-        Constraint::Length(9),
-        Constraint::Min(10),
-    ];
-    let block = Block::new()
-        .borders(Borders::TOP)
-        .title(Line::styled(" Messages ", theme.title()));
-    let table = Table::new(rows, widths)
-        .header(Row::new(["#", "ROLE", "TOKENS", "TOTAL", "TEXT"]).style(theme.title()))
-        .block(block)
-        .row_highlight_style(theme.selected());
-    let mut table_state = TableState::default()
-        .with_selected((!loaded.is_empty()).then(|| viewer.selected.saturating_sub(*offset)));
-    frame.render_stateful_widget(table, area, &mut table_state);
 }
 
 fn draw_trim(

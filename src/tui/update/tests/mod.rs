@@ -3,6 +3,8 @@
 
 mod contexts;
 mod dialogs;
+mod edit;
+mod finding;
 mod input;
 mod list;
 mod message;
@@ -14,9 +16,9 @@ mod viewer;
 
 pub(super) use super::*;
 pub(super) use crate::store::{
-    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, Encoding, Fingerprint,
+    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, EditIndex, Encoding, Fingerprint,
     PurgePolicy, PurgeProgress, PurgeReport, Relation, SessionRecord, SessionStats, StoreKind,
-    TrimRequest, WindowIndex,
+    TrimRequest,
 };
 pub(super) use crate::tui::keymap;
 pub(super) use crate::tui::model::{
@@ -141,8 +143,15 @@ pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
     opened_on(context(n))
 }
 
-/// Session a opened on `ctx`, nothing counted yet; returns the effects of the load.
+/// Session a opened on `ctx`, its edit index read (as the worker answers
+/// the load's `ReadEditIndex`), nothing counted yet; returns the effects of
+/// the load but that one.
 pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
+    opened_with(ctx, false)
+}
+
+/// [`opened_on`], the session owned by a running agent or not.
+pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Open);
     let [Effect::LoadConversation { req, .. }] = effects[..] else {
@@ -150,17 +159,26 @@ pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
     };
     assert!(matches!(m.screen, Screen::Viewer(_)));
     let loaded = Loaded {
-        window: Arc::new(WindowIndex::new(&ctx)),
+        index: None,
         context: Arc::new(ctx),
-        agent_owned: false,
+        agent_owned,
     };
-    let effects = update(
+    let mut effects = update(
         &mut m,
         Msg::ConversationLoaded {
             req,
             result: Ok(loaded),
         },
     );
+    let at = effects
+        .iter()
+        .position(|e| matches!(e, Effect::ReadEditIndex { .. }))
+        .expect("the load asks for the edit index");
+    let Effect::ReadEditIndex { req, context } = effects.remove(at) else {
+        unreachable!()
+    };
+    let index = Arc::new(EditIndex::new(&context));
+    effects.extend(update(&mut m, Msg::EditIndexRead { req, index }));
     (m, effects)
 }
 

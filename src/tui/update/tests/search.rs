@@ -103,7 +103,7 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
     assert_eq!(record.id, "a");
     let ctx = context(5);
     let loaded = Loaded {
-        window: Arc::new(WindowIndex::new(&ctx)),
+        index: None,
         context: Arc::new(ctx),
         agent_owned: false,
     };

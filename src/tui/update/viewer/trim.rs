@@ -1,10 +1,16 @@
 //! Adjusting a trim in the viewer: every change re-plans at once (pure), the
-//! dropped messages are dimmed, and only Enter writes the fork. This module
-//! knows only the trim's own state; the viewer hands it what it needs.
+//! dropped messages are dimmed, and only Enter writes the fork (asking
+//! first when an agent owns the session). The functions on `TrimState`
+//! know only the trim's own state; the rest is its glue with the viewer.
 
-use crate::store::{TrimRequest, plan_with_index};
-use crate::tui::model::{Loaded, TrimKind, TrimState};
+use crate::store::{Expected, TrimRequest, plan_with_index};
+use crate::tui::effect::Effect;
+use crate::tui::keymap::{self, Scope};
+use crate::tui::model::{
+    App, Confirm, ConfirmAction, Loaded, Overlay, TrimKind, TrimState, Viewer, ViewerMode,
+};
 use crate::tui::msg::Action;
+use crate::tui::update::Step;
 
 /// What a key did to the trim, for the viewer to act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,7 +35,7 @@ pub fn start(action: Action, loaded: &Loaded, total: Option<u64>, window: u64) -
     } else {
         TrimKind::KeepLast
     };
-    let non_special = (loaded.len() - loaded.window.specials().len()) as u64;
+    let non_special = (loaded.len() - loaded.context.special_indices().len()) as u64;
     let value = match kind {
         TrimKind::KeepLast => non_special.min(20),
         TrimKind::Budget => match total {
@@ -51,17 +57,18 @@ fn round_down(n: u64, to: u64) -> u64 {
     if n > to { n - n % to } else { n }
 }
 
-/// Re-plans for the current number, if every count is known (`counts`).
+/// Re-plans for the current number, if every count is known (`counts`)
+/// and the context's index is read.
 pub fn replan(
     state: &mut TrimState,
     loaded: &Loaded,
     counts: Option<&[u64]>,
 ) -> Result<(), String> {
-    let Some(counts) = counts else {
+    let (Some(counts), Some(index)) = (counts, &loaded.index) else {
         state.plan = None;
         return Ok(());
     };
-    match plan_with_index(&loaded.window, counts, state.request()) {
+    match plan_with_index(index.window(), counts, state.request()) {
         Ok(plan) => {
             state.plan = Some(plan);
             Ok(())
@@ -147,4 +154,131 @@ pub fn on_action(state: &mut TrimState, action: Action) -> TrimStep {
         _ => return TrimStep::Nothing,
     }
     TrimStep::Changed
+}
+
+/// Starts a trim measured as `action` says, at the number last chosen for
+/// this session.
+pub fn begin(viewer: &mut Viewer, app: &mut App, action: Action) {
+    let Some(loaded) = &viewer.loaded else {
+        return;
+    };
+    if let Err(e) = viewer.record.writable() {
+        app.complain(e.to_string());
+        return;
+    }
+    let total = viewer
+        .complete_counts(app.settings.encoding)
+        .map(|c| c.iter().sum());
+    let mut state = start(action, loaded, total, app.settings.window_tokens);
+    if let Some(value) = app.trims.get(&(viewer.record.id.clone(), state.kind)) {
+        state.value = *value;
+    }
+    viewer.mode = ViewerMode::Trim(state);
+    let _ = super::replan(viewer, app); // a trim asks for nothing more
+}
+
+/// Keys while trimming.
+pub fn on_viewer_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
+    // The view moves while the trim stays as it is.
+    if matches!(
+        action,
+        Action::PageUp | Action::PageDown | Action::Home | Action::End
+    ) {
+        super::sizes::move_selection(viewer, action, app.page());
+        return Step::none();
+    }
+    let ViewerMode::Trim(state) = &mut viewer.mode else {
+        return Step::none();
+    };
+    match on_action(state, action) {
+        TrimStep::Nothing => Step::none(),
+        TrimStep::Changed => Step::effects(super::replan(viewer, app)),
+        TrimStep::Restart(action) => {
+            begin(viewer, app, action);
+            Step::none()
+        }
+        TrimStep::Cancel => {
+            viewer.mode = ViewerMode::Browse;
+            Step::none()
+        }
+        TrimStep::Apply => ask_or_apply(viewer, app),
+    }
+}
+
+/// Applies the trim, asking first when an agent owns the session: it may be
+/// appending right now, and the fork would miss what it writes next.
+fn ask_or_apply(viewer: &mut Viewer, app: &mut App) -> Step {
+    let agent_owned = viewer.loaded.as_ref().is_some_and(|l| l.agent_owned);
+    let ready = matches!(&viewer.mode, ViewerMode::Trim(state) if ready_request(state).is_some());
+    if agent_owned && ready {
+        app.overlay = Some(Overlay::Confirm(Confirm {
+            title: "An agent owns this session".into(),
+            lines: vec![
+                "session.json says a running agent has it open (is_active).".into(),
+                "The trim takes the session's lock, but the agent may keep writing to the context it has loaded, and what it writes next would not be in the fork.".into(),
+                "Trim it anyway?".into(),
+            ],
+            action: ConfirmAction::TrimAgentOwned,
+        }));
+        return Step::none();
+    }
+    apply(viewer, app)
+}
+
+/// Sends the trim to the store with what its preview was made on.
+pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
+    let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode) else {
+        return Step::none();
+    };
+    let Some(request) = ready_request(state) else {
+        match state.plan.as_ref().map(|p| p.changed) {
+            Some(false) => app.say("nothing to trim: the context already fits"),
+            _ => app.say("still counting tokens; try again in a moment"),
+        }
+        return Step::none();
+    };
+    state.applying = true;
+    let expected = Expected {
+        context_id: loaded.context.id().to_string(),
+        mutation_counter: loaded.context.mutation_counter(),
+    };
+    viewer.waiting = app.request();
+    Step::effect(Effect::ApplyTrim {
+        req: viewer.waiting,
+        record: viewer.record.clone(),
+        request,
+        encoding: app.settings.encoding,
+        expected,
+    })
+}
+
+/// The store's answer to a trim.
+pub fn on_trimmed(
+    viewer: &mut Viewer,
+    app: &mut App,
+    result: Result<Option<String>, String>,
+) -> Step {
+    match result {
+        Ok(Some(id)) => {
+            // The date and the first part of the id name it on screen, and
+            // leave room at 80 columns for the key that undoes the trim.
+            let short = id.get(..17).unwrap_or(&id);
+            app.say(format!(
+                "trimmed: new active context {short}…; press {} to switch back",
+                keymap::key_for(Scope::Viewer, Action::Contexts)
+            ));
+            Step::effects(super::reload(viewer, app))
+        }
+        Ok(None) => {
+            app.say("nothing to trim: the context already fits");
+            Step::effects(super::reload(viewer, app))
+        }
+        Err(e) => {
+            if let ViewerMode::Trim(state) = &mut viewer.mode {
+                state.applying = false;
+            }
+            app.complain(e);
+            Step::none()
+        }
+    }
 }

@@ -1,0 +1,162 @@
+//! The state of an edit by hand in the viewer: messages marked to drop, or
+//! tool results chosen to clear, and the plan made from them at every key.
+//! Nothing here is written until the person presses Enter.
+
+use crate::store::{ClearChoice, EditIndex, EditPlan, EditRequest};
+use std::collections::BTreeSet;
+
+/// What an edit by hand does to the messages it picks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditKind {
+    /// The marked messages go, with the other halves of their tool pairs.
+    Drop,
+    /// The chosen tool results become short placeholders.
+    Clear,
+}
+
+/// Which tool results a clear picks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClearBy {
+    /// The messages marked one by one.
+    Marked,
+    /// Every tool result holding more than [`EditState::over`] tokens.
+    Over,
+    /// Every tool result before the last [`EditState::turns`] turns.
+    OlderThanTurns,
+}
+
+impl ClearBy {
+    /// The next choice, in the order Tab goes through them.
+    pub fn next(self) -> ClearBy {
+        match self {
+            ClearBy::Marked => ClearBy::Over,
+            ClearBy::Over => ClearBy::OlderThanTurns,
+            ClearBy::OlderThanTurns => ClearBy::Marked,
+        }
+    }
+}
+
+/// The size a clear "over N tokens" starts at.
+pub const CLEAR_OVER: u64 = 1_000;
+/// The turns a clear "older than the last K turns" starts at.
+pub const CLEAR_TURNS: u64 = 10;
+
+/// An edit by hand being prepared in the viewer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditState {
+    /// Drop or clear.
+    pub kind: EditKind,
+    /// Messages marked to drop (indices): each kind keeps its own marks,
+    /// so switching between them loses nothing.
+    pub drop_marks: BTreeSet<usize>,
+    /// Messages whose tool results are marked to clear.
+    pub clear_marks: BTreeSet<usize>,
+    /// The message marked last: a range runs from it to the cursor.
+    pub last_mark: Option<usize>,
+    /// Which tool results a clear picks.
+    pub clear_by: ClearBy,
+    /// The size of [`ClearBy::Over`], in tokens.
+    pub over: u64,
+    /// The turns of [`ClearBy::OlderThanTurns`].
+    pub turns: u64,
+    /// Digits typed but not applied yet (for the number of a choice).
+    pub typing: Option<String>,
+    /// What the edit would do (None until the counts it needs are known).
+    pub plan: Option<EditPlan>,
+    /// Why the edit cannot be planned as it stands.
+    pub problem: Option<String>,
+    /// The edit was sent to the store and has not answered.
+    pub applying: bool,
+}
+
+impl EditState {
+    /// A new edit of `kind` with nothing marked.
+    pub fn new(kind: EditKind, over: u64) -> Self {
+        EditState {
+            kind,
+            drop_marks: BTreeSet::new(),
+            clear_marks: BTreeSet::new(),
+            last_mark: None,
+            clear_by: ClearBy::Marked,
+            over,
+            turns: CLEAR_TURNS,
+            typing: None,
+            plan: None,
+            problem: None,
+            applying: false,
+        }
+    }
+
+    /// The marks of the current kind.
+    pub fn marks(&self) -> &BTreeSet<usize> {
+        match self.kind {
+            EditKind::Drop => &self.drop_marks,
+            EditKind::Clear => &self.clear_marks,
+        }
+    }
+
+    /// The marks of the current kind, to change.
+    pub fn marks_mut(&mut self) -> &mut BTreeSet<usize> {
+        match self.kind {
+            EditKind::Drop => &mut self.drop_marks,
+            EditKind::Clear => &mut self.clear_marks,
+        }
+    }
+
+    /// True when the marks decide what the edit picks (a drop, or a clear
+    /// of marked results); false for a clear by size or by turns.
+    pub fn by_marks(&self) -> bool {
+        self.kind == EditKind::Drop || self.clear_by == ClearBy::Marked
+    }
+
+    /// The number a choice by size or by turns is adjusted through, if
+    /// the edit is such a choice.
+    pub fn number(&self) -> Option<u64> {
+        match (self.kind, self.clear_by) {
+            (EditKind::Clear, ClearBy::Over) => Some(self.over),
+            (EditKind::Clear, ClearBy::OlderThanTurns) => Some(self.turns),
+            _ => None,
+        }
+    }
+
+    /// Sets the number of the current choice (nothing for a choice by marks).
+    pub fn set_number(&mut self, value: u64) {
+        match (self.kind, self.clear_by) {
+            (EditKind::Clear, ClearBy::Over) => self.over = value,
+            (EditKind::Clear, ClearBy::OlderThanTurns) => self.turns = value,
+            _ => {}
+        }
+    }
+
+    /// What the store is asked to do, the marks named by their ids.
+    pub fn request(&self, index: &EditIndex) -> EditRequest {
+        let ids = || {
+            self.marks()
+                .iter()
+                .map(|&i| index.id(i).to_string())
+                .collect()
+        };
+        match (self.kind, self.clear_by) {
+            (EditKind::Drop, _) => EditRequest::Drop {
+                messages: ids(),
+                with_pairs: true,
+            },
+            (EditKind::Clear, ClearBy::Marked) => EditRequest::Clear(ClearChoice::Messages(ids())),
+            (EditKind::Clear, ClearBy::Over) => EditRequest::Clear(ClearChoice::Over(self.over)),
+            (EditKind::Clear, ClearBy::OlderThanTurns) => EditRequest::Clear(
+                ClearChoice::OlderThanTurns(usize::try_from(self.turns).unwrap_or(usize::MAX)),
+            ),
+        }
+    }
+
+    /// The choice of a clear as the planner takes it (None for marks).
+    pub fn clear_choice(&self) -> Option<ClearChoice> {
+        match self.clear_by {
+            ClearBy::Marked => None,
+            ClearBy::Over => Some(ClearChoice::Over(self.over)),
+            ClearBy::OlderThanTurns => Some(ClearChoice::OlderThanTurns(
+                usize::try_from(self.turns).unwrap_or(usize::MAX),
+            )),
+        }
+    }
+}
