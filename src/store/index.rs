@@ -203,30 +203,41 @@ impl SearchIndex {
     /// Every indexed session's stats as last seen (empty when there is no
     /// index). Reads only.
     pub fn stats(&self) -> HashMap<String, IndexedStats> {
-        let (manifest, _) = self.manifest();
-        manifest
-            .sessions
-            .into_iter()
-            .map(|(id, e)| {
-                let stats = IndexedStats {
-                    bytes: e.bytes,
-                    messages: e.messages,
-                    tokens: e.tokens,
-                    is_active: e.is_active,
-                    error: e.error,
-                };
-                (id, stats)
-            })
-            .collect()
+        self.with_view(|manifest| {
+            manifest
+                .sessions
+                .iter()
+                .map(|(id, e)| (id.to_string(), e.stats()))
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+
+    /// `f` of the manifest borrowed from its bytes (None when there is no
+    /// usable one): a fraction of the owned manifest's memory, which matters
+    /// at 100k sessions.
+    fn with_view<R>(&self, f: impl FnOnce(&manifest::ManifestView) -> R) -> Option<R> {
+        let dir = self.dir().ok()?;
+        let bytes = manifest::read(dir).ok()?;
+        let view = manifest::ManifestView::decode(&bytes, dir, &self.store_dir).ok()?;
+        Some(f(&view))
     }
 
     /// The stats of the sessions in `ids` that the index knows as they are
     /// now (their files unchanged since they were read). Reads only.
     pub fn current_stats(&self, ids: &[String]) -> HashMap<String, IndexedStats> {
-        let (manifest, _) = self.manifest();
+        self.with_view(|manifest| self.current_in(manifest, ids))
+            .unwrap_or_default()
+    }
+
+    fn current_in(
+        &self,
+        manifest: &manifest::ManifestView,
+        ids: &[String],
+    ) -> HashMap<String, IndexedStats> {
         let checker = stamp::Checker::new(&self.store_dir);
         let known = crate::store::parallel::map_ordered(ids, |id| {
-            let entry = manifest.sessions.get(id)?;
+            let entry = manifest.sessions.get(id.as_str())?;
             let dir = Path::new(id);
             let conversation = self.layout.conversation(dir);
             let meta = self.layout.meta(dir);
@@ -237,13 +248,7 @@ impl SearchIndex {
                     meta.as_deref(),
                     entry.meta.as_ref(),
                 )
-                .then(|| IndexedStats {
-                    bytes: entry.bytes,
-                    messages: entry.messages,
-                    tokens: entry.tokens,
-                    is_active: entry.is_active,
-                    error: entry.error.clone(),
-                })
+                .then(|| entry.stats())
         });
         ids.iter()
             .cloned()

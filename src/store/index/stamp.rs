@@ -19,6 +19,32 @@ pub struct FileStamp {
     pub ino: u64,
 }
 
+/// What a stamp says of a file, whether owned ([`FileStamp`]) or borrowed
+/// from the manifest's bytes.
+pub trait Stamp {
+    /// The file name.
+    fn name(&self) -> &str;
+    /// True when `st` describes the file as stamped.
+    fn matches(&self, st: &rustix::fs::Stat) -> bool;
+}
+
+/// True when `st` has this size, inode and modification time.
+pub fn stat_matches(st: &rustix::fs::Stat, size: u64, ino: u64, mtime_ns: i128) -> bool {
+    st.st_size as u64 == size
+        && st.st_ino == ino
+        && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128 == mtime_ns
+}
+
+impl Stamp for FileStamp {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn matches(&self, st: &rustix::fs::Stat) -> bool {
+        stat_matches(st, self.size, self.ino, self.mtime_ns)
+    }
+}
+
 /// The stamp of one file, if it exists.
 pub fn file(path: &Path) -> Option<FileStamp> {
     let meta = std::fs::symlink_metadata(path).ok()?;
@@ -74,29 +100,29 @@ impl Checker {
     /// [`conversation`] makes them) and `meta` still describe session `id`,
     /// whose conversation is `conversation` and meta file `meta_file`
     /// (paths relative to the folder).
-    pub fn unchanged(
+    pub fn unchanged<S: Stamp>(
         &self,
         conversation: &Path,
-        files: &[FileStamp],
+        files: &[S],
         meta_file: Option<&Path>,
-        meta: Option<&FileStamp>,
+        meta: Option<&S>,
     ) -> bool {
         self.meta_unchanged(meta_file, meta) && self.conversation_unchanged(conversation, files)
     }
 
     /// True when the conversation's files are as `files` recorded.
-    pub fn conversation_unchanged(&self, conversation: &Path, files: &[FileStamp]) -> bool {
+    pub fn conversation_unchanged<S: Stamp>(&self, conversation: &Path, files: &[S]) -> bool {
         let Some((dir, rest)) = files.split_first() else {
             return false;
         };
         self.same(conversation, dir)
             && rest
                 .iter()
-                .all(|f| self.same(&conversation.join(&f.name), f))
+                .all(|f| self.same(&conversation.join(f.name()), f))
     }
 
     /// True when meta.json is as `meta` recorded (both absent counts).
-    pub fn meta_unchanged(&self, meta_file: Option<&Path>, meta: Option<&FileStamp>) -> bool {
+    pub fn meta_unchanged<S: Stamp>(&self, meta_file: Option<&Path>, meta: Option<&S>) -> bool {
         match (meta_file, meta) {
             (Some(path), Some(stamp)) => self.same(path, stamp),
             (None, None) => true,
@@ -110,11 +136,7 @@ impl Checker {
         rustix::fs::statat(folder, path, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()
     }
 
-    fn same(&self, path: &Path, stamp: &FileStamp) -> bool {
-        self.stat(path).is_some_and(|st| {
-            st.st_size as u64 == stamp.size
-                && st.st_ino == stamp.ino
-                && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128 == stamp.mtime_ns
-        })
+    fn same<S: Stamp>(&self, path: &Path, stamp: &S) -> bool {
+        self.stat(path).is_some_and(|st| stamp.matches(&st))
     }
 }
