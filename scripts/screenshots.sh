@@ -26,10 +26,14 @@ shot() {
   sleep 1
   tmux -L shots capture-pane -e -p -t s > "$work/$1.ansi"
   python3 scripts/ansi_to_html.py "$work/$1.ansi" $cols $rows > "$work/$1.html"
-  chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
-    --user-data-dir="$work/chrome" --window-size=$((cols * 9 + 30)),$((rows * 18 + 24)) \
-    --screenshot="$PWD/$out/$1.png" "file://$work/$1.html" 2>/dev/null
+  # Headless Chromium now and then crashes on start: try again.
+  for attempt in 1 2 3; do
+    chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+      --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
+      --user-data-dir="$work/chrome" --window-size=$((cols * 9 + 30)),$((rows * 18 + 24)) \
+      --screenshot="$PWD/$out/$1.png" "file://$work/$1.html" 2>/dev/null && break
+    [ "$attempt" = 3 ] && { echo "chromium failed on $1" >&2; exit 1; }
+  done
   echo "$out/$1.png"
 }
 
@@ -42,6 +46,8 @@ keys Escape Tab; shot transcript
 keys Tab t; text "6"; shot trim
 keys Escape b; shot trim-budget
 keys Escape c; shot contexts
+keys Escape w; shot breakdown
+keys Escape End Up Space Space; shot drop
 keys Escape Escape; sleep 0.5; keys C-u C-f; text "connection refused"; shot messages
 keys C-u C-f C-g; shot purge
 keys y; shot purge-confirm
