@@ -148,8 +148,11 @@ impl Theme {
     }
     /// Less important text (and messages a trim would drop).
     pub fn dim(self) -> Style {
-        // ANSI gray (7) is near white on most light schemes: dark gray there too.
-        self.fg(Color::DarkGray).add_modifier(Modifier::DIM)
+        // Faint gray (7) on a dark background: dark gray vanished on the
+        // selected row, whose background is dark gray. ANSI gray is near
+        // white on most light schemes: dark gray there.
+        self.pick(Color::Gray, Color::DarkGray)
+            .add_modifier(Modifier::DIM)
     }
     /// Errors and damaged sessions.
     pub fn error(self) -> Style {
