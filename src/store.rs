@@ -33,7 +33,7 @@ pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;
 pub use format::window::WindowIndex;
-pub use format::{Context, Message, Part, Special, name_from_prompt};
+pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
 pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,

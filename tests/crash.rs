@@ -1,4 +1,5 @@
-//! Crash consistency: writers (new, touch, trim, purge) are killed with
+//! Crash consistency: writers (new, touch, trim by a window, drop, clear,
+//! purge) are killed with
 //! SIGKILL at random moments. After every kill each visible file parses, each
 //! visible session is whole, leftovers are hidden from readers, and the next
 //! writers clean them up. Kills: LOKI_CRASH_KILLS (default 300, the CI setting)
@@ -172,6 +173,27 @@ fn killed_writers_leave_every_file_whole_and_their_leftovers_are_cleaned() {
     }
 }
 
+/// The writers killed, in turn.
+const KINDS: [&str; 6] = ["new", "resume", "trim", "drop", "clear", "purge"];
+
+/// The ids of the messages a drop may take from a session's active context
+/// (not the system prompt or the tool definitions), oldest first.
+fn droppable_message_ids(session: &Path) -> Vec<String> {
+    let memory = session.join("memory");
+    let head = parse(&memory.join("session.json"));
+    let active = head["active_context_id"].as_str().unwrap_or_default();
+    let context = parse(&memory.join(format!("{active}.json")));
+    let specials = [
+        &context["system_prompt_message_id"],
+        &context["tool_definitions_message_id"],
+    ];
+    let messages = context["messages"].as_array().cloned().unwrap_or_default();
+    (messages.iter())
+        .filter(|m| !specials.contains(&&m["id"]))
+        .filter_map(|m| m["id"].as_str().map(str::to_string))
+        .collect()
+}
+
 fn kill_writers(seed: u64) {
     let tmp = tempfile::tempdir().unwrap();
     let root: PathBuf = tmp.path().to_path_buf();
@@ -191,13 +213,13 @@ fn kill_writers(seed: u64) {
     let mut rng = Rng(seed);
     let kills = kills();
     let (mut killed, mut after_first_write, mut rounds) = (0, 0, 0);
-    // Per kind of writer (new, resume, trim, purge): killed, after a write.
-    let mut per_kind = [[0usize; 2]; 4];
+    // Per kind of writer (see KINDS): killed, after a write.
+    let mut per_kind = [[0usize; 2]; KINDS.len()];
     // How long each kind of writer takes, learned as we go, so that half of
     // the kills land anywhere in a run rather than after it. The other half
     // aim at the writes, which come at the end of a run: they wait until a
     // directory the writer changes first has changed, then a little more.
-    let mut typical_us = [20_000u64; 4];
+    let mut typical_us = [20_000u64; KINDS.len()];
     while killed < kills {
         rounds += 1;
         assert!(
@@ -211,18 +233,46 @@ fn kill_writers(seed: u64) {
             }
             continue;
         }
-        let id = ids[rng.below(ids.len() as u64) as usize].clone();
+        let kind = rounds % KINDS.len();
+        let start = rng.below(ids.len() as u64) as usize;
+        // A drop needs a message to drop (the refills have none): the first
+        // session from a random start that has one.
+        let (id, droppable) = if KINDS[kind] == "drop" {
+            let found = (0..ids.len()).find_map(|k| {
+                let id = &ids[(start + k) % ids.len()];
+                let messages = droppable_message_ids(&sessions(&root).join(id));
+                (!messages.is_empty()).then(|| (id.clone(), messages))
+            });
+            match found {
+                Some(found) => found,
+                None => continue,
+            }
+        } else {
+            (ids[start].clone(), Vec::new())
+        };
         let session = sessions(&root).join(&id);
         let watched = [sessions(&root), session.join("memory"), session];
-        let kind = rounds % 4;
-        let args: Vec<String> = match kind {
-            0 => vec!["new".into(), format!("task {rounds}"), "--no-purge".into()],
-            1 => vec!["resume".into(), id],
-            2 => vec![
+        let args: Vec<String> = match KINDS[kind] {
+            "new" => vec!["new".into(), format!("task {rounds}"), "--no-purge".into()],
+            "resume" => vec!["resume".into(), id],
+            "trim" => vec![
                 "trim".into(),
                 id,
                 "--keep-messages".into(),
                 (1 + rng.below(20)).to_string(),
+            ],
+            "drop" => vec![
+                "trim".into(),
+                id,
+                "--drop".into(),
+                droppable[rng.below(droppable.len() as u64) as usize].clone(),
+                "--with-pairs".into(),
+            ],
+            "clear" => vec![
+                "trim".into(),
+                id,
+                "--clear-tool-results-over".into(),
+                rng.below(40).to_string(),
             ],
             _ => vec![
                 "purge".into(),
@@ -276,10 +326,10 @@ fn kill_writers(seed: u64) {
     eprintln!(
         "{killed} writers killed while running ({after_first_write} after their first write), {rounds} rounds; {whole} sessions whole, no leftovers"
     );
-    eprintln!(
-        "killed, after a write: new {:?}, resume {:?}, trim {:?}, purge {:?}",
-        per_kind[0], per_kind[1], per_kind[2], per_kind[3]
-    );
+    let per_kind: Vec<String> = (KINDS.iter().zip(per_kind))
+        .map(|(kind, [k, w])| format!("{kind} {k}/{w}"))
+        .collect();
+    eprintln!("killed/after a write: {}", per_kind.join(", "));
     assert!(
         after_first_write > killed / 3,
         "too few kills landed after a write: {after_first_write} of {killed}"

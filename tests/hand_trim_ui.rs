@@ -36,6 +36,15 @@ fn ids(context: &Value) -> Vec<String> {
 /// A store of a few sessions, and the UI open on it with the most recent
 /// session's viewer showing; its id and memory folder.
 fn viewer_on_a_session(root: &Path) -> (Headless, String, std::path::PathBuf) {
+    viewer_after(root, |_| {})
+}
+
+/// [`viewer_on_a_session`], with `prepare` given the session's memory folder
+/// before the UI opens.
+fn viewer_after(
+    root: &Path,
+    prepare: impl FnOnce(&Path),
+) -> (Headless, String, std::path::PathBuf) {
     let args = [
         "demo",
         "--sessions",
@@ -52,6 +61,7 @@ fn viewer_on_a_session(root: &Path) -> (Headless, String, std::path::PathBuf) {
         .unwrap()
         .to_string();
     let memory = sessions(root).join(&id).join("memory");
+    prepare(&memory);
     let settings = Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
@@ -167,6 +177,35 @@ fn marked_messages_leave_the_fork_with_their_pairs_and_the_contexts_undo_it() {
     );
     let shown = ui.model.viewer().unwrap().loaded.as_ref().unwrap();
     assert_eq!(shown.len(), messages.len());
+}
+
+#[test]
+fn a_drop_the_write_would_refuse_is_refused_on_screen_before_enter() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Anchors that end before the last message (as in the hostile corpus):
+    // readable, but no fork keeping that message can be laid out.
+    let (mut ui, _, memory) = viewer_after(tmp.path(), |memory| {
+        let file = memory.join(format!("{}.json", active_id(memory)));
+        let mut context = read_json(&file);
+        let anchors = context["anchor_points"].as_array_mut().unwrap();
+        let last = anchors.last_mut().unwrap();
+        last[1] = (last[1].as_u64().unwrap() - 1).into();
+        std::fs::write(&file, serde_json::to_vec(&context).unwrap()).unwrap();
+    });
+    let before = snapshot(&memory);
+    go_to(&mut ui, 3);
+    ui.press(KeyCode::Char(' '), KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(screen.contains("beyond every anchor point"), "{screen}");
+    ui.press(KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(snapshot(&memory), before, "nothing written");
+    // A window trim says so too, before its Enter.
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    ui.press(KeyCode::Char('t'), KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(screen.contains("beyond every anchor point"), "{screen}");
+    ui.press(KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(snapshot(&memory), before, "nothing written");
 }
 
 #[test]

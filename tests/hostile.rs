@@ -180,6 +180,84 @@ fn assert_unchanged(after: &Files, before: &Files, what: impl std::fmt::Display)
     assert!(changed.is_empty(), "{what}: changed {changed:?}");
 }
 
+/// The hand edits (clear, drop) refuse a damaged session and, when they
+/// need a fork, the anchors a window trim refuses, naming the file and
+/// writing nothing; elsewhere they fork (0) or find nothing to do (1) and
+/// write nothing. A dry run of each answers as the write does.
+fn hand_edits_follow_the_window(c: &Case, root: &Path, case_dir: &Path, id: &str) {
+    let shown = run(root, &["show", "--json", "--", id]);
+    let newest = serde_json::from_slice::<serde_json::Value>(&shown.stdout)
+        .ok()
+        .and_then(|v| {
+            v["messages"].as_array()?.last()?["id"]
+                .as_str()
+                .map(String::from)
+        })
+        .unwrap_or_else(|| "no-such-message".into());
+    let edits = [
+        (
+            "clear",
+            vec!["trim", "--clear-tool-results-over", "0", "--json", "--", id],
+        ),
+        (
+            "drop",
+            vec![
+                "trim",
+                "--drop",
+                &newest,
+                "--with-pairs",
+                "--json",
+                "--",
+                id,
+            ],
+        ),
+    ];
+    for (what, args) in edits {
+        let prior = case_files(case_dir);
+        let dry_run: Vec<&str> = [&args[..1], &["--dry-run"], &args[1..]].concat();
+        let dry = run(root, &dry_run);
+        no_panic(what, &dry);
+        assert_unchanged(
+            &case_files(case_dir),
+            &prior,
+            format!("{} {what} --dry-run", c.name),
+        );
+        let out = run(root, &args);
+        no_panic(what, &out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let code = out.status.code();
+        let after = case_files(case_dir);
+        assert_eq!(
+            dry.status.code(),
+            code,
+            "{} {what}: the dry run answers as the write: {}",
+            c.name,
+            String::from_utf8_lossy(&dry.stderr)
+        );
+        // A damaged session is refused. What a window refuses in a readable
+        // one (bad anchors, no sequence numbers) a hand edit may not need:
+        // a drop ignores sequence numbers, a clear with nothing to clear
+        // forks nothing.
+        let damaged = c.list_error.is_some();
+        let allowed: &[i32] = match (damaged, c.trim) {
+            (true, _) => &[2],
+            (false, 2) => &[0, 1, 2],
+            _ => &[0, 1],
+        };
+        assert!(
+            code.is_some_and(|code| allowed.contains(&code)),
+            "{} {what} ({code:?}, want one of {allowed:?}): {stderr}",
+            c.name
+        );
+        if code == Some(2) {
+            names_the_file(c, case_dir, what, &stderr);
+        }
+        if code != Some(0) {
+            assert_unchanged(&after, &prior, format!("{} {what} (exit {code:?})", c.name));
+        }
+    }
+}
+
 /// Asserts that `text` names the case's broken file by its full path.
 fn names_the_file(c: &Case, case_dir: &Path, what: &str, text: &str) {
     let path = match c.broken {
@@ -275,6 +353,19 @@ fn check_case(c: &Case) {
     let codes = [
         ("show", c.show, vec!["show", "--json", "--", &id]),
         (
+            "trim --dry-run",
+            c.trim,
+            vec![
+                "trim",
+                "--dry-run",
+                "--keep-messages",
+                "1",
+                "--json",
+                "--",
+                &id,
+            ],
+        ),
+        (
             "trim",
             c.trim,
             vec!["trim", "--keep-messages", "1", "--json", "--", &id],
@@ -298,6 +389,7 @@ fn check_case(c: &Case) {
             _ => assert_unchanged(&after, &prior, format!("{} {what} (exit {want})", c.name)),
         }
     }
+    hand_edits_follow_the_window(c, &root, &case_dir, &id);
     if c.resume != 0 {
         let what = format!("{}: a damaged session is never modified", c.name);
         assert_unchanged(&case_files(&case_dir), &before, what);

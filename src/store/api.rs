@@ -275,13 +275,16 @@ impl Store {
         counting::count_messages(context, encoding, on_slice)
     }
 
-    /// What a trim would do to the active context. Reads only.
+    /// What a trim would do to the active context. Reads only; refuses
+    /// what [`Store::trim`] refuses (a damaged session, a fork that could
+    /// not be written), so a dry run answers as the write.
     pub fn trim_preview(
         &self,
         target: &Target,
         request: TrimRequest,
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
+        target.writable()?;
         trim::preview(target.conversation_dir(), request, encoding)
     }
 
@@ -322,13 +325,15 @@ impl Store {
     }
 
     /// What an edit by hand (a drop or a clear) would do to the active
-    /// context. Reads only.
+    /// context. Reads only; refuses what [`Store::edit`] refuses, as
+    /// [`Store::trim_preview`] does.
     pub fn edit_preview(
         &self,
         target: &Target,
         request: &EditRequest,
         encoding: Encoding,
     ) -> Result<EditOutcome> {
+        target.writable()?;
         edit::preview(target.conversation_dir(), request, encoding)
     }
 

@@ -116,6 +116,22 @@ impl StoreError {
         }
     }
 
+    /// The error with what is wrong first and the file by its name only,
+    /// for a one-line panel about the file already on screen (a full path
+    /// would push the reason off a narrow terminal).
+    pub fn reason_first(&self) -> String {
+        let name = |path: &Path| {
+            let name = path.file_name().unwrap_or(path.as_os_str());
+            name.to_string_lossy().into_owned()
+        };
+        match self {
+            StoreError::Shape { path, message } | StoreError::Parse { path, message } => {
+                format!("{message}, in {}", name(path))
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// True when there is nothing to do (exit 1 in the CLI) rather than a
     /// mistake or a failure: something not found, or already done.
     pub fn is_nothing_to_do(&self) -> bool {

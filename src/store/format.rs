@@ -24,7 +24,7 @@ pub mod window;
 
 pub use assemble::Assembler;
 pub use context::Context;
-pub use fork::{fork, fork_with};
+pub use fork::{check_fork, fork, fork_with};
 pub use message::{Message, Part, Special, collapse_whitespace};
 pub use meta::Meta;
 pub use naming::name_from_prompt;

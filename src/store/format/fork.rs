@@ -4,8 +4,9 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::assemble::Assembler;
 use crate::store::format::ids;
+use crate::store::format::jsonfile;
 use serde_json::{Map, Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Builds the child context keeping the parent's messages at `kept` (display
 /// order, specials included). The parent is not changed; the caller records
@@ -27,21 +28,71 @@ pub fn fork_with(
     new_id: &str,
     now_iso: &str,
 ) -> Result<Context> {
+    let layout = layout(parent, kept)?;
+    let mut child = Assembler::new(child_header(parent, new_id));
+    for &at in &layout.child_anchors {
+        // Each name once: `layout` refused duplicates.
+        child.add_anchor(&layout.anchors[at].0);
+    }
+    for (index, message) in parent.message_values().iter().enumerate() {
+        if let Some(home) = layout.homes[index] {
+            let mut copy = match replaced.get(&index) {
+                Some(replacement) => replacement.clone(),
+                None => message.as_object().cloned().unwrap_or_default(),
+            };
+            apply_message_defaults(&mut copy, now_iso);
+            child.append(copy, &layout.anchors[home].0);
+        }
+    }
+    Context::from_raw(
+        child.finish(),
+        &parent.path().with_file_name(format!("{new_id}.json")),
+    )
+}
+
+/// Checks that `parent` can be forked keeping `kept`, without building the
+/// fork: what a preview runs so that a dry run refuses what the write would.
+pub fn check_fork(parent: &Context, kept: &[usize]) -> Result<()> {
+    layout(parent, kept)?;
+    children_of(parent).map(|_| ())
+}
+
+/// The parent's `children` list (absent: none yet), or why it is not one.
+pub fn children_of(parent: &Context) -> Result<Option<&Vec<Value>>> {
+    match parent.raw_dict().get("children") {
+        None => Ok(None),
+        Some(Value::Array(children)) => Ok(Some(children)),
+        Some(other) => Err(StoreError::shape(
+            parent.path(),
+            format!("\"children\" is {}, not a list", jsonfile::kind_of(other)),
+        )),
+    }
+}
+
+/// How a fork of a parent is laid out: the parent's anchors, the ones the
+/// child gets (in the parent's order) and each kept message's home anchor.
+struct Layout {
+    anchors: Vec<(String, usize)>,
+    /// Indices into `anchors`.
+    child_anchors: Vec<usize>,
+    /// By parent message index: its home (an index into `anchors`), for the
+    /// messages the child keeps (`kept` plus the specials).
+    homes: Vec<Option<usize>>,
+}
+
+fn layout(parent: &Context, kept: &[usize]) -> Result<Layout> {
     let anchors = parent.anchor_points()?;
     let specials = parent.special_indices();
-    let kept_set: HashSet<usize> = kept
-        .iter()
-        .copied()
-        .chain(specials.iter().copied())
-        .collect();
-
     let mut homes = vec![None; parent.len()];
-    let mut wanted: HashSet<&str> = ["system_prompt", "tools", "messages"].into();
-    for &index in &kept_set {
+    // By anchor: whether the child gets it (the three peteos always makes,
+    // and every kept message's home).
+    let mut wanted: Vec<bool> = (anchors.iter())
+        .map(|(name, _)| matches!(name.as_str(), "system_prompt" | "tools" | "messages"))
+        .collect();
+    for &index in kept.iter().chain(specials.iter()) {
         let home = anchors
             .iter()
-            .find(|(_, end)| *end > index)
-            .map(|(name, _)| name.as_str())
+            .position(|(_, end)| *end > index)
             .ok_or_else(|| {
                 StoreError::shape(
                     parent.path(),
@@ -52,35 +103,31 @@ pub fn fork_with(
                 )
             })?;
         homes[index] = Some(home);
-        wanted.insert(home);
+        wanted[home] = true;
     }
-
-    let mut child = Assembler::new(child_header(parent, new_id));
-    for (name, _) in anchors
-        .iter()
-        .filter(|(name, _)| wanted.contains(name.as_str()))
-    {
-        if !child.add_anchor(name) {
+    // By name, as peteos adds them: a name given twice is refused below.
+    let names: Vec<&str> = (anchors.iter().zip(&wanted))
+        .filter(|(_, wanted)| **wanted)
+        .map(|((name, _), _)| name.as_str())
+        .collect();
+    let mut child_anchors: Vec<usize> = Vec::new();
+    for (at, (name, _)) in anchors.iter().enumerate() {
+        if !names.contains(&name.as_str()) {
+            continue;
+        }
+        if child_anchors.iter().any(|&seen| anchors[seen].0 == *name) {
             return Err(StoreError::shape(
                 parent.path(),
                 format!("anchor point {name:?} appears twice"),
             ));
         }
+        child_anchors.push(at);
     }
-    for (index, message) in parent.message_values().iter().enumerate() {
-        if let Some(home) = homes[index] {
-            let mut copy = match replaced.get(&index) {
-                Some(replacement) => replacement.clone(),
-                None => message.as_object().cloned().unwrap_or_default(),
-            };
-            apply_message_defaults(&mut copy, now_iso);
-            child.append(copy, home);
-        }
-    }
-    Context::from_raw(
-        child.finish(),
-        &parent.path().with_file_name(format!("{new_id}.json")),
-    )
+    Ok(Layout {
+        anchors,
+        child_anchors,
+        homes,
+    })
 }
 
 /// The fork's header fields, in the key order peteos's `Context.__init__`
@@ -164,6 +211,35 @@ mod tests {
         assert_eq!(ids, vec![("s", Some(3)), ("b", Some(4))]);
         assert_eq!(raw["messages"][0]["x"], json!(1), "unknown fields survive");
         assert_eq!(parent.raw_dict()["children"], json!([]), "parent untouched");
+    }
+
+    #[test]
+    fn the_check_refuses_what_the_fork_refuses_and_nothing_else() {
+        let context = |extra: Value| {
+            let mut v = json!({"messages": [{"id": "a"}, {"id": "b"}, {"id": "c"}],
+                "anchor_points": [["system_prompt", 0], ["tools", 0], ["messages", 2]]});
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            Context::from_raw(v.as_object().unwrap().clone(), Path::new("p.json")).unwrap()
+        };
+        let short = context(json!({}));
+        for kept in [vec![0, 1], vec![1], vec![0, 2], vec![2]] {
+            let forked = fork(&short, &kept, "kid", "t").map(|_| ());
+            let checked = check_fork(&short, &kept);
+            assert_eq!(
+                forked.map_err(|e| e.to_string()),
+                checked.map_err(|e| e.to_string()),
+                "{kept:?}"
+            );
+        }
+        assert!(check_fork(&short, &[0, 1]).is_ok(), "c is not kept");
+        let twice = context(json!({"anchor_points": [["messages", 1], ["messages", 3]]}));
+        let err = check_fork(&twice, &[0]).unwrap_err().to_string();
+        assert!(err.contains("appears twice"), "{err}");
+        let bad_children = context(json!({"anchor_points": [["messages", 3]], "children": "x"}));
+        let err = check_fork(&bad_children, &[0]).unwrap_err().to_string();
+        assert!(err.contains("p.json") && err.contains("children"), "{err}");
     }
 
     #[test]

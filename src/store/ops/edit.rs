@@ -6,7 +6,7 @@ use crate::store::error::Result;
 use crate::store::format::clear;
 use crate::store::format::edit_index::EditIndex;
 use crate::store::format::tokens::Encoding;
-use crate::store::format::{Context, Session, ids};
+use crate::store::format::{Context, Session, check_fork, ids};
 use crate::store::ops::counting::{cleared_counts, message_counts};
 use crate::store::ops::edit_plan::{
     ClearedCounts, EditPlan, EditRequest, PairDrop, clear_targets, plan_edit,
@@ -172,6 +172,10 @@ fn plan_on(
         }
     };
     let plan = plan_edit(&index, &counts, &cleared, request)?;
+    // A dry run refuses what the write would.
+    if plan.changed {
+        check_fork(ctx, &plan.kept)?;
+    }
     Ok((plan, index, counts))
 }
 

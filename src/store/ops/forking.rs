@@ -5,7 +5,7 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::jsonfile;
-use crate::store::format::{Context, Session, fork_with, ids};
+use crate::store::format::{Context, Session, fork, fork_with, ids};
 use crate::store::fs::atomic;
 use crate::store::fs::lock::{self, SessionLock};
 use serde_json::{Map, Value};
@@ -100,19 +100,14 @@ pub(crate) fn active(session: &Session) -> Result<Context> {
 }
 
 fn push_child(parent: &mut Context, child_id: &str) -> Result<()> {
-    let path = parent.path().to_path_buf();
-    let raw = parent.raw_dict_mut();
-    match raw
+    // A "children" that is not a list is refused, naming the file.
+    fork::children_of(parent)?;
+    let children = parent
+        .raw_dict_mut()
         .entry("children")
-        .or_insert_with(|| Value::Array(Vec::new()))
-    {
-        Value::Array(children) => {
-            children.push(Value::String(child_id.to_string()));
-            Ok(())
-        }
-        other => Err(StoreError::shape(
-            &path,
-            format!("\"children\" is {}, not a list", jsonfile::kind_of(other)),
-        )),
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(children) = children {
+        children.push(Value::String(child_id.to_string()));
     }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 use crate::store::error::Result;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::window::WindowIndex;
-use crate::store::format::{Context, Session, ids};
+use crate::store::format::{Context, Session, check_fork, ids};
 use crate::store::ops::counting::message_counts;
 use crate::store::ops::forking;
 pub use crate::store::ops::forking::Expected;
@@ -65,9 +65,15 @@ impl TrimPlan {
     }
 }
 
-/// Plans `request` on `ctx`, given the token count of each message.
+/// Plans `request` on `ctx`, given the token count of each message; refuses
+/// a plan whose fork could not be written, so a dry run refuses what the
+/// write would.
 pub fn plan_trim(ctx: &Context, counts: &[u64], request: TrimRequest) -> Result<TrimPlan> {
-    plan_with_index(&WindowIndex::new(ctx), counts, request)
+    let plan = plan_with_index(&WindowIndex::new(ctx), counts, request)?;
+    if plan.changed {
+        check_fork(ctx, &plan.kept)?;
+    }
+    Ok(plan)
 }
 
 /// [`plan_trim`] on an index read beforehand (the viewer re-plans at every key).

@@ -11,7 +11,8 @@ mod apply;
 
 use crate::humanize;
 use crate::store::{
-    ClearedCounts, EditIndex, Special, TokenKind, plan_clear, plan_clear_at, plan_drop_at,
+    ClearedCounts, Context, EditIndex, Special, TokenKind, check_fork, plan_clear, plan_clear_at,
+    plan_drop_at,
 };
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
@@ -293,11 +294,18 @@ pub fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     let effects = ask_cleared(viewer, app);
     let counts = viewer.complete_counts(encoding);
     let cleared = viewer.cleared.get(&encoding).cloned();
-    let Some(index) = index_of(viewer) else {
+    let (Some(index), Some(loaded)) = (index_of(viewer), viewer.loaded.as_ref()) else {
         return effects;
     };
+    let context = loaded.context.clone();
     if let ViewerMode::Edit(state) = &mut viewer.mode {
-        plan(state, &index, counts.as_deref(), cleared.as_deref());
+        plan(
+            state,
+            &context,
+            &index,
+            counts.as_deref(),
+            cleared.as_deref(),
+        );
     }
     effects
 }
@@ -306,6 +314,7 @@ pub fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
 /// edit the planner refuses).
 fn plan(
     state: &mut EditState,
+    context: &Context,
     index: &EditIndex,
     counts: Option<&[u64]>,
     cleared: Option<&ClearedCounts>,
@@ -324,9 +333,16 @@ fn plan(
             plan_clear(index, counts, cleared, &choice)
         }
     };
+    // Refused here, as the write would refuse it, not after Enter.
+    let planned = planned.and_then(|plan| {
+        if plan.changed {
+            check_fork(context, &plan.kept)?;
+        }
+        Ok(plan)
+    });
     match planned {
         Ok(plan) => state.plan = Some(plan),
-        Err(e) => state.problem = Some(e.to_string()),
+        Err(e) => state.problem = Some(e.reason_first()),
     }
 }
 

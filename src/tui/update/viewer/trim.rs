@@ -3,7 +3,7 @@
 //! first when an agent owns the session). The functions on `TrimState`
 //! know only the trim's own state; the rest is its glue with the viewer.
 
-use crate::store::{Expected, TrimRequest, plan_with_index};
+use crate::store::{Expected, TrimRequest, check_fork, plan_with_index};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
@@ -68,14 +68,21 @@ pub fn replan(
         state.plan = None;
         return Ok(());
     };
-    match plan_with_index(index.window(), counts, state.request()) {
+    let planned = plan_with_index(index.window(), counts, state.request()).and_then(|plan| {
+        // Refused here, as the write would refuse it, not after Enter.
+        if plan.changed {
+            check_fork(&loaded.context, &plan.kept)?;
+        }
+        Ok(plan)
+    });
+    match planned {
         Ok(plan) => {
             state.plan = Some(plan);
             Ok(())
         }
         Err(e) => {
             state.plan = None;
-            Err(e.to_string())
+            Err(e.reason_first())
         }
     }
 }
