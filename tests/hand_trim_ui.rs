@@ -205,6 +205,11 @@ fn a_drop_the_write_would_refuse_is_refused_on_screen_before_enter() {
     let screen = ui.screen();
     assert!(screen.contains("beyond every anchor point"), "{screen}");
     ui.press(KeyCode::Enter, KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("beyond every anchor point") && !screen.contains("still counting"),
+        "Enter repeats why: {screen}"
+    );
     assert_eq!(snapshot(&memory), before, "nothing written");
 }
 

@@ -51,8 +51,11 @@ pub struct TrimState {
     pub value: u64,
     /// Digits typed but not applied yet.
     pub typing: Option<String>,
-    /// The preview for `value` (None until every count is known).
+    /// The preview for `value` (None until every count is known, or when
+    /// the store refuses the trim: then `problem` says why).
     pub plan: Option<TrimPlan>,
+    /// Why there is no preview, when the store refused it.
+    pub problem: Option<String>,
     /// A trim was sent to the store and has not answered.
     pub applying: bool,
 }

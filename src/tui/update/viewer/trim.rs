@@ -49,6 +49,7 @@ pub fn start(action: Action, loaded: &Loaded, total: Option<u64>, window: u64) -
         value,
         typing: None,
         plan: None,
+        problem: None,
         applying: false,
     }
 }
@@ -64,6 +65,7 @@ pub fn replan(
     loaded: &Loaded,
     counts: Option<&[u64]>,
 ) -> Result<(), String> {
+    state.problem = None;
     let (Some(counts), Some(index)) = (counts, &loaded.index) else {
         state.plan = None;
         return Ok(());
@@ -82,6 +84,7 @@ pub fn replan(
         }
         Err(e) => {
             state.plan = None;
+            state.problem = Some(e.reason_first());
             Err(e.reason_first())
         }
     }
@@ -238,8 +241,9 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
         return Step::none();
     };
     let Some(request) = ready_request(state) else {
-        match state.plan.as_ref().map(|p| p.changed) {
-            Some(false) => app.say("nothing to trim: the context already fits"),
+        match (state.plan.as_ref().map(|p| p.changed), &state.problem) {
+            (Some(false), _) => app.say("nothing to trim: the context already fits"),
+            (None, Some(problem)) => app.complain(problem.clone()),
             _ => app.say("still counting tokens; try again in a moment"),
         }
         return Step::none();
