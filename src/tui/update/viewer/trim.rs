@@ -84,8 +84,9 @@ pub fn replan(
         }
         Err(e) => {
             state.plan = None;
-            state.problem = Some(e.reason_first());
-            Err(e.reason_first())
+            let why = e.reason_first();
+            state.problem = Some(why.clone());
+            Err(why)
         }
     }
 }
