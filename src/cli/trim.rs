@@ -57,7 +57,7 @@ pub struct TrimArgs {
     /// Token encoding [default: cl100k_base]
     #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
     pub encoding: Option<Encoding>,
-    /// Show what would change; change nothing.
+    /// Show what would change, or why it would be refused; change nothing.
     #[arg(long)]
     pub dry_run: bool,
     /// Print JSON.
