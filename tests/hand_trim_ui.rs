@@ -7,9 +7,9 @@
 mod common;
 use common::*;
 use crossterm::event::{KeyCode, KeyModifiers};
-use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::store::{Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
-use loki_sessions::tui::model::{Overlay, Settings};
+use loki_sessions::tui::model::Overlay;
 use serde_json::Value;
 use std::path::Path;
 
@@ -62,13 +62,7 @@ fn viewer_after(
         .to_string();
     let memory = sessions(root).join(&id).join("memory");
     prepare(&memory);
-    let settings = Settings {
-        encoding: Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: PurgePolicy::default(),
-        store_kind: StoreKind::Loki,
-        display: Default::default(),
-    };
+    let settings = ui_settings(StoreKind::Loki);
     let source = Store::loki(root, "tester")
         .unwrap()
         .with_cache_dir(&root.join("cache"));

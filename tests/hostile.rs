@@ -10,9 +10,9 @@
 mod common;
 use common::*;
 use crossterm::event::{KeyCode, KeyModifiers};
-use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::store::{Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
-use loki_sessions::tui::model::{Exit, Settings};
+use loki_sessions::tui::model::Exit;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -450,13 +450,7 @@ fn every_case_of_the_corpus_is_handled() {
 /// shows an error naming the broken file and writes nothing.
 #[test]
 fn the_ui_resumes_exactly_what_the_cli_resumes() {
-    let settings = Settings {
-        encoding: Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: PurgePolicy::default(),
-        store_kind: StoreKind::Loki,
-        display: Default::default(),
-    };
+    let settings = ui_settings(StoreKind::Loki);
     for c in CASES {
         let (_tmp, root, _, id) = setup(c.name);
         let case_dir = sessions(&root).join(&id);

@@ -6,9 +6,9 @@ mod common;
 use common::peteos::*;
 use common::*;
 use crossterm::event::{KeyCode, KeyModifiers};
-use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::store::{Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
-use loki_sessions::tui::model::{Screen, Settings};
+use loki_sessions::tui::model::Screen;
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::Path;
@@ -519,13 +519,7 @@ fn import_copies_into_a_new_loki_session_and_leaves_the_source() {
 fn the_ui_works_on_a_peteos_folder() {
     let (_tmp, dir) = copy_folder();
     let before = snapshot(&dir);
-    let settings = Settings {
-        encoding: Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: PurgePolicy::default(),
-        store_kind: StoreKind::PeteosFolder,
-        display: Default::default(),
-    };
+    let settings = ui_settings(StoreKind::PeteosFolder);
     let cache = tempfile::tempdir().unwrap();
     let source = Store::peteos_folder(&dir).with_cache_dir(cache.path());
     let mut ui = Headless::open(source, settings, 100, 30, 1.8e9, || 1.8e9);

@@ -7,9 +7,9 @@ mod common;
 use common::*;
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::store::format::Session;
-use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::store::{Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
-use loki_sessions::tui::model::{Screen, Settings, ViewerMode};
+use loki_sessions::tui::model::{Screen, ViewerMode};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -116,13 +116,7 @@ fn the_viewer_switches_back_on_disk() {
     let all_messages = message_ids(&memory, &parent);
     let before = snapshot(&memory);
     let session_before = read_json(&memory.join("session.json"));
-    let settings = Settings {
-        encoding: Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: PurgePolicy::default(),
-        store_kind: StoreKind::Loki,
-        display: Default::default(),
-    };
+    let settings = ui_settings(StoreKind::Loki);
     let cache = tempfile::tempdir().unwrap();
     let source = Store::loki(root, "tester")
         .unwrap()

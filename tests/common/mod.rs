@@ -131,3 +131,15 @@ pub fn assert_ci_runs_ignored_checks() {
         );
     }
 }
+
+/// The settings a headless UI test runs with: cl100k_base, a 128k window,
+/// the default purge policy, on a store of `kind`.
+pub fn ui_settings(kind: loki_sessions::store::StoreKind) -> loki_sessions::tui::model::Settings {
+    loki_sessions::tui::model::Settings {
+        encoding: loki_sessions::store::Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: loki_sessions::store::PurgePolicy::default(),
+        store_kind: kind,
+        display: Default::default(),
+    }
+}
