@@ -2,8 +2,12 @@
 //! sessions. Each reads its folder into [`SessionRecord`]s; everything the
 //! two kinds share (purge, locate, trims) lives once in `ops` and `api`.
 
+pub mod agent;
+pub mod agent_read;
+pub mod claude;
 pub mod derived;
 mod import;
+pub mod jsonl;
 pub mod layout;
 pub mod loki;
 pub mod peteos_folder;

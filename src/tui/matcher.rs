@@ -452,6 +452,7 @@ mod tests {
             path: PathBuf::new(),
             conversation_dir: PathBuf::new(),
             error: None,
+            ..SessionRecord::default()
         }
     }
 

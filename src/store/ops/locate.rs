@@ -210,6 +210,7 @@ mod tests {
             path: id.into(),
             conversation_dir: id.into(),
             error: None,
+            ..SessionRecord::default()
         }
     }
 

@@ -2,13 +2,18 @@
 //! derived from a bare peteos session), and the order every list uses.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::sources::agent::Agent;
 use serde::Serialize;
 use std::path::PathBuf;
 
-/// One session as listed: read from meta.json (or derived for peteos folders).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One session as listed: read from meta.json (or derived for peteos
+/// folders, or read from the ends of another agent's session file).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SessionRecord {
-    /// The directory name, which is the session's id.
+    /// Whose session it is.
+    pub agent: Agent,
+    /// The session's id: the directory name (Loki, peteos), or the agent's
+    /// own id (Claude Code's file name, Codex's and Gemini's session id).
     pub id: String,
     /// Slug of the first prompt.
     pub name: String,
@@ -16,13 +21,19 @@ pub struct SessionRecord {
     pub user: String,
     /// The prompt that started it.
     pub first_prompt: String,
+    /// The title a person reads: the agent's own title where it keeps one
+    /// (a Loki name, a Claude Code custom or AI title), else the first prompt.
+    pub title: String,
+    /// The folder the agent worked in, where the session says.
+    pub cwd: Option<String>,
     /// Seconds since the epoch.
     pub created_at: f64,
     /// Seconds since the epoch.
     pub last_used_at: f64,
-    /// The session directory.
+    /// The session directory (another agent's: its session file).
     pub path: PathBuf,
-    /// The peteos conversation directory (`memory/` for Loki sessions).
+    /// The peteos conversation directory (`memory/` for Loki sessions;
+    /// the folder holding another agent's session file).
     #[serde(skip)]
     pub conversation_dir: PathBuf,
     /// Why the session could not be read, if it could not.
@@ -41,13 +52,12 @@ impl SessionRecord {
         SessionRecord {
             id: id.to_string(),
             name: id.to_string(),
+            title: id.to_string(),
             user: user.to_string(),
-            first_prompt: String::new(),
-            created_at: 0.0,
-            last_used_at: 0.0,
             path,
             conversation_dir,
             error: Some(error),
+            ..SessionRecord::default()
         }
     }
 
@@ -61,6 +71,13 @@ impl SessionRecord {
     /// allowed). This is the part of the read-only rule known without
     /// reading the conversation; `Target::writable` adds the rest.
     pub fn writable(&self) -> Result<()> {
+        if self.agent.is_external() {
+            return Err(StoreError::Invalid(format!(
+                "{} sessions are read-only here: loki-sessions lists, searches, shows and exports them, but does not trim, edit or delete them yet ({})",
+                self.agent.display_name(),
+                self.path.display()
+            )));
+        }
         match &self.error {
             Some(error) => Err(StoreError::Invalid(format!(
                 "session {} is damaged, so it is left as it is: {error}",

@@ -41,6 +41,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         path: PathBuf::from("/s"),
         conversation_dir: PathBuf::from("/s/memory"),
         error: None,
+        ..SessionRecord::default()
     };
     let mut viewer = Viewer::new(record, 1);
     viewer.loaded = Some(Loaded {

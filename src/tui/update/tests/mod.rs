@@ -62,6 +62,7 @@ pub(super) fn record(id: &str, days_ago: f64) -> SessionRecord {
         path: PathBuf::from(format!("/s/{id}")),
         conversation_dir: PathBuf::from(format!("/s/{id}/memory")),
         error: None,
+        ..SessionRecord::default()
     }
 }
 

@@ -1,0 +1,284 @@
+//! Claude Code's sessions: `<projects>/<project folder>/<session id>.jsonl`,
+//! one line per event. Subagents write their own files, shown with their
+//! parent session and never as sessions of their own:
+//! `<session id>/subagents/agent-*.jsonl`, or (older versions)
+//! `agent-*.jsonl` beside the sessions, naming their parent in `sessionId`.
+//! Read only; the format is stated in `docs/FORMATS.md`.
+
+mod blocks;
+pub(crate) mod chain;
+pub(crate) mod line;
+mod listing;
+mod usage;
+
+use crate::store::error::Result;
+use crate::store::sources::agent_read::{AgentRead, Thread};
+use crate::store::sources::claude::chain::Parsed;
+use crate::store::sources::claude::line::{KNOWN_TYPES, Line};
+use crate::store::sources::jsonl::{self, Skipped};
+use crate::store::sources::record::SessionRecord;
+use std::path::{Path, PathBuf};
+
+/// The prefix of a subagent's file name.
+const AGENT_PREFIX: &str = "agent-";
+
+/// Claude Code's `projects` folder. Opening does no I/O.
+#[derive(Clone, Debug)]
+pub struct ClaudeProjects {
+    dir: PathBuf,
+}
+
+impl ClaudeProjects {
+    /// The folder `dir` (`~/.claude/projects`).
+    pub fn open(dir: &Path) -> ClaudeProjects {
+        ClaudeProjects {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Every session file, project by project (subagents' files left out).
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for project in plain_dirs(&self.dir) {
+            // Links and other oddities named like sessions are listed (as
+            // damaged, by the record) rather than silently missing.
+            for file in entries(&project, |t| !t.is_dir()) {
+                let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+                let Some(name) = name else { continue };
+                if name.ends_with(".jsonl")
+                    && !name.starts_with(AGENT_PREFIX)
+                    && !name.starts_with('.')
+                {
+                    out.push(file);
+                }
+            }
+        }
+        out
+    }
+
+    /// The record of each session file, in batches as they are read.
+    pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        let files = self.session_files();
+        for chunk in files.chunks(2_000) {
+            let batch = crate::store::parallel::map_ordered(chunk, |f| listing::record(f));
+            if !on_batch(batch) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The record of one session file.
+    pub fn record_at(path: &Path) -> SessionRecord {
+        listing::record(path)
+    }
+
+    /// The session `record` read whole: its conversation, its subagents'
+    /// and side conversations, its usage, and what could not be read.
+    pub fn read(record: &SessionRecord) -> Result<AgentRead> {
+        let mut file = read_file(&record.path, false)?;
+        let mut others = std::mem::take(&mut file.sides);
+        for path in subagent_files(record) {
+            match read_file(&path, true) {
+                Ok(sub) => {
+                    file.usage_lines.extend(sub.usage_lines);
+                    file.skipped.absorb(sub.skipped);
+                    others.push(sub.main);
+                }
+                Err(e) => file
+                    .skipped
+                    .other
+                    .push(format!("a subagent's file could not be read: {e}")),
+            }
+        }
+        let usage = usage::usage(&file.usage_lines);
+        Ok(AgentRead {
+            main: file.main,
+            others,
+            usage,
+            title: file.title,
+            skipped: file.skipped,
+        })
+    }
+
+    /// The files of a session's subagents, new layout and old.
+    pub fn subagents(record: &SessionRecord) -> Vec<PathBuf> {
+        subagent_files(record)
+    }
+}
+
+/// One file read whole.
+struct FileRead {
+    main: Thread,
+    sides: Vec<Thread>,
+    /// The lines that carry usage (content taken out; ids and usage kept).
+    usage_lines: Vec<Parsed>,
+    title: Option<String>,
+    skipped: Skipped,
+}
+
+/// Reads one file: a session's (`subagent` false) or a subagent's.
+fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
+    let file = jsonl::read(path)?;
+    let mut skipped = file.skipped.clone();
+    let mut lines: Vec<Parsed> = Vec::with_capacity(file.spans.len());
+    for span in &file.spans {
+        let bytes = file.line_bytes(span);
+        if std::str::from_utf8(bytes).is_err() {
+            skipped.bad_utf8.push(span.line);
+            continue;
+        }
+        match Line::parse(bytes) {
+            Some(line) => {
+                if !KNOWN_TYPES.contains(&line.kind()) {
+                    skipped.unknown_type(if line.kind().is_empty() {
+                        "(no type)"
+                    } else {
+                        line.kind()
+                    });
+                }
+                lines.push(Parsed { span: *span, line });
+            }
+            None => skipped.bad_json.push(span.line),
+        }
+    }
+    drop(file);
+    let title = title_of(&lines);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let order = chain::main_chain(&lines, subagent, &mut skipped);
+    let sides = if subagent {
+        Vec::new()
+    } else {
+        chain::side_chains(&lines, &mut skipped)
+    };
+    let built = chain::messages(&mut lines, &order, &mut skipped);
+    let main = built.finish(&stem, None, path)?;
+    let mut side_threads = Vec::new();
+    for (n, side) in sides.iter().enumerate() {
+        let agent = side
+            .first()
+            .and_then(|&i| lines[i].line.agent_id.clone())
+            .unwrap_or_else(|| format!("{}", n + 1));
+        let built = chain::messages(&mut lines, side, &mut skipped);
+        side_threads.push(built.finish(&format!("sidechain-{agent}"), Some(&stem), path)?);
+    }
+    let main = if subagent {
+        // A subagent's thread is named by its file and forks from its parent.
+        let parent = path
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned());
+        Thread {
+            context: with_origin(main.context, parent.as_deref()),
+            ..main
+        }
+    } else {
+        main
+    };
+    lines.retain(|p| p.line.message_field("usage").is_some());
+    Ok(FileRead {
+        main,
+        sides: side_threads,
+        usage_lines: lines,
+        title,
+        skipped,
+    })
+}
+
+/// `context` with `origin_context_id` set, so it shows as forked from `origin`.
+fn with_origin(
+    context: crate::store::format::Context,
+    origin: Option<&str>,
+) -> crate::store::format::Context {
+    let Some(origin) = origin else { return context };
+    let path = context.path().to_path_buf();
+    let mut raw = context.into_raw();
+    raw.insert(
+        "origin_context_id".into(),
+        serde_json::Value::String(origin.into()),
+    );
+    crate::store::format::Context::from_raw(raw, &path).expect("only a field was added")
+}
+
+/// The agent's own title: the last `custom-title`, else the last
+/// `ai-title`, else the last `summary`.
+fn title_of(lines: &[Parsed]) -> Option<String> {
+    let last = |f: &dyn Fn(&Line) -> Option<&String>| {
+        lines
+            .iter()
+            .rev()
+            .find_map(|p| f(&p.line).filter(|t| !t.trim().is_empty()).cloned())
+    };
+    last(&|l| {
+        l.custom_title
+            .as_ref()
+            .filter(|_| l.kind() == "custom-title")
+    })
+    .or_else(|| last(&|l| l.ai_title.as_ref().filter(|_| l.kind() == "ai-title")))
+    .or_else(|| last(&|l| l.summary.as_ref().filter(|_| l.kind() == "summary")))
+}
+
+/// The subagents' files of the session `record`: every
+/// `<id>/subagents/agent-*.jsonl`, and every `agent-*.jsonl` beside the
+/// session whose first line names it as parent (`sessionId`).
+fn subagent_files(record: &SessionRecord) -> Vec<PathBuf> {
+    let folder = &record.conversation_dir;
+    let mut out: Vec<PathBuf> = plain_files(&folder.join(&record.id).join("subagents"))
+        .into_iter()
+        .filter(|p| is_agent_file(p))
+        .collect();
+    for old in plain_files(folder).into_iter().filter(|p| is_agent_file(p)) {
+        let Ok((head, _, _)) = jsonl::head(&old, 16 * 1024) else {
+            continue;
+        };
+        let names_parent = head
+            .split(|b| *b == b'\n')
+            .take(5)
+            .filter_map(Line::parse)
+            .any(|l| l.session_id.as_deref() == Some(record.id.as_str()));
+        if names_parent {
+            out.push(old);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn is_agent_file(path: &Path) -> bool {
+    path.file_name()
+        .map(|n| n.to_string_lossy())
+        .is_some_and(|n| n.starts_with(AGENT_PREFIX) && n.ends_with(".jsonl"))
+}
+
+/// The directories directly in `dir` (no links followed), sorted.
+pub(crate) fn plain_dirs(dir: &Path) -> Vec<PathBuf> {
+    entries(dir, |t| t.is_dir())
+}
+
+/// The regular files directly in `dir` (no links followed), sorted.
+pub(crate) fn plain_files(dir: &Path) -> Vec<PathBuf> {
+    entries(dir, |t| t.is_file())
+}
+
+fn entries(dir: &Path, keep: impl Fn(&std::fs::FileType) -> bool) -> Vec<PathBuf> {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = listing
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| keep(&t)))
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
