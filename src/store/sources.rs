@@ -5,7 +5,9 @@
 pub mod agent;
 pub mod agent_read;
 pub mod claude;
+pub mod codex;
 pub mod derived;
+pub mod gemini;
 mod import;
 pub mod jsonl;
 pub mod layout;
