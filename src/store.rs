@@ -32,6 +32,7 @@ pub use format::ids::iso_timestamp;
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;
+pub use format::usage::{Usage, UsageByModel};
 pub use format::window::WindowIndex;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
@@ -40,6 +41,7 @@ pub use index::{
     UpdateReport, match_ranges,
 };
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
+pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};
 pub use ops::counting::{cleared_counts, message_counts};
 pub use ops::diff::{ContextDiff, DiffCleared, DiffMessage, DiffSide};
@@ -57,5 +59,7 @@ pub use ops::purge_plan::{
 pub use ops::stats::SessionStats;
 pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_index};
 pub use parallel::workers;
+pub use sources::agent::{Agent, AgentHomes};
+pub use sources::jsonl::LineSpan;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;

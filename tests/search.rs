@@ -43,7 +43,7 @@ impl Fixture {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(bin())
+        command()
             .arg("--root")
             .arg(&self.root)
             .args(["--user", "tester"])

@@ -30,6 +30,7 @@ pub struct DeleteArgs {
 /// Deletes one session after saying what it is (and asking, on a terminal).
 pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
     let target = env.locate(&args.session)?;
+    env.store.check_writable(&target)?;
     let r = &target.record;
     let stats = env
         .store

@@ -3,7 +3,9 @@
 use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
-use crate::store::{Encoding, PurgePolicy, Store, StoreError, Target, now_seconds, os_user_name};
+use crate::store::{
+    Agent, AgentHomes, Encoding, PurgePolicy, Store, StoreError, Target, now_seconds, os_user_name,
+};
 use std::path::PathBuf;
 
 /// Where the Loki root came from, to say so when it is not there.
@@ -59,6 +61,11 @@ impl CliEnv {
         };
         let (root, user) = root_and_user(cli.root.clone(), cli.user.clone())?;
         let store = open_store(&root, &user, cli.root.is_some(), cli.peteos.as_deref())?;
+        let store = with_other_agents(
+            store,
+            &cli.agents,
+            cli.root.is_none() && cli.peteos.is_none(),
+        );
         Ok(CliEnv {
             store,
             root,
@@ -203,4 +210,25 @@ pub fn open_store(
         None if root_given && Store::looks_like_peteos_folder(root) => Store::peteos_folder(root),
         None => Store::loki(root, user)?,
     })
+}
+
+/// `store` with the other agents' sessions found from the environment
+/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`), showing only `agents` when
+/// some are named; `default_root` when the Loki root was not named (its
+/// absence is then no mistake while other agents' sessions are there).
+pub fn with_other_agents(store: Store, agents: &[Agent], default_root: bool) -> Store {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let homes = AgentHomes::from_env(
+        dirs::home_dir().as_deref(),
+        var("CLAUDE_CONFIG_DIR").as_deref(),
+        var("CODEX_HOME").as_deref(),
+    );
+    store
+        .with_agents(&homes)
+        .only_agents(agents)
+        .primary_optional(default_root)
 }

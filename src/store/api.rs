@@ -10,10 +10,7 @@ use crate::store::format::edit_index::EditIndex;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::transcript::TranscriptFormat;
 use crate::store::fs::{disk, trash};
-use crate::store::index::{
-    self, IndexStatus, IndexedStats, Layout, LiveSearch, SearchIndex, SearchOptions, SearchOutcome,
-    SearchQuery, UpdateReport,
-};
+use crate::store::ops::agent_threads;
 use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
 use crate::store::ops::counting;
@@ -27,15 +24,28 @@ use crate::store::ops::purge_facts;
 use crate::store::ops::purge_plan::{Candidate, PurgePlan, PurgePolicy};
 use crate::store::ops::stats::{self, SessionStats};
 use crate::store::ops::trim::{self, Expected, TrimOutcome, TrimRequest};
+use crate::store::sources::agent::{Agent, AgentHomes};
+use crate::store::sources::agents::AgentSource;
 use crate::store::sources::record::{SessionRecord, listed};
 use crate::store::sources::{LokiTree, PeteosFolder};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The user's sessions: a Loki tree or a folder of bare peteos sessions.
+mod search;
+
+/// The user's sessions: a Loki tree or a folder of bare peteos sessions,
+/// and the sessions other agents keep (Claude Code, Codex, Gemini CLI),
+/// listed, searched and read as one store.
 #[derive(Clone, Debug)]
 pub struct Store {
     backend: Backend,
+    /// The other agents' folders found.
+    agents: Vec<AgentSource>,
+    /// The agents shown (None: every one).
+    only: Option<Vec<Agent>>,
+    /// True when the Loki tree was not asked for by name (the default
+    /// `~/.loki`): its absence is no mistake while other agents' sessions
+    /// are there.
+    primary_optional: bool,
     /// Where search indexes live (None: the user's cache directory).
     cache: Option<PathBuf>,
 }
@@ -107,6 +117,9 @@ impl Store {
     pub fn loki(root: &Path, user: &str) -> Result<Store> {
         Ok(Store {
             backend: Backend::Loki(LokiTree::open(root, user)?),
+            agents: Vec::new(),
+            only: None,
+            primary_optional: false,
             cache: None,
         })
     }
@@ -115,6 +128,9 @@ impl Store {
     pub fn peteos_folder(dir: &Path) -> Store {
         Store {
             backend: Backend::Folder(PeteosFolder::open(dir)),
+            agents: Vec::new(),
+            only: None,
+            primary_optional: false,
             cache: None,
         }
     }
@@ -124,6 +140,65 @@ impl Store {
     pub fn with_cache_dir(mut self, dir: &Path) -> Store {
         self.cache = Some(dir.to_path_buf());
         self
+    }
+
+    /// The same store with the other agents' sessions found in `homes`
+    /// (each folder that exists) listed beside its own.
+    pub fn with_agents(mut self, homes: &AgentHomes) -> Store {
+        self.agents = AgentSource::found(homes);
+        self
+    }
+
+    /// The same store showing only the sessions of `agents` (every command
+    /// then lists, searches and finds only theirs); empty shows every one.
+    pub fn only_agents(mut self, agents: &[Agent]) -> Store {
+        self.only = (!agents.is_empty()).then(|| agents.to_vec());
+        self
+    }
+
+    /// The same store, its Loki tree allowed to be absent (it was not asked
+    /// for by name) while other agents' sessions are there.
+    pub fn primary_optional(mut self, optional: bool) -> Store {
+        self.primary_optional = optional;
+        self
+    }
+
+    /// Whose sessions the Loki tree or peteos folder holds.
+    pub fn primary_agent(&self) -> Agent {
+        match self.backend {
+            Backend::Loki(_) => Agent::Loki,
+            Backend::Folder(_) => Agent::Peteos,
+        }
+    }
+
+    /// True when the sessions of `agent` are shown.
+    pub fn shows(&self, agent: Agent) -> bool {
+        self.only.as_ref().is_none_or(|only| only.contains(&agent))
+    }
+
+    fn shows_primary(&self) -> bool {
+        self.shows(self.primary_agent())
+    }
+
+    /// The other agents' folders shown.
+    fn agent_sources(&self) -> impl Iterator<Item = &AgentSource> {
+        self.agents.iter().filter(|s| self.shows(s.agent()))
+    }
+
+    /// The agents whose sessions this store lists (the Loki tree or peteos
+    /// folder first, then each other agent found), for a filter to offer.
+    pub fn agents(&self) -> Vec<Agent> {
+        let mut out = vec![self.primary_agent()];
+        out.extend(self.agents.iter().map(AgentSource::agent));
+        out
+    }
+
+    /// The folder another agent's sessions are read from, if it was found.
+    pub fn agent_folder(&self, agent: Agent) -> Option<&Path> {
+        self.agents
+            .iter()
+            .find(|s| s.agent() == agent)
+            .map(AgentSource::root)
     }
 
     /// True when some child directory of `dir` holds a session.json.
@@ -172,9 +247,20 @@ impl Store {
     /// Commands that read call it first; `new`, `import` and `demo` make the
     /// folders they need.
     pub fn check_folder(&self) -> Result<()> {
-        match &self.backend {
+        if !self.shows_primary() {
+            return Ok(());
+        }
+        let checked = match &self.backend {
             Backend::Loki(tree) => tree.check_folder(),
             Backend::Folder(folder) => folder.check_folder(),
+        };
+        match checked {
+            Err(StoreError::Missing { .. })
+                if self.primary_optional && self.agent_sources().next().is_some() =>
+            {
+                Ok(())
+            }
+            other => other,
         }
     }
 
@@ -187,22 +273,65 @@ impl Store {
 
     /// Every session, in batches as they are read, so a UI can show rows
     /// before the scan ends; `on_batch` returns false to stop.
-    pub fn scan(&self, on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        let mut going = true;
+        if self.shows_primary() {
+            let mut pass = |batch| {
+                going = on_batch(batch);
+                going
+            };
+            match self.scan_primary(&mut pass) {
+                Err(StoreError::Missing { .. } | StoreError::Io { .. })
+                    if self.primary_optional && self.agent_sources().next().is_some() => {}
+                other => other?,
+            }
+        }
+        for source in self.agent_sources() {
+            if !going {
+                break;
+            }
+            source.scan(&mut |batch| {
+                going = on_batch(batch);
+                going
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The sessions of the Loki tree or peteos folder alone, in batches.
+    fn scan_primary(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
         match &self.backend {
             Backend::Loki(tree) => tree.scan(on_batch),
             Backend::Folder(folder) => folder.scan(on_batch),
         }
     }
 
+    /// The sessions of the Loki tree or peteos folder alone (what a purge
+    /// decides on: other agents' sessions are never purged).
+    fn primary_list(&self) -> Result<Vec<SessionRecord>> {
+        listed(|on_batch| self.scan_primary(on_batch))
+    }
+
     /// Resolves a `SESSION` argument: a path, an id, an exact name, a unique
     /// id prefix or a unique name prefix (`ops::locate::match_session` has
     /// the order). Several matches are `StoreError::Ambiguous`, listing them.
     pub fn locate(&self, arg: &str) -> Result<Target> {
+        if locate::looks_like_path(arg)
+            && let Some(target) = self.locate_agent_file(Path::new(arg))
+        {
+            return Ok(target);
+        }
         let records = if locate::looks_like_path(arg) {
             Vec::new()
         } else {
             self.list()?
         };
+        if !records.is_empty() {
+            let found = locate::match_session(arg, &records)?;
+            if found.agent.is_external() {
+                return Ok(self.target(found));
+            }
+        }
         locate::locate(
             arg,
             &records,
@@ -219,11 +348,24 @@ impl Store {
         }
     }
 
+    /// A path to another agent's session file, when it lies in one of the
+    /// folders found: its record.
+    fn locate_agent_file(&self, path: &Path) -> Option<Target> {
+        let real = std::fs::canonicalize(path).ok()?;
+        if !real.is_file() {
+            return None;
+        }
+        let source = self
+            .agent_sources()
+            .find(|s| std::fs::canonicalize(s.root()).is_ok_and(|root| real.starts_with(root)))?;
+        Some(self.target(&source.record_at(&real)))
+    }
+
     /// The target for a listed record.
     pub fn target(&self, record: &SessionRecord) -> Target {
         Target {
             record: record.clone(),
-            is_loki: self.kind() == StoreKind::Loki,
+            is_loki: record.agent == Agent::Loki && self.kind() == StoreKind::Loki,
         }
     }
 
@@ -367,6 +509,14 @@ impl Store {
         context: Option<&str>,
         encoding: Encoding,
     ) -> Result<ContextDiff> {
+        if target.record.agent.is_external() {
+            return Err(StoreError::NotFound(format!(
+                "{} session {} has no fork to compare with its original (forks of {} sessions are not made yet)",
+                target.record.agent.display_name(),
+                target.record.id,
+                target.record.agent.display_name()
+            )));
+        }
         diff::diff(target.conversation_dir(), context, encoding)
     }
 
@@ -392,7 +542,14 @@ impl Store {
         force: bool,
     ) -> Result<()> {
         let sessions = self.sessions_dir();
-        export::write(path, text, force, &[&sessions, target.lock_dir()])
+        let mut forbidden: Vec<&Path> = vec![&sessions, target.lock_dir()];
+        if target.record.agent.is_external() {
+            forbidden.push(target.conversation_dir());
+            if let Some(root) = self.agent_folder(target.record.agent) {
+                forbidden.push(root);
+            }
+        }
+        export::write(path, text, force, &forbidden)
     }
 
     /// Every context (fork) of the session: messages, creation time, how it
@@ -402,11 +559,17 @@ impl Store {
         target: &Target,
         encoding: Option<Encoding>,
     ) -> Result<Vec<ContextInfo>> {
+        if target.record.agent.is_external() {
+            return agent_threads::list(&target.record, encoding);
+        }
         contexts::list(target.conversation_dir(), encoding)
     }
 
     /// The context id `arg` names in the session: itself or a unique prefix.
     pub fn find_context(&self, target: &Target, arg: &str) -> Result<String> {
+        if target.record.agent.is_external() {
+            return agent_threads::find(&target.record, arg);
+        }
         contexts::find(target.conversation_dir(), arg)
     }
 
@@ -476,6 +639,7 @@ impl Store {
 
     /// Renames a session (Loki trees only: the name lives in meta.json).
     pub fn rename(&self, target: &Target, name: &str) -> Result<SessionRecord> {
+        refuse_external(target)?;
         let tree = self.tree(LokiOnly::Rename)?;
         target.writable()?;
         tree.rename(&target.record.id, name)
@@ -497,8 +661,24 @@ impl Store {
         Ok(())
     }
 
+    /// Refuses what a write (a trim, an edit, a rename, a delete) would
+    /// refuse for any session before it is looked at: another agent's
+    /// session is read here, not written. The CLI asks it before asking a
+    /// person to confirm.
+    pub fn check_writable(&self, target: &Target) -> Result<()> {
+        refuse_external(target)
+    }
+
     /// The seed's `resume`: refuses a damaged session, else touches it.
     pub fn resume(&self, target: &Target, now: f64) -> Result<()> {
+        if target.record.agent.is_external() {
+            // The agent resumes its own session; nothing of it is written here.
+            return target
+                .record
+                .error
+                .clone()
+                .map_or(Ok(()), |e| Err(StoreError::Invalid(e)));
+        }
         target.writable()?;
         self.touch(target, now)
     }
@@ -506,7 +686,10 @@ impl Store {
     /// The facts a purge plan is decided on, for every session (the UI
     /// gathers them once and re-plans at every policy change).
     pub fn purge_candidates(&self) -> Result<Vec<Candidate>> {
-        Ok(purge_facts::gather_candidates(self.list()?))
+        if !self.shows_primary() {
+            return Ok(Vec::new());
+        }
+        Ok(purge_facts::gather_candidates(self.primary_list()?))
     }
 
     /// What a purge with `policy` would do now. Reads only.
@@ -557,136 +740,13 @@ impl Store {
         Ok(self.apply_purge(&plan, exclude, |_| {})?.removed)
     }
 
-    /// The search index of this store (in the user's cache directory).
-    fn search_index(&self) -> SearchIndex {
-        SearchIndex::for_store(&self.sessions_dir(), self.layout(), self.cache.as_deref())
-    }
-
-    fn layout(&self) -> Layout {
-        match self.kind() {
-            StoreKind::Loki => Layout::Loki,
-            StoreKind::PeteosFolder => Layout::Folder,
-        }
-    }
-
-    /// Messages matching `query`, from the search index where it knows the
-    /// sessions as they are (brought up to date first when
-    /// `options.update`), from the files otherwise. When the index cannot
-    /// be used at all the files are searched and the note says why.
-    pub fn search(
-        &self,
-        query: &SearchQuery,
-        options: &SearchOptions,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<SearchOutcome> {
-        let names = self.session_names()?;
-        let record_of = |id: &str| self.record(id);
-        match self
-            .search_index()
-            .search(query, options, names, &record_of, progress)
-        {
-            Ok(outcome) => Ok(outcome),
-            Err(e) => {
-                let mut outcome = self.search_files(query, options)?;
-                outcome.note = Some(format!(
-                    "{e}; the session files were searched directly instead"
-                ));
-                Ok(outcome)
-            }
-        }
-    }
-
-    /// Messages matching `query`, read from the session files (no index):
-    /// slower, and the reference the index is tested against.
-    pub fn search_files(
-        &self,
-        query: &SearchQuery,
-        options: &SearchOptions,
-    ) -> Result<SearchOutcome> {
-        let mut records = self.list()?;
-        if let Some(id) = &options.session {
-            records.retain(|r| &r.id == id);
-        }
-        Ok(index::search::direct(
-            &records,
-            query,
-            options.limit,
-            self.layout(),
-        ))
-    }
-
-    /// Brings the search index up to date, reading again only the sessions
-    /// whose files changed; `progress(done, to_read)`.
-    pub fn update_index(
-        &self,
-        now: f64,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<UpdateReport> {
-        let record_of = |id: &str| self.record(id);
-        self.search_index()
-            .update(self.session_names()?, &record_of, now, progress)
-    }
-
-    /// Builds the search index again from nothing.
-    pub fn rebuild_index(
-        &self,
-        now: f64,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<UpdateReport> {
-        let record_of = |id: &str| self.record(id);
-        self.search_index()
-            .rebuild(self.session_names()?, &record_of, now, progress)
-    }
-
-    /// The stats the search index holds for those of `records` it knows as
-    /// they are now (token counts in cl100k_base without counting again).
-    pub fn current_indexed_stats(
-        &self,
-        records: &[SessionRecord],
-    ) -> HashMap<String, IndexedStats> {
-        let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
-        self.search_index().current_stats(&ids)
-    }
-
-    /// The search index held open for searching as one types (the UI):
-    /// it trusts the index as the background update leaves it, and says
-    /// how many sessions it covers.
-    pub fn live_search(&self) -> Result<LiveSearch> {
-        self.search_index().live()
-    }
-
-    /// What the search index holds. Reads only.
-    pub fn index_status(&self) -> IndexStatus {
-        self.search_index().status()
-    }
-
-    /// Every session's stats as the index last saw them (by id). Reads only.
-    pub fn indexed_stats(&self) -> HashMap<String, IndexedStats> {
-        self.search_index().stats()
-    }
-
-    /// The names in the session folder that may be sessions (no hidden
-    /// entries), without reading any of them.
-    fn session_names(&self) -> Result<Vec<String>> {
-        let dir = self.sessions_dir();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(StoreError::io("list sessions in", &dir, e)),
-        };
-        Ok(entries
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| !n.starts_with('.'))
-            .collect())
-    }
-
     /// Deletes one session the user chose, with every safety rule of a
     /// purge (live, active, locked, unreadable, other filesystem); a session
     /// a rule spares is an error saying which rule. `even_damaged` lifts the
     /// unreadable rule alone, for a person who was shown the damage and
     /// still wants the session gone (a purge never does this).
     pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
+        refuse_external(target)?;
         let candidate = purge_facts::candidate(target.record.clone());
         let plan = PurgePlan::single(candidate, &[], now, even_damaged);
         let report = self.apply_purge(&plan, &[], |_| {})?;
@@ -704,4 +764,13 @@ impl Store {
             _ => Ok(report),
         }
     }
+}
+
+/// Refuses to write to another agent's session, saying so: those formats
+/// are read here, not written (yet).
+fn refuse_external(target: &Target) -> Result<()> {
+    if target.record.agent.is_external() {
+        return target.record.writable();
+    }
+    Ok(())
 }

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod agent_read;
+pub mod agents;
 pub mod claude;
 pub mod codex;
 pub mod derived;

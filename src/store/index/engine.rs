@@ -182,6 +182,7 @@ impl Engine {
             let texts: Vec<String> = found.iter().map(|w| w.text.clone()).collect();
             let shown = snippet(&text, &found, &query.matched_positions(&texts));
             hits.push(Hit {
+                agent: Default::default(),
                 session_id: text_of(self.fields.session),
                 session_name: String::new(),
                 context_id: text_of(self.fields.context),

@@ -4,6 +4,7 @@
 //! and JSON of 10,000 sessions took 20 ms to parse), written atomically
 //! after each commit of the index.
 
+use crate::store::format::usage::UsageByModel;
 use crate::store::fs::atomic;
 use crate::store::index::stamp::{FileStamp, Stamp, stat_matches};
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Changes whenever what is indexed, or how, changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 /// The manifest's file name in the index directory.
 pub const FILE: &str = "sessions.postcard";
 
@@ -39,6 +40,8 @@ pub struct Entry {
     pub documents: usize,
     /// Why its conversation could not be read, if it could not.
     pub error: Option<String>,
+    /// The tokens another agent recorded as spent, by model.
+    pub usage: Option<UsageByModel>,
 }
 
 /// Every indexed session.
@@ -141,6 +144,7 @@ pub struct EntryView<'a> {
     pub is_active: bool,
     pub documents: usize,
     pub error: Option<&'a str>,
+    pub usage: Option<UsageByModel>,
 }
 
 /// [`FileStamp`], borrowed.
@@ -171,6 +175,7 @@ impl EntryView<'_> {
             tokens: self.tokens,
             is_active: self.is_active,
             error: self.error.map(str::to_string),
+            usage: self.usage.clone(),
         }
     }
 }
@@ -238,6 +243,7 @@ mod tests {
                 is_active: true,
                 documents: 11,
                 error: Some("broken".into()),
+                usage: None,
             },
         );
         manifest.save(dir.path()).unwrap();

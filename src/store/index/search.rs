@@ -7,7 +7,7 @@ use crate::store::error::Result;
 use crate::store::index::hit::{Hit, rank};
 use crate::store::index::query::SearchQuery;
 use crate::store::index::scan;
-use crate::store::index::text::session_messages;
+use crate::store::index::text::record_messages;
 use crate::store::index::update::{Change, refresh, start_afresh_if_empty};
 use crate::store::index::{Layout, SearchIndex};
 use crate::store::parallel;
@@ -60,7 +60,7 @@ pub fn direct(
     layout: Layout,
 ) -> SearchOutcome {
     let found = parallel::map_ordered(records, |r| {
-        let Ok((messages, _)) = session_messages(&layout.conversation(&r.path), false) else {
+        let Ok((messages, _)) = record_messages(r, layout, false) else {
             return Vec::new();
         };
         scan::matching(&messages, query, (&r.id, &r.name, r.last_used_at))

@@ -102,16 +102,6 @@ impl ThreadBuilder {
         Some((raw, lines))
     }
 
-    /// Messages so far.
-    pub fn len(&self) -> usize {
-        self.messages.len()
-    }
-
-    /// True when no message was added.
-    pub fn is_empty(&self) -> bool {
-        self.messages.is_empty()
-    }
-
     /// The thread, as a context with id `id` read from `file`.
     pub fn finish(self, id: &str, origin: Option<&str>, file: &Path) -> Result<Thread> {
         let mut raw = Map::new();
@@ -191,11 +181,6 @@ pub fn value_text(value: &Value) -> String {
         }
         other => other.to_string(),
     }
-}
-
-/// The string field `key` of `map`, if it is one.
-pub fn str_of<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    map.get(key).and_then(Value::as_str)
 }
 
 /// Seconds since the epoch of an ISO-8601 / RFC 3339 time (`2026-11-20T10:00:00.123Z`).

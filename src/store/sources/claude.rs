@@ -36,11 +36,6 @@ impl ClaudeProjects {
         }
     }
 
-    /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Every session file, project by project (subagents' files left out).
     pub fn session_files(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();

@@ -12,7 +12,7 @@ use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
 use crate::store::sources::agent_read::{AgentRead, NewMessage, ThreadBuilder};
 use crate::store::sources::claude::{plain_dirs, plain_files};
-use crate::store::sources::jsonl::{self, Skipped};
+use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
 use serde::Deserialize;
 use serde_json::Value;
@@ -20,15 +20,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use listing::record_at;
-
-/// The line types this version knows.
-const KNOWN_TYPES: &[&str] = &[
-    "session_meta",
-    "response_item",
-    "event_msg",
-    "turn_context",
-    "compacted",
-];
 
 /// One line: `{timestamp, type, payload}`.
 #[derive(Debug, Default, Deserialize)]
@@ -52,11 +43,6 @@ impl CodexHome {
         CodexHome {
             dir: dir.to_path_buf(),
         }
-    }
-
-    /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 
     /// Every rollout file: the live ones by day, then the archived ones

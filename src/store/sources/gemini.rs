@@ -47,11 +47,6 @@ impl GeminiHome {
         }
     }
 
-    /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Every session file, project by project.
     pub fn session_files(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();

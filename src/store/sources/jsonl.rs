@@ -72,11 +72,6 @@ impl Skipped {
         self.other.extend(other.other);
     }
 
-    /// True when nothing was skipped.
-    pub fn is_empty(&self) -> bool {
-        *self == Skipped::default()
-    }
-
     /// One sentence per kind of thing skipped, for a person.
     pub fn sentences(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -224,11 +219,9 @@ pub fn read(path: &Path) -> Result<JsonlFile> {
 pub fn split_lines(bytes: &[u8], offset: u64, first_line: u32) -> (Vec<LineSpan>, bool) {
     let mut spans = Vec::with_capacity(bytes.len() / 512 + 1);
     let mut start = 0usize;
-    let mut line = first_line;
-    for end in memchr::memchr_iter(b'\n', bytes) {
+    for (line, end) in (first_line..).zip(memchr::memchr_iter(b'\n', bytes)) {
         push_line(&mut spans, bytes, start, end, offset, line);
         start = end + 1;
-        line += 1;
     }
     let partial = bytes[start..].iter().any(|b| !b.is_ascii_whitespace());
     (spans, partial)

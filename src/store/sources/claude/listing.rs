@@ -44,7 +44,7 @@ pub fn record(path: &Path) -> SessionRecord {
         agent: Agent::Claude,
         ..SessionRecord::damaged(&id, path.to_path_buf(), folder.clone(), &user, error)
     };
-    let mut read = |size: usize| jsonl::head_and_tail(path, size, size);
+    let read = |size: usize| jsonl::head_and_tail(path, size, size);
     let (mut ends, mut file) = match read(FIRST_READ) {
         Ok(file) => (read_ends(&file), file),
         Err(e) => return damaged(e.to_string()),

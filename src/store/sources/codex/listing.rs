@@ -119,15 +119,16 @@ fn read_ends(file: &HeadTail) -> Ends {
                     .and_then(parse_time)
                     .or_else(|| line.timestamp.as_deref().and_then(parse_time));
             }
-            Some("event_msg") if ends.prompt.is_none() => {
-                if p.get("type").and_then(Value::as_str) == Some("user_message") {
-                    ends.prompt = p
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .map(str::trim)
-                        .filter(|t| !t.is_empty())
-                        .map(str::to_string);
-                }
+            Some("event_msg")
+                if ends.prompt.is_none()
+                    && p.get("type").and_then(Value::as_str) == Some("user_message") =>
+            {
+                ends.prompt = p
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string);
             }
             Some("response_item") if ends.prompt.is_none() => {
                 ends.prompt = typed_text(p);

@@ -99,6 +99,7 @@ pub fn fill(list: &mut ListScreen, encoding: Encoding, rows: &[usize]) -> Vec<Ef
                 tokens: indexed.tokens.filter(|_| encoding == Encoding::Cl100kBase),
                 is_active: indexed.is_active,
                 error: indexed.error.clone(),
+                usage: indexed.usage.clone(),
             });
         }
         facts.push((index, facts_of(row.stats.as_ref())));

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 fn hit(session: &str, message: &str) -> Hit {
     Hit {
+        agent: Default::default(),
         session_id: session.into(),
         session_name: format!("name-{session}"),
         context_id: "ctx".into(),

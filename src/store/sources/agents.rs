@@ -1,0 +1,138 @@
+//! The other agents' folders as sources of the one store: each reads its
+//! own format (`claude`, `codex`, `gemini`), and this is where a record is
+//! sent to the reader of its agent.
+
+use crate::store::error::{Result, StoreError};
+use crate::store::sources::agent::{Agent, AgentHomes};
+use crate::store::sources::agent_read::AgentRead;
+use crate::store::sources::claude::ClaudeProjects;
+use crate::store::sources::codex::CodexHome;
+use crate::store::sources::gemini::GeminiHome;
+use crate::store::sources::record::SessionRecord;
+use std::path::{Path, PathBuf};
+
+/// One agent's folder.
+#[derive(Clone, Debug)]
+pub struct AgentSource {
+    agent: Agent,
+    root: PathBuf,
+}
+
+impl AgentSource {
+    /// The source of `agent` at `root` (its `projects` folder, its home).
+    pub fn new(agent: Agent, root: &Path) -> AgentSource {
+        AgentSource {
+            agent,
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// Every source `homes` names whose folder exists.
+    pub fn found(homes: &AgentHomes) -> Vec<AgentSource> {
+        Agent::EXTERNAL
+            .into_iter()
+            .filter_map(|agent| {
+                let root = homes.root_of(agent)?;
+                std::fs::metadata(root)
+                    .is_ok_and(|m| m.is_dir())
+                    .then(|| AgentSource::new(agent, root))
+            })
+            .collect()
+    }
+
+    /// Whose sessions these are.
+    pub fn agent(&self) -> Agent {
+        self.agent
+    }
+
+    /// The folder read.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every session, in batches as they are read.
+    pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        match self.agent {
+            Agent::Claude => ClaudeProjects::open(&self.root).scan(on_batch),
+            Agent::Codex => CodexHome::open(&self.root).scan(on_batch),
+            Agent::Gemini => GeminiHome::open(&self.root).scan(on_batch),
+            Agent::Loki | Agent::Peteos => Ok(()),
+        }
+    }
+
+    /// The record of the session file `path` of this source.
+    pub fn record_at(&self, path: &Path) -> SessionRecord {
+        match self.agent {
+            Agent::Claude => ClaudeProjects::record_at(path),
+            Agent::Codex => {
+                crate::store::sources::codex::record_at(path, &CodexHome::open(&self.root).titles())
+            }
+            _ => crate::store::sources::gemini::record_at(path),
+        }
+    }
+
+    /// Every session, in list order.
+    pub fn list(&self) -> Result<Vec<SessionRecord>> {
+        crate::store::sources::record::listed(|f| self.scan(f))
+    }
+}
+
+/// The session of another agent `record` read whole.
+pub fn read(record: &SessionRecord) -> Result<AgentRead> {
+    if let Some(error) = &record.error {
+        return Err(StoreError::Invalid(error.clone()));
+    }
+    match record.agent {
+        Agent::Claude => ClaudeProjects::read(record),
+        Agent::Codex => CodexHome::read(record),
+        Agent::Gemini => GeminiHome::read(record),
+        Agent::Loki | Agent::Peteos => Err(StoreError::Invalid(format!(
+            "session {} is not another agent's",
+            record.id
+        ))),
+    }
+}
+
+/// The files of `record` (its own and its subagents'), for the size and
+/// for the search index's stamps.
+pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
+    let mut out = vec![record.path.clone()];
+    match record.agent {
+        Agent::Claude => out.extend(ClaudeProjects::subagents(record)),
+        Agent::Gemini => {
+            let dir = record.conversation_dir.join(&record.id);
+            out.extend(crate::store::sources::claude::plain_files(&dir));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Apparent bytes of `record`'s files (its session file, its subagents',
+/// and the folder Claude Code keeps beside a session for large outputs).
+pub fn bytes(record: &SessionRecord) -> u64 {
+    let own: u64 = files(record)
+        .iter()
+        .filter_map(|p| std::fs::symlink_metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    let side = match record.agent {
+        Agent::Claude => {
+            crate::store::fs::disk::tree_facts(&record.conversation_dir.join(&record.id))
+                .map_or(0, |f| f.bytes)
+        }
+        _ => 0,
+    };
+    // The subagents' files inside the side folder are counted by both.
+    let inside: u64 = match record.agent {
+        Agent::Claude => ClaudeProjects::subagents(record)
+            .iter()
+            .filter(|p| p.starts_with(record.conversation_dir.join(&record.id)))
+            .filter_map(|p| std::fs::symlink_metadata(p).ok())
+            .map(|m| m.len())
+            .sum(),
+        _ => 0,
+    };
+    own + side - inside.min(side)
+}
