@@ -3,6 +3,7 @@
 use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs, output, resume_command};
 use crate::config;
 use crate::demo::{self, DemoSpec};
+use crate::store::AgentHomes;
 use crate::store::Store;
 use crate::tui::model::{Exit, Settings};
 use crate::tui::theme::Background;
@@ -37,7 +38,13 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             dir.path().display()
         );
         demo::generate(dir.path(), &DemoSpec::tui_demo(user, env.now), &|_| {})?;
-        let store = Store::loki(dir.path(), user)?;
+        // Other agents' sessions of the demo live in a home of its own,
+        // never the person's.
+        let home = dir.path().join("home");
+        demo::agents::generate(&home, &demo::agents::AgentsSpec::demo(env.now))?;
+        let store = Store::loki(dir.path(), user)?
+            .with_agents(&AgentHomes::under(&home))
+            .only_agents(&env.agents);
         demo_dir = Some(dir);
         store
     } else {

@@ -38,6 +38,8 @@ pub struct CliEnv {
     pub config_path: Option<PathBuf>,
     /// Seconds since the epoch at start-up (one clock per invocation).
     pub now: f64,
+    /// The agents `--agent` asked for (empty: every one).
+    pub agents: Vec<Agent>,
 }
 
 impl CliEnv {
@@ -79,6 +81,7 @@ impl CliEnv {
             config,
             config_path,
             now: now_seconds(),
+            agents: cli.agents.clone(),
         })
     }
 

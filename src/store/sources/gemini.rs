@@ -35,6 +35,11 @@ struct Replayed {
     metadata: Map<String, Value>,
     /// Messages in order: `(record, the line it came from)`.
     messages: Vec<(Value, LineSpan)>,
+    /// The usage of every message ever written, rewound ones included (its
+    /// tokens were spent), a message written again counting once: its last
+    /// version. By id, in first-seen order.
+    spent: Vec<(String, String, crate::store::format::usage::Usage)>,
+    spent_at: HashMap<String, usize>,
     usage: UsageByModel,
     skipped: Skipped,
 }
@@ -234,6 +239,7 @@ fn replay(path: &Path) -> Result<Replayed> {
                 .unwrap_or("")
                 .to_string();
             let value = Value::Object(r);
+            spend(&mut state, &id, &value);
             match at.get(&id) {
                 Some(&i) => slots[i] = Some((value, *span)),
                 None => {
@@ -247,7 +253,9 @@ fn replay(path: &Path) -> Result<Replayed> {
                 at.clear();
                 for m in messages.clone() {
                     if let Some(id) = m.get("id").and_then(Value::as_str) {
-                        at.insert(id.to_string(), slots.len());
+                        let id = id.to_string();
+                        spend(&mut state, &id, &m);
+                        at.insert(id, slots.len());
                         slots.push(Some((m, *span)));
                     }
                 }
@@ -261,7 +269,9 @@ fn replay(path: &Path) -> Result<Replayed> {
             if let Some(Value::Array(messages)) = r.remove("messages") {
                 for m in messages {
                     if let Some(id) = m.get("id").and_then(Value::as_str) {
-                        at.insert(id.to_string(), slots.len());
+                        let id = id.to_string();
+                        spend(&mut state, &id, &m);
+                        at.insert(id, slots.len());
                         slots.push(Some((m, *span)));
                     }
                 }
@@ -278,17 +288,31 @@ fn replay(path: &Path) -> Result<Replayed> {
 }
 
 fn put(state: &mut Replayed, m: Value, span: LineSpan) {
-    if m.get("id").is_some_and(Value::is_string) {
+    if let Some(id) = m.get("id").and_then(Value::as_str).map(str::to_string) {
+        spend(state, &id, &m);
         state.messages.push((m, span));
     }
 }
 
-/// The usage of the messages as they stand.
-fn finish(mut state: Replayed) -> Result<Replayed> {
-    for (m, _) in &state.messages {
-        if let Some((model, u)) = records::usage(m) {
-            state.usage.add(&model, &u);
+/// Records the usage of message `id` as `record` says it (a later version
+/// of the same message replaces the earlier one's).
+fn spend(state: &mut Replayed, id: &str, record: &Value) {
+    let Some((model, u)) = records::usage(record) else {
+        return;
+    };
+    match state.spent_at.get(id) {
+        Some(&i) => state.spent[i] = (id.to_string(), model, u),
+        None => {
+            state.spent_at.insert(id.to_string(), state.spent.len());
+            state.spent.push((id.to_string(), model, u));
         }
+    }
+}
+
+/// The usage of every message spent on.
+fn finish(mut state: Replayed) -> Result<Replayed> {
+    for (_, model, u) in &state.spent {
+        state.usage.add(model, u);
     }
     Ok(state)
 }
@@ -416,8 +440,10 @@ mod tests {
         let shown: Vec<String> = read.main.context.messages().map(|m| m.one_line()).collect();
         assert_eq!(shown, ["first", "final", "again"]);
         assert_eq!(read.main.lines[1][0].line, 4, "the replacing line");
+        // The rewound answer's tokens were spent: they count; the draft of
+        // m2 counts once, as its final version.
         let u = read.usage.total();
-        assert_eq!((u.input, u.output, u.cache_read), (6, 2, 4));
+        assert_eq!((u.input, u.output, u.cache_read), (6 + 99, 2 + 99, 4));
         assert_eq!(read.title.as_deref(), Some("Fix the thing"));
     }
 }
