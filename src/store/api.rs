@@ -9,7 +9,6 @@ use crate::store::format::Context;
 use crate::store::format::edit_index::EditIndex;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::transcript::TranscriptFormat;
-use crate::store::fs::{disk, trash};
 use crate::store::ops::agent_threads;
 use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
@@ -18,19 +17,20 @@ use crate::store::ops::diff::{self, ContextDiff};
 use crate::store::ops::edit::{self, EditOutcome};
 use crate::store::ops::edit_plan::{ClearedCounts, EditRequest};
 use crate::store::ops::export;
-use crate::store::ops::locate::{self, Target};
-use crate::store::ops::purge_apply::{self, PurgeProgress, PurgeReport};
-use crate::store::ops::purge_facts;
-use crate::store::ops::purge_plan::{Candidate, PurgePlan, PurgePolicy};
+use crate::store::ops::locate::Target;
+use crate::store::ops::purge_apply::PurgeReport;
+use crate::store::ops::purge_plan::PurgePlan;
 use crate::store::ops::stats::{self, SessionStats};
 use crate::store::ops::trim::{self, Expected, TrimOutcome, TrimRequest};
-use crate::store::sources::agent::{Agent, AgentHomes};
+use crate::store::sources::agent::Agent;
 use crate::store::sources::agents::AgentSource;
-use crate::store::sources::record::{SessionRecord, listed};
+use crate::store::sources::record::SessionRecord;
 use crate::store::sources::{LokiTree, PeteosFolder};
 use std::path::{Path, PathBuf};
 
+mod lifecycle;
 mod search;
+mod sources;
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions,
 /// and the sessions other agents keep (Claude Code, Codex, Gemini CLI),
@@ -142,65 +142,6 @@ impl Store {
         self
     }
 
-    /// The same store with the other agents' sessions found in `homes`
-    /// (each folder that exists) listed beside its own.
-    pub fn with_agents(mut self, homes: &AgentHomes) -> Store {
-        self.agents = AgentSource::found(homes);
-        self
-    }
-
-    /// The same store showing only the sessions of `agents` (every command
-    /// then lists, searches and finds only theirs); empty shows every one.
-    pub fn only_agents(mut self, agents: &[Agent]) -> Store {
-        self.only = (!agents.is_empty()).then(|| agents.to_vec());
-        self
-    }
-
-    /// The same store, its Loki tree allowed to be absent (it was not asked
-    /// for by name) while other agents' sessions are there.
-    pub fn primary_optional(mut self, optional: bool) -> Store {
-        self.primary_optional = optional;
-        self
-    }
-
-    /// Whose sessions the Loki tree or peteos folder holds.
-    pub fn primary_agent(&self) -> Agent {
-        match self.backend {
-            Backend::Loki(_) => Agent::Loki,
-            Backend::Folder(_) => Agent::Peteos,
-        }
-    }
-
-    /// True when the sessions of `agent` are shown.
-    pub fn shows(&self, agent: Agent) -> bool {
-        self.only.as_ref().is_none_or(|only| only.contains(&agent))
-    }
-
-    fn shows_primary(&self) -> bool {
-        self.shows(self.primary_agent())
-    }
-
-    /// The other agents' folders shown.
-    fn agent_sources(&self) -> impl Iterator<Item = &AgentSource> {
-        self.agents.iter().filter(|s| self.shows(s.agent()))
-    }
-
-    /// The agents whose sessions this store lists (the Loki tree or peteos
-    /// folder first, then each other agent found), for a filter to offer.
-    pub fn agents(&self) -> Vec<Agent> {
-        let mut out = vec![self.primary_agent()];
-        out.extend(self.agents.iter().map(AgentSource::agent));
-        out
-    }
-
-    /// The folder another agent's sessions are read from, if it was found.
-    pub fn agent_folder(&self, agent: Agent) -> Option<&Path> {
-        self.agents
-            .iter()
-            .find(|s| s.agent() == agent)
-            .map(AgentSource::root)
-    }
-
     /// True when some child directory of `dir` holds a session.json.
     pub fn looks_like_peteos_folder(dir: &Path) -> bool {
         PeteosFolder::looks_like_one(dir)
@@ -233,7 +174,7 @@ impl Store {
         }
     }
 
-    fn tree(&self, op: LokiOnly) -> Result<&LokiTree> {
+    pub(super) fn tree(&self, op: LokiOnly) -> Result<&LokiTree> {
         self.check(op)?;
         match &self.backend {
             Backend::Loki(tree) => Ok(tree),
@@ -261,111 +202,6 @@ impl Store {
                 Ok(())
             }
             other => other,
-        }
-    }
-
-    /// Every session, most recently used first; damaged ones are included
-    /// with `error` set. A missing tree is an empty list (see
-    /// [`Store::check_folder`]).
-    pub fn list(&self) -> Result<Vec<SessionRecord>> {
-        listed(|on_batch| self.scan(on_batch))
-    }
-
-    /// Every session, in batches as they are read, so a UI can show rows
-    /// before the scan ends; `on_batch` returns false to stop.
-    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
-        let mut going = true;
-        if self.shows_primary() {
-            let mut pass = |batch| {
-                going = on_batch(batch);
-                going
-            };
-            match self.scan_primary(&mut pass) {
-                Err(StoreError::Missing { .. } | StoreError::Io { .. })
-                    if self.primary_optional && self.agent_sources().next().is_some() => {}
-                other => other?,
-            }
-        }
-        for source in self.agent_sources() {
-            if !going {
-                break;
-            }
-            source.scan(&mut |batch| {
-                going = on_batch(batch);
-                going
-            })?;
-        }
-        Ok(())
-    }
-
-    /// The sessions of the Loki tree or peteos folder alone, in batches.
-    fn scan_primary(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
-        match &self.backend {
-            Backend::Loki(tree) => tree.scan(on_batch),
-            Backend::Folder(folder) => folder.scan(on_batch),
-        }
-    }
-
-    /// The sessions of the Loki tree or peteos folder alone (what a purge
-    /// decides on: other agents' sessions are never purged).
-    fn primary_list(&self) -> Result<Vec<SessionRecord>> {
-        listed(|on_batch| self.scan_primary(on_batch))
-    }
-
-    /// Resolves a `SESSION` argument: a path, an id, an exact name, a unique
-    /// id prefix or a unique name prefix (`ops::locate::match_session` has
-    /// the order). Several matches are `StoreError::Ambiguous`, listing them.
-    pub fn locate(&self, arg: &str) -> Result<Target> {
-        if locate::looks_like_path(arg)
-            && let Some(target) = self.locate_agent_file(Path::new(arg))
-        {
-            return Ok(target);
-        }
-        let records = if locate::looks_like_path(arg) {
-            Vec::new()
-        } else {
-            self.list()?
-        };
-        if !records.is_empty() {
-            let found = locate::match_session(arg, &records)?;
-            if found.agent.is_external() {
-                return Ok(self.target(found));
-            }
-        }
-        locate::locate(
-            arg,
-            &records,
-            |id| self.record(id),
-            self.kind() == StoreKind::Loki,
-        )
-    }
-
-    /// The record of the entry `id` of the session folder, damaged or not.
-    fn record(&self, id: &str) -> SessionRecord {
-        match &self.backend {
-            Backend::Loki(tree) => tree.record(id),
-            Backend::Folder(folder) => folder.record(id),
-        }
-    }
-
-    /// A path to another agent's session file, when it lies in one of the
-    /// folders found: its record.
-    fn locate_agent_file(&self, path: &Path) -> Option<Target> {
-        let real = std::fs::canonicalize(path).ok()?;
-        if !real.is_file() {
-            return None;
-        }
-        let source = self
-            .agent_sources()
-            .find(|s| std::fs::canonicalize(s.root()).is_ok_and(|root| real.starts_with(root)))?;
-        Some(self.target(&source.record_at(&real)))
-    }
-
-    /// The target for a listed record.
-    pub fn target(&self, record: &SessionRecord) -> Target {
-        Target {
-            record: record.clone(),
-            is_loki: record.agent == Agent::Loki && self.kind() == StoreKind::Loki,
         }
     }
 
@@ -599,176 +435,11 @@ impl Store {
     pub fn find_message(&self, context: &Context, arg: &str) -> Result<usize> {
         conversation::find_message(context, arg)
     }
-
-    /// The seed's `start`: purges stale sessions first (when `purge` is
-    /// set), then creates a session for `first_prompt`. Loki trees only.
-    pub fn start(
-        &self,
-        first_prompt: &str,
-        purge: Option<PurgePolicy>,
-        now: f64,
-    ) -> Result<Started> {
-        self.check(LokiOnly::NewSession)?;
-        let plan = match purge {
-            Some(policy) => Some(self.purge_plan(policy, &[], now)?),
-            None => None,
-        };
-        self.start_with(first_prompt, plan, now)
-    }
-
-    /// [`Store::start`] with a purge plan made (and shown to a person)
-    /// beforehand, or none: the plan is applied, each entry re-checked,
-    /// then the session is created.
-    pub fn start_with(
-        &self,
-        first_prompt: &str,
-        plan: Option<PurgePlan>,
-        now: f64,
-    ) -> Result<Started> {
-        let tree = self.tree(LokiOnly::NewSession)?;
-        let purged = match plan {
-            Some(plan) => {
-                let report = self.apply_purge(&plan, &[], |_| {})?;
-                Some((plan, report))
-            }
-            None => None,
-        };
-        let record = tree.create(first_prompt, now)?;
-        Ok(Started { record, purged })
-    }
-
-    /// Renames a session (Loki trees only: the name lives in meta.json).
-    pub fn rename(&self, target: &Target, name: &str) -> Result<SessionRecord> {
-        refuse_external(target)?;
-        let tree = self.tree(LokiOnly::Rename)?;
-        target.writable()?;
-        tree.rename(&target.record.id, name)
-    }
-
-    /// Copies the peteos session in `dir` into a new session of this tree.
-    /// A session imported before is `StoreError::AlreadyImported` (naming
-    /// the copy) unless `again` asks for a second copy.
-    pub fn import(&self, dir: &Path, again: bool, now: f64) -> Result<SessionRecord> {
-        self.tree(LokiOnly::Import)?.import(dir, again, now)
-    }
-
-    /// Marks a session used (Loki sessions only; bare peteos sessions have
-    /// no meta.json, and resuming one writes nothing).
-    pub fn touch(&self, target: &Target, now: f64) -> Result<()> {
-        if target.is_loki {
-            LokiTree::touch_at(target.lock_dir(), now)?;
-        }
-        Ok(())
-    }
-
-    /// Refuses what a write (a trim, an edit, a rename, a delete) would
-    /// refuse for any session before it is looked at: another agent's
-    /// session is read here, not written. The CLI asks it before asking a
-    /// person to confirm.
-    pub fn check_writable(&self, target: &Target) -> Result<()> {
-        refuse_external(target)
-    }
-
-    /// The seed's `resume`: refuses a damaged session, else touches it.
-    pub fn resume(&self, target: &Target, now: f64) -> Result<()> {
-        if target.record.agent.is_external() {
-            // The agent resumes its own session; nothing of it is written here.
-            return target
-                .record
-                .error
-                .clone()
-                .map_or(Ok(()), |e| Err(StoreError::Invalid(e)));
-        }
-        target.writable()?;
-        self.touch(target, now)
-    }
-
-    /// The facts a purge plan is decided on, for every session (the UI
-    /// gathers them once and re-plans at every policy change).
-    pub fn purge_candidates(&self) -> Result<Vec<Candidate>> {
-        if !self.shows_primary() {
-            return Ok(Vec::new());
-        }
-        Ok(purge_facts::gather_candidates(self.primary_list()?))
-    }
-
-    /// What a purge with `policy` would do now. Reads only.
-    pub fn purge_plan(
-        &self,
-        policy: PurgePolicy,
-        exclude: &[String],
-        now: f64,
-    ) -> Result<PurgePlan> {
-        Ok(PurgePlan::build(
-            self.purge_candidates()?,
-            policy,
-            exclude,
-            now,
-        ))
-    }
-
-    /// Applies a plan, re-checking each entry just before it goes.
-    pub fn apply_purge(
-        &self,
-        plan: &PurgePlan,
-        exclude: &[String],
-        progress: impl FnMut(PurgeProgress),
-    ) -> Result<PurgeReport> {
-        let folder = self.sessions_dir();
-        disk::check_owned_by_us(&folder)?;
-        match &self.backend {
-            Backend::Loki(tree) => {
-                tree.check_ownership()?;
-                tree.remove_stale_leftovers();
-            }
-            Backend::Folder(_) => trash::remove_stale_trash(&folder),
-        }
-        Ok(purge_apply::apply_plan(plan, &folder, exclude, progress))
-    }
-
-    /// The seed's `purge(user, keep, max_age_days, exclude)`: removes stale
-    /// sessions and returns their ids.
-    pub fn purge(
-        &self,
-        keep: usize,
-        max_age_days: f64,
-        exclude: &[String],
-        now: f64,
-    ) -> Result<Vec<String>> {
-        let policy = PurgePolicy { keep, max_age_days };
-        let plan = self.purge_plan(policy, exclude, now)?;
-        Ok(self.apply_purge(&plan, exclude, |_| {})?.removed)
-    }
-
-    /// Deletes one session the user chose, with every safety rule of a
-    /// purge (live, active, locked, unreadable, other filesystem); a session
-    /// a rule spares is an error saying which rule. `even_damaged` lifts the
-    /// unreadable rule alone, for a person who was shown the damage and
-    /// still wants the session gone (a purge never does this).
-    pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
-        refuse_external(target)?;
-        let candidate = purge_facts::candidate(target.record.clone());
-        let plan = PurgePlan::single(candidate, &[], now, even_damaged);
-        let report = self.apply_purge(&plan, &[], |_| {})?;
-        match plan.entries.first() {
-            Some(entry)
-                if report.removed.is_empty()
-                    && report.failed.is_empty()
-                    && report.skipped.is_empty() =>
-            {
-                Err(StoreError::Invalid(format!(
-                    "not deleted: {}",
-                    entry.decision
-                )))
-            }
-            _ => Ok(report),
-        }
-    }
 }
 
 /// Refuses to write to another agent's session, saying so: those formats
 /// are read here, not written (yet).
-fn refuse_external(target: &Target) -> Result<()> {
+pub(super) fn refuse_external(target: &Target) -> Result<()> {
     if target.record.agent.is_external() {
         return target.record.writable();
     }
