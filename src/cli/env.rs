@@ -4,7 +4,8 @@ use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
 use crate::store::{
-    Agent, AgentHomes, Encoding, PurgePolicy, Store, StoreError, Target, now_seconds, os_user_name,
+    Agent, AgentHomes, Encoding, PriceTable, PurgePolicy, Store, StoreError, Target, now_seconds,
+    os_user_name,
 };
 use std::path::PathBuf;
 
@@ -157,6 +158,15 @@ impl CliEnv {
             (Some(encoding), _) => Ok(encoding),
             (None, Some(name)) => name.parse().map_err(CliError::usage),
             (None, None) => Ok(Encoding::default()),
+        }
+    }
+
+    /// The price table: the one shipped, with the config's prices on top.
+    pub fn prices(&self) -> PriceTable {
+        let builtin = PriceTable::builtin();
+        match &self.config.prices {
+            Some(overrides) => builtin.with_overrides(overrides),
+            None => builtin,
         }
     }
 

@@ -3,7 +3,7 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError, args};
 use crate::humanize;
-use crate::store::{Agent, Encoding, SessionRecord, SessionStats, Usage};
+use crate::store::{Agent, CostEstimate, Encoding, PriceTable, SessionRecord, SessionStats, Usage};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -68,11 +68,15 @@ pub struct ListItem {
     /// Tokens the agent recorded as spent (another agent's session, when
     /// read: with --tokens, or from the search index).
     usage: Option<Usage>,
+    /// What that usage would cost, estimated from the price table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_estimate: Option<CostEstimate>,
 }
 
 impl ListItem {
-    fn new(record: SessionRecord, stats: SessionStats) -> Self {
+    fn new(record: SessionRecord, stats: SessionStats, prices: &PriceTable) -> Self {
         ListItem {
+            cost_estimate: stats.usage.as_ref().map(|u| prices.estimate(u)),
             agent: record.agent,
             id: record.id,
             title: record.title,
@@ -136,6 +140,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
+    let prices = env.prices();
     let mut items: Vec<ListItem> = records
         .into_iter()
         .zip(stats)
@@ -150,7 +155,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
             if s.usage.is_none() {
                 s.usage = known.and_then(|i| i.usage.clone());
             }
-            ListItem::new(r, s)
+            ListItem::new(r, s, &prices)
         })
         .collect();
     sort(&mut items, args.sort);

@@ -14,6 +14,7 @@ pub mod edit_plan;
 pub mod export;
 pub mod forking;
 pub mod locate;
+pub mod pricing;
 pub mod purge_apply;
 pub mod purge_facts;
 pub mod purge_plan;

@@ -40,6 +40,8 @@ pub struct Conversation {
     /// The agent's own title as the whole file says it (a title set in the
     /// middle of a long file, which the list's read of its ends misses).
     pub title: Option<String>,
+    /// The tokens another agent recorded as spent, by model.
+    pub usage: Option<crate::store::format::usage::UsageByModel>,
 }
 
 /// The lines of another agent's file each message was made from.
@@ -75,6 +77,7 @@ fn from_agent(read: AgentRead) -> Conversation {
         agent_owned: false,
         notes: read.skipped.sentences(),
         title: read.title,
+        usage: Some(read.usage),
     }
 }
 
@@ -129,6 +132,7 @@ pub fn load(record: &SessionRecord) -> Result<Conversation> {
         notes: Vec::new(),
         source: None,
         title: None,
+        usage: None,
     })
 }
 

@@ -61,8 +61,14 @@ impl<'a> Uuids<'a> {
 /// `sidechain` then says which lines to follow.
 pub fn main_chain(lines: &[Parsed], sidechain: bool, skipped: &mut Skipped) -> Vec<usize> {
     let uuids = Uuids::new(lines);
-    let leaf = lines.iter().rposition(|p| {
-        p.line.is_message() && p.line.uuid.is_some() && p.line.sidechain() == sidechain
+    // A replayed copy of an earlier line is not a new leaf: the last line
+    // written for the first time is.
+    let leaf = (0..lines.len()).rev().find(|&i| {
+        let p = &lines[i];
+        p.line.is_message()
+            && p.line.uuid.is_some()
+            && p.line.sidechain() == sidechain
+            && uuids.is_first(lines, i)
     });
     let order = match leaf {
         Some(leaf) => chain_from(lines, &uuids, leaf, skipped),
@@ -328,6 +334,8 @@ mod tests {
             r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"one"}}"#,
             r#"{"type":"assistant","uuid":"z1","parentUuid":"s1","isSidechain":true,"message":{"id":"m9","content":[]}}"#,
             r#"{"type":"user","uuid":"u2","parentUuid":"s1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}}"#,
+            // A resume replays an old line last: it is no new leaf.
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"text","text":"A"}]}}"#,
         ]);
         let mut skipped = Skipped::default();
         let order = main_chain(&lines, false, &mut skipped);
@@ -361,7 +369,7 @@ mod tests {
         );
         let notes = skipped.sentences().join("\n");
         assert!(notes.contains("1 messages on other branches"), "{notes}");
-        assert!(notes.contains("1 lines replayed"), "{notes}");
+        assert!(notes.contains("2 lines replayed"), "{notes}");
         let side = side_chains(&lines, &mut Skipped::default());
         assert_eq!(side, vec![vec![7]]);
     }
