@@ -63,7 +63,11 @@ pub fn direct(
         let Ok((messages, _)) = record_messages(r, layout, false) else {
             return Vec::new();
         };
-        scan::matching(&messages, query, (&r.id, &r.name, r.last_used_at))
+        let mut hits = scan::matching(&messages, query, (&r.id, &r.name, r.last_used_at));
+        for hit in &mut hits {
+            hit.agent = r.agent;
+        }
+        hits
     });
     let mut hits: Vec<Hit> = found.into_iter().flatten().collect();
     let total = hits.len();
