@@ -111,8 +111,11 @@ pub enum PrintWhat {
     Workspace,
     /// The session id.
     Id,
-    /// The session directory.
+    /// The session directory (another agent's: its session file).
     Path,
+    /// The shell line that resumes it: another agent's own resume command
+    /// in the folder it worked in (`cd DIR && claude --resume ID`).
+    Command,
 }
 
 /// The subcommands.

@@ -497,3 +497,49 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
     }
     assert!(compared >= h.ids().len() - 2);
 }
+
+#[test]
+fn resume_runs_the_agents_own_command_in_its_folder_or_prints_it() {
+    let h = Home::new();
+    let list = h.json(&["list", "--json"]);
+    for (agent, program) in [
+        ("claude", "claude --resume"),
+        ("codex", "codex resume"),
+        ("gemini", "gemini --resume"),
+    ] {
+        let row = rows(&list, agent)[0];
+        let id = row["id"].as_str().unwrap();
+        let cwd = row["cwd"].as_str().unwrap();
+        let line = h.ok(&["resume", id, "--print", "command"]);
+        assert_eq!(line.trim(), format!("cd {cwd} && {program} {id}"));
+        // Its folder is not on this machine: said, nothing run.
+        let out = h.run(&["resume", id]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not there"));
+    }
+    // A session whose folder is here: the configured command runs there.
+    let work = h.home.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let id = "0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a7e";
+    let project = h.home.join(".claude/projects/-work");
+    std::fs::create_dir_all(&project).unwrap();
+    let line = format!(
+        r#"{{"type":"user","uuid":"u1","parentUuid":null,"cwd":"{}","sessionId":"{id}","timestamp":"2026-11-20T10:00:00Z","message":{{"role":"user","content":"hi"}}}}"#,
+        work.display()
+    );
+    std::fs::write(project.join(format!("{id}.jsonl")), line + "\n").unwrap();
+    let out_file = h.home.join("resumed.txt");
+    let config = h.home.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[resume]\nclaude = \"sh -c 'pwd > {} && echo $1 >> {}' sh {{id}}\"\n",
+            out_file.display(),
+            out_file.display()
+        ),
+    )
+    .unwrap();
+    h.ok(&["--config", config.to_str().unwrap(), "resume", id]);
+    let said = std::fs::read_to_string(&out_file).unwrap();
+    assert_eq!(said, format!("{}\n{id}\n", work.display()));
+}

@@ -107,6 +107,14 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         .exec
         .clone()
         .or_else(|| env.config.resume_command.clone());
+    // Another agent's session resumes in the agent, in its folder, unless
+    // asked to print or to run something else.
+    if command.is_none()
+        && args.print.is_none()
+        && let Some((argv, dir)) = resume_command::agent_argv(env, &target)?
+    {
+        return resume_command::resume_agent(&argv, &dir);
+    }
     if let Some(template) = command {
         let argv = resume_command::argv(
             &template,
@@ -123,9 +131,10 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         };
     }
     output::print_lines([crate::cli::resume::printed(
+        env,
         &target,
         args.print.unwrap_or(PrintWhat::Workspace),
-    )])
+    )?])
 }
 
 /// Keeps or removes the demo store, saying which (and where) on stderr.

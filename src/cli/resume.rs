@@ -1,7 +1,7 @@
 //! `loki-sessions resume SESSION [--print workspace|id|path]`.
 
 use crate::cli::output;
-use crate::cli::{CliEnv, CliError, PrintWhat, completions};
+use crate::cli::{CliEnv, CliError, PrintWhat, completions, resume_command};
 use crate::store::Target;
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -15,9 +15,11 @@ pub struct ResumeArgs {
     /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
     #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
     pub session: String,
-    /// What to print.
-    #[arg(long, value_enum, default_value = "workspace")]
-    pub print: PrintWhat,
+    /// What to print [default: workspace]. Another agent's session is
+    /// resumed by running its own command (`claude --resume ID` in its
+    /// folder) unless this is given; `--print command` prints that command.
+    #[arg(long, value_enum)]
+    pub print: Option<PrintWhat>,
 }
 
 /// The warning for a session a running agent has open.
@@ -31,15 +33,30 @@ pub fn run(env: &CliEnv, args: ResumeArgs) -> Result<(), CliError> {
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");
     }
-    output::print_lines([printed(&target, args.print)])
+    if args.print.is_none()
+        && let Some((argv, dir)) = resume_command::agent_argv(env, &target)?
+    {
+        return resume_command::resume_agent(&argv, &dir);
+    }
+    let line = printed(env, &target, args.print.unwrap_or(PrintWhat::Workspace))?;
+    output::print_lines([line])
 }
 
 /// The line `--print` asks for.
-pub fn printed(target: &Target, what: PrintWhat) -> String {
+pub fn printed(env: &CliEnv, target: &Target, what: PrintWhat) -> Result<String, CliError> {
     let path = match what {
-        PrintWhat::Id => return target.record.id.clone(),
+        PrintWhat::Id => return Ok(target.record.id.clone()),
         PrintWhat::Path => target.record.path.clone(),
         PrintWhat::Workspace => target.workspace(),
+        PrintWhat::Command => {
+            return Ok(match resume_command::agent_argv(env, target)? {
+                Some((argv, dir)) => resume_command::shell_line(&argv, &dir),
+                // A Loki session resumes in its workspace.
+                None => resume_command::shell_line(&[], &target.workspace())
+                    .trim_end_matches(" && ")
+                    .to_string(),
+            });
+        }
     };
-    path.to_string_lossy().into_owned()
+    Ok(path.to_string_lossy().into_owned())
 }
