@@ -305,7 +305,7 @@ fn reading_writes_nothing_under_the_agents_folders() {
             "--no-pager",
         ]);
         h.ok(&["contexts", id, "--json"]);
-        h.ok(&["resume", id]);
+        h.ok(&["resume", id, "--print", "command"]);
         let file = out_dir.path().join(format!("{id}.md"));
         h.ok(&["export", id, "--format", "md", "-o", file.to_str().unwrap()]);
     }

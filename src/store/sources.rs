@@ -13,6 +13,7 @@ mod import;
 pub mod jsonl;
 pub mod layout;
 pub mod loki;
+pub mod parsed;
 pub mod peteos_folder;
 pub mod record;
 

@@ -191,7 +191,12 @@ pub fn last_messages(
     n: usize,
     chars: usize,
 ) -> Result<Vec<(String, String)>> {
-    let Some(context) = active_context(record)? else {
+    let context = if record.agent.is_external() {
+        Some(agents::preview(record)?)
+    } else {
+        active_context(record)?
+    };
+    let Some(context) = context else {
         return Ok(Vec::new());
     };
     let skip = context.len().saturating_sub(n);

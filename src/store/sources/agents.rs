@@ -93,6 +93,26 @@ pub fn read(record: &SessionRecord) -> Result<AgentRead> {
     }
 }
 
+/// Read from the end of a file for a preview.
+const PREVIEW_BYTES: usize = 256 * 1024;
+
+/// The last messages of `record` as a context, for a preview: from the end
+/// of a long file alone (its chain is not followed there), from the whole
+/// of a short one.
+pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> {
+    let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
+    if size <= PREVIEW_BYTES as u64 * 4 || record.agent == Agent::Gemini {
+        return read(record).map(|r| r.main.context);
+    }
+    if let Some(error) = &record.error {
+        return Err(StoreError::Invalid(error.clone()));
+    }
+    match record.agent {
+        Agent::Claude => ClaudeProjects::tail(record, PREVIEW_BYTES),
+        _ => CodexHome::tail(record, PREVIEW_BYTES),
+    }
+}
+
 /// The files of `record` (its own and its subagents'), for the size and
 /// for the search index's stamps.
 pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
@@ -108,31 +128,22 @@ pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
     out
 }
 
-/// Apparent bytes of `record`'s files (its session file, its subagents',
-/// and the folder Claude Code keeps beside a session for large outputs).
+/// Apparent bytes of `record`'s files: its session file and the folder
+/// an agent keeps beside it (Claude Code's `<id>/`: subagents, large tool
+/// outputs; Gemini's subagents). Older Claude Code subagent files lying
+/// beside the sessions are not counted: finding them means reading the
+/// head of every such file of the project, too much for a listing.
 pub fn bytes(record: &SessionRecord) -> u64 {
-    let own: u64 = files(record)
-        .iter()
-        .filter_map(|p| std::fs::symlink_metadata(p).ok())
+    let own = std::fs::symlink_metadata(&record.path)
+        .ok()
         .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum();
-    let side = match record.agent {
-        Agent::Claude => {
+        .map_or(0, |m| m.len());
+    let beside = match record.agent {
+        Agent::Claude | Agent::Gemini => {
             crate::store::fs::disk::tree_facts(&record.conversation_dir.join(&record.id))
                 .map_or(0, |f| f.bytes)
         }
         _ => 0,
     };
-    // The subagents' files inside the side folder are counted by both.
-    let inside: u64 = match record.agent {
-        Agent::Claude => ClaudeProjects::subagents(record)
-            .iter()
-            .filter(|p| p.starts_with(record.conversation_dir.join(&record.id)))
-            .filter_map(|p| std::fs::symlink_metadata(p).ok())
-            .map(|m| m.len())
-            .sum(),
-        _ => 0,
-    };
-    own + side - inside.min(side)
+    own + beside
 }

@@ -16,6 +16,7 @@ use crate::store::sources::agent_read::{AgentRead, Thread};
 use crate::store::sources::claude::chain::Parsed;
 use crate::store::sources::claude::line::{KNOWN_TYPES, Line};
 use crate::store::sources::jsonl::{self, Skipped};
+use crate::store::sources::parsed::read_parsed;
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
 
@@ -81,7 +82,7 @@ impl ClaudeProjects {
         for path in subagent_files(record) {
             match read_file(&path, true) {
                 Ok(sub) => {
-                    file.usage_lines.extend(sub.usage_lines);
+                    file.spent.extend(sub.spent);
                     file.skipped.absorb(sub.skipped);
                     others.push(sub.main);
                 }
@@ -91,7 +92,7 @@ impl ClaudeProjects {
                     .push(format!("a subagent's file could not be read: {e}")),
             }
         }
-        let usage = usage::usage(&file.usage_lines);
+        let usage = usage::total(&file.spent);
         Ok(AgentRead {
             main: file.main,
             others,
@@ -99,6 +100,32 @@ impl ClaudeProjects {
             title: file.title,
             skipped: file.skipped,
         })
+    }
+
+    /// The last messages of `record` from the end of its file alone (for a
+    /// preview: a long session is not read whole for it). Lines of side
+    /// conversations are left out; the chain is not followed.
+    pub fn tail(record: &SessionRecord, bytes: usize) -> Result<crate::store::format::Context> {
+        let ends = jsonl::head_and_tail(&record.path, 0, bytes)?;
+        let mut lines: Vec<Parsed> = ends
+            .tail_lines_rev()
+            .into_iter()
+            .rev()
+            .enumerate()
+            .filter_map(|(n, b)| {
+                let line = Line::parse_with_parts(b)?;
+                let span = jsonl::LineSpan {
+                    line: n as u32 + 1,
+                    offset: 0,
+                    len: 0,
+                };
+                Some(Parsed { span, line })
+            })
+            .filter(|p| p.line.is_message() && !p.line.sidechain())
+            .collect();
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let built = chain::messages(&mut lines, &order, &mut Skipped::default());
+        Ok(built.finish(&record.id, None, &record.path)?.context)
     }
 
     /// The files of a session's subagents, new layout and old.
@@ -111,38 +138,27 @@ impl ClaudeProjects {
 struct FileRead {
     main: Thread,
     sides: Vec<Thread>,
-    /// The lines that carry usage (content taken out; ids and usage kept).
-    usage_lines: Vec<Parsed>,
+    /// The usage each line carries.
+    spent: Vec<usage::Spent>,
     title: Option<String>,
     skipped: Skipped,
 }
 
 /// Reads one file: a session's (`subagent` false) or a subagent's.
 fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
-    let file = jsonl::read(path)?;
-    let mut skipped = file.skipped.clone();
-    let mut lines: Vec<Parsed> = Vec::with_capacity(file.spans.len());
-    for span in &file.spans {
-        let bytes = file.line_bytes(span);
-        if std::str::from_utf8(bytes).is_err() {
-            skipped.bad_utf8.push(span.line);
-            continue;
+    let read = read_parsed(path, Line::parse_with_parts)?;
+    let mut skipped = read.skipped;
+    let mut lines: Vec<Parsed> = Vec::with_capacity(read.lines.len());
+    for (span, line) in read.lines {
+        if !KNOWN_TYPES.contains(&line.kind()) {
+            skipped.unknown_type(if line.kind().is_empty() {
+                "(no type)"
+            } else {
+                line.kind()
+            });
         }
-        match Line::parse(bytes) {
-            Some(line) => {
-                if !KNOWN_TYPES.contains(&line.kind()) {
-                    skipped.unknown_type(if line.kind().is_empty() {
-                        "(no type)"
-                    } else {
-                        line.kind()
-                    });
-                }
-                lines.push(Parsed { span: *span, line });
-            }
-            None => skipped.bad_json.push(span.line),
-        }
+        lines.push(Parsed { span, line });
     }
-    drop(file);
     let title = title_of(&lines);
     let stem = path
         .file_stem()
@@ -179,11 +195,14 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
     } else {
         main
     };
-    lines.retain(|p| p.line.message_field("usage").is_some());
+    let spent = usage::spent(&lines);
+    // What is left of the lines is freed on a thread of its own: freeing a
+    // 100 MB session's leftovers is work the reader need not wait for.
+    std::thread::spawn(move || drop(lines));
     Ok(FileRead {
         main,
         sides: side_threads,
-        usage_lines: lines,
+        spent,
         title,
         skipped,
     })

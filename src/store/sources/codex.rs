@@ -12,7 +12,8 @@ use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
 use crate::store::sources::agent_read::{AgentRead, NewMessage, ThreadBuilder};
 use crate::store::sources::claude::{plain_dirs, plain_files};
-use crate::store::sources::jsonl;
+use crate::store::sources::jsonl::{self, LineSpan};
+use crate::store::sources::parsed::read_parsed;
 use crate::store::sources::record::SessionRecord;
 use serde::Deserialize;
 use serde_json::Value;
@@ -92,74 +93,108 @@ impl CodexHome {
 
     /// The session `record` read whole.
     pub fn read(record: &SessionRecord) -> Result<AgentRead> {
-        let file = jsonl::read(&record.path)?;
-        let mut skipped = file.skipped.clone();
-        let mut out = ThreadBuilder::default();
-        let mut by_model = UsageByModel::default();
-        let mut model = String::new();
-        let mut title: Option<String> = None;
-        let mut last_total: Option<Usage> = None;
-        for span in &file.spans {
-            let Some(mut line) =
-                jsonl::parse_line::<Line>(file.line_bytes(span), span, &mut skipped)
-            else {
-                continue;
-            };
-            let payload = line.payload.take();
-            let kind = line.kind.as_deref().unwrap_or("");
-            let new = |item: items::Item, model: &str| NewMessage {
-                role: item.role,
-                parts: item.parts,
-                id: message_id(&record.id, span.line),
-                timestamp: line.timestamp.clone(),
-                kind: item.kind,
-                model: (item.role == "assistant" && !model.is_empty()).then(|| model.to_string()),
-                lines: vec![*span],
-            };
-            match kind {
-                "response_item" => {
-                    if let Some(item) = items::response_item(payload, &mut skipped) {
-                        out.push(new(item, &model));
-                    }
-                }
-                "compacted" => out.push(new(items::compacted(&payload), &model)),
-                "turn_context" => {
-                    if let Some(m) = payload.get("model").and_then(Value::as_str) {
-                        model = m.to_string();
-                    }
-                }
-                "event_msg" => match payload.get("type").and_then(Value::as_str) {
-                    Some("token_count") => {
-                        if let Some(total) = payload
-                            .get("info")
-                            .and_then(|i| i.get("total_token_usage"))
-                            .and_then(read_usage)
-                        {
-                            let delta = match last_total {
-                                Some(before) if covers(&total, &before) => minus(&total, &before),
-                                _ => total,
-                            };
-                            by_model.add(&model, &delta);
-                            last_total = Some(total);
-                        }
-                    }
-                    Some("thread_name_updated") => {
-                        title = thread_name(&payload).or(title);
-                    }
-                    _ => {}
-                },
-                "session_meta" => {}
-                other => skipped.unknown_type(if other.is_empty() { "(no type)" } else { other }),
-            }
+        let parsed = read_parsed(&record.path, |b| serde_json::from_slice::<Line>(b).ok())?;
+        let mut walk = Walk {
+            skipped: parsed.skipped,
+            ..Walk::default()
+        };
+        for (span, line) in parsed.lines {
+            walk.line(&record.id, span, line);
         }
-        let main = out.finish(&record.id, None, &record.path)?;
+        let main = walk.out.finish(&record.id, None, &record.path)?;
         Ok(AgentRead {
             main,
             others: Vec::new(),
-            usage: by_model,
-            title,
-            skipped,
+            usage: walk.usage,
+            title: walk.title,
+            skipped: walk.skipped,
         })
+    }
+
+    /// The last messages of `record` from the end of its file alone (for a
+    /// preview; a long session is not read whole for it).
+    pub fn tail(record: &SessionRecord, bytes: usize) -> Result<crate::store::format::Context> {
+        let ends = jsonl::head_and_tail(&record.path, 0, bytes)?;
+        let mut walk = Walk::default();
+        let mut lines = ends.tail_lines_rev();
+        lines.reverse();
+        for (n, bytes) in lines.into_iter().enumerate() {
+            if let Ok(line) = serde_json::from_slice::<Line>(bytes) {
+                let span = LineSpan {
+                    line: n as u32 + 1,
+                    offset: 0,
+                    len: 0,
+                };
+                walk.line(&record.id, span, line);
+            }
+        }
+        Ok(walk.out.finish(&record.id, None, &record.path)?.context)
+    }
+}
+
+/// A rollout's lines applied in order: the messages, the usage by model
+/// (each `token_count` total's growth goes to the model of the turn), the
+/// last title.
+#[derive(Default)]
+struct Walk {
+    out: ThreadBuilder,
+    usage: UsageByModel,
+    model: String,
+    title: Option<String>,
+    last_total: Option<Usage>,
+    skipped: jsonl::Skipped,
+}
+
+impl Walk {
+    fn line(&mut self, session: &str, span: LineSpan, mut line: Line) {
+        let payload = line.payload.take();
+        let kind = line.kind.as_deref().unwrap_or("");
+        let new = |item: items::Item, model: &str| NewMessage {
+            role: item.role,
+            parts: item.parts,
+            id: message_id(session, span.line),
+            timestamp: line.timestamp.clone(),
+            kind: item.kind,
+            model: (item.role == "assistant" && !model.is_empty()).then(|| model.to_string()),
+            lines: vec![span],
+        };
+        match kind {
+            "response_item" => {
+                if let Some(item) = items::response_item(payload, &mut self.skipped) {
+                    self.out.push(new(item, &self.model));
+                }
+            }
+            "compacted" => self.out.push(new(items::compacted(&payload), &self.model)),
+            "turn_context" => {
+                if let Some(m) = payload.get("model").and_then(Value::as_str) {
+                    self.model = m.to_string();
+                }
+            }
+            "event_msg" => match payload.get("type").and_then(Value::as_str) {
+                Some("token_count") => {
+                    let total = payload
+                        .get("info")
+                        .and_then(|i| i.get("total_token_usage"))
+                        .and_then(read_usage);
+                    if let Some(total) = total {
+                        let delta = match self.last_total {
+                            Some(before) if covers(&total, &before) => minus(&total, &before),
+                            _ => total,
+                        };
+                        self.usage.add(&self.model, &delta);
+                        self.last_total = Some(total);
+                    }
+                }
+                Some("thread_name_updated") => {
+                    self.title = thread_name(&payload).or(self.title.take());
+                }
+                _ => {}
+            },
+            "session_meta" => {}
+            other => self
+                .skipped
+                .unknown_type(if other.is_empty() { "(no type)" } else { other }),
+        }
     }
 }
 

@@ -6,7 +6,6 @@
 //! conversations (`isSidechain`) kept apart.
 
 use crate::store::sources::agent_read::{NewMessage, ThreadBuilder, text_part};
-use crate::store::sources::claude::blocks;
 use crate::store::sources::claude::line::Line;
 use crate::store::sources::jsonl::{LineSpan, Skipped};
 use serde_json::Value;
@@ -182,17 +181,8 @@ pub fn messages(lines: &mut [Parsed], order: &[usize], skipped: &mut Skipped) ->
         match line.kind() {
             "user" => {
                 last_message_id = None;
-                let content = line
-                    .message
-                    .as_mut()
-                    .and_then(|m| m.get_mut("content"))
-                    .map(Value::take)
-                    .unwrap_or(Value::Null);
-                let role = if blocks::only_tool_results(&content) {
-                    "tool"
-                } else {
-                    "user"
-                };
+                let (parts, only_results) = take_parts(line, skipped);
+                let role = if only_results { "tool" } else { "user" };
                 let kind = if line.is_compact_summary == Some(true) {
                     Some("CompactSummary")
                 } else if line.is_meta == Some(true) {
@@ -202,7 +192,7 @@ pub fn messages(lines: &mut [Parsed], order: &[usize], skipped: &mut Skipped) ->
                 };
                 out.push(NewMessage {
                     role,
-                    parts: blocks::parts(content, skipped),
+                    parts,
                     id: uuid,
                     timestamp,
                     kind,
@@ -213,13 +203,7 @@ pub fn messages(lines: &mut [Parsed], order: &[usize], skipped: &mut Skipped) ->
             "assistant" => {
                 let message_id = line.message_id().map(str::to_string);
                 let model = line.model().map(str::to_string);
-                let content = line
-                    .message
-                    .as_mut()
-                    .and_then(|m| m.get_mut("content"))
-                    .map(Value::take)
-                    .unwrap_or(Value::Null);
-                let parts = blocks::parts(content, skipped);
+                let (parts, _) = take_parts(line, skipped);
                 let continues = message_id.is_some() && message_id == last_message_id;
                 if continues && let Some((raw, spans)) = out.last_mut() {
                     if let Some(Value::Array(have)) = raw.get_mut("content") {
@@ -263,6 +247,16 @@ pub fn messages(lines: &mut [Parsed], order: &[usize], skipped: &mut Skipped) ->
         }
     }
     out
+}
+
+/// The parts of a line (made when it was parsed, or now), counting the
+/// block types not known; and whether they were all tool results.
+fn take_parts(line: &mut Line, skipped: &mut Skipped) -> (Vec<Value>, bool) {
+    line.with_parts();
+    for kind in line.unknown_blocks.drain(..) {
+        skipped.unknown_block(&kind);
+    }
+    (line.parts.take().unwrap_or_default(), line.only_results)
 }
 
 /// What a system line shows, if anything: a compaction boundary as such,

@@ -62,6 +62,16 @@ pub struct Line {
     pub compact_metadata: Option<Value>,
     /// `api_error` system lines.
     pub error: Option<Value>,
+    /// `message.content` already made into the store's parts (by
+    /// [`Line::with_parts`], on the thread that parsed the line).
+    #[serde(skip)]
+    pub parts: Option<Vec<Value>>,
+    /// True when every block of the content was a tool result.
+    #[serde(skip)]
+    pub only_results: bool,
+    /// Content block types the conversion did not know.
+    #[serde(skip)]
+    pub unknown_blocks: Vec<String>,
 }
 
 impl Line {
@@ -98,7 +108,34 @@ impl Line {
             ai_title: s("aiTitle"),
             compact_metadata: map.get("compactMetadata").cloned(),
             error: map.get("error").cloned(),
+            ..Line::default()
         })
+    }
+
+    /// [`Line::parse`], with the content of a user or assistant line made
+    /// into parts at once: done where the line is parsed, so a large file's
+    /// conversion runs on every core as its parsing does.
+    pub fn parse_with_parts(bytes: &[u8]) -> Option<Line> {
+        let mut line = Line::parse(bytes)?;
+        line.with_parts();
+        Some(line)
+    }
+
+    /// Moves `message.content` into [`Line::parts`].
+    pub fn with_parts(&mut self) {
+        if !matches!(self.kind(), "user" | "assistant") || self.parts.is_some() {
+            return;
+        }
+        let content = self
+            .message
+            .as_mut()
+            .and_then(|m| m.get_mut("content"))
+            .map(Value::take)
+            .unwrap_or(Value::Null);
+        self.only_results = super::blocks::only_tool_results(&content);
+        let mut skipped = crate::store::sources::jsonl::Skipped::default();
+        self.parts = Some(super::blocks::parts(content, &mut skipped));
+        self.unknown_blocks = skipped.unknown_blocks.into_iter().map(|(k, _)| k).collect();
     }
 
     /// The line type, empty when missing.

@@ -11,28 +11,58 @@ use crate::store::sources::claude::chain::Parsed;
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// One line's usage, with what says which API message it belongs to.
+#[derive(Clone, Debug)]
+pub struct Spent {
+    /// `(message.id, requestId)`, when the line has both.
+    key: Option<(String, String)>,
+    model: String,
+    usage: Usage,
+}
+
+/// The usage each line of `lines` carries.
+pub fn spent(lines: &[Parsed]) -> Vec<Spent> {
+    lines
+        .iter()
+        .filter_map(|p| {
+            let usage = p.line.message_field("usage").and_then(read_usage)?;
+            let key = match (p.line.message_id(), p.line.request_id.as_deref()) {
+                (Some(id), Some(request)) => Some((id.to_string(), request.to_string())),
+                _ => None,
+            };
+            Some(Spent {
+                key,
+                model: p.line.model().unwrap_or("").to_string(),
+                usage,
+            })
+        })
+        .collect()
+}
+
 /// The usage of `lines`, by model.
+#[cfg(test)]
 pub fn usage(lines: &[Parsed]) -> UsageByModel {
-    let mut kept: Vec<(String, Usage)> = Vec::new();
-    let mut by_key: HashMap<(&str, &str), usize> = HashMap::new();
-    for p in lines {
-        let Some(u) = p.line.message_field("usage").and_then(read_usage) else {
-            continue;
-        };
-        let model = p.line.model().unwrap_or("").to_string();
-        match (p.line.message_id(), p.line.request_id.as_deref()) {
-            (Some(id), Some(request)) => match by_key.get(&(id, request)) {
+    total(&spent(lines))
+}
+
+/// What `spent` adds up to, each API message counted once.
+pub fn total(spent: &[Spent]) -> UsageByModel {
+    let mut kept: Vec<(&str, Usage)> = Vec::new();
+    let mut by_key: HashMap<&(String, String), usize> = HashMap::new();
+    for s in spent {
+        match &s.key {
+            Some(key) => match by_key.get(key) {
                 Some(&at) => {
-                    if u.total() > kept[at].1.total() {
-                        kept[at] = (model, u);
+                    if s.usage.total() > kept[at].1.total() {
+                        kept[at] = (&s.model, s.usage);
                     }
                 }
                 None => {
-                    by_key.insert((id, request), kept.len());
-                    kept.push((model, u));
+                    by_key.insert(key, kept.len());
+                    kept.push((&s.model, s.usage));
                 }
             },
-            _ => kept.push((model, u)),
+            None => kept.push((&s.model, s.usage)),
         }
     }
     let mut out = UsageByModel::default();
