@@ -1,0 +1,8 @@
+//! The command line, run as a script runs it.
+
+mod answers;
+mod asks;
+mod contract;
+mod diff_export;
+mod hand_trim;
+mod hostile;
