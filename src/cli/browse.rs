@@ -1,11 +1,14 @@
 //! `loki-sessions` with no subcommand: the terminal UI, then the resume.
 
-use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs, output, resume_command};
+use crate::cli::resume::ResumeOutput;
+use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs};
 use crate::config;
 use crate::demo::{self, DemoSpec};
 use crate::store::Store;
+use crate::tui::keymap::CustomKeys;
 use crate::tui::model::{Exit, Settings};
 use crate::tui::theme::Background;
+use std::sync::Arc;
 
 /// Whose sessions the `--demo` store holds.
 const DEMO_USER: &str = "demo";
@@ -21,6 +24,12 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
     if !args.demo && (env.root_from != RootFrom::Default || env.peteos_flag) {
         env.check_folder()?;
     }
+    // The person's keys are checked before anything is made or drawn.
+    let file = env
+        .config_path
+        .as_deref()
+        .map_or("the config".into(), |p| p.display().to_string());
+    let keys = CustomKeys::from_entries(&env.config.keys, &file).map_err(CliError::usage)?;
     let mut demo_dir = None;
     let store = if args.demo {
         let dir = tempfile::Builder::new()
@@ -66,7 +75,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         settings.display = config::load_display(path);
     }
     let remembered = settings.display;
-    let outcome = crate::tui::run(store.clone(), settings, background)
+    let outcome = crate::tui::run(store.clone(), settings, background, Arc::new(keys))
         .map_err(|e| CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)")));
     if let (Ok(outcome), Some(path)) = (&outcome, &state)
         && outcome.display != remembered
@@ -96,29 +105,15 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         Exit::Resume(record) => record,
     };
     let target = store.target(&record);
-    let command = args
+    let output = match args
         .exec
         .clone()
-        .or_else(|| env.config.resume_command.clone());
-    if let Some(template) = command {
-        let argv = resume_command::argv(
-            &template,
-            &record.id,
-            &target.workspace().to_string_lossy(),
-            &record.path.to_string_lossy(),
-        )?;
-        return match resume_command::run(&argv)? {
-            0 => Ok(()),
-            code => Err(CliError {
-                code,
-                message: String::new(),
-            }),
-        };
-    }
-    output::print_lines([crate::cli::resume::printed(
-        &target,
-        args.print.unwrap_or(PrintWhat::Workspace),
-    )])
+        .or_else(|| env.config.resume_command.clone())
+    {
+        Some(template) => ResumeOutput::Exec(template),
+        None => ResumeOutput::Print(args.print.unwrap_or(PrintWhat::Workspace)),
+    };
+    crate::cli::resume::finish(&target, &output)
 }
 
 /// Keeps or removes the demo store, saying which (and where) on stderr.

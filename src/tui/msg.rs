@@ -37,6 +37,9 @@ pub enum Action {
     ClearOrQuit,
     /// Quit at once.
     Quit,
+    /// Give the terminal back and stop, as Ctrl-Z does in a shell; `fg`
+    /// comes back to the same screen.
+    Suspend,
     /// Show the key help.
     Help,
     /// Ask for a first prompt and start a session.

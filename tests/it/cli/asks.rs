@@ -71,12 +71,23 @@ fn new_on_a_terminal_answered_yes_purges_first() {
 }
 
 #[test]
-fn new_in_a_script_purges_as_the_seed_does_and_no_purge_skips() {
+fn new_in_a_script_purges_nothing_without_yes_and_says_how() {
     let (_tmp, root) = store();
     ok(&root, &["new", "scripted", "--no-purge", "--keep", "5"]);
     assert_eq!(count(&root), 31);
-    ok(&root, &["new", "scripted", "--keep", "5"]);
-    assert_eq!(count(&root), 6, "no terminal: the seed's start purges");
+    let out = run(&root, &["new", "scripted", "--keep", "5"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(count(&root), 32, "no terminal, no --yes: nothing deleted");
+    assert!(
+        stderr.contains("left 26 stale sessions")
+            && stderr.contains("loki-sessions purge --keep 5 --yes"),
+        "{stderr}"
+    );
+    ok(&root, &["new", "scripted", "--keep", "5", "--yes"]);
+    assert_eq!(count(&root), 6, "--yes purges as the seed's start does");
+    ok(&root, &["new", "scripted", "--keep", "1", "--purge"]);
+    assert_eq!(count(&root), 2, "--purge is the same as --yes");
 }
 
 #[test]

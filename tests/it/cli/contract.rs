@@ -257,7 +257,7 @@ fn new_purges_stale_sessions_and_says_so_on_stderr() {
     let tmp = tempfile::tempdir().unwrap();
     let old = new_session(tmp.path(), "ancient");
     age_session(tmp.path(), &old, 90.0);
-    let out = run(tmp.path(), &["new", "next task"]);
+    let out = run(tmp.path(), &["new", "next task", "--yes"]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
