@@ -155,7 +155,10 @@ pub fn run_loop<B: Backend>(
             host.write,
             host.suspend,
         ) {
-            terminal.clear()?;
+            // The screen came back empty: a frame of blanks makes the next
+            // frame draw every cell (`Terminal::clear` would ask the
+            // terminal where its cursor is, an answer the input thread eats).
+            terminal.draw(|frame| frame.render_widget(ratatui::widgets::Clear, frame.area()))?;
         }
         terminal.draw(|frame| view::draw(frame, model, state))?;
     }

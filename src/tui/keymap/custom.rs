@@ -335,6 +335,13 @@ mod tests {
             vec![(KeyCode::Char('x'), KeyModifiers::CONTROL)]
         );
         assert_eq!(super::super::key_for(Scope::Viewer, Action::Contexts), "^X");
+        let help = super::super::help_lines(Scope::Viewer);
+        assert!(help.iter().any(|(keys, _)| keys == "^X"), "{help:?}");
+        let ctrl_x =
+            super::super::binding(Scope::Viewer, KeyCode::Char('x'), KeyModifiers::CONTROL);
+        assert_eq!(ctrl_x.map(|b| b.action), Some(Action::Contexts));
+        let c = super::super::binding(Scope::Viewer, KeyCode::Char('c'), KeyModifiers::NONE);
+        assert!(c.is_none(), "c no longer opens the contexts");
         install(Arc::default());
         assert_eq!(super::super::key_for(Scope::Viewer, Action::Contexts), "c");
     }

@@ -3,6 +3,7 @@
 mod answers;
 mod asks;
 mod contract;
+mod daily;
 mod diff_export;
 mod hand_trim;
 mod hostile;

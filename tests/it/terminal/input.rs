@@ -135,3 +135,44 @@ fn a_word_said_only_in_a_message_finds_and_resumes_its_session_in_a_real_termina
         "the hit's session was resumed"
     );
 }
+
+#[test]
+fn ctrl_z_suspends_and_fg_comes_back_in_a_real_terminal() {
+    let (tmp, root) = store(5);
+    let (out, code) = files(tmp.path());
+    let stty = tmp.path().join("stty");
+    // An interactive shell, for job control, as a person has.
+    let ui = Tmux::start("env PS1='shell> ' bash --norc --noprofile -i");
+    ui.wait_for("shell>");
+    ui.text(&format!(
+        "XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester > {}",
+        root.with_extension("cache").display(),
+        bin().display(),
+        root.display(),
+        out.display()
+    ));
+    ui.keys(&["Enter"]);
+    ui.wait_for("5 sessions");
+    ui.keys(&["C-z"]);
+    // The shell has the terminal back, in the mode it left it in.
+    ui.wait_for("Stopped");
+    ui.text(&format!("stty -a > {}", stty.display()));
+    ui.keys(&["Enter"]);
+    let modes = wait_for_file(&stty);
+    assert!(
+        modes.contains(" icanon") && modes.contains(" echo "),
+        "{modes}"
+    );
+    ui.text("fg");
+    ui.keys(&["Enter"]);
+    // The same screen again, answering keys.
+    ui.wait_for("5 sessions");
+    ui.text("zzzz-no-such-session");
+    ui.wait_for("0 of 5");
+    ui.keys(&["C-c"]);
+    ui.wait_for("shell>");
+    ui.text(&format!("echo $? > {}", code.display()));
+    ui.keys(&["Enter"]);
+    assert_eq!(wait_for_file(&code).trim(), "130");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
+}

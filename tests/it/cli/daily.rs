@@ -1,0 +1,108 @@
+//! What a person using the CLI every day trips on: flags in the place they
+//! put them, keys of their own, sessions named the way the list shows them.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A store with three sessions; the id of the first.
+fn three() -> (tempfile::TempDir, PathBuf, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    let first = new_session(&root, "fix the login bug");
+    new_session(&root, "refactor the parser");
+    new_session(&root, "write the release notes");
+    (tmp, root, first)
+}
+
+#[test]
+fn resume_takes_the_top_level_print_and_exec_and_its_own_json() {
+    let (tmp, root, id) = three();
+    let by_top = ok(&root, &["--print", "id", "resume", "fix-the-login-bug"]);
+    assert_eq!(by_top.trim(), id, "the top-level --print applies to resume");
+    let own = ok(&root, &["--print", "id", "resume", &id, "--print", "path"]);
+    assert!(own.trim().ends_with(&id), "its own --print wins: {own}");
+    let json = json(&root, &["resume", &id, "--json"]);
+    assert_eq!(json["id"], id.as_str());
+    assert!(json["workspace"].as_str().unwrap().ends_with("workspace"));
+    let marker = tmp.path().join("ran");
+    let exec = format!("touch {}/{{id}}", marker.display());
+    std::fs::create_dir(&marker).unwrap();
+    let out = run(&root, &["--exec", &exec, "resume", &id]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(marker.join(&id).exists(), "--exec before resume ran");
+    assert!(out.stdout.is_empty(), "and nothing was printed");
+}
+
+#[test]
+fn the_uis_options_before_another_subcommand_are_refused_not_ignored() {
+    let (_tmp, root, _) = three();
+    for args in [
+        &["--print", "id", "list"][..],
+        &["--exec", "true", "show", "fix-the-login-bug"],
+        &["--window", "200000", "list"],
+    ] {
+        let out = run(&root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(args[0]) && err.contains("option of the terminal UI"),
+            "{err}"
+        );
+    }
+}
+
+/// Runs the UI with `config` as the config file; stdin is no terminal, so
+/// it can only get as far as checking the config.
+fn ui_with_config(root: &Path, config: &str) -> Output {
+    let file = root.with_extension("toml");
+    std::fs::write(&file, config).unwrap();
+    command()
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
+        .arg("--root")
+        .arg(root)
+        .args(["--user", "tester", "--config"])
+        .arg(&file)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn keys_of_your_own_are_checked_before_the_ui_starts_naming_the_line() {
+    let (_tmp, root, _) = three();
+    let cases = [
+        (
+            "keep = 10\n[keys]\nfrobnicate = \"x\"\n",
+            "line 3",
+            "no action",
+        ),
+        (
+            "[keys]\nopen = \"C-o\"\n\"list.resume\" = \"r\"\n",
+            "line 3",
+            "would type",
+        ),
+        (
+            "[keys]\n\n\"viewer.contexts\" = \"e\"\n",
+            "line 3",
+            "switch encoding",
+        ),
+        ("[keys]\nquit = \"C-z\"\n", "line 2", "kept for quitting"),
+        ("[keys]\nopen = \"Hyper-o\"\n", "line 2", "is not a key"),
+    ];
+    for (config, line, why) in cases {
+        let out = ui_with_config(&root, config);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{config}: {err}");
+        assert!(err.contains(line) && err.contains(why), "{config}: {err}");
+        assert!(err.contains(".toml"), "names the file: {err}");
+    }
+    // Good keys get past the check (and then there is no terminal).
+    let out = ui_with_config(&root, "[keys]\nopen = [\"Tab\", \"C-x\"]\n");
+    assert!(!stderr(&out).contains("[keys]"), "{}", stderr(&out));
+}
