@@ -4,7 +4,7 @@ use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
 use crate::store::{Encoding, PurgePolicy, Store, StoreError, Target, now_seconds, os_user_name};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where the Loki root came from, to say so when it is not there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +78,13 @@ impl CliEnv {
     /// Refuses a store whose folder is not there (`Store::check_folder`),
     /// saying where the path came from. Commands that read call it first.
     pub fn check_folder(&self) -> Result<(), CliError> {
+        // A folder of the tree given as the root holds no users/ of its own.
+        if !self.peteos_flag
+            && !self.store.sessions_dir().exists()
+            && let Some(hint) = root_hint(&self.root)
+        {
+            return Err(CliError::usage(hint));
+        }
         self.store.check_folder().map_err(|e| {
             let from = if self.peteos_flag {
                 "from --peteos"
@@ -94,7 +101,10 @@ impl CliEnv {
                 StoreError::Missing { path, message }
                     if path == self.root || path == self.store.sessions_dir() =>
                 {
-                    CliError::usage(format!("{message} ({from})"))
+                    match root_hint(&self.root) {
+                        Some(hint) => CliError::usage(format!("{message} ({from}); {hint}")),
+                        None => CliError::usage(format!("{message} ({from})")),
+                    }
                 }
                 other => other.into(),
             }
@@ -105,7 +115,10 @@ impl CliEnv {
     /// checking the store is there; several matches are listed with their
     /// last use, most recent first (exit 2).
     pub fn locate(&self, arg: &str) -> Result<Target, CliError> {
-        self.check_folder()?;
+        // A path names its session by itself: no store need be there.
+        if !Store::is_path_argument(arg) {
+            self.check_folder()?;
+        }
         self.store.locate(arg).map_err(|e| match e {
             StoreError::Ambiguous { arg, candidates } => {
                 let mut rows = vec![format!(
@@ -168,6 +181,54 @@ impl CliEnv {
     }
 }
 
+/// What a root that holds no `users/<user>/session` looks like, when it is
+/// a folder of the tree itself (a mistake one makes with `--root`): what to
+/// pass instead.
+fn root_hint(root: &Path) -> Option<String> {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let shown = |p: &Path| p.display().to_string();
+    if root.join("meta.json").is_file() {
+        return Some(format!(
+            "{} looks like one session: name it as the SESSION argument (a path works) and \
+             leave --root out",
+            shown(root)
+        ));
+    }
+    if name(root).as_deref() == Some("session")
+        && let Some(user_dir) = root.parent()
+        && let Some(users) = user_dir.parent()
+        && name(users).as_deref() == Some("users")
+        && let (Some(home), Some(owner)) = (users.parent(), name(user_dir))
+    {
+        return Some(format!(
+            "{} looks like the session folder of user {owner}: pass --root {} --user {owner}",
+            shown(root),
+            shown(home)
+        ));
+    }
+    if name(root).as_deref() == Some("users")
+        && let Some(home) = root.parent()
+    {
+        return Some(format!(
+            "{} looks like the users folder of a Loki home: pass --root {}",
+            shown(root),
+            shown(home)
+        ));
+    }
+    if root.join("session").is_dir()
+        && let (Some(users), Some(owner)) = (root.parent(), name(root))
+        && name(users).as_deref() == Some("users")
+        && let Some(home) = users.parent()
+    {
+        return Some(format!(
+            "{} looks like the folder of user {owner}: pass --root {} --user {owner}",
+            shown(root),
+            shown(home)
+        ));
+    }
+    None
+}
+
 /// The root (`--root`/`LOKI_HOME`, else `~/.loki`) and the user (`--user`,
 /// else the OS user).
 pub fn root_and_user(
@@ -197,6 +258,15 @@ pub fn open_store(
     root_given: bool,
     peteos: Option<&std::path::Path>,
 ) -> Result<Store, CliError> {
+    // One Loki session given as the root would read as a peteos folder
+    // (its memory/ holds session.json): say what it is instead.
+    if peteos.is_none()
+        && root_given
+        && root.join("meta.json").is_file()
+        && let Some(hint) = root_hint(root)
+    {
+        return Err(CliError::usage(hint));
+    }
     Ok(match peteos {
         Some(dir) => Store::peteos_folder(dir),
         // --root pointing at a folder of peteos sessions is used as one.

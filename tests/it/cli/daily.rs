@@ -106,3 +106,75 @@ fn keys_of_your_own_are_checked_before_the_ui_starts_naming_the_line() {
     let out = ui_with_config(&root, "[keys]\nopen = [\"Tab\", \"C-x\"]\n");
     assert!(!stderr(&out).contains("[keys]"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_session_named_by_a_path_needs_no_loki_home_and_any_path_inside_finds_it() {
+    let (tmp, root, id) = three();
+    let session = sessions(&root).join(&id);
+    let deep = session.join("workspace/src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let home = tmp.path().join("home-without-loki");
+    std::fs::create_dir(&home).unwrap();
+    let show = |dir: &Path, arg: &str| {
+        command()
+            .env("HOME", &home)
+            .env("XDG_CACHE_HOME", tmp.path().join("cache"))
+            .current_dir(dir)
+            .args(["show", arg, "--json"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for (dir, arg) in [
+        (tmp.path(), session.to_str().unwrap()),
+        (deep.as_path(), "."),
+        (session.as_path(), "./memory"),
+        (deep.as_path(), "../.."),
+    ] {
+        let out = show(dir, arg);
+        assert!(
+            out.status.success(),
+            "{arg} in {}: {}",
+            dir.display(),
+            stderr(&out)
+        );
+        let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(shown["session"]["id"], id.as_str(), "{arg}");
+    }
+    let out = show(tmp.path(), ".");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nor inside one"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_root_given_at_a_folder_of_the_tree_says_what_to_pass() {
+    let (_tmp, root, id) = three();
+    let users = root.join("users");
+    let cases = [
+        (
+            users.join("tester/session"),
+            "session folder of user tester",
+        ),
+        (users.clone(), "users folder"),
+        (users.join("tester"), "folder of user tester"),
+        (
+            users.join("tester/session").join(&id),
+            "looks like one session",
+        ),
+    ];
+    for (given, says) in cases {
+        let out = command()
+            .arg("--root")
+            .arg(&given)
+            .arg("list")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", given.display());
+        let err = stderr(&out);
+        assert!(err.contains(says), "{}: {err}", given.display());
+        if !says.contains("one session") {
+            assert!(err.contains(&format!("--root {}", root.display())), "{err}");
+        }
+    }
+}
