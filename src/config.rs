@@ -30,6 +30,9 @@ pub struct Config {
     pub resume_command: Option<String>,
     /// The terminal's background, `light` or `dark` (else it is asked).
     pub theme: Option<String>,
+    /// A name several sessions share: `newest` (the default) takes the most
+    /// recently used, with a note on stderr; `refuse` lists them instead.
+    pub duplicate_names: Option<String>,
     /// `[keys]` as written: action (or `scope.action`) to key or keys.
     #[serde(default, rename = "keys")]
     keys_table: BTreeMap<String, toml::Spanned<KeyList>>,

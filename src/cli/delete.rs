@@ -29,7 +29,7 @@ pub struct DeleteArgs {
 
 /// Deletes one session after saying what it is (and asking, on a terminal).
 pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
-    let target = env.locate(&args.session)?;
+    let target = env.locate_exactly(&args.session)?;
     let r = &target.record;
     let stats = env
         .store

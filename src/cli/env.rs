@@ -3,7 +3,9 @@
 use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
-use crate::store::{Encoding, PurgePolicy, Store, StoreError, Target, now_seconds, os_user_name};
+use crate::store::{
+    Encoding, PurgePolicy, Store, StoreError, Target, id_start, now_seconds, os_user_name,
+};
 use std::path::{Path, PathBuf};
 
 /// Where the Loki root came from, to say so when it is not there.
@@ -115,43 +117,85 @@ impl CliEnv {
     /// checking the store is there; several matches are listed with their
     /// last use, most recent first (exit 2).
     pub fn locate(&self, arg: &str) -> Result<Target, CliError> {
+        let newest = match self.config.duplicate_names.as_deref() {
+            None | Some("newest") => true,
+            Some("refuse") => false,
+            Some(other) => {
+                return Err(CliError::usage(format!(
+                    "bad config: duplicate_names is \"newest\" or \"refuse\", not {other:?}"
+                )));
+            }
+        };
+        self.locate_with(arg, newest)
+    }
+
+    /// [`CliEnv::locate`] that never picks among sessions of one name
+    /// (`delete`: what it removes is named without doubt).
+    pub fn locate_exactly(&self, arg: &str) -> Result<Target, CliError> {
+        self.locate_with(arg, false)
+    }
+
+    /// Locates `arg`; with `newest`, a name several sessions share (and
+    /// nothing else tells apart) is the most recently used of them, said
+    /// on stderr.
+    fn locate_with(&self, arg: &str, newest: bool) -> Result<Target, CliError> {
         // A path names its session by itself: no store need be there.
         if !Store::is_path_argument(arg) {
             self.check_folder()?;
         }
-        self.store.locate(arg).map_err(|e| match e {
-            StoreError::Ambiguous { arg, candidates } => {
-                let mut rows = vec![format!(
-                    "{arg:?} matches {}; give more of the name or the id:",
-                    humanize::plural(candidates.len() as u64, "session")
-                )];
-                const SHOWN: usize = 10;
-                let shown = &candidates[..candidates.len().min(SHOWN)];
-                let width = shown
-                    .iter()
-                    .map(|c| unicode_width::UnicodeWidthStr::width(c.name.as_str()))
-                    .max()
-                    .unwrap_or(0);
-                for c in shown {
-                    // A damaged session has no time of its own (0).
-                    let used = if c.last_used_at > 0.0 {
-                        humanize::ago(c.last_used_at, self.now)
-                    } else {
-                        "-".into()
-                    };
-                    rows.push(format!(
-                        "  {}  {used:<14}  {}",
-                        humanize::pad(&c.name, width),
-                        c.id
-                    ));
+        self.store
+            .locate(arg)
+            .or_else(|e| match e {
+                StoreError::Ambiguous { candidates, .. }
+                    if newest && candidates.windows(2).all(|w| w[0].name == w[1].name) =>
+                {
+                    let chosen = &candidates[0];
+                    eprintln!(
+                        "loki-sessions: {} sessions are named {:?}; taking the most recently used, \
+                     {} (name another as \"{} · {}\" or by its id)",
+                        candidates.len(),
+                        chosen.name,
+                        chosen.id,
+                        chosen.name,
+                        candidates.get(1).map_or("", |c| id_start(&c.id)),
+                    );
+                    Ok(self.store.locate(&chosen.id)?)
                 }
-                if candidates.len() > SHOWN {
-                    rows.push(format!("  … and {} more", candidates.len() - SHOWN));
+                other => Err(other),
+            })
+            .map_err(|e| match e {
+                StoreError::Ambiguous { arg, candidates } => {
+                    let mut rows = vec![format!(
+                        "{arg:?} matches {}; give more of the name or the id:",
+                        humanize::plural(candidates.len() as u64, "session")
+                    )];
+                    const SHOWN: usize = 10;
+                    let shown = &candidates[..candidates.len().min(SHOWN)];
+                    let width = shown
+                        .iter()
+                        .map(|c| unicode_width::UnicodeWidthStr::width(c.name.as_str()))
+                        .max()
+                        .unwrap_or(0);
+                    for c in shown {
+                        // A damaged session has no time of its own (0).
+                        let used = if c.last_used_at > 0.0 {
+                            humanize::ago(c.last_used_at, self.now)
+                        } else {
+                            "-".into()
+                        };
+                        rows.push(format!(
+                            "  {}  {used:<14}  {}",
+                            humanize::pad(&c.name, width),
+                            c.id
+                        ));
+                    }
+                    if candidates.len() > SHOWN {
+                        rows.push(format!("  … and {} more", candidates.len() - SHOWN));
+                    }
+                    CliError::usage(rows.join("\n"))
                 }
-                CliError::usage(rows.join("\n"))
-            }
-            other => other.into(),
-        })
+                other => other.into(),
+            })
     }
 
     /// The encoding: the flag, else the config, else cl100k_base.

@@ -38,3 +38,12 @@ mod tests {
         assert!(id.starts_with("20251129-") && id.len() == 45, "{id}");
     }
 }
+
+/// The start of a session id that tells it apart from others of one name,
+/// in the list and in a `SESSION` argument (`name · 20261128-da8c`): the
+/// creation date and four characters of the uuid.
+pub fn id_start(id: &str) -> &str {
+    const SHOWN: usize = 13;
+    let end = id.char_indices().nth(SHOWN).map_or(id.len(), |(at, _)| at);
+    &id[..end]
+}

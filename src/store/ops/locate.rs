@@ -83,7 +83,8 @@ pub fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg == "." || arg == ".."
 }
 
-/// The session `arg` names, trying in turn: the exact id; the exact name
+/// The session `arg` names, trying in turn: the exact id; the list's
+/// `name · id-start` form; the exact name
 /// (as written, or as `name_from_prompt` makes it, so a first prompt works
 /// too); a unique id prefix; a unique name prefix (ignoring case). Several
 /// sessions at the first rule that matches are an error listing them.
@@ -94,6 +95,17 @@ pub fn match_session<'a>(arg: &str, records: &'a [SessionRecord]) -> Result<&'a 
     }
     if let Some(record) = records.iter().find(|r| r.id == arg) {
         return Ok(record);
+    }
+    // `name · 20261128-da8c`, as the list tells apart sessions of one name.
+    if let Some((name, id_start)) = arg.rsplit_once(" · ") {
+        let (name, id_start) = (name.trim(), id_start.trim());
+        let found = records
+            .iter()
+            .filter(|r| r.name == name && !id_start.is_empty() && r.id.starts_with(id_start))
+            .collect();
+        if let Some(one) = one_of(arg, found)? {
+            return Ok(one);
+        }
     }
     // Damaged records have no name of their own (it is their id).
     let named = || records.iter().filter(|r| r.is_readable());

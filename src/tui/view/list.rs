@@ -1,6 +1,7 @@
 //! The session list: search line, then one row per matching session.
 
 use crate::humanize;
+use crate::store::id_start;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{ListMode, Model, SessionRow, SortKey};
@@ -149,20 +150,6 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
         .filter(|name| !seen.insert(*name))
         .collect()
 }
-
-/// What tells apart sessions of one name: the start of the id, which is
-/// the creation date and enough of the uuid to name the session in the
-/// CLI (`loki-sessions resume 20261129-3f0c`).
-fn id_start(id: &str) -> &str {
-    let end = id
-        .char_indices()
-        .nth(ID_SHOWN)
-        .map_or(id.len(), |(at, _)| at);
-    &id[..end]
-}
-
-/// Characters of the id shown beside a shared name: `YYYYMMDD-` and four more.
-const ID_SHOWN: usize = 13;
 
 /// A session's row; `tell_apart` (the name column's width) when another
 /// row on screen has the same name: the start of the id follows the name,

@@ -178,3 +178,43 @@ fn a_root_given_at_a_folder_of_the_tree_says_what_to_pass() {
         }
     }
 }
+
+#[test]
+fn a_name_several_sessions_share_takes_the_newest_or_the_lists_form() {
+    let (_tmp, root, older) = three();
+    age_session(&root, &older, 2.0);
+    let newer = new_session(&root, "fix the login bug");
+    let out = run(&root, &["show", "fix-the-login-bug", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        shown["session"]["id"],
+        newer.as_str(),
+        "the most recently used"
+    );
+    let note = stderr(&out);
+    assert!(
+        note.contains("2 sessions are named") && note.contains(&older[..13]),
+        "{note}"
+    );
+    // The form the list shows beside a shared name picks the other one.
+    let listed = format!("fix-the-login-bug · {}", &older[..13]);
+    let shown = json(&root, &["show", &listed, "--json"]);
+    assert_eq!(shown["session"]["id"], older.as_str());
+    // A delete never picks: it lists them.
+    let out = run(&root, &["delete", "fix-the-login-bug", "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("matches 2 sessions"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(sessions(&root).join(&older).exists() && sessions(&root).join(&newer).exists());
+    // By the setting, every command lists them.
+    let config = root.with_extension("toml");
+    std::fs::write(&config, "duplicate_names = \"refuse\"\n").unwrap();
+    let config = config.to_str().unwrap();
+    let out = run(&root, &["--config", config, "show", "fix-the-login-bug"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("matches 2 sessions"));
+}
