@@ -105,3 +105,35 @@ fn delete_asks_on_a_terminal_and_needs_yes_in_a_script() {
     assert_eq!(code, 0, "{text}");
     assert!(!sessions(&root).join(&id).exists());
 }
+
+#[test]
+fn delete_says_why_before_asking_and_frees_the_size_it_showed() {
+    let (_tmp, root) = store();
+    let listed = json(&root, &["list", "--json"]);
+    let id = listed[0]["id"].as_str().unwrap().to_string();
+    // An agent has it open: refused at once with the reason, nothing asked.
+    let session_json = sessions(&root).join(&id).join("memory/session.json");
+    let original = std::fs::read(&session_json).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&original).unwrap();
+    doc["is_active"] = true.into();
+    std::fs::write(&session_json, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (code, text) = on_a_terminal(&root, "y", &["delete", &id]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("cannot be deleted: active"), "{text}");
+    assert!(!text.contains("[y/N]"), "it must not ask first: {text}");
+    assert!(sessions(&root).join(&id).is_dir());
+    std::fs::write(&session_json, &original).unwrap();
+    // The size asked about is the size freed.
+    let (code, text) = on_a_terminal(&root, "y", &["delete", &id]);
+    assert_eq!(code, 0, "{text}");
+    let asked = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("size"))
+        .and_then(|l| l.trim().split(',').next())
+        .expect("the question shows a size")
+        .to_string();
+    assert!(
+        text.contains(&format!("freed {asked}")),
+        "{asked} vs {text}"
+    );
+}
