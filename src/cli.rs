@@ -52,8 +52,8 @@ it was made from), a unique name prefix, or a path to a session directory.";
 #[derive(Debug, Parser)]
 #[command(name = "loki-sessions", version, about, after_help = AFTER_HELP)]
 pub struct Cli {
-    /// Loki home holding users/<user>/session/ [default: ~/.loki]
-    #[arg(long, global = true, env = "LOKI_HOME", value_name = "DIR")]
+    /// Loki home holding users/<user>/session/ [env: LOKI_HOME] [default: ~/.loki]
+    #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Whose sessions [default: the OS user]
     #[arg(long, global = true, value_name = "NAME")]
@@ -91,7 +91,7 @@ pub struct TuiArgs {
     #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
     pub encoding: Option<Encoding>,
     /// Model context window for the token gauge [default: 128000]
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = args::tokens)]
     pub window: Option<u64>,
 }
 

@@ -75,6 +75,12 @@ pub fn pad(text: &str, width: usize) -> String {
     format!("{text}{}", " ".repeat(width.saturating_sub(used)))
 }
 
+/// When a session was last used, as [`ago`]; `-` for a damaged session,
+/// which has no time of its own (0).
+pub fn last_used(at: f64, now: f64) -> String {
+    if at > 0.0 { ago(at, now) } else { "-".into() }
+}
+
 /// `12345` → `12,345`.
 pub fn count(n: u64) -> String {
     let digits = n.to_string();

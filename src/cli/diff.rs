@@ -76,11 +76,12 @@ pub fn run(env: &CliEnv, args: DiffArgs) -> Result<(), CliError> {
     let listed = |lines: &mut Vec<String>, mark: &str, items: &[DiffMessage]| {
         for m in items {
             lines.push(format!(
-                "{mark} #{:<5} {:<9} {:>7} tokens  {}",
+                "{mark} #{:<5} {:<9} {:>7} tokens  {}  {}",
                 m.index,
                 m.role,
                 humanize::count(m.tokens),
-                m.id
+                m.id,
+                m.text
             ));
         }
     };

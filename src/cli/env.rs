@@ -8,6 +8,9 @@ use crate::store::{
 };
 use std::path::{Path, PathBuf};
 
+/// The variable naming the Loki home when `--root` is not given.
+pub const LOKI_HOME: &str = "LOKI_HOME";
+
 /// Where the Loki root came from, to say so when it is not there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RootFrom {
@@ -44,7 +47,7 @@ impl CliEnv {
     /// Resolves root (`--root`, `LOKI_HOME`, `~/.loki`), user and config.
     /// A `--config FILE` that does not exist is an error; the default config
     /// file may be absent.
-    pub fn from_cli(cli: &Cli, root_from: RootFrom) -> Result<CliEnv, CliError> {
+    pub fn from_cli(cli: &Cli) -> Result<CliEnv, CliError> {
         let config_path = cli.config.clone().or_else(Config::default_path);
         let config = match &cli.config {
             Some(path) if !path.exists() => {
@@ -59,16 +62,21 @@ impl CliEnv {
                 None => Config::default(),
             },
         };
-        let (root, user) = root_and_user(cli.root.clone(), cli.user.clone())?;
-        let store = open_store(&root, &user, cli.root.is_some(), cli.peteos.as_deref())?;
+        // LOKI_HOME is read here, not by clap, whose usage lines would then
+        // show `--root` as if it had to be given.
+        let from_env = std::env::var_os(LOKI_HOME).filter(|v| !v.is_empty());
+        let (given, root_from) = match (&cli.root, from_env) {
+            (Some(root), _) => (Some(root.clone()), RootFrom::Flag),
+            (None, Some(root)) => (Some(PathBuf::from(root)), RootFrom::Env),
+            (None, None) => (None, RootFrom::Default),
+        };
+        let root_given = given.is_some();
+        let (root, user) = root_and_user(given, cli.user.clone())?;
+        let store = open_store(&root, &user, root_given, cli.peteos.as_deref())?;
         Ok(CliEnv {
             store,
             root,
-            root_from: if cli.root.is_some() {
-                root_from
-            } else {
-                RootFrom::Default
-            },
+            root_from,
             peteos_flag: cli.peteos.is_some(),
             user,
             config,
@@ -177,12 +185,7 @@ impl CliEnv {
                         .max()
                         .unwrap_or(0);
                     for c in shown {
-                        // A damaged session has no time of its own (0).
-                        let used = if c.last_used_at > 0.0 {
-                            humanize::ago(c.last_used_at, self.now)
-                        } else {
-                            "-".into()
-                        };
+                        let used = humanize::last_used(c.last_used_at, self.now);
                         rows.push(format!(
                             "  {}  {used:<14}  {}",
                             humanize::pad(&c.name, width),

@@ -142,8 +142,8 @@ pub enum Action {
     MarkRange,
     /// Start choosing tool results to clear.
     StartClear,
-    /// Switch an edit between dropping and clearing.
-    ToggleEditKind,
+    /// Switch an edit by hand to dropping the marked messages.
+    StartDrop,
     /// Choose which tool results a clear picks: marked, by size, by turns.
     CycleClearChoice,
     /// Compare the chosen context with its parent.

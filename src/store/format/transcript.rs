@@ -18,6 +18,20 @@ pub enum TranscriptFormat {
     Json,
 }
 
+impl TranscriptFormat {
+    /// The format a file name asks for, by its extension (`.md`, `.txt`,
+    /// `.json`), for the UI's export and `export -o FILE` alike.
+    pub fn for_path(path: &std::path::Path) -> Option<TranscriptFormat> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "md" | "markdown" => Some(TranscriptFormat::Markdown),
+            "txt" | "text" => Some(TranscriptFormat::Text),
+            "json" => Some(TranscriptFormat::Json),
+            _ => None,
+        }
+    }
+}
+
 /// Who the transcript is of.
 #[derive(Clone, Copy, Debug)]
 pub struct TranscriptHeader<'a> {

@@ -148,7 +148,7 @@ fn message(m: &DiffMessage, theme: Theme) -> Line<'static> {
         Span::raw(format!("  #{:<6}", m.index)),
         Span::styled(format!("{:<10}", m.role), theme.role(&m.role)),
         Span::raw(format!("{:>20}  ", humanize::plural(m.tokens, "token"))),
-        Span::styled(m.id.clone(), theme.dim()),
+        Span::raw(m.text.clone()),
     ])
 }
 

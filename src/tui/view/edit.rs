@@ -150,7 +150,7 @@ fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'stat
         (EditKind::Drop, _) => format!(
             "{mark} marks, {} marks a range, {} clears tool results instead",
             keymap::key_for(Scope::Edit, Action::MarkRange),
-            keymap::key_for(Scope::Edit, Action::ToggleEditKind)
+            keymap::key_for(Scope::Edit, Action::StartClear)
         ),
         (EditKind::Clear, ClearBy::Marked) => format!(
             "{mark} marks a tool result, {} chooses by size or by turns",

@@ -23,7 +23,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
 
     let list = &model.list;
     if list.mode == ListMode::Messages {
-        hits::draw(frame, list, offset, table_area, theme);
+        hits::draw(frame, model, offset, table_area, theme);
         return;
     }
     let block = Block::new()
@@ -109,7 +109,7 @@ fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
         return;
     }
     let count = if list.query.is_empty() {
-        format!("{} sessions", humanize::count(list.rows.len() as u64))
+        humanize::plural(list.rows.len() as u64, "session")
     } else {
         format!(
             "{} of {}",
@@ -198,7 +198,7 @@ fn session_row<'a>(
     }
     let (messages, tokens, size) = match &row.stats {
         Some(s) => (
-            s.messages.map_or("?".into(), |m| m.to_string()),
+            s.messages.map_or("?".into(), |m| humanize::count(m as u64)),
             s.tokens.map_or("?".into(), humanize::count),
             humanize::bytes(s.bytes),
         ),

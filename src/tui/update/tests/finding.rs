@@ -158,6 +158,7 @@ fn a_diff() -> ContextDiff {
             id: format!("d{i}"),
             role: "tool".into(),
             tokens: 100,
+            text: format!("[tool result call_{i}] output {i}"),
         })
         .collect();
     ContextDiff {

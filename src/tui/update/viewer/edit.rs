@@ -68,13 +68,16 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
     let changed = match action {
         Action::Up | Action::More if by_number => adjust(state, true),
         Action::Down | Action::Less if by_number => adjust(state, false),
-        Action::ToggleEditKind => {
-            state.kind = match state.kind {
-                EditKind::Drop => EditKind::Clear,
-                EditKind::Clear => EditKind::Drop,
+        Action::StartDrop | Action::StartClear => {
+            let kind = if action == Action::StartDrop {
+                EditKind::Drop
+            } else {
+                EditKind::Clear
             };
+            let changed = state.kind != kind;
+            state.kind = kind;
             state.typing = None;
-            true
+            changed
         }
         Action::CycleClearChoice if state.kind == EditKind::Clear => {
             state.clear_by = state.clear_by.next();
@@ -84,7 +87,7 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         Action::CycleClearChoice => {
             app.say(format!(
                 "{} switches to clearing tool results; then {} chooses which",
-                keymap::key_for(Scope::Edit, Action::ToggleEditKind),
+                keymap::key_for(Scope::Edit, Action::StartClear),
                 keymap::key_for(Scope::Edit, Action::CycleClearChoice)
             ));
             false
