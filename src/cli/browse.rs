@@ -13,6 +13,9 @@ use std::sync::Arc;
 /// Whose sessions the `--demo` store holds.
 const DEMO_USER: &str = "demo";
 
+/// Where in the `--demo` store its search index lives.
+const DEMO_INDEX: &str = ".index";
+
 /// The model window the gauge measures against when nothing else is set.
 pub const DEFAULT_WINDOW: u64 = 128_000;
 
@@ -46,7 +49,8 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             dir.path().display()
         );
         demo::generate(dir.path(), &DemoSpec::tui_demo(user, env.now), &|_| {})?;
-        let store = Store::loki(dir.path(), user)?;
+        // Its search index lives inside it, so it goes with the store.
+        let store = Store::loki(dir.path(), user)?.with_cache_dir(&dir.path().join(DEMO_INDEX));
         demo_dir = Some(dir);
         store
     } else {
@@ -126,12 +130,31 @@ fn end_demo(dir: tempfile::TempDir, user: &str, keep: bool) {
         );
         return;
     }
-    let path = dir.path().to_path_buf();
-    match dir.close() {
-        Ok(()) => eprintln!("loki-sessions: removed the demo store {}", path.display()),
-        Err(e) => eprintln!(
-            "loki-sessions: could not remove the demo store {}: {e}",
+    // Removing thousands of files just written can take seconds on some
+    // file systems: a child process does it, and the shell has its prompt
+    // back at once (the terminal is already restored).
+    let path = dir.keep();
+    let removal = std::process::Command::new("rm")
+        .arg("-rf")
+        .arg("--")
+        .arg(&path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match removal {
+        // We exit next: the child is reparented, never left a zombie of ours.
+        #[allow(clippy::zombie_processes)]
+        Ok(_) => eprintln!(
+            "loki-sessions: removing the demo store {} (in the background)",
             path.display()
         ),
+        Err(_) => match std::fs::remove_dir_all(&path) {
+            Ok(()) => eprintln!("loki-sessions: removed the demo store {}", path.display()),
+            Err(e) => eprintln!(
+                "loki-sessions: could not remove the demo store {}: {e}",
+                path.display()
+            ),
+        },
     }
 }

@@ -74,7 +74,8 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             // user should be obvious at a glance.
             let folder = list.folder.as_deref().unwrap_or("the session folder");
             format!(
-                "No sessions in {folder}. {} starts one.",
+                "No sessions in {folder}. {} starts one; loki-sessions --demo shows a demo \
+                 store, --root DIR or LOKI_HOME opens another Loki home.",
                 keymap::key_for(Scope::List, Action::NewSession)
             )
         } else {
@@ -87,9 +88,11 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             table_area.x + 1,
             table_area.y + 2,
             table_area.width.saturating_sub(2),
-            1,
+            table_area.height.saturating_sub(2).min(4),
         );
-        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), inner);
+        let paragraph = Paragraph::new(Line::styled(text, theme.dim()))
+            .wrap(ratatui::widgets::Wrap { trim: true });
+        frame.render_widget(paragraph, inner);
     }
 }
 

@@ -235,7 +235,7 @@ fn transcript_search_finds_a_folded_tool_result_in_a_real_terminal() {
     );
     ui.keys(&["Enter"]);
     ui.keys(&["Y"]);
-    ui.wait_for("copied the session id");
+    ui.wait_for("sent the session id");
     let buffer = ui.cmd(&["show-buffer"]).output().unwrap();
     assert_eq!(
         String::from_utf8_lossy(&buffer.stdout),

@@ -47,5 +47,6 @@ pub fn copy(viewer: &Viewer, app: &mut App, action: Action) {
         return;
     }
     app.copy(text);
-    app.say(format!("copied {what} to the clipboard"));
+    // The terminal may ignore OSC 52: say what was done, not what it did.
+    app.say(format!("sent {what} to the terminal's clipboard (OSC 52)"));
 }
