@@ -50,7 +50,8 @@ pub fn draw(frame: &mut Frame, model: &Model, scroll: usize, area: Rect, theme: 
         .chain(dim.iter().map(|d| columns(d) + 2))
         .max()
         .unwrap_or(0);
-    let width = (longest as u16 + 2).clamp(40, area.width.max(1));
+    // A popup, not a page: at most 100 columns, the notes wrap.
+    let width = (longest as u16 + 2).clamp(40, area.width.clamp(1, 100));
     let text_width = usize::from(width.saturating_sub(2));
     let mut lines = Vec::new();
     for (i, (keys, help)) in rows.iter().enumerate() {

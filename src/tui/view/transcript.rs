@@ -116,8 +116,8 @@ fn draw_bar(
     theme: Theme,
 ) {
     let position = format!(
-        "#{} of {}",
-        humanize::count(viewer.selected as u64),
+        "{} of {}",
+        humanize::message_number(viewer.selected),
         humanize::plural(len as u64, "message")
     );
     let search = view.find.as_ref().map(|find| find_bar::Search {

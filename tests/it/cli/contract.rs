@@ -508,9 +508,10 @@ fn show_prints_the_transcript_the_viewer_shows() {
     // Each message has its header, with its tokens, in order.
     let mut at = 0;
     for m in messages {
+        // JSON counts from 0, the transcript from 1.
         let header = format!(
             "── #{} {}",
-            m["index"],
+            m["index"].as_u64().unwrap() + 1,
             match m["special"].as_str() {
                 Some("system_prompt") => "system prompt",
                 Some(_) => "tool definitions",

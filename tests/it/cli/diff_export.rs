@@ -142,8 +142,8 @@ fn export_prints_or_writes_a_transcript_of_any_context() {
     let md = ok(tmp.path(), &["export", &id, "--format", "md"]);
     assert!(md.starts_with("# "), "{}", &md[..100]);
     for want in [
-        "## #0 system prompt",
-        "## #1 tool definitions",
+        "## #1 system prompt",
+        "## #2 tool definitions",
         "**Tool call** `",
         "**Tool result** (`",
         "[tool result cleared: ",
@@ -152,7 +152,7 @@ fn export_prints_or_writes_a_transcript_of_any_context() {
     }
     let txt = ok(tmp.path(), &["export", &id, "--format", "txt"]);
     assert!(
-        txt.contains("── #2 user  ") && txt.contains("[tool call "),
+        txt.contains("── #3 user  ") && txt.contains("[tool call "),
         "{txt}"
     );
     // JSON is the messages as stored; --context picks another context.

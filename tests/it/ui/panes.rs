@@ -494,7 +494,7 @@ fn copies_reach_the_terminal_as_osc52() {
     key(&mut ui, KeyCode::Char('y'));
     assert!(
         ui.screen()
-            .contains("sent message #11 (482 B) to the terminal's clipboard")
+            .contains("sent message #12 (482 B) to the terminal's clipboard")
     );
     key(&mut ui, KeyCode::Char('Y'));
     key(&mut ui, KeyCode::Char('p'));

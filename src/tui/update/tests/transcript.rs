@@ -419,7 +419,7 @@ fn y_copies_the_message_and_capital_y_and_p_the_session() {
     assert_eq!(text, "message 1");
     assert_eq!(
         m.app.status.as_ref().unwrap().text,
-        "sent message #2 (9 B) to the terminal's clipboard (OSC 52)"
+        "sent message #3 (9 B) to the terminal's clipboard (OSC 52)"
     );
     act(&mut m, Action::CopySessionId);
     let (next, text) = m.app.clipboard.clone().unwrap();

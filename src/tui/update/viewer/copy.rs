@@ -23,8 +23,8 @@ pub fn copy(viewer: &Viewer, app: &mut App, action: Action) {
             };
             let text = message.readable();
             let what = format!(
-                "message #{} ({})",
-                viewer.selected,
+                "message {} ({})",
+                humanize::message_number(viewer.selected),
                 humanize::bytes(text.len() as u64)
             );
             (text, what)

@@ -260,6 +260,7 @@ fn verb(kind: EditKind) -> &'static str {
 
 /// Why message `i` cannot be marked for an edit of `kind`, if it cannot.
 fn markable(index: &EditIndex, kind: EditKind, i: usize) -> Result<(), String> {
+    let n = humanize::message_number(i);
     let what = match index.special(i) {
         Some(Special::SystemPrompt) => Some("the system prompt"),
         Some(Special::ToolDefinitions) => Some("the tool definitions"),
@@ -267,7 +268,7 @@ fn markable(index: &EditIndex, kind: EditKind, i: usize) -> Result<(), String> {
     };
     if let Some(what) = what {
         return Err(format!(
-            "#{i}: {what}, which every context keeps, cannot be {}",
+            "{n}: {what}, which every context keeps, cannot be {}",
             verb(kind)
         ));
     }
@@ -280,9 +281,9 @@ fn markable(index: &EditIndex, kind: EditKind, i: usize) -> Result<(), String> {
         .iter()
         .any(|p| p.kind == TokenKind::ToolResults);
     Err(if has_results {
-        format!("#{i}: its tool results are cleared already")
+        format!("{n}: its tool results are cleared already")
     } else {
-        format!("#{i} holds no tool result to clear (only tool results can be cleared)")
+        format!("{n} holds no tool result to clear (only tool results can be cleared)")
     })
 }
 
