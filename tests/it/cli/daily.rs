@@ -218,3 +218,129 @@ fn a_name_several_sessions_share_takes_the_newest_or_the_lists_form() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("matches 2 sessions"));
 }
+
+/// A demo store whose first session has a context of `messages` messages.
+fn demo(messages: usize) -> (tempfile::TempDir, PathBuf, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    let count = messages.to_string();
+    let args = [
+        "demo",
+        "--sessions",
+        "3",
+        "--messages",
+        "8",
+        "--big-context",
+        &count,
+    ];
+    ok(&root, &args);
+    let listed = json(&root, &["list", "--json", "--sort", "messages"]);
+    let id = listed[0]["id"].as_str().unwrap().to_string();
+    (tmp, root, id)
+}
+
+#[test]
+fn numbers_read_alike_messages_count_from_one_and_tokens_take_k() {
+    let (_tmp, root, id) = demo(1_200);
+    let list = ok(&root, &["list", "--tokens"]);
+    let row = list.lines().find(|l| l.starts_with(&id[..17])).unwrap();
+    assert!(row.contains("1,2"), "message counts have separators: {row}");
+    // The last message of the table is the count itself.
+    let shown = json(&root, &["show", &id, "--json"]);
+    let last = shown["messages"].as_array().unwrap().len();
+    let table = ok(&root, &["show", &id]);
+    let bottom = table.lines().last().unwrap().trim_start();
+    assert!(bottom.starts_with(&last.to_string()), "{bottom}");
+    // 50k is fifty thousand, and a dry run says the same as 50000.
+    let a = json(
+        &root,
+        &["trim", &id, "--max-tokens", "50k", "--dry-run", "--json"],
+    );
+    let b = json(
+        &root,
+        &["trim", &id, "--max-tokens", "50000", "--dry-run", "--json"],
+    );
+    assert_eq!(a, b);
+    let out = run(&root, &["trim", &id, "--max-tokens", "fifty", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("try 50000, 50k"), "{}", stderr(&out));
+}
+
+#[test]
+fn export_takes_its_format_from_the_file_name_and_asks_when_it_cannot() {
+    let (tmp, root, id) = three();
+    let file = tmp.path().join("out.md");
+    ok(&root, &["export", &id, "-o", file.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&file).unwrap().starts_with("# "));
+    let file = tmp.path().join("out.json");
+    ok(&root, &["export", &id, "-o", file.to_str().unwrap()]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(doc["messages"].is_array());
+    let out = run(&root, &["export", &id, "-o", "out.pdf"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("which format"), "{}", stderr(&out));
+    assert!(!Path::new("out.pdf").exists());
+}
+
+#[test]
+fn search_lines_up_and_says_when_and_activate_answers_in_json() {
+    let (_tmp, root, id) = demo(30);
+    let text = ok(&root, &["search", "the", "--limit", "20"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() > 3, "{text}");
+    // The role column starts at one place on every line.
+    let role_at = |l: &str| {
+        l.find("  user  ")
+            .or(l.find("  assistant  "))
+            .or(l.find("  tool  "))
+    };
+    let starts: std::collections::HashSet<_> = lines
+        .iter()
+        .filter_map(|l| role_at(l).map(|at| unicode_width::UnicodeWidthStr::width(&l[..at])))
+        .collect();
+    assert_eq!(starts.len(), 1, "{text}");
+    assert!(text.contains(" ago "), "when each session was used: {text}");
+    let trimmed = json(&root, &["trim", &id, "--keep-messages", "2", "--json"]);
+    assert_eq!(trimmed["changed"], true);
+    let parent = json(&root, &["contexts", &id, "--json"])["contexts"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answer = json(&root, &["activate", &id, &parent, "--json"]);
+    assert_eq!(answer["session"], id.as_str());
+    assert_eq!(answer["active_context_id"], parent.as_str());
+    // The diff of the fork shows what each dropped message said.
+    ok(
+        &root,
+        &["activate", &id, trimmed["new_context_id"].as_str().unwrap()],
+    );
+    let diff = ok(&root, &["diff", &id]);
+    let dropped = diff.lines().find(|l| l.starts_with("- #")).unwrap();
+    assert!(
+        dropped.split("  ").filter(|s| !s.trim().is_empty()).count() >= 4,
+        "{dropped}"
+    );
+}
+
+#[test]
+fn usage_lines_do_not_ask_for_root_when_loki_home_gives_it() {
+    let (_tmp, root, _) = three();
+    let out = command()
+        .env("LOKI_HOME", &root)
+        .args(["--user", "tester", "show"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("Usage: loki-sessions show"), "{err}");
+    assert!(!err.contains("--root"), "{err}");
+    let listed = command()
+        .env("LOKI_HOME", &root)
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
+        .args(["--user", "tester", "list"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("fix-the-login-bug"));
+}

@@ -197,6 +197,25 @@ fn an_empty_store_says_where_it_looked() {
     check("empty_80x24", &ui, &dir);
 }
 
+#[test]
+fn an_empty_session_says_it_is_empty_not_counting() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::loki(dir.path(), "ann").unwrap();
+    store.start("an empty one", None, NOW).unwrap();
+    let mut ui = open(&dir, 80, 24);
+    key(&mut ui, KeyCode::Tab);
+    let screen = ui.screen();
+    assert!(screen.contains("0 messages"), "{screen}");
+    assert!(
+        screen.contains("no tokens yet, the context is empty"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("once every message is counted"),
+        "{screen}"
+    );
+}
+
 /// The session of the demo store named `name`.
 fn session_named(dir: &tempfile::TempDir, name: &str) -> loki_sessions::store::SessionRecord {
     let store = Store::loki(dir.path(), "ann").unwrap();
