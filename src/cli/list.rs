@@ -212,7 +212,9 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
     )];
     for item in items {
         let id: String = item.id.chars().take(17).collect();
-        let messages = item.messages.map_or("-".into(), |m| m.to_string());
+        let messages = item
+            .messages
+            .map_or("-".into(), |m| humanize::count(m as u64));
         let tokens = item.tokens.map_or("-".into(), humanize::count);
         let name = match &item.error {
             Some(e) => format!("DAMAGED: {e}"),

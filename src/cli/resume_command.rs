@@ -87,13 +87,17 @@ pub fn agent_argv(
 
 /// `cd DIR && PROGRAM ARGS…`, each word quoted for a POSIX shell.
 pub fn shell_line(argv: &[String], dir: &Path) -> String {
-    let quote = |w: &str| shlex::try_quote(w).map_or_else(|_| format!("'{w}'"), |q| q.into_owned());
     let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
-    format!(
-        "cd {} && {}",
-        quote(&dir.to_string_lossy()),
-        words.join(" ")
-    )
+    format!("{} && {}", cd_line(dir), words.join(" "))
+}
+
+/// `cd DIR`, quoted for a POSIX shell.
+pub fn cd_line(dir: &Path) -> String {
+    format!("cd {}", quote(&dir.to_string_lossy()))
+}
+
+fn quote(word: &str) -> String {
+    shlex::try_quote(word).map_or_else(|_| format!("'{word}'"), |q| q.into_owned())
 }
 
 /// Resumes another agent's session: runs its command in the folder it

@@ -154,6 +154,15 @@ impl Store {
         Ok(self.apply_purge(&plan, exclude, |_| {})?.removed)
     }
 
+    /// What [`Store::delete`] would do with `target` now, before a person
+    /// is asked: the plan of one entry, its decision (removed, or kept and
+    /// why: active, locked, damaged, ...) and the bytes it holds, measured
+    /// as the deletion measures what it frees.
+    pub fn delete_preview(&self, target: &Target, now: f64, even_damaged: bool) -> PurgePlan {
+        let candidate = purge_facts::candidate(target.record.clone());
+        PurgePlan::single(candidate, &[], now, even_damaged)
+    }
+
     /// Deletes one session the user chose, with every safety rule of a
     /// purge (live, active, locked, unreadable, other filesystem); a session
     /// a rule spares is an error saying which rule. `even_damaged` lifts the
@@ -161,8 +170,7 @@ impl Store {
     /// still wants the session gone (a purge never does this).
     pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
         refuse_external(target)?;
-        let candidate = purge_facts::candidate(target.record.clone());
-        let plan = PurgePlan::single(candidate, &[], now, even_damaged);
+        let plan = self.delete_preview(target, now, even_damaged);
         let report = self.apply_purge(&plan, &[], |_| {})?;
         match plan.entries.first() {
             Some(entry)

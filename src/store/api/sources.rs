@@ -121,6 +121,12 @@ impl Store {
         listed(|on_batch| self.scan_primary(on_batch))
     }
 
+    /// True when a `SESSION` argument is a path (it has a `/`, or is `.` or
+    /// `..`): it names its session without the store.
+    pub fn is_path_argument(arg: &str) -> bool {
+        locate::looks_like_path(arg)
+    }
+
     /// Resolves a `SESSION` argument: a path, an id, an exact name, a unique
     /// id prefix or a unique name prefix (`ops::locate::match_session` has
     /// the order). Several matches are `StoreError::Ambiguous`, listing them.
