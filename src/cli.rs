@@ -175,7 +175,9 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Resume(args) => {
             let top = match (&cli.tui.exec, cli.tui.print) {
                 (Some(template), _) => resume::ResumeOutput::Exec(template.clone()),
-                (None, print) => print.map_or(resume::ResumeOutput::Usual, resume::ResumeOutput::Print),
+                (None, print) => {
+                    print.map_or(resume::ResumeOutput::Usual, resume::ResumeOutput::Print)
+                }
             };
             resume::run(env, args, top)
         }

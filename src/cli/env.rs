@@ -77,6 +77,7 @@ impl CliEnv {
         let (root, user) = root_and_user(given, cli.user.clone())?;
         let store = open_store(&root, &user, root_given, cli.peteos.as_deref())?;
         let store = with_other_agents(store, &cli.agents, !root_given && cli.peteos.is_none());
+        let store = store.with_prices(prices_of(&config));
         Ok(CliEnv {
             store,
             root,
@@ -217,11 +218,7 @@ impl CliEnv {
 
     /// The price table: the one shipped, with the config's prices on top.
     pub fn prices(&self) -> PriceTable {
-        let builtin = PriceTable::builtin();
-        match &self.config.prices {
-            Some(overrides) => builtin.with_overrides(overrides),
-            None => builtin,
-        }
+        prices_of(&self.config)
     }
 
     /// The purge policy: flags, else the config, else the seed's defaults.
@@ -355,4 +352,13 @@ pub fn with_other_agents(store: Store, agents: &[Agent], default_root: bool) -> 
         .with_agents(&homes)
         .only_agents(agents)
         .primary_optional(default_root)
+}
+
+/// The price table shipped, with `config`'s prices on top.
+fn prices_of(config: &Config) -> PriceTable {
+    let builtin = PriceTable::builtin();
+    match &config.prices {
+        Some(overrides) => builtin.with_overrides(overrides),
+        None => builtin,
+    }
 }

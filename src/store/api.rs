@@ -18,6 +18,7 @@ use crate::store::ops::edit::{self, EditOutcome};
 use crate::store::ops::edit_plan::{ClearedCounts, EditRequest};
 use crate::store::ops::export;
 use crate::store::ops::locate::Target;
+use crate::store::ops::pricing::PriceTable;
 use crate::store::ops::purge_apply::PurgeReport;
 use crate::store::ops::purge_plan::PurgePlan;
 use crate::store::ops::stats::{self, SessionStats};
@@ -48,6 +49,8 @@ pub struct Store {
     primary_optional: bool,
     /// Where search indexes live (None: the user's cache directory).
     cache: Option<PathBuf>,
+    /// What other agents' recorded usage costs, for the estimates.
+    prices: std::sync::Arc<PriceTable>,
 }
 
 #[derive(Clone, Debug)]
@@ -121,6 +124,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            prices: std::sync::Arc::new(PriceTable::builtin()),
         })
     }
 
@@ -132,6 +136,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            prices: std::sync::Arc::new(PriceTable::builtin()),
         }
     }
 
@@ -216,9 +221,19 @@ impl Store {
         stats::gather_stats(records, encoding, progress)
     }
 
-    /// The session's active context and a summary of its contexts. Reads only.
+    /// The session's active context and a summary of its contexts, with
+    /// another agent's usage and its estimated cost. Reads only.
     pub fn load_conversation(&self, target: &Target) -> Result<Conversation> {
-        conversation::load(&target.record)
+        let mut c = conversation::load(&target.record)?;
+        c.cost = c.usage.as_ref().map(|u| self.prices.estimate(u));
+        Ok(c)
+    }
+
+    /// The same store estimating costs with `prices` (the config's own on
+    /// top of the table shipped).
+    pub fn with_prices(mut self, prices: PriceTable) -> Store {
+        self.prices = std::sync::Arc::new(prices);
+        self
     }
 
     /// True when a running agent owns the session (`is_active`): writing to

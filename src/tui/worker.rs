@@ -178,6 +178,8 @@ impl Worker {
                     .load_conversation(&store.target(&record))
                     .map(|c| Loaded {
                         index: None,
+                        usage: c.usage.map(|u| (u.total(), c.cost)),
+                        notes: c.notes,
                         context: Arc::new(c.context),
                         agent_owned: c.agent_owned,
                     })

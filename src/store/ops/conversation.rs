@@ -42,6 +42,8 @@ pub struct Conversation {
     pub title: Option<String>,
     /// The tokens another agent recorded as spent, by model.
     pub usage: Option<crate::store::format::usage::UsageByModel>,
+    /// What that usage would cost (set by the door, from its prices).
+    pub cost: Option<crate::store::ops::pricing::CostEstimate>,
 }
 
 /// The lines of another agent's file each message was made from.
@@ -78,6 +80,7 @@ fn from_agent(read: AgentRead) -> Conversation {
         notes: read.skipped.sentences(),
         title: read.title,
         usage: Some(read.usage),
+        cost: None,
     }
 }
 
@@ -133,6 +136,7 @@ pub fn load(record: &SessionRecord) -> Result<Conversation> {
         source: None,
         title: None,
         usage: None,
+        cost: None,
     })
 }
 

@@ -3,6 +3,7 @@
 //! search of message text is `messages`; the search index's part is
 //! `indexing`.
 
+mod agents;
 mod indexing;
 mod messages;
 
@@ -289,7 +290,7 @@ pub fn on_paste(list: &mut ListScreen, app: &mut App, text: &str) -> Step {
 }
 
 /// Asks again for what the query finds, in the current search mode.
-fn requery(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
+pub(super) fn requery(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     match list.mode {
         ListMode::Sessions => vec![refilter(list, app)],
         ListMode::Messages => messages::search(list, app),
@@ -324,6 +325,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
             effects.extend(after_move(list, app));
             Step::effects(effects)
         }
+        Action::CycleAgent => agents::cycle(list, app),
         Action::CycleSort => {
             list.sort = list.sort.next();
             list.to_top = true;
@@ -414,6 +416,12 @@ fn delete_selected(list: &ListScreen, app: &mut App) -> Step {
         return Step::none();
     };
     let r = &row.record;
+    if r.agent.is_external()
+        && let Err(e) = r.writable()
+    {
+        app.complain(e.to_string());
+        return Step::none();
+    }
     let stats = row.stats.as_ref();
     if stats.is_some_and(|s| s.is_active) {
         app.complain(format!(

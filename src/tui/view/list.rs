@@ -1,7 +1,7 @@
 //! The session list: search line, then one row per matching session.
 
 use crate::humanize;
-use crate::store::id_start;
+use crate::store::{SessionRecord, id_start};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{ListMode, Model, SessionRow, SortKey};
@@ -39,26 +39,53 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         .filter_map(|&i| list.rows.get(i))
         .collect();
     let shared = shared_names(&on_screen);
+    // With several agents' sessions listed, whose each is and the folder
+    // it worked in have columns of their own (decided on every row, so the
+    // columns do not come and go while scrolling).
+    let mixed = list.rows.first().is_some_and(|first| {
+        list.rows
+            .iter()
+            .any(|r| r.record.agent != first.record.agent)
+    });
+    // The project needs room: on a narrow screen the names keep it.
+    let project = mixed && table_area.width >= 100;
     // The name column gets what the fixed columns and their gaps leave.
-    let fixed: u16 = 14 + 6 + 8 + 9 + 4;
+    let extra = if mixed { AGENT + 1 } else { 0 } + if project { PROJECT + 1 } else { 0 };
+    let fixed: u16 = 14 + 6 + 8 + 9 + 4 + extra;
     let name_room = usize::from(table_area.width.saturating_sub(fixed));
+    let look = RowLook {
+        query: &list.visible_query,
+        now: model.app.now,
+        mixed,
+        project,
+        theme,
+    };
     let rows: Vec<Row> = on_screen
         .iter()
         .map(|row| {
             let tell_apart = shared
                 .contains(row.record.name.as_str())
                 .then_some(name_room);
-            session_row(row, &list.visible_query, model.app.now, tell_apart, theme)
+            session_row(row, &look, tell_apart)
         })
         .collect();
-    let header = Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"]).style(theme.title());
-    let widths = [
+    let mut header = vec!["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"];
+    let mut widths = vec![
         Constraint::Min(20),
         Constraint::Length(14), // the longest age: "59 minutes ago"
         Constraint::Length(6),
         Constraint::Length(8),
         Constraint::Length(9),
     ];
+    if project {
+        header.insert(1, "PROJECT");
+        widths.insert(1, Constraint::Length(PROJECT));
+    }
+    if mixed {
+        header.insert(0, "AGENT");
+        widths.insert(0, Constraint::Length(AGENT));
+    }
+    let header = Row::new(header).style(theme.title());
     let table = Table::new(rows, widths)
         .header(header)
         .block(block)
@@ -154,43 +181,82 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
         .collect()
 }
 
+/// The agent column's width ("claude", "gemini").
+const AGENT: u16 = 6;
+/// The project column's width.
+const PROJECT: u16 = 16;
+
+/// What every row is drawn with.
+struct RowLook<'a> {
+    query: &'a str,
+    now: f64,
+    /// Several agents' sessions are listed: an agent column.
+    mixed: bool,
+    /// And room for a project column.
+    project: bool,
+    theme: Theme,
+}
+
+/// The cells of a row, with the agent's and the project's when the list
+/// is mixed (`cells` are NAME, LAST USED, MSGS, TOKENS, SIZE).
+fn with_agent<'a>(look: &RowLook<'_>, record: &SessionRecord, mut cells: Vec<Cell<'a>>) -> Row<'a> {
+    if look.project {
+        let project = record
+            .cwd
+            .as_deref()
+            .and_then(|c| c.trim_end_matches('/').rsplit('/').next())
+            .unwrap_or("-");
+        let project = humanize::truncate(project, usize::from(PROJECT));
+        cells.insert(1, Cell::from(Span::styled(project, look.theme.dim())));
+    }
+    if look.mixed {
+        let agent = Span::styled(record.agent.name(), look.theme.dim());
+        cells.insert(0, Cell::from(agent));
+    }
+    Row::new(cells)
+}
+
 /// A session's row; `tell_apart` (the name column's width) when another
 /// row on screen has the same name: the start of the id follows the name,
-/// which is cut to leave it room.
-fn session_row<'a>(
-    row: &'a SessionRow,
-    query: &str,
-    now: f64,
-    tell_apart: Option<usize>,
-    theme: Theme,
-) -> Row<'a> {
+/// which is cut to leave it room. Another agent's session shows its title.
+fn session_row<'a>(row: &'a SessionRow, look: &RowLook<'_>, tell_apart: Option<usize>) -> Row<'a> {
+    let (query, now, theme) = (look.query, look.now, look.theme);
     let r = &row.record;
     if r.error.is_some() {
-        return Row::new([
-            Cell::from(Line::from(vec![
-                Span::styled("⚠ damaged ", theme.error()),
-                Span::raw(r.id.clone()),
-            ])),
-            Cell::from("-"),
-            Cell::from(""),
-            Cell::from(""),
-            Cell::from(
-                row.stats
-                    .as_ref()
-                    .map_or(String::new(), |s| humanize::bytes(s.bytes)),
-            ),
-        ]);
+        return with_agent(
+            look,
+            r,
+            vec![
+                Cell::from(Line::from(vec![
+                    Span::styled("⚠ damaged ", theme.error()),
+                    Span::raw(r.id.clone()),
+                ])),
+                Cell::from("-"),
+                Cell::from(""),
+                Cell::from(""),
+                Cell::from(
+                    row.stats
+                        .as_ref()
+                        .map_or(String::new(), |s| humanize::bytes(s.bytes)),
+                ),
+            ],
+        );
     }
+    let shown = if r.agent.is_external() {
+        r.title.split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        r.name.clone()
+    };
     let mut name = match tell_apart {
         Some(room) => {
             let suffix = format!(" · {}", id_start(&r.id));
             // Two columns for a marker (● or ⚠) the row may get.
             let keep = room.saturating_sub(suffix.chars().count() + 2);
-            let mut line = highlighted(&humanize::truncate(&r.name, keep), query, theme);
+            let mut line = highlighted(&humanize::truncate(&shown, keep), query, theme);
             line.spans.push(Span::styled(suffix, theme.dim()));
             line
         }
-        None => highlighted(&r.name, query, theme),
+        None => highlighted(&shown, query, theme),
     };
     if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
         // The meta is fine but the conversation is not: say so on the row.
@@ -207,13 +273,17 @@ fn session_row<'a>(
         ),
         None => ("…".into(), "…".into(), "…".into()),
     };
-    Row::new([
-        Cell::from(name),
-        Cell::from(humanize::ago(r.last_used_at, now)),
-        Cell::from(Line::from(messages).right_aligned()),
-        Cell::from(Line::from(tokens).right_aligned()),
-        Cell::from(Line::from(size).right_aligned()),
-    ])
+    with_agent(
+        look,
+        r,
+        vec![
+            Cell::from(name),
+            Cell::from(humanize::ago(r.last_used_at, now)),
+            Cell::from(Line::from(messages).right_aligned()),
+            Cell::from(Line::from(tokens).right_aligned()),
+            Cell::from(Line::from(size).right_aligned()),
+        ],
+    )
 }
 
 /// `text` with the characters `query` matched in the match style.

@@ -48,6 +48,8 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         index: Some(Arc::new(EditIndex::new(&context))),
         context: Arc::new(context),
         agent_owned: false,
+        usage: None,
+        notes: Vec::new(),
     });
     let counts = (0..n).map(|i| (i < counted).then_some(10)).collect();
     viewer.counts.insert(Encoding::Cl100kBase, counts);

@@ -163,6 +163,8 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
         index: None,
         context: Arc::new(ctx),
         agent_owned,
+        usage: None,
+        notes: Vec::new(),
     };
     let mut effects = update(
         &mut m,

@@ -107,6 +107,8 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
         index: None,
         context: Arc::new(ctx),
         agent_owned: false,
+        usage: None,
+        notes: Vec::new(),
     };
     update(
         &mut m,
