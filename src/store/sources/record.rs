@@ -66,6 +66,20 @@ impl SessionRecord {
         self.error.is_none()
     }
 
+    /// Refuses to resume a session whose listing found it damaged. Another
+    /// agent's session resumes in the agent (nothing of it is written
+    /// here), so only its damage refuses it.
+    pub fn resumable(&self) -> Result<()> {
+        match (&self.error, self.agent.is_external()) {
+            (Some(error), true) => Err(StoreError::Invalid(format!(
+                "session {} could not be read: {error}",
+                self.id
+            ))),
+            (None, true) => Ok(()),
+            _ => self.writable(),
+        }
+    }
+
     /// Refuses to write to a session whose listing found it damaged: what
     /// could not be read is left exactly as it is (reading is still
     /// allowed). This is the part of the read-only rule known without

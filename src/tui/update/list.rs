@@ -378,7 +378,7 @@ fn resume_selected(list: &ListScreen, app: &mut App) -> Step {
     let Some(row) = list.selected_row() else {
         return Step::none();
     };
-    if let Err(e) = row.record.writable() {
+    if let Err(e) = row.record.resumable() {
         app.complain(format!("cannot resume: {e}"));
         return Step::none();
     }

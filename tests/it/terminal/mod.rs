@@ -1,4 +1,5 @@
 //! The binary in a real terminal (tmux).
 
+mod agents;
 mod input;
 mod keys;
