@@ -65,6 +65,10 @@ fn store_of(home: &Path) -> Store {
 /// Tab on the 100 MB session to the frame showing its messages.
 fn view(home: &Path, id: &str) -> serde_json::Value {
     let store = store_of(home);
+    // The index is brought up to date first, as a person's UI finds it
+    // (else the UI's own update at start reads the 100 MB session beside
+    // the viewer, on the same two cores).
+    store.update_index(now_seconds(), &|_, _| {}).unwrap();
     let record = store
         .list()
         .unwrap()

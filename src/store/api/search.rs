@@ -9,7 +9,7 @@ use crate::store::index::{
     SearchQuery, UpdateReport,
 };
 use crate::store::sources::agent::Agent;
-use crate::store::sources::agents::AgentSource;
+use crate::store::sources::agents::{AgentSource, RecordReader};
 use crate::store::sources::record::SessionRecord;
 use std::collections::HashMap;
 
@@ -21,8 +21,9 @@ pub(super) struct Indexed {
     index: SearchIndex,
     /// The sessions in the source now (ids).
     names: Vec<String>,
-    /// Records by id (another agent's source; a Loki tree reads them afresh).
-    records: Option<HashMap<String, SessionRecord>>,
+    /// Another agent's source: each session's file by id, and what reads
+    /// its record (a Loki tree reads them afresh by id).
+    files: Option<(HashMap<String, std::path::PathBuf>, RecordReader)>,
 }
 
 impl Store {
@@ -51,16 +52,18 @@ impl Store {
                 agent: self.primary_agent(),
                 index: self.primary_index(),
                 names: self.session_names()?,
-                records: None,
+                files: None,
             });
         }
         for source in self.agent_sources() {
-            let records = source.list()?;
+            // Listed by their files' names: a session is read only when
+            // the index does not know it as it is.
+            let ids = source.ids();
             out.push(Indexed {
                 agent: source.agent(),
                 index: self.agent_index(source),
-                names: records.iter().map(|r| r.id.clone()).collect(),
-                records: Some(records.into_iter().map(|r| (r.id.clone(), r)).collect()),
+                names: ids.iter().map(|(id, _)| id.clone()).collect(),
+                files: Some((ids.into_iter().collect(), source.reader())),
             });
         }
         Ok(out)
@@ -68,18 +71,23 @@ impl Store {
 
     /// The record of `id` in `source`.
     fn record_in(&self, source: &Indexed, id: &str) -> SessionRecord {
-        match &source.records {
+        match &source.files {
             None => self.record(id),
-            Some(records) => records.get(id).cloned().unwrap_or_else(|| SessionRecord {
-                agent: source.agent,
-                ..SessionRecord::damaged(
-                    id,
-                    Default::default(),
-                    Default::default(),
-                    "",
-                    format!("session {id} is gone"),
-                )
-            }),
+            Some((files, reader)) => {
+                files
+                    .get(id)
+                    .map(|p| reader.record_at(p))
+                    .unwrap_or_else(|| SessionRecord {
+                        agent: source.agent,
+                        ..SessionRecord::damaged(
+                            id,
+                            Default::default(),
+                            Default::default(),
+                            "",
+                            format!("session {id} is gone"),
+                        )
+                    })
+            }
         }
     }
 

@@ -63,7 +63,7 @@ pub fn direct(
         let Ok((messages, _)) = record_messages(r, layout, false) else {
             return Vec::new();
         };
-        let mut hits = scan::matching(&messages, query, (&r.id, &r.name, r.last_used_at));
+        let mut hits = scan::matching(&messages, query, (&r.id, r.shown_name(), r.last_used_at));
         for hit in &mut hits {
             hit.agent = r.agent;
         }

@@ -249,7 +249,7 @@ pub(super) fn refresh(
         for (s, (result, bytes)) in chunk.iter().zip(read) {
             let r = &s.record;
             let mut entry = Entry {
-                name: r.name.clone(),
+                name: r.shown_name().to_string(),
                 last_used_at: r.last_used_at,
                 meta: s.meta.clone(),
                 files: s.files.clone(),

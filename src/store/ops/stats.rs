@@ -34,7 +34,9 @@ pub struct SessionStats {
 /// are read only with the tokens.
 fn agent_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionStats {
     let mut stats = SessionStats {
-        bytes: crate::store::sources::agents::bytes(record),
+        bytes: record
+            .bytes
+            .unwrap_or_else(|| crate::store::sources::agents::bytes(record)),
         ..SessionStats::default()
     };
     let Some(encoding) = encoding else {

@@ -62,19 +62,95 @@ impl AgentSource {
 
     /// The record of the session file `path` of this source.
     pub fn record_at(&self, path: &Path) -> SessionRecord {
-        match self.agent {
-            Agent::Claude => ClaudeProjects::record_at(path),
-            Agent::Codex => {
-                crate::store::sources::codex::record_at(path, &CodexHome::open(&self.root).titles())
-            }
-            _ => crate::store::sources::gemini::record_at(path),
+        self.reader().record_at(path)
+    }
+
+    /// What reads this source's records one by one (having read once what
+    /// every record needs: Codex's titles).
+    pub fn reader(&self) -> RecordReader {
+        RecordReader {
+            agent: self.agent,
+            titles: match self.agent {
+                Agent::Codex => CodexHome::open(&self.root).titles(),
+                _ => Default::default(),
+            },
         }
     }
 
-    /// Every session, in list order.
-    pub fn list(&self) -> Result<Vec<SessionRecord>> {
-        crate::store::sources::record::listed(|f| self.scan(f))
+    /// The sessions of this source by id, each with its file, found
+    /// without reading them where their file names say their ids (Claude
+    /// Code's name is its id; a Codex rollout's name ends with it); Gemini
+    /// CLI's first line says it. The search index lists sessions this way.
+    pub fn ids(&self) -> Vec<(String, PathBuf)> {
+        match self.agent {
+            Agent::Claude => ClaudeProjects::open(&self.root)
+                .session_paths()
+                .into_iter()
+                .map(|p| (stem(&p), p))
+                .collect(),
+            Agent::Codex => CodexHome::open(&self.root)
+                .session_files()
+                .into_iter()
+                .map(|p| {
+                    let s = stem(&p);
+                    (
+                        s.get(s.len().saturating_sub(36)..)
+                            .unwrap_or(&s)
+                            .to_string(),
+                        p,
+                    )
+                })
+                .collect(),
+            _ => {
+                let mut ids: Vec<(String, PathBuf)> = GeminiHome::open(&self.root)
+                    .session_files()
+                    .into_iter()
+                    .map(|p| (crate::store::sources::gemini::id_of(&p), p))
+                    .collect();
+                // A legacy .json whose session has a .jsonl is left out, as the list does.
+                let with_jsonl: std::collections::HashSet<String> = ids
+                    .iter()
+                    .filter(|(_, p)| p.extension().is_some_and(|e| e == "jsonl"))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                ids.retain(|(id, p)| {
+                    p.extension().is_some_and(|e| e == "jsonl") || !with_jsonl.contains(id)
+                });
+                ids
+            }
+        }
     }
+}
+
+/// Reads records of one source.
+pub struct RecordReader {
+    agent: Agent,
+    titles: std::collections::HashMap<String, String>,
+}
+
+impl RecordReader {
+    /// The record of the session file `path`.
+    pub fn record_at(&self, path: &Path) -> SessionRecord {
+        match self.agent {
+            Agent::Claude => ClaudeProjects::record_at(path),
+            Agent::Codex => crate::store::sources::codex::record_at(path, &self.titles),
+            _ => crate::store::sources::gemini::record_at(path),
+        }
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The OS user, looked up once: a listing of 10,000 sessions would
+/// otherwise read the password database 10,000 times (when `USER` is unset).
+pub fn user_name() -> String {
+    static USER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    USER.get_or_init(|| crate::store::fs::disk::os_user_name().unwrap_or_default())
+        .clone()
 }
 
 /// The session of another agent `record` read whole.

@@ -58,6 +58,7 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         path: dir.to_path_buf(),
         conversation_dir: dir.to_path_buf(),
         error: None,
+        bytes: None,
         id,
     }
 }

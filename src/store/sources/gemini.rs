@@ -12,7 +12,6 @@ mod records;
 use crate::store::error::Result;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::format::usage::UsageByModel;
-use crate::store::fs::disk;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::{AgentRead, Thread, ThreadBuilder, parse_time};
 use crate::store::sources::claude::{plain_dirs, plain_files};
@@ -320,7 +319,7 @@ fn finish(mut state: Replayed) -> Result<Replayed> {
 /// The record of the session file `path`, read whole (Gemini's files are
 /// small, and a title, a rewind or a checkpoint can be anywhere in one).
 pub fn record_at(path: &Path) -> SessionRecord {
-    let user = disk::os_user_name().unwrap_or_default();
+    let user = crate::store::sources::agents::user_name();
     let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
     let fallback_id = stem(path);
     let state = match replay(path) {
@@ -385,8 +384,23 @@ pub fn record_at(path: &Path) -> SessionRecord {
         path: path.to_path_buf(),
         conversation_dir: folder,
         error: None,
+        bytes: None,
         id,
     }
+}
+
+/// The session id of the file `path`, from its first line (a legacy
+/// `.json` is read whole): what the search index lists it by.
+pub fn id_of(path: &Path) -> String {
+    if path.extension().is_some_and(|e| e == "jsonl")
+        && let Ok((head, _, _)) = jsonl::head(path, 16 * 1024)
+        && let Some(first) = head.split(|b| *b == b'\n').next()
+        && let Ok(v) = serde_json::from_slice::<Value>(first)
+        && let Some(id) = v.get("sessionId").and_then(Value::as_str)
+    {
+        return id.to_string();
+    }
+    record_at(path).id
 }
 
 /// The project folder Gemini CLI recorded for `chats` (`../.project_root`).

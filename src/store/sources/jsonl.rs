@@ -169,8 +169,30 @@ impl JsonlFile {
 /// Opens `path` for reading: never through a symbolic link, never blocking
 /// (a FIFO or a device would), and only if it is a regular file.
 pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+    open_regular_stat(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], and the file's `fstat` (its size and times), which
+/// the check needed anyway.
+pub fn open_regular_stat(path: &Path) -> Result<(std::fs::File, rustix::fs::Stat)> {
+    open_regular_in(None, path)
+}
+
+/// [`open_regular_stat`] of `path`, opened by its name relative to the open
+/// folder `dir` that holds it when one is given (a listing opens each
+/// folder once; the kernel then walks one name, not the whole path).
+pub fn open_regular_in(
+    dir: Option<&rustix::fd::OwnedFd>,
+    path: &Path,
+) -> Result<(std::fs::File, rustix::fs::Stat)> {
+    // O_NONBLOCK makes opening a FIFO return at once; on a regular file it
+    // changes nothing, so the flag is left set.
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| match e {
+    let opened = match (dir, path.file_name()) {
+        (Some(dir), Some(name)) => rustix::fs::openat(dir, name, flags, Mode::empty()),
+        _ => rustix::fs::open(path, flags, Mode::empty()),
+    };
+    let fd = opened.map_err(|e| match e {
         rustix::io::Errno::LOOP => StoreError::Unsafe {
             path: path.to_path_buf(),
             reason: "it is a symbolic link; session files are never read through links".into(),
@@ -184,10 +206,7 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File> {
             reason: "it is not a regular file".into(),
         });
     }
-    // Reads of a regular file never block; clear the flag all the same so
-    // the file behaves as an ordinary one.
-    let _ = rustix::fs::fcntl_setfl(&fd, OFlags::empty());
-    Ok(std::fs::File::from(fd))
+    Ok((std::fs::File::from(fd), st))
 }
 
 /// Reads the whole of `path` (up to [`MAX_FILE_BYTES`]) and splits it into lines.
@@ -282,34 +301,46 @@ pub fn head(path: &Path, max: usize) -> Result<(Vec<u8>, u64, std::fs::Metadata)
 }
 
 /// Reads `path`'s first `head_max` and last `tail_max` bytes with one open
-/// (the tail is empty when the head reached the end already).
+/// (the tail is empty when the head reached the end already): an open, an
+/// `fstat`, two `pread`s, a close.
 pub fn head_and_tail(path: &Path, head_max: usize, tail_max: usize) -> Result<HeadTail> {
+    head_and_tail_in(None, path, head_max, tail_max)
+}
+
+/// [`head_and_tail`], the file opened relative to its open folder `dir`.
+pub fn head_and_tail_in(
+    dir: Option<&rustix::fd::OwnedFd>,
+    path: &Path,
+    head_max: usize,
+    tail_max: usize,
+) -> Result<HeadTail> {
     use std::os::unix::fs::FileExt;
-    let mut file = open_regular(path)?;
-    let meta = file
-        .metadata()
-        .map_err(|e| StoreError::io("read", path, e))?;
-    let size = meta.len();
-    let mut head = vec![0u8; head_max.min(size as usize)];
-    let n = read_full(&mut file, &mut head).map_err(|e| StoreError::io("read", path, e))?;
-    head.truncate(n);
-    let tail_start = size.saturating_sub(tail_max as u64).max(n as u64);
-    let mut tail = vec![0u8; (size - tail_start.min(size)) as usize];
-    let mut got = 0;
-    while got < tail.len() {
-        match file.read_at(&mut tail[got..], tail_start + got as u64) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(StoreError::io("read", path, e)),
+    let (file, st) = open_regular_in(dir, path)?;
+    let size = st.st_size.max(0) as u64;
+    let read_at = |buf: &mut Vec<u8>, at: u64| -> Result<()> {
+        let mut got = 0;
+        while got < buf.len() {
+            match file.read_at(&mut buf[got..], at + got as u64) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(StoreError::io("read", path, e)),
+            }
         }
-    }
-    tail.truncate(got);
+        buf.truncate(got);
+        Ok(())
+    };
+    let mut head = vec![0u8; head_max.min(size as usize)];
+    read_at(&mut head, 0)?;
+    let tail_start = size.saturating_sub(tail_max as u64).max(head.len() as u64);
+    let mut tail = vec![0u8; (size - tail_start.min(size)) as usize];
+    read_at(&mut tail, tail_start)?;
     Ok(HeadTail {
         head,
         tail,
         tail_start,
-        meta,
+        size,
+        mtime: st.st_mtime as f64 + st.st_mtime_nsec as f64 / 1e9,
     })
 }
 
@@ -321,14 +352,16 @@ pub struct HeadTail {
     pub tail: Vec<u8>,
     /// Where the tail starts in the file.
     pub tail_start: u64,
-    /// The file's metadata when opened.
-    pub meta: std::fs::Metadata,
+    /// Its size when opened.
+    pub size: u64,
+    /// Its modification time, seconds since the epoch.
+    pub mtime: f64,
 }
 
 impl HeadTail {
     /// True when the head holds the whole file.
     pub fn head_is_whole(&self) -> bool {
-        self.head.len() as u64 == self.meta.len()
+        self.head.len() as u64 == self.size
     }
 
     /// The complete lines of the head (a cut last line left out).

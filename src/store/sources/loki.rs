@@ -371,5 +371,6 @@ fn record_from_meta(id: &str, dir: &Path, meta: &Meta, user: &str) -> SessionRec
         path: dir.to_path_buf(),
         conversation_dir: SessionPaths::new(dir).memory(),
         error: None,
+        bytes: None,
     }
 }

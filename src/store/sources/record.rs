@@ -38,6 +38,10 @@ pub struct SessionRecord {
     pub conversation_dir: PathBuf,
     /// Why the session could not be read, if it could not.
     pub error: Option<String>,
+    /// The session's size, when the listing measured it on the way (another
+    /// agent's files: it read them anyway); None: measured when asked.
+    #[serde(skip)]
+    pub bytes: Option<u64>,
 }
 
 impl SessionRecord {
@@ -58,6 +62,16 @@ impl SessionRecord {
             conversation_dir,
             error: Some(error),
             ..SessionRecord::default()
+        }
+    }
+
+    /// The name a person reads in a list of hits: a Loki session's name,
+    /// another agent's title.
+    pub fn shown_name(&self) -> &str {
+        if self.agent.is_external() && !self.title.is_empty() {
+            &self.title
+        } else {
+            &self.name
         }
     }
 

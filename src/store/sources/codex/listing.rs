@@ -4,7 +4,6 @@
 //! from the last ones, and the title from `session_index.jsonl`.
 
 use crate::store::format::naming::name_from_prompt;
-use crate::store::fs::disk;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::parse_time;
 use crate::store::sources::codex::{Line, items, thread_name};
@@ -12,7 +11,6 @@ use crate::store::sources::jsonl::{self, HeadTail};
 use crate::store::sources::record::SessionRecord;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// Bytes read from each end first. The `session_meta` line holds the base
@@ -46,7 +44,7 @@ pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord
         .unwrap_or(&stem)
         .to_string();
     let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let user = disk::os_user_name().unwrap_or_default();
+    let user = crate::store::sources::agents::user_name();
     let damaged = |error: String| SessionRecord {
         agent: Agent::Codex,
         ..SessionRecord::damaged(
@@ -71,8 +69,8 @@ pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord
             Err(e) => return damaged(e.to_string()),
         }
     }
-    let mtime = file.meta.mtime() as f64 + file.meta.mtime_nsec() as f64 / 1e9;
-    if ends.readable_lines == 0 && file.meta.len() > 0 {
+    let mtime = file.mtime;
+    if ends.readable_lines == 0 && file.size > 0 {
         return damaged(format!(
             "{}: no line in its first and last KB is a Codex rollout line",
             path.display()
@@ -97,6 +95,7 @@ pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord
         path: path.to_path_buf(),
         conversation_dir: folder,
         error: None,
+        bytes: Some(file.size),
         id,
     }
 }
