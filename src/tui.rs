@@ -6,6 +6,7 @@ pub mod effect;
 pub mod finder;
 pub mod headless;
 pub mod keymap;
+pub mod latest;
 pub mod live;
 pub mod matcher;
 pub mod model;
@@ -126,7 +127,6 @@ fn run_on(
     rx: &mpsc::Receiver<Incoming>,
 ) -> io::Result<Outcome> {
     let (msg_tx, msg_rx) = mpsc::channel();
-    let (match_tx, match_rx) = mpsc::channel();
     // Worker replies and terminal events share one queue into the loop.
     let forward = tx.clone();
     std::thread::spawn(move || {
@@ -136,8 +136,6 @@ fn run_on(
             }
         }
     });
-    let matcher_replies = msg_tx.clone();
-    std::thread::spawn(move || matcher::run(match_rx, matcher_replies));
     let input = tx.clone();
     std::thread::spawn(move || {
         while let Ok(event) = crossterm::event::read() {
@@ -149,7 +147,7 @@ fn run_on(
     // Token tables take a tenth of a second to build: start before they are needed.
     crate::store::prewarm(settings.encoding);
     transcript::prewarm();
-    let worker = worker::Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
+    let worker = worker::Worker::new(Arc::new(store), msg_tx, now_seconds);
     let mut model = Model::new(settings, now_seconds());
     let mut state = ViewState::new(theme);
     // Written between frames, never while one is drawn. A write that fails

@@ -6,10 +6,12 @@
 use crate::store::Store;
 use crate::tui::effect::Effect;
 use crate::tui::finder::{FindJob, Finder};
-use crate::tui::matcher::Matcher;
+use crate::tui::latest;
+use crate::tui::matcher::{Matcher, MatcherJob};
 use crate::tui::model::{Model, Settings};
 use crate::tui::msg::Msg;
 use crate::tui::runtime::{self, Incoming};
+use crate::tui::searcher::{SearchJob, Searcher};
 use crate::tui::theme::Theme;
 use crate::tui::view::ViewState;
 use crate::tui::worker::Worker;
@@ -31,8 +33,12 @@ pub struct Headless {
     sender: Sender<Incoming>,
     worker: Worker,
     matcher: Matcher,
+    searcher: Searcher,
     finder: Finder,
     replies: Receiver<Msg>,
+    /// Where the worker's replies wait for the next turn (the message
+    /// search's too, as when it was one of the worker's effects).
+    reply_tx: Sender<Msg>,
     applied: runtime::Applied,
     /// What the UI wrote to the terminal besides drawing (OSC 52 copies),
     /// in order.
@@ -51,8 +57,9 @@ impl Headless {
     ) -> Self {
         let (sender, incoming) = mpsc::channel();
         let (reply_tx, replies) = mpsc::channel();
-        let (match_tx, _match_rx) = mpsc::channel();
-        let worker = Worker::new(Arc::new(store), reply_tx, match_tx, clock);
+        let store = Arc::new(store);
+        let searcher = Searcher::new(store.clone());
+        let worker = Worker::new(store, reply_tx.clone(), clock);
         let mut ui = Headless {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
@@ -62,8 +69,10 @@ impl Headless {
             sender,
             worker,
             matcher: Matcher::default(),
+            searcher,
             finder: Finder::default(),
             replies,
+            reply_tx,
             applied: runtime::Applied::default(),
             written: Vec::new(),
         };
@@ -124,22 +133,36 @@ impl Headless {
     }
 
     fn run_effects(&mut self, effects: Vec<Effect>) {
+        let sender = self.sender.clone();
+        let mut send = |msg| sender.send(Incoming::Msg(msg)).is_ok();
         for effect in effects {
             match effect {
-                Effect::IndexForSearch { rows } => self.matcher.index(rows),
-                Effect::ResetSearch => self.matcher.reset(),
-                Effect::SortFacts { rows } => self.matcher.facts(rows),
+                Effect::IndexForSearch { rows } => {
+                    latest::run_now(&mut self.matcher, MatcherJob::Index(rows), &mut send)
+                }
+                Effect::ResetSearch => {
+                    latest::run_now(&mut self.matcher, MatcherJob::Reset, &mut send)
+                }
+                Effect::SortFacts { rows } => {
+                    latest::run_now(&mut self.matcher, MatcherJob::Facts(rows), &mut send)
+                }
                 Effect::Filter { req, query, sort } => {
-                    let rows = self
-                        .matcher
-                        .query_progressive(&query, sort, |_| true)
-                        .unwrap_or_default();
-                    let _ = self.sender.send(Incoming::Msg(Msg::Filtered {
+                    let job = MatcherJob::Query { req, query, sort };
+                    latest::run_now(&mut self.matcher, job, &mut send)
+                }
+                Effect::SearchMessages {
+                    req,
+                    query,
+                    sessions,
+                } => {
+                    let job = SearchJob {
                         req,
                         query,
-                        rows,
-                        complete: true,
-                    }));
+                        sessions,
+                    };
+                    let replies = &self.reply_tx;
+                    let mut send = |msg| replies.send(msg).is_ok();
+                    latest::run_now(&mut self.searcher, job, &mut send)
                 }
                 Effect::FindInTranscript {
                     req,
@@ -155,9 +178,7 @@ impl Headless {
                         query,
                         from,
                     };
-                    let sender = &self.sender;
-                    let mut send = |msg| sender.send(Incoming::Msg(msg)).is_ok();
-                    let _ = self.finder.answer(&job, &mut send, &mut || None);
+                    latest::run_now(&mut self.finder, job, &mut send)
                 }
                 other => self.worker.run_now(other),
             }

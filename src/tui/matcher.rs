@@ -4,11 +4,11 @@
 
 use crate::store::SessionRecord;
 use crate::tui::effect::SortFacts;
+use crate::tui::latest::{LatestWins, Out};
 use crate::tui::model::SortKey;
 use crate::tui::msg::Msg;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
-use std::sync::mpsc::{Receiver, Sender};
 
 /// Work for the matcher.
 #[derive(Debug)]
@@ -379,59 +379,46 @@ pub fn highlight(text: &str, query: &str) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-/// Runs the matcher until the UI goes away. Only the newest query is
-/// answered; a query still being ranked is abandoned when work arrives.
-pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
-    let mut matcher = Matcher::default();
-    // Jobs that arrived while a query was being ranked, in order.
-    let mut arrived: Vec<MatcherJob> = Vec::new();
-    loop {
-        if arrived.is_empty() {
-            match jobs.recv() {
-                Ok(job) => arrived.push(job),
-                Err(_) => return,
-            }
+/// The matcher as a latest-wins job: rows and facts change its state in
+/// order; of the queries only the newest is answered, and a query still
+/// being ranked is abandoned when a newer one arrives.
+impl LatestWins for Matcher {
+    type Job = MatcherJob;
+    type Query = (u64, String, SortKey);
+
+    fn take(&mut self, job: MatcherJob) -> Option<Self::Query> {
+        match job {
+            MatcherJob::Index(rows) => self.index(rows),
+            MatcherJob::Facts(rows) => self.facts(rows),
+            MatcherJob::Reset => self.reset(),
+            MatcherJob::Query { req, query, sort } => return Some((req, query, sort)),
         }
-        let mut latest = None;
-        for job in arrived.drain(..).chain(jobs.try_iter()) {
-            match job {
-                MatcherJob::Index(rows) => matcher.index(rows),
-                MatcherJob::Facts(rows) => matcher.facts(rows),
-                MatcherJob::Reset => matcher.reset(),
-                MatcherJob::Query { req, query, sort } => latest = Some((req, query, sort)),
-            }
-        }
-        let Some((req, query, sort)) = latest else {
-            continue;
-        };
-        let answer = matcher.query_progressive(&query, sort, |rows| {
+        None
+    }
+
+    fn is_query(job: &MatcherJob) -> bool {
+        matches!(job, MatcherJob::Query { .. })
+    }
+
+    fn answer(&mut self, (req, query, sort): Self::Query, out: &mut Out<'_>) {
+        let answer = self.query_progressive(&query, sort, |rows| {
             if let Some(rows) = rows {
-                let partial = Msg::Filtered {
+                out.send(Msg::Filtered {
                     req,
                     query: query.clone(),
                     rows: rows.to_vec(),
                     complete: false,
-                };
-                let _ = replies.send(partial);
+                });
             }
-            // Only a newer query abandons this one; rows or facts that
-            // arrive meanwhile wait for the ranking to finish (abandoning
-            // for them would leave this query without a complete answer).
-            arrived.extend(jobs.try_iter());
-            !arrived
-                .iter()
-                .any(|job| matches!(job, MatcherJob::Query { .. }))
+            !out.superseded()
         });
         if let Some(rows) = answer {
-            let done = Msg::Filtered {
+            out.send(Msg::Filtered {
                 req,
                 query,
                 rows,
                 complete: true,
-            };
-            if replies.send(done).is_err() {
-                return;
-            }
+            });
         }
     }
 }
@@ -439,6 +426,7 @@ pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::latest;
     use std::path::PathBuf;
 
     fn record(id: &str, name: &str, prompt: &str, used: f64) -> SessionRecord {
@@ -532,7 +520,7 @@ mod tests {
             sort: SortKey::LastUsed,
         })
         .unwrap();
-        let thread = std::thread::spawn(move || run(inbox, replies));
+        let thread = std::thread::spawn(move || latest::run(Matcher::default(), inbox, replies));
         let wait = std::time::Duration::from_secs(20);
         let Ok(Msg::Filtered {
             complete: false, ..
@@ -649,7 +637,7 @@ mod tests {
         }
         drop(jobs);
         // Everything is queued before it starts, so it sees both queries.
-        run(inbox, replies);
+        latest::run(Matcher::default(), inbox, replies);
         let got: Vec<(u64, bool, usize)> = answers
             .try_iter()
             .map(|msg| match msg {

@@ -6,11 +6,12 @@ use crate::store::{
     StoreError,
 };
 use crate::tui::effect::Effect;
-use crate::tui::finder::{self, FindJob};
-use crate::tui::matcher::MatcherJob;
+use crate::tui::finder::{FindJob, Finder};
+use crate::tui::latest;
+use crate::tui::matcher::{Matcher, MatcherJob};
 use crate::tui::model::{Loaded, Preview};
 use crate::tui::msg::{EditDone, ExportError, Msg};
-use crate::tui::searcher::{self, SearchJob};
+use crate::tui::searcher::{SearchJob, Searcher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
@@ -38,20 +39,12 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// A worker over `store` answering on `replies`; it starts the message
-    /// searcher's thread.
-    pub fn new(
-        store: Arc<Store>,
-        replies: Sender<Msg>,
-        matcher: Sender<MatcherJob>,
-        clock: fn() -> f64,
-    ) -> Self {
-        let (searcher, jobs) = std::sync::mpsc::channel();
-        let (answers, for_searcher) = (replies.clone(), store.clone());
-        thread::spawn(move || searcher::run(for_searcher, jobs, answers));
-        let (finder, jobs) = std::sync::mpsc::channel();
-        let answers = replies.clone();
-        thread::spawn(move || finder::run(jobs, answers));
+    /// A worker over `store` answering on `replies`; it starts the
+    /// matcher's, the message search's and the transcript search's threads.
+    pub fn new(store: Arc<Store>, replies: Sender<Msg>, clock: fn() -> f64) -> Self {
+        let matcher = latest::spawn(Matcher::default(), replies.clone());
+        let searcher = latest::spawn(Searcher::new(store.clone()), replies.clone());
+        let finder = latest::spawn(Finder::default(), replies.clone());
         Worker {
             store,
             replies,
@@ -380,37 +373,7 @@ impl Worker {
                 let stats = store.indexed_stats();
                 self.send(Msg::IndexStats { stats });
             }
-            Effect::SearchMessages {
-                req,
-                query,
-                sessions,
-            } => {
-                // Synchronously (the headless driver): a fresh open index.
-                let job = SearchJob {
-                    req,
-                    query,
-                    sessions,
-                };
-                self.send(searcher::answer_once(store, job));
-            }
-            Effect::FindInTranscript {
-                req,
-                context,
-                raw,
-                query,
-                from,
-            } => {
-                // Synchronously: a finder for this one search.
-                let job = FindJob {
-                    req,
-                    context,
-                    raw,
-                    query,
-                    from,
-                };
-                let mut send = |msg| self.replies.send(msg).is_ok();
-                let _ = finder::Finder::default().answer(&job, &mut send, &mut || None);
-            }
+            Effect::SearchMessages { .. } | Effect::FindInTranscript { .. } => {}
             Effect::ContinueFill { generation } => self.send(Msg::FillIndexed { generation }),
             Effect::IndexForSearch { .. }
             | Effect::ResetSearch
