@@ -4,18 +4,9 @@ use crate::store::{
     Context, EditIndex, EditRequest, Encoding, Expected, PurgePlan, SessionRecord,
     TranscriptFormat, TrimRequest,
 };
-use crate::tui::model::SortKey;
-
-/// What the matcher needs of a session to sort by it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SortFacts {
-    /// Bytes of its files.
-    pub bytes: u64,
-    /// Messages of the active context.
-    pub messages: u64,
-    /// Tokens of the active context.
-    pub tokens: u64,
-}
+use crate::tui::finder::FindJob;
+use crate::tui::matcher::MatcherJob;
+use crate::tui::searcher::SearchJob;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -24,19 +15,9 @@ use std::sync::Arc;
 pub enum Effect {
     /// Read every session (answers `SessionsBatch`…, then `ScanDone`).
     Scan { req: u64 },
-    /// Give the matcher new sessions to search (no answer).
-    IndexForSearch { rows: Vec<(usize, SessionRecord)> },
-    /// Forget everything the matcher knows (before a rescan).
-    ResetSearch,
-    /// Filter the sessions by `query`, ordering them by `sort` when it is
-    /// empty (answers `Filtered`; latest wins).
-    Filter {
-        req: u64,
-        query: String,
-        sort: SortKey,
-    },
-    /// Tell the matcher what it sorts by: size, messages, tokens (no answer).
-    SortFacts { rows: Vec<(usize, SortFacts)> },
+    /// Work for the fuzzy matcher of the list (a query answers `Filtered`;
+    /// the newest query wins).
+    Matcher(MatcherJob),
     /// Bring the search index up to date in the background (answers
     /// `IndexProgress`…, then `IndexUpdated`).
     UpdateIndex,
@@ -52,11 +33,7 @@ pub enum Effect {
         stats: std::collections::HashMap<String, crate::store::IndexedStats>,
     },
     /// Search the text of every message (answers `MessageHits`; latest wins).
-    SearchMessages {
-        req: u64,
-        query: String,
-        sessions: usize,
-    },
+    Search(SearchJob),
     /// Gather size, messages and tokens of rows (answers `Stats`).
     Stats {
         req: u64,
@@ -85,15 +62,10 @@ pub enum Effect {
         counts: Vec<u64>,
         encoding: Encoding,
     },
-    /// Find text in every part of every message (answers `TranscriptFound`,
-    /// a first match early, then all; latest wins).
-    FindInTranscript {
-        req: u64,
-        context: Arc<Context>,
-        raw: bool,
-        query: String,
-        from: usize,
-    },
+    /// Find text in every part of every message of the open transcript
+    /// (answers `TranscriptFound`, a first match early, then all; latest
+    /// wins).
+    Find(FindJob),
     /// Fork the active context (answers `Trimmed`).
     ApplyTrim {
         req: u64,

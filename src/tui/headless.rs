@@ -5,13 +5,13 @@
 
 use crate::store::Store;
 use crate::tui::effect::Effect;
-use crate::tui::finder::{FindJob, Finder};
+use crate::tui::finder::Finder;
 use crate::tui::latest;
-use crate::tui::matcher::{Matcher, MatcherJob};
+use crate::tui::matcher::Matcher;
 use crate::tui::model::{Model, Settings};
 use crate::tui::msg::Msg;
 use crate::tui::runtime::{self, Incoming};
-use crate::tui::searcher::{SearchJob, Searcher};
+use crate::tui::searcher::Searcher;
 use crate::tui::theme::Theme;
 use crate::tui::view::ViewState;
 use crate::tui::worker::Worker;
@@ -137,49 +137,13 @@ impl Headless {
         let mut send = |msg| sender.send(Incoming::Msg(msg)).is_ok();
         for effect in effects {
             match effect {
-                Effect::IndexForSearch { rows } => {
-                    latest::run_now(&mut self.matcher, MatcherJob::Index(rows), &mut send)
-                }
-                Effect::ResetSearch => {
-                    latest::run_now(&mut self.matcher, MatcherJob::Reset, &mut send)
-                }
-                Effect::SortFacts { rows } => {
-                    latest::run_now(&mut self.matcher, MatcherJob::Facts(rows), &mut send)
-                }
-                Effect::Filter { req, query, sort } => {
-                    let job = MatcherJob::Query { req, query, sort };
-                    latest::run_now(&mut self.matcher, job, &mut send)
-                }
-                Effect::SearchMessages {
-                    req,
-                    query,
-                    sessions,
-                } => {
-                    let job = SearchJob {
-                        req,
-                        query,
-                        sessions,
-                    };
+                Effect::Matcher(job) => latest::run_now(&mut self.matcher, job, &mut send),
+                Effect::Search(job) => {
                     let replies = &self.reply_tx;
                     let mut send = |msg| replies.send(msg).is_ok();
                     latest::run_now(&mut self.searcher, job, &mut send)
                 }
-                Effect::FindInTranscript {
-                    req,
-                    context,
-                    raw,
-                    query,
-                    from,
-                } => {
-                    let job = FindJob {
-                        req,
-                        context,
-                        raw,
-                        query,
-                        from,
-                    };
-                    latest::run_now(&mut self.finder, job, &mut send)
-                }
+                Effect::Find(job) => latest::run_now(&mut self.finder, job, &mut send),
                 other => self.worker.run_now(other),
             }
         }

@@ -3,21 +3,31 @@
 //! the previous answer when the query grew.
 
 use crate::store::SessionRecord;
-use crate::tui::effect::SortFacts;
 use crate::tui::latest::{LatestWins, Out};
 use crate::tui::model::SortKey;
 use crate::tui::msg::Msg;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
+/// What the matcher needs of a session to sort by it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SortFacts {
+    /// Bytes of its files.
+    pub bytes: u64,
+    /// Messages of the active context.
+    pub messages: u64,
+    /// Tokens of the active context.
+    pub tokens: u64,
+}
+
 /// Work for the matcher.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum MatcherJob {
-    /// Add or replace sessions (by row index).
-    Index(Vec<(usize, SessionRecord)>),
+    /// Add or replace sessions (by row number in the list).
+    Add(Vec<(usize, SessionRecord)>),
     /// Forget every session.
     Reset,
-    /// What sessions sort by (size, messages, tokens), by row index.
+    /// What sessions sort by (size, messages, tokens), by row number.
     Facts(Vec<(usize, SortFacts)>),
     /// Answer a query (an empty one lists every session in `sort` order).
     Query {
@@ -98,7 +108,7 @@ const LATER_CHUNK: usize = 4_000;
 
 impl Matcher {
     /// Adds or replaces sessions.
-    pub fn index(&mut self, rows: Vec<(usize, SessionRecord)>) {
+    pub fn add(&mut self, rows: Vec<(usize, SessionRecord)>) {
         for (index, r) in rows {
             if self.entries.len() <= index {
                 self.entries.resize(index + 1, None);
@@ -388,7 +398,7 @@ impl LatestWins for Matcher {
 
     fn take(&mut self, job: MatcherJob) -> Option<Self::Query> {
         match job {
-            MatcherJob::Index(rows) => self.index(rows),
+            MatcherJob::Add(rows) => self.add(rows),
             MatcherJob::Facts(rows) => self.facts(rows),
             MatcherJob::Reset => self.reset(),
             MatcherJob::Query { req, query, sort } => return Some((req, query, sort)),
@@ -446,7 +456,7 @@ mod tests {
     #[test]
     fn empty_query_is_recency_and_queries_rank_and_narrow() {
         let mut m = Matcher::default();
-        m.index(vec![
+        m.add(vec![
             (0, record("a1", "fix-login-bug", "Fix the login bug", 1.0)),
             (1, record("b2", "add-pagination", "Add pagination", 3.0)),
             (
@@ -479,7 +489,7 @@ mod tests {
     #[test]
     fn one_letter_ranks_first_characters_then_word_starts_then_recency() {
         let mut m = Matcher::default();
-        m.index(vec![
+        m.add(vec![
             (0, record("x0", "add-a-filter", "", 4.0)),
             (1, record("x1", "fix-login", "", 1.0)),
             (2, record("x2", "tidy-up", "", 5.0)),
@@ -513,7 +523,7 @@ mod tests {
             let e = e.unwrap();
             (i, record(&e.id, &e.name, &e.prompt, e.last_used_at))
         });
-        jobs.send(MatcherJob::Index(rows.collect())).unwrap();
+        jobs.send(MatcherJob::Add(rows.collect())).unwrap();
         jobs.send(MatcherJob::Query {
             req: 1,
             query: "fix".into(),
@@ -562,7 +572,7 @@ mod tests {
                 ),
             )
         });
-        m.index(rows.collect());
+        m.add(rows.collect());
         m
     }
 
@@ -625,7 +635,7 @@ mod tests {
             let e = e.unwrap();
             (i, record(&e.id, &e.name, &e.prompt, e.last_used_at))
         });
-        jobs.send(MatcherJob::Index(rows.collect())).unwrap();
+        jobs.send(MatcherJob::Add(rows.collect())).unwrap();
         for (req, query) in [(1, "fi"), (2, "fix")] {
             let query = query.to_string();
             jobs.send(MatcherJob::Query {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 pub const HITS_SHOWN: usize = 200;
 
 /// A query to answer.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SearchJob {
     /// The request tag.
     pub req: u64,

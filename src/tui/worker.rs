@@ -60,45 +60,18 @@ impl Worker {
     /// Starts `effect`; never blocks on I/O.
     pub fn perform(&self, effect: Effect) {
         match effect {
-            Effect::IndexForSearch { rows } => self.to_matcher(MatcherJob::Index(rows)),
-            Effect::ResetSearch => self.to_matcher(MatcherJob::Reset),
-            Effect::Filter { req, query, sort } => {
-                self.to_matcher(MatcherJob::Query { req, query, sort })
+            Effect::Matcher(job) => {
+                let _ = self.matcher.send(job);
             }
-            Effect::SortFacts { rows } => self.to_matcher(MatcherJob::Facts(rows)),
+            Effect::Search(job) => {
+                let _ = self.searcher.send(job);
+            }
+            Effect::Find(job) => {
+                let _ = self.finder.send(job);
+            }
             Effect::ContinueFill { generation } => self.send(Msg::FillIndexed { generation }),
-            Effect::SearchMessages {
-                req,
-                query,
-                sessions,
-            } => {
-                let _ = self.searcher.send(SearchJob {
-                    req,
-                    query,
-                    sessions,
-                });
-            }
-            Effect::FindInTranscript {
-                req,
-                context,
-                raw,
-                query,
-                from,
-            } => {
-                let _ = self.finder.send(FindJob {
-                    req,
-                    context,
-                    raw,
-                    query,
-                    from,
-                });
-            }
             other => self.spawn(other),
         }
-    }
-
-    fn to_matcher(&self, job: MatcherJob) {
-        let _ = self.matcher.send(job);
     }
 
     fn spawn(&self, effect: Effect) {
@@ -373,12 +346,9 @@ impl Worker {
                 let stats = store.indexed_stats();
                 self.send(Msg::IndexStats { stats });
             }
-            Effect::SearchMessages { .. } | Effect::FindInTranscript { .. } => {}
             Effect::ContinueFill { generation } => self.send(Msg::FillIndexed { generation }),
-            Effect::IndexForSearch { .. }
-            | Effect::ResetSearch
-            | Effect::Filter { .. }
-            | Effect::SortFacts { .. } => {}
+            // The headless driver answers these itself.
+            Effect::Matcher(_) | Effect::Search(_) | Effect::Find(_) => {}
         }
     }
 

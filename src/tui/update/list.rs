@@ -9,6 +9,7 @@ mod messages;
 use crate::humanize;
 use crate::store::{LokiOnly, PurgeReport, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
+use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{
     App, Confirm, ConfirmAction, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay,
     SessionRow,
@@ -34,7 +35,7 @@ pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     list.scanning = true;
     list.stats_asked.clear();
     vec![
-        Effect::ResetSearch,
+        Effect::Matcher(MatcherJob::Reset),
         Effect::Scan {
             req: list.waiting.scan,
         },
@@ -127,7 +128,7 @@ fn on_batch(
     }
     let new_rows: Vec<usize> = (first..list.rows.len()).collect();
     // The matcher learns the rows before what they sort by.
-    let mut effects = vec![Effect::IndexForSearch { rows: added }];
+    let mut effects = vec![Effect::Matcher(MatcherJob::Add(added))];
     effects.extend(indexing::fill(list, app.settings.encoding, &new_rows));
     effects.push(refilter(list, app));
     effects
@@ -150,11 +151,11 @@ fn after_fill(
 /// Asks the matcher for the current query (latest wins).
 fn refilter(list: &mut ListScreen, app: &mut App) -> Effect {
     list.waiting.filter = app.request();
-    Effect::Filter {
+    Effect::Matcher(MatcherJob::Query {
         req: list.waiting.filter,
         query: list.query.value().to_string(),
         sort: list.sort,
-    }
+    })
 }
 
 fn on_filtered(
@@ -530,9 +531,7 @@ fn on_renamed(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord
             };
             list.rows[index].record = record.clone();
             Step::effects(vec![
-                Effect::IndexForSearch {
-                    rows: vec![(index, record)],
-                },
+                Effect::Matcher(MatcherJob::Add(vec![(index, record)])),
                 refilter(list, app),
             ])
         }

@@ -3,7 +3,8 @@
 //! message and token columns of every row, and what the list sorts by).
 
 use crate::store::{Encoding, IndexedStats, SessionStats, UpdateReport};
-use crate::tui::effect::{Effect, SortFacts};
+use crate::tui::effect::Effect;
+use crate::tui::matcher::{MatcherJob, SortFacts};
 use crate::tui::model::{App, IndexState, ListScreen};
 
 /// The update got this far.
@@ -106,7 +107,7 @@ pub fn fill(list: &mut ListScreen, encoding: Encoding, rows: &[usize]) -> Vec<Ef
     if facts.is_empty() {
         Vec::new()
     } else {
-        vec![Effect::SortFacts { rows: facts }]
+        vec![Effect::Matcher(MatcherJob::Facts(facts))]
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, ListMode, ListScreen, MessageHits};
 use crate::tui::msg::Action;
+use crate::tui::searcher::SearchJob;
 use crate::tui::update::{Go, Step, move_cursor};
 
 /// Switches between searching names and searching messages; the query stays
@@ -28,11 +29,11 @@ pub fn search(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         return Vec::new();
     }
     list.waiting.search = app.request();
-    vec![Effect::SearchMessages {
+    vec![Effect::Search(SearchJob {
         req: list.waiting.search,
         query,
         sessions: list.rows.len(),
-    }]
+    })]
 }
 
 /// The searcher answered.

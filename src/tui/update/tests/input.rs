@@ -14,7 +14,7 @@ fn a_multi_line_paste_is_one_search_and_never_enter() {
     let mut m = listed(true);
     let effects = update(&mut m, Msg::Paste("why does the build\nplease\n".into()));
     assert!(
-        matches!(&effects[..], [Effect::Filter { query, .. }] if query == "why does the build please "),
+        matches!(&effects[..], [Effect::Matcher(MatcherJob::Query { query, .. })] if query == "why does the build please "),
         "{effects:?}"
     );
     assert_eq!(m.exit, None, "nothing resumed");

@@ -28,9 +28,9 @@ fn scan_batches_filter_and_stale_replies() {
     // Typing asks the matcher; only the newest answer counts.
     let effects = update(&mut m, Msg::Type('b'));
     let [
-        Effect::Filter {
+        Effect::Matcher(MatcherJob::Query {
             req: first, query, ..
-        },
+        }),
     ] = &effects[..]
     else {
         panic!("{effects:?}")
@@ -38,7 +38,7 @@ fn scan_batches_filter_and_stale_replies() {
     assert_eq!(query, "b");
     let first = *first;
     let effects = update(&mut m, Msg::Type('x'));
-    let [Effect::Filter { req: second, .. }] = effects[..] else {
+    let [Effect::Matcher(MatcherJob::Query { req: second, .. })] = effects[..] else {
         panic!("{effects:?}")
     };
     assert!(second > first);
@@ -63,7 +63,9 @@ fn scan_batches_filter_and_stale_replies() {
     );
     assert!(m.list.visible.is_empty());
     let effects = act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
-    assert!(matches!(&effects[..], [Effect::Filter { query, .. }] if query == "b"));
+    assert!(
+        matches!(&effects[..], [Effect::Matcher(MatcherJob::Query { query, .. })] if query == "b")
+    );
 }
 
 #[test]
@@ -195,7 +197,7 @@ fn refresh_keeps_the_selection() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
     let effects = act(&mut m, Action::Refresh);
-    let [Effect::ResetSearch, Effect::Scan { req }] = effects[..] else {
+    let [Effect::Matcher(MatcherJob::Reset), Effect::Scan { req }] = effects[..] else {
         panic!("{effects:?}")
     };
     assert_eq!(req, m.list.waiting.scan);

@@ -20,11 +20,14 @@ pub(super) use crate::store::{
     PurgePolicy, PurgeProgress, PurgeReport, Relation, SessionRecord, SessionStats, StoreKind,
     TrimRequest,
 };
+pub(super) use crate::tui::finder::FindJob;
 pub(super) use crate::tui::keymap;
+pub(super) use crate::tui::matcher::MatcherJob;
 pub(super) use crate::tui::model::{
     ConfirmAction, Exit, InputPurpose, Loaded, Preview, Screen, Settings, TrimKind, Viewer,
     ViewerMode,
 };
+pub(super) use crate::tui::searcher::SearchJob;
 pub(super) use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub(super) use serde_json::json;
 pub(super) use std::path::{Path, PathBuf};
@@ -70,7 +73,7 @@ pub(super) fn listed(loki: bool) -> Model {
     let mut m = Model::new(settings(loki), NOW);
     let effects = init(&mut m);
     let [
-        Effect::ResetSearch,
+        Effect::Matcher(MatcherJob::Reset),
         Effect::Scan { req: scan },
         Effect::LoadIndexStats,
         Effect::UpdateIndex,
@@ -81,8 +84,8 @@ pub(super) fn listed(loki: bool) -> Model {
     let records = vec![record("a", 1.0), record("b", 2.0), record("c", 40.0)];
     let effects = update(&mut m, Msg::SessionsBatch { req: scan, records });
     let [
-        Effect::IndexForSearch { .. },
-        Effect::Filter { req: filter, .. },
+        Effect::Matcher(MatcherJob::Add(..)),
+        Effect::Matcher(MatcherJob::Query { req: filter, .. }),
     ] = effects[..]
     else {
         panic!("{effects:?}")

@@ -28,7 +28,7 @@ fn searching() -> Model {
     assert!(
         effects
             .iter()
-            .all(|e| !matches!(e, Effect::SearchMessages { .. })),
+            .all(|e| !matches!(e, Effect::Search(SearchJob { .. }))),
         "no query yet"
     );
     assert_eq!(m.list.mode, ListMode::Messages);
@@ -37,11 +37,11 @@ fn searching() -> Model {
     for c in "token".chars() {
         let effects = update(&mut m, Msg::Type(c));
         let [
-            Effect::SearchMessages {
+            Effect::Search(SearchJob {
                 req: r,
                 query,
                 sessions,
-            },
+            }),
         ] = &effects[..]
         else {
             panic!("{effects:?}")
@@ -128,9 +128,9 @@ fn the_query_stays_when_switching_and_a_bad_query_says_why() {
     let effects = act(&mut m, Action::ToggleSearchMode);
     assert_eq!(m.list.mode, ListMode::Sessions);
     assert!(
-        effects
-            .iter()
-            .any(|e| matches!(e, Effect::Filter { query, .. } if query == "token")),
+        effects.iter().any(
+            |e| matches!(e, Effect::Matcher(MatcherJob::Query { query, .. }) if query == "token")
+        ),
         "the same words now search names"
     );
     act(&mut m, Action::ToggleSearchMode);
@@ -188,16 +188,16 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
     assert!(
         effects
             .iter()
-            .any(|e| matches!(e, Effect::SortFacts { rows } if rows.len() == 3))
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Facts(rows)) if rows.len() == 3))
     );
     let effects = act(&mut m, Action::CycleSort);
     assert_eq!(m.list.sort, SortKey::Created);
     assert!(matches!(
         &effects[..],
-        [Effect::Filter {
+        [Effect::Matcher(MatcherJob::Query {
             sort: SortKey::Created,
             ..
-        }]
+        })]
     ));
     act(&mut m, Action::CycleSort);
     assert_eq!(m.list.sort, SortKey::Size);
@@ -273,7 +273,9 @@ fn index_stats_fill_big_lists_in_slices() {
     assert!(turns >= 3, "{turns} turns");
     assert_eq!(filled(&m), n, "every row the index knows");
     assert!(
-        effects.iter().any(|e| matches!(e, Effect::Filter { .. })),
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Query { .. }))),
         "ranked again once filled: {effects:?}"
     );
 }

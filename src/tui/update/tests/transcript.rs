@@ -276,9 +276,9 @@ fn search(m: &mut Model, text: &str) -> u64 {
     }
     match &effects[..] {
         [
-            Effect::FindInTranscript {
+            Effect::Find(FindJob {
                 req, query, from, ..
-            },
+            }),
         ] => {
             assert_eq!(query, text);
             assert_eq!(*from, selected(m));
@@ -367,7 +367,7 @@ fn a_match_in_a_folded_part_unfolds_it_and_comes_on_screen() {
     let effects = act(&mut m, Action::ToggleRaw);
     assert!(matches!(
         &effects[..],
-        [Effect::FindInTranscript { raw: true, .. }]
+        [Effect::Find(FindJob { raw: true, .. })]
     ));
     // Esc while typing drops the search.
     act(&mut m, Action::Find);

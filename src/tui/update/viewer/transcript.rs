@@ -6,6 +6,7 @@
 
 use crate::store::Context;
 use crate::tui::effect::Effect;
+use crate::tui::finder::FindJob;
 use crate::tui::model::{App, FIND_LIMIT, TextField, TranscriptFind, TranscriptView};
 use crate::tui::msg::Action;
 use crate::tui::transcript::{self, Hit, Laid, Tools};
@@ -332,13 +333,13 @@ fn search(view: &mut TranscriptView, doc: &Doc, app: &mut App) -> Option<Effect>
     }
     find.complete = false;
     find.waiting = app.request();
-    Some(Effect::FindInTranscript {
+    Some(Effect::Find(FindJob {
         req: find.waiting,
         context: doc.context.clone(),
         raw: app.settings.display.raw,
         query,
         from: *doc.selected,
-    })
+    }))
 }
 
 /// The finder answered: a first match (go there) or all of them.
