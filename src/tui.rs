@@ -11,6 +11,8 @@ pub mod live;
 pub mod matcher;
 pub mod model;
 pub mod msg;
+pub mod ops;
+pub mod pool;
 pub mod runtime;
 pub mod searcher;
 mod signals;

@@ -7,6 +7,7 @@
 use crate::store::Context;
 use crate::tui::latest::{LatestWins, Out};
 use crate::tui::msg::Msg;
+use crate::tui::ops::ViewerReply;
 use crate::tui::transcript::{self, Hit};
 use std::sync::Arc;
 
@@ -90,12 +91,14 @@ impl Finder {
             let hits = if i >= from { &after } else { &before };
             if !first_sent && hits.len() > had {
                 first_sent = true;
-                let first = Msg::TranscriptFound {
-                    req: job.req,
-                    hits: Arc::new(vec![hits[had]]),
-                    complete: false,
-                    more: false,
-                };
+                let first = Msg::reply(
+                    job.req,
+                    ViewerReply::TranscriptFound {
+                        hits: Arc::new(vec![hits[had]]),
+                        complete: false,
+                        more: false,
+                    },
+                );
                 if !out.send(first) {
                     return;
                 }
@@ -105,12 +108,14 @@ impl Finder {
             }
         }
         before.extend(after);
-        out.send(Msg::TranscriptFound {
-            req: job.req,
-            hits: Arc::new(before),
-            complete: true,
-            more,
-        });
+        out.send(Msg::reply(
+            job.req,
+            ViewerReply::TranscriptFound {
+                hits: Arc::new(before),
+                complete: true,
+                more,
+            },
+        ));
     }
 
     fn texts_of(&mut self, context: &Context, i: usize, raw: bool) -> &[String] {

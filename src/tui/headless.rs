@@ -1,7 +1,8 @@
 //! Driving the real loop without a terminal: keys go through the keymap,
-//! `update` and the worker exactly as in a session, on a `TestBackend`.
-//! Effects run synchronously on the calling thread, so every step ends with
-//! all replies handled: tests and benchmarks are deterministic.
+//! `update` and the same store operations (`ops::Runner`) and latest-wins
+//! jobs as in a session, on a `TestBackend`. Effects run synchronously on
+//! the calling thread, so every step ends with all replies handled: tests
+//! and benchmarks are deterministic.
 
 use crate::store::Store;
 use crate::tui::effect::Effect;
@@ -10,11 +11,11 @@ use crate::tui::latest;
 use crate::tui::matcher::Matcher;
 use crate::tui::model::{Model, Settings};
 use crate::tui::msg::Msg;
+use crate::tui::ops::Runner;
 use crate::tui::runtime::{self, Incoming};
 use crate::tui::searcher::Searcher;
 use crate::tui::theme::Theme;
 use crate::tui::view::ViewState;
-use crate::tui::worker::Worker;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -31,7 +32,7 @@ pub struct Headless {
     pub state: ViewState,
     incoming: Receiver<Incoming>,
     sender: Sender<Incoming>,
-    worker: Worker,
+    runner: Runner,
     matcher: Matcher,
     searcher: Searcher,
     finder: Finder,
@@ -59,7 +60,7 @@ impl Headless {
         let (reply_tx, replies) = mpsc::channel();
         let store = Arc::new(store);
         let searcher = Searcher::new(store.clone());
-        let worker = Worker::new(store, reply_tx.clone(), clock);
+        let runner = Runner::new(store, clock);
         let mut ui = Headless {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
@@ -67,7 +68,7 @@ impl Headless {
             state: ViewState::new(Theme::plain()),
             incoming,
             sender,
-            worker,
+            runner,
             matcher: Matcher::default(),
             searcher,
             finder: Finder::default(),
@@ -144,7 +145,15 @@ impl Headless {
                     latest::run_now(&mut self.searcher, job, &mut send)
                 }
                 Effect::Find(job) => latest::run_now(&mut self.finder, job, &mut send),
-                other => self.worker.run_now(other),
+                Effect::Store { req, op } => {
+                    let replies = &self.reply_tx;
+                    self.runner
+                        .perform(req, op, &|msg| replies.send(msg).is_ok());
+                }
+                Effect::ContinueFill { generation } => {
+                    let _ = self.reply_tx.send(Msg::FillIndexed { generation });
+                }
+                Effect::FreeStats { stats } => drop(stats),
             }
         }
     }

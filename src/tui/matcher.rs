@@ -6,6 +6,7 @@ use crate::store::SessionRecord;
 use crate::tui::latest::{LatestWins, Out};
 use crate::tui::model::SortKey;
 use crate::tui::msg::Msg;
+use crate::tui::ops::ListReply;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
@@ -413,22 +414,26 @@ impl LatestWins for Matcher {
     fn answer(&mut self, (req, query, sort): Self::Query, out: &mut Out<'_>) {
         let answer = self.query_progressive(&query, sort, |rows| {
             if let Some(rows) = rows {
-                out.send(Msg::Filtered {
+                out.send(Msg::reply(
                     req,
-                    query: query.clone(),
-                    rows: rows.to_vec(),
-                    complete: false,
-                });
+                    ListReply::Filtered {
+                        query: query.clone(),
+                        rows: rows.to_vec(),
+                        complete: false,
+                    },
+                ));
             }
             !out.superseded()
         });
         if let Some(rows) = answer {
-            out.send(Msg::Filtered {
+            out.send(Msg::reply(
                 req,
-                query,
-                rows,
-                complete: true,
-            });
+                ListReply::Filtered {
+                    query,
+                    rows,
+                    complete: true,
+                },
+            ));
         }
     }
 }
@@ -437,6 +442,7 @@ impl LatestWins for Matcher {
 mod tests {
     use super::*;
     use crate::tui::latest;
+    use crate::tui::ops::Reply;
     use std::path::PathBuf;
 
     fn record(id: &str, name: &str, prompt: &str, used: f64) -> SessionRecord {
@@ -532,8 +538,12 @@ mod tests {
         .unwrap();
         let thread = std::thread::spawn(move || latest::run(Matcher::default(), inbox, replies));
         let wait = std::time::Duration::from_secs(20);
-        let Ok(Msg::Filtered {
-            complete: false, ..
+        let Ok(Msg::Reply {
+            reply:
+                Reply::List(ListReply::Filtered {
+                    complete: false, ..
+                }),
+            ..
         }) = answers.recv_timeout(wait)
         else {
             panic!("a partial answer comes first");
@@ -542,11 +552,14 @@ mod tests {
         jobs.send(MatcherJob::Facts(vec![(0, SortFacts::default())]))
             .unwrap();
         match answers.recv_timeout(wait) {
-            Ok(Msg::Filtered {
+            Ok(Msg::Reply {
                 req: 1,
-                complete: true,
-                rows,
-                ..
+                reply:
+                    Reply::List(ListReply::Filtered {
+                        complete: true,
+                        rows,
+                        ..
+                    }),
             }) => assert_eq!(rows.len(), n),
             other => panic!("the complete answer, not {other:?}"),
         }
@@ -651,11 +664,9 @@ mod tests {
         let got: Vec<(u64, bool, usize)> = answers
             .try_iter()
             .map(|msg| match msg {
-                Msg::Filtered {
+                Msg::Reply {
                     req,
-                    rows,
-                    complete,
-                    ..
+                    reply: Reply::List(ListReply::Filtered { rows, complete, .. }),
                 } => (req, complete, rows.len()),
                 other => panic!("{other:?}"),
             })

@@ -4,6 +4,7 @@
 use crate::store::{LiveSearch, SearchQuery, Store};
 use crate::tui::latest::{LatestWins, Out};
 use crate::tui::msg::Msg;
+use crate::tui::ops::ListReply;
 use std::sync::Arc;
 
 /// Hits a message search shows at most.
@@ -65,10 +66,12 @@ impl LatestWins for Searcher {
 
     fn answer(&mut self, job: SearchJob, out: &mut Out<'_>) {
         let result = self.search(&job);
-        out.send(Msg::MessageHits {
-            req: job.req,
-            query: job.query,
-            result,
-        });
+        out.send(Msg::reply(
+            job.req,
+            ListReply::MessageHits {
+                query: job.query,
+                result,
+            },
+        ));
     }
 }

@@ -14,7 +14,8 @@ use crate::tui::model::{
     App, Confirm, ConfirmAction, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay,
     SessionRow,
 };
-use crate::tui::msg::{Action, Msg};
+use crate::tui::msg::Action;
+use crate::tui::ops::{ListOp, ListReply};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
 use tui_input::InputRequest;
 
@@ -36,17 +37,16 @@ pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     list.stats_asked.clear();
     vec![
         Effect::Matcher(MatcherJob::Reset),
-        Effect::Scan {
-            req: list.waiting.scan,
-        },
+        Effect::store(list.waiting.scan, ListOp::Scan),
     ]
 }
 
-/// A reply of the worker or the matcher for the list.
-pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
-    match msg {
-        Msg::SessionsBatch { req, records } => Step::effects(on_batch(list, app, req, records)),
-        Msg::ScanDone { req, folder, error } => {
+/// A reply of the worker, the matcher or the message search for the list,
+/// to request `req`.
+pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply) -> Step {
+    match reply {
+        ListReply::SessionsBatch { records } => Step::effects(on_batch(list, app, req, records)),
+        ListReply::ScanDone { folder, error } => {
             if req == list.waiting.scan {
                 list.scanning = false;
                 list.folder = Some(folder);
@@ -56,23 +56,22 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
             }
             Step::none()
         }
-        Msg::Filtered {
-            req,
+        ListReply::Filtered {
             query,
             rows,
             complete,
         } => Step::effects(on_filtered(list, app, req, query, rows, complete)),
-        Msg::Stats { req, stats } => {
+        ListReply::Stats { stats } => {
             on_stats(list, req, stats);
             Step::none()
         }
-        Msg::PreviewLoaded { req, preview } => {
+        ListReply::PreviewLoaded { preview } => {
             if req == list.waiting.preview {
                 list.preview = Some(preview);
             }
             Step::none()
         }
-        Msg::IndexProgress { done, total } => {
+        ListReply::IndexProgress { done, total } => {
             indexing::on_progress(list, done, total);
             // The hits grow with the index (the searcher sees its commits).
             if list.mode == ListMode::Messages {
@@ -80,30 +79,38 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
             }
             Step::none()
         }
-        Msg::IndexUpdated { result } => {
+        ListReply::IndexUpdated { result } => {
             let mut effects = indexing::on_updated(list, app, result);
             if list.mode == ListMode::Messages {
                 effects.extend(messages::search(list, app));
             }
             Step::effects(effects)
         }
-        Msg::IndexStats { stats } => {
+        ListReply::IndexStats { stats } => {
             let (effects, finished) = indexing::on_stats(list, app, stats);
             Step::effects(after_fill(list, app, effects, finished))
         }
-        Msg::FillIndexed { generation } => {
-            let (effects, finished) = indexing::on_fill(list, app, generation);
-            Step::effects(after_fill(list, app, effects, finished))
-        }
-        Msg::MessageHits { req, query, result } => {
+        ListReply::MessageHits { query, result } => {
             messages::on_hits(list, req, query, result);
             Step::effects(after_move(list, app))
         }
-        Msg::Created { result } => on_created(list, app, result),
-        Msg::Renamed { result } => on_renamed(list, app, result),
-        Msg::Deleted { req, result } => on_deleted(list, app, req, result),
-        _ => Step::none(),
+        ListReply::Created { result } => on_created(list, app, result),
+        ListReply::Renamed { result } => on_renamed(list, app, result),
+        ListReply::Deleted { result } => on_deleted(list, app, req, result),
+        ListReply::Resumed { result } => match result {
+            Ok(record) => Step::go(Go::Exit(Exit::Resume(record))),
+            Err(e) => {
+                app.complain(e);
+                Step::none()
+            }
+        },
     }
+}
+
+/// The next slice of rows to fill from the index's stats.
+pub fn on_fill(list: &mut ListScreen, app: &mut App, generation: u64) -> Step {
+    let (effects, finished) = indexing::on_fill(list, app, generation);
+    Step::effects(after_fill(list, app, effects, finished))
 }
 
 fn on_batch(
@@ -217,10 +224,10 @@ pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         if shown != Some(row.record.id.as_str()) {
             let record = row.record.clone();
             list.waiting.preview = app.request();
-            effects.push(Effect::LoadPreview {
-                req: list.waiting.preview,
-                record,
-            });
+            effects.push(Effect::store(
+                list.waiting.preview,
+                ListOp::LoadPreview { record },
+            ));
         }
     }
     if list.mode == ListMode::Messages {
@@ -247,11 +254,13 @@ pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         .collect();
     if !wanted.is_empty() {
         list.stats_asked.extend(wanted.iter().map(|(i, _)| *i));
-        effects.push(Effect::Stats {
-            req: list.waiting.stats,
-            rows: wanted,
-            encoding: app.settings.encoding,
-        });
+        effects.push(Effect::store(
+            list.waiting.stats,
+            ListOp::Stats {
+                rows: wanted,
+                encoding: app.settings.encoding,
+            },
+        ));
     }
     effects
 }
@@ -376,9 +385,12 @@ fn resume_selected(list: &ListScreen, app: &mut App) -> Step {
         app.complain(format!("cannot resume: {e}"));
         return Step::none();
     }
-    Step::effect(Effect::Resume {
-        record: row.record.clone(),
-    })
+    Step::effect(Effect::store(
+        app.request(),
+        ListOp::Resume {
+            record: row.record.clone(),
+        },
+    ))
 }
 
 fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
@@ -464,11 +476,13 @@ pub fn on_delete_confirmed(list: &mut ListScreen, app: &mut App, id: &str, damag
     let record = list.rows[index].record.clone();
     let req = app.request();
     list.waiting.delete = Some(req);
-    Step::effect(Effect::DeleteSession {
+    Step::effect(Effect::store(
         req,
-        record,
-        even_damaged: damaged,
-    })
+        ListOp::DeleteSession {
+            record,
+            even_damaged: damaged,
+        },
+    ))
 }
 
 fn on_deleted(
@@ -492,14 +506,25 @@ fn on_deleted(
 }
 
 /// A text field was filled in: a new session's first prompt or a new name.
-pub fn on_input_done(list: &ListScreen, purpose: InputPurpose, text: String) -> Step {
+pub fn on_input_done(
+    list: &ListScreen,
+    app: &mut App,
+    purpose: InputPurpose,
+    text: String,
+) -> Step {
     match purpose {
-        InputPurpose::NewSession => Step::effect(Effect::CreateSession { prompt: text }),
+        InputPurpose::NewSession => Step::effect(Effect::store(
+            app.request(),
+            ListOp::CreateSession { prompt: text },
+        )),
         InputPurpose::Rename { id } => match list.by_id.get(&id) {
-            Some(&index) => Step::effect(Effect::RenameSession {
-                record: list.rows[index].record.clone(),
-                name: text,
-            }),
+            Some(&index) => Step::effect(Effect::store(
+                app.request(),
+                ListOp::RenameSession {
+                    record: list.rows[index].record.clone(),
+                    name: text,
+                },
+            )),
             None => Step::none(), // the session left the list meanwhile
         },
         // The viewer's lines go to the viewer (the router sees to it).

@@ -6,6 +6,7 @@ use crate::store::{Encoding, IndexedStats, SessionStats, UpdateReport};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::{MatcherJob, SortFacts};
 use crate::tui::model::{App, IndexState, ListScreen};
+use crate::tui::ops::ListOp;
 
 /// The update got this far.
 pub fn on_progress(list: &mut ListScreen, done: usize, total: usize) {
@@ -24,7 +25,7 @@ pub fn on_updated(
             if let Some(note) = report.note {
                 app.say(note);
             }
-            vec![Effect::LoadIndexStats]
+            vec![Effect::store(app.request(), ListOp::LoadIndexStats)]
         }
         Err(why) => {
             list.index = IndexState::Failed(why);

@@ -49,7 +49,7 @@ fn a_paste_into_a_text_field_stays_in_the_field() {
     assert_eq!(input.text.value(), "Fix the login bug ");
     let effects = act(&mut m, Action::Confirm);
     assert!(
-        matches!(&effects[..], [Effect::CreateSession { prompt }] if prompt == "Fix the login bug")
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::CreateSession { prompt }), .. }] if prompt == "Fix the login bug")
     );
 }
 
@@ -185,8 +185,11 @@ fn delete_says_up_front_what_cannot_be_done() {
     let effects = act(&mut m, Action::Yes);
     assert!(matches!(
         &effects[..],
-        [Effect::DeleteSession {
-            even_damaged: true,
+        [Effect::Store {
+            op: StoreOp::List(ListOp::DeleteSession {
+                even_damaged: true,
+                ..
+            }),
             ..
         }]
     ));
@@ -203,7 +206,13 @@ fn trimming_a_session_an_agent_owns_asks_first() {
         Some(Overlay::Confirm(c)) if c.action == ConfirmAction::TrimAgentOwned
     ));
     let effects = act(&mut m, Action::Yes);
-    assert!(matches!(&effects[..], [Effect::ApplyTrim { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::ApplyTrim { .. }),
+            ..
+        }]
+    ));
 }
 
 #[test]

@@ -27,6 +27,9 @@ pub(super) use crate::tui::model::{
     ConfirmAction, Exit, InputPurpose, Loaded, Preview, Screen, Settings, TrimKind, Viewer,
     ViewerMode,
 };
+pub(super) use crate::tui::ops::{
+    ListOp, ListReply, PurgeOp, PurgeReply, StoreOp, ViewerOp, ViewerReply,
+};
 pub(super) use crate::tui::searcher::SearchJob;
 pub(super) use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub(super) use serde_json::json;
@@ -35,6 +38,10 @@ pub(super) use std::sync::Arc;
 pub(super) use tui_input::InputRequest;
 
 pub(super) const NOW: f64 = 1_800_000_000.0;
+
+/// The tag of a reply the screen does not check (the index's progress, a
+/// new session): any tag is answered.
+pub(super) const UNCHECKED: u64 = 0;
 
 pub(super) fn settings(loki: bool) -> Settings {
     let store_kind = if loki {
@@ -74,15 +81,27 @@ pub(super) fn listed(loki: bool) -> Model {
     let effects = init(&mut m);
     let [
         Effect::Matcher(MatcherJob::Reset),
-        Effect::Scan { req: scan },
-        Effect::LoadIndexStats,
-        Effect::UpdateIndex,
+        Effect::Store {
+            req: scan,
+            op: StoreOp::List(ListOp::Scan),
+        },
+        Effect::Store {
+            op: StoreOp::List(ListOp::LoadIndexStats),
+            ..
+        },
+        Effect::Store {
+            op: StoreOp::List(ListOp::UpdateIndex),
+            ..
+        },
     ] = effects[..]
     else {
         panic!("{effects:?}")
     };
     let records = vec![record("a", 1.0), record("b", 2.0), record("c", 40.0)];
-    let effects = update(&mut m, Msg::SessionsBatch { req: scan, records });
+    let effects = update(
+        &mut m,
+        Msg::reply(scan, ListReply::SessionsBatch { records }),
+    );
     let [
         Effect::Matcher(MatcherJob::Add(..)),
         Effect::Matcher(MatcherJob::Query { req: filter, .. }),
@@ -92,20 +111,24 @@ pub(super) fn listed(loki: bool) -> Model {
     };
     update(
         &mut m,
-        Msg::ScanDone {
-            req: scan,
-            folder: "/store/users/u/session".into(),
-            error: None,
-        },
+        Msg::reply(
+            scan,
+            ListReply::ScanDone {
+                folder: "/store/users/u/session".into(),
+                error: None,
+            },
+        ),
     );
     update(
         &mut m,
-        Msg::Filtered {
-            req: filter,
-            query: String::new(),
-            rows: vec![0, 1, 2],
-            complete: true,
-        },
+        Msg::reply(
+            filter,
+            ListReply::Filtered {
+                query: String::new(),
+                rows: vec![0, 1, 2],
+                complete: true,
+            },
+        ),
     );
     m
 }
@@ -157,7 +180,13 @@ pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
 pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Open);
-    let [Effect::LoadConversation { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     assert!(matches!(m.screen, Screen::Viewer(_)));
@@ -168,20 +197,32 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
     };
     let mut effects = update(
         &mut m,
-        Msg::ConversationLoaded {
-            req,
-            result: Ok(loaded),
-        },
+        Msg::reply(req, ViewerReply::ConversationLoaded { result: Ok(loaded) }),
     );
     let at = effects
         .iter()
-        .position(|e| matches!(e, Effect::ReadEditIndex { .. }))
+        .position(|e| {
+            matches!(
+                e,
+                Effect::Store {
+                    op: StoreOp::Viewer(ViewerOp::ReadEditIndex { .. }),
+                    ..
+                }
+            )
+        })
         .expect("the load asks for the edit index");
-    let Effect::ReadEditIndex { req, context } = effects.remove(at) else {
+    let Effect::Store {
+        req,
+        op: StoreOp::Viewer(ViewerOp::ReadEditIndex { context }),
+    } = effects.remove(at)
+    else {
         unreachable!()
     };
     let index = Arc::new(EditIndex::new(&context));
-    effects.extend(update(&mut m, Msg::EditIndexRead { req, index }));
+    effects.extend(update(
+        &mut m,
+        Msg::reply(req, ViewerReply::EditIndexRead { index }),
+    ));
     (m, effects)
 }
 
@@ -191,20 +232,18 @@ pub(super) fn viewing(n: usize) -> Model {
     let req = viewer_req(&m);
     assert!(matches!(
         effects.as_slice(),
-        [Effect::CountTokens {
-            req: r,
-            encoding: Encoding::Cl100kBase,
-            ..
-        }] if *r == req
+        [Effect::Store { req: r, op: StoreOp::Viewer(ViewerOp::CountTokens { encoding: Encoding::Cl100kBase, .. }) }] if *r == req
     ));
     update(
         &mut m,
-        Msg::Counted {
+        Msg::reply(
             req,
-            encoding: Encoding::Cl100kBase,
-            start: 0,
-            counts: vec![10; n + 1],
-        },
+            ViewerReply::Counted {
+                encoding: Encoding::Cl100kBase,
+                start: 0,
+                counts: vec![10; n + 1],
+            },
+        ),
     );
     m
 }

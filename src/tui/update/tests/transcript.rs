@@ -144,7 +144,13 @@ fn the_selection_is_shared_with_the_table() {
     // Counts work from either: the encoding switches in the transcript too.
     act(&mut m, Action::ToggleTranscript);
     let effects = act(&mut m, Action::ToggleEncoding);
-    assert!(matches!(&effects[..], [Effect::CountTokens { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::CountTokens { .. }),
+            ..
+        }]
+    ));
     assert!(m.viewer().unwrap().transcript().is_some());
 }
 
@@ -291,12 +297,14 @@ fn search(m: &mut Model, text: &str) -> u64 {
 fn found(m: &mut Model, req: u64, hits: Vec<Hit>, complete: bool) {
     update(
         m,
-        Msg::TranscriptFound {
+        Msg::reply(
             req,
-            hits: Arc::new(hits),
-            complete,
-            more: false,
-        },
+            ViewerReply::TranscriptFound {
+                hits: Arc::new(hits),
+                complete,
+                more: false,
+            },
+        ),
     );
 }
 

@@ -18,6 +18,7 @@ use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, ClearBy, EditKind, EditState, Viewer, ViewerMode};
 use crate::tui::msg::Action;
+use crate::tui::ops::ViewerOp;
 use crate::tui::update::Step;
 pub use apply::{apply, on_edited};
 
@@ -366,13 +367,15 @@ fn ask_cleared(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     };
     let req = app.request();
     viewer.pending.cleared = Some((req, encoding));
-    vec![Effect::CountCleared {
+    vec![Effect::store(
         req,
-        context: loaded.context.clone(),
-        index,
-        counts,
-        encoding,
-    }]
+        ViewerOp::CountCleared {
+            context: loaded.context.clone(),
+            index,
+            counts,
+            encoding,
+        },
+    )]
 }
 
 /// The cleared counts arrived: kept for the context, and the clear planned.

@@ -6,7 +6,7 @@
 use crate::store::TranscriptFormat;
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, Input, InputPurpose, Overlay, Viewer};
-use crate::tui::msg::ExportError;
+use crate::tui::ops::{ExportError, ViewerOp};
 use crate::tui::update::Step;
 use std::path::{Path, PathBuf};
 
@@ -68,14 +68,16 @@ fn write(viewer: &mut Viewer, app: &mut App, path: PathBuf, force: bool) -> Step
     let req = app.request();
     viewer.pending.export = req;
     app.say(format!("writing {}…", path.display()));
-    Step::effect(Effect::Export {
+    Step::effect(Effect::store(
         req,
-        record: viewer.record.clone(),
-        context_id: loaded.context.id().to_string(),
-        path,
-        format,
-        force,
-    })
+        ViewerOp::Export {
+            record: viewer.record.clone(),
+            context_id: loaded.context.id().to_string(),
+            path,
+            format,
+            force,
+        },
+    ))
 }
 
 /// The store's answer: where it went, a question if the file exists, or

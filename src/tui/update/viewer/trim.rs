@@ -10,6 +10,7 @@ use crate::tui::model::{
     App, Confirm, ConfirmAction, Loaded, Overlay, TrimKind, TrimState, Viewer, ViewerMode,
 };
 use crate::tui::msg::Action;
+use crate::tui::ops::ViewerOp;
 use crate::tui::update::Step;
 
 /// What a key did to the trim, for the viewer to act on.
@@ -255,13 +256,15 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
         mutation_counter: loaded.context.mutation_counter(),
     };
     viewer.waiting = app.request();
-    Step::effect(Effect::ApplyTrim {
-        req: viewer.waiting,
-        record: viewer.record.clone(),
-        request,
-        encoding: app.settings.encoding,
-        expected,
-    })
+    Step::effect(Effect::store(
+        viewer.waiting,
+        ViewerOp::ApplyTrim {
+            record: viewer.record.clone(),
+            request,
+            encoding: app.settings.encoding,
+            expected,
+        },
+    ))
 }
 
 /// The store's answer to a trim.

@@ -9,7 +9,8 @@ use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
     App, ClearBy, Confirm, ConfirmAction, EditKind, EditState, Overlay, Viewer, ViewerMode,
 };
-use crate::tui::msg::{Action, EditDone};
+use crate::tui::msg::Action;
+use crate::tui::ops::{EditDone, ViewerOp};
 use crate::tui::update::Step;
 
 /// Enter: applies the edit, asking first when an agent owns the session
@@ -75,13 +76,15 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
         mutation_counter: loaded.context.mutation_counter(),
     };
     viewer.waiting = app.request();
-    Step::effect(Effect::ApplyEdit {
-        req: viewer.waiting,
-        record: viewer.record.clone(),
-        request,
-        encoding: app.settings.encoding,
-        expected,
-    })
+    Step::effect(Effect::store(
+        viewer.waiting,
+        ViewerOp::ApplyEdit {
+            record: viewer.record.clone(),
+            request,
+            encoding: app.settings.encoding,
+            expected,
+        },
+    ))
 }
 
 /// The store's answer: says what happened, and whether the conversation
