@@ -11,13 +11,15 @@
 //! `update/` (asking for it, handling the reply). See "Adding an operation"
 //! in docs/ARCHITECTURE.md.
 
+mod error;
 mod list;
 mod purge;
 mod viewer;
 
+pub use error::{ErrorKind, UiError};
 pub use list::{ListOp, ListReply};
 pub use purge::{PurgeOp, PurgeReply};
-pub use viewer::{EditDone, ExportError, ViewerOp, ViewerReply};
+pub use viewer::{EditDone, ViewerOp, ViewerReply};
 
 use crate::store::Store;
 use crate::tui::msg::Msg;

@@ -4,7 +4,7 @@
 use crate::store::{LiveSearch, SearchQuery, Store};
 use crate::tui::latest::{LatestWins, Out};
 use crate::tui::msg::Msg;
-use crate::tui::ops::ListReply;
+use crate::tui::ops::{ErrorKind, ListReply, UiError};
 use std::sync::Arc;
 
 /// Hits a message search shows at most.
@@ -34,10 +34,11 @@ impl Searcher {
         Searcher { store, live: None }
     }
 
-    fn search(&mut self, job: &SearchJob) -> Result<crate::store::SearchOutcome, String> {
-        let query = SearchQuery::parse(&job.query, true)?;
+    fn search(&mut self, job: &SearchJob) -> Result<crate::store::SearchOutcome, UiError> {
+        let query = SearchQuery::parse(&job.query, true)
+            .map_err(|why| UiError::new(ErrorKind::Refused, why))?;
         if self.live.is_none() {
-            self.live = Some(self.store.live_search().map_err(|e| e.to_string())?);
+            self.live = Some(self.store.live_search()?);
         }
         let searcher = self.live.as_mut().expect("opened above");
         match searcher.search(&query, HITS_SHOWN, job.sessions) {
@@ -45,7 +46,7 @@ impl Searcher {
             Err(e) => {
                 // Open it afresh next time (the updater may have rebuilt it).
                 self.live = None;
-                Err(e.to_string())
+                Err(e.into())
             }
         }
     }

@@ -2,6 +2,7 @@
 
 use crate::store::{Hit, IndexedStats, SessionRecord, SessionStats};
 use crate::tui::model::TextField;
+use crate::tui::ops::UiError;
 use std::collections::{HashMap, HashSet};
 
 /// One listed session and what is known of it so far.
@@ -72,7 +73,7 @@ pub enum IndexState {
     Ready,
     /// It could not be brought up to date (why); message search covers
     /// what the index has.
-    Failed(String),
+    Failed(UiError),
 }
 
 /// What the list's query searches.
@@ -101,7 +102,7 @@ pub struct MessageHits {
     /// Sessions in the store.
     pub sessions: usize,
     /// Why there is no answer (a query being typed, an index problem).
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// True once an answer arrived for the current query.
     pub answered: bool,
 }
@@ -227,5 +228,5 @@ pub struct Preview {
     /// Which session it shows.
     pub id: String,
     /// The last messages as (role, one line), or why they could not be read.
-    pub last_messages: Result<Vec<(String, String)>, String>,
+    pub last_messages: Result<Vec<(String, String)>, UiError>,
 }

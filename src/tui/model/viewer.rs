@@ -5,6 +5,7 @@ use crate::store::{
     TrimRequest,
 };
 use crate::tui::model::{DiffView, EditState, MessageView, SizeOrder, TranscriptView};
+use crate::tui::ops::UiError;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -106,7 +107,7 @@ pub struct ContextsView {
     /// True once the list holds token counts (or counting them failed).
     pub counted: bool,
     /// Why they could not be read.
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// The tag of the listing, check, deletion or comparison the list waits for.
     pub waiting: u64,
     /// The chosen context compared with its parent, when shown.
@@ -140,7 +141,7 @@ pub struct Viewer {
     /// The conversation, once loaded.
     pub loaded: Option<Loaded>,
     /// Why it could not be loaded.
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// Token counts per encoding; `None` until counted.
     pub counts: HashMap<Encoding, Vec<Option<u64>>>,
     /// Selected message.

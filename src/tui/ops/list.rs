@@ -5,7 +5,7 @@ use crate::store::{
     Encoding, IndexedStats, PurgeReport, SearchOutcome, SessionRecord, SessionStats, UpdateReport,
 };
 use crate::tui::model::Preview;
-use crate::tui::ops::{Job, Lane, Priority};
+use crate::tui::ops::{Job, Lane, Priority, UiError};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -58,13 +58,13 @@ pub enum ListReply {
     /// The scan finished (or failed); `folder` is the session folder it read.
     ScanDone {
         folder: String,
-        error: Option<String>,
+        error: Option<UiError>,
     },
     /// The search index got this far: `done` of `total` sessions read.
     IndexProgress { done: usize, total: usize },
     /// The search index is up to date (or could not be brought up to date).
     IndexUpdated {
-        result: Result<UpdateReport, String>,
+        result: Result<UpdateReport, UiError>,
     },
     /// Every session's stats as the index has them, by id.
     IndexStats {
@@ -76,17 +76,19 @@ pub enum ListReply {
     PreviewLoaded { preview: Preview },
     /// A session was created.
     Created {
-        result: Result<SessionRecord, String>,
+        result: Result<SessionRecord, UiError>,
     },
     /// A session was renamed.
     Renamed {
-        result: Result<SessionRecord, String>,
+        result: Result<SessionRecord, UiError>,
     },
     /// One session was deleted (or the deletion was refused).
-    Deleted { result: Result<PurgeReport, String> },
+    Deleted {
+        result: Result<PurgeReport, UiError>,
+    },
     /// The session to resume was touched.
     Resumed {
-        result: Result<SessionRecord, String>,
+        result: Result<SessionRecord, UiError>,
     },
     /// The matcher answered a query with row numbers, best first.
     Filtered {
@@ -98,7 +100,7 @@ pub enum ListReply {
     /// A message search answered.
     MessageHits {
         query: String,
-        result: Result<SearchOutcome, String>,
+        result: Result<SearchOutcome, UiError>,
     },
 }
 
@@ -129,7 +131,7 @@ impl ListOp {
                 });
                 ListReply::ScanDone {
                     folder: store.sessions_dir().display().to_string(),
-                    error: result.err().map(|e| e.to_string()),
+                    error: result.err().map(UiError::from),
                 }
             }
             ListOp::UpdateIndex => {
@@ -143,7 +145,7 @@ impl ListOp {
                 };
                 let result = store
                     .update_index(job.now, &progress)
-                    .map_err(|e| e.to_string());
+                    .map_err(UiError::from);
                 ListReply::IndexUpdated { result }
             }
             ListOp::LoadIndexStats => ListReply::IndexStats {
@@ -169,7 +171,7 @@ impl ListOp {
             ListOp::LoadPreview { record } => {
                 let last_messages = store
                     .last_messages(&store.target(&record), PREVIEW_MESSAGES, LINE_CHARS)
-                    .map_err(|e| e.to_string());
+                    .map_err(UiError::from);
                 ListReply::PreviewLoaded {
                     preview: Preview {
                         id: record.id,
@@ -181,12 +183,12 @@ impl ListOp {
                 result: store
                     .start(&prompt, None, job.now)
                     .map(|started| started.record)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ListOp::RenameSession { record, name } => ListReply::Renamed {
                 result: store
                     .rename(&store.target(&record), &name)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ListOp::DeleteSession {
                 record,
@@ -194,13 +196,13 @@ impl ListOp {
             } => ListReply::Deleted {
                 result: store
                     .delete(&store.target(&record), job.now, even_damaged)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ListOp::Resume { record } => ListReply::Resumed {
                 result: store
                     .resume(&store.target(&record), job.now)
                     .map(|()| record)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
         }
     }

@@ -1,7 +1,7 @@
 //! What the purge preview asks of the store, and its answers.
 
 use crate::store::{Candidate, PurgePlan, PurgeProgress, PurgeReport};
-use crate::tui::ops::Job;
+use crate::tui::ops::{Job, UiError};
 use std::sync::Arc;
 
 /// A store operation of the purge preview.
@@ -18,12 +18,14 @@ pub enum PurgeOp {
 pub enum PurgeReply {
     /// The facts for the preview were gathered.
     Gathered {
-        result: Result<Arc<Vec<Candidate>>, String>,
+        result: Result<Arc<Vec<Candidate>>, UiError>,
     },
     /// The purge got this far.
     Progress { progress: PurgeProgress },
     /// The purge ended.
-    Done { result: Result<PurgeReport, String> },
+    Done {
+        result: Result<PurgeReport, UiError>,
+    },
 }
 
 impl PurgeOp {
@@ -35,7 +37,7 @@ impl PurgeOp {
                     .store
                     .purge_candidates()
                     .map(Arc::new)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             PurgeOp::Apply { plan } => PurgeReply::Done {
                 result: job
@@ -43,7 +45,7 @@ impl PurgeOp {
                     .apply_purge(&plan, &[], |progress| {
                         job.send(PurgeReply::Progress { progress });
                     })
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
         }
     }

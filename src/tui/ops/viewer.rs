@@ -3,10 +3,10 @@
 
 use crate::store::{
     ClearedCounts, Context, ContextDiff, ContextInfo, DeletedContext, EditIndex, EditOutcome,
-    EditRequest, Encoding, Expected, SessionRecord, StoreError, TranscriptFormat, TrimRequest,
+    EditRequest, Encoding, Expected, SessionRecord, TranscriptFormat, TrimRequest,
 };
 use crate::tui::model::Loaded;
-use crate::tui::ops::{Job, Lane, Priority};
+use crate::tui::ops::{Job, Lane, Priority, UiError};
 use crate::tui::transcript::Hit;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -89,7 +89,7 @@ pub enum ViewerOp {
 #[derive(Clone, Debug)]
 pub enum ViewerReply {
     /// A conversation was loaded for the viewer.
-    ConversationLoaded { result: Result<Loaded, String> },
+    ConversationLoaded { result: Result<Loaded, UiError> },
     /// Token counts of messages `start..` were computed.
     Counted {
         encoding: Encoding,
@@ -98,42 +98,44 @@ pub enum ViewerReply {
     },
     /// The counting ended: every slice was sent, or it stopped (a newer
     /// conversation), or it failed.
-    CountingEnded { result: Result<(), String> },
+    CountingEnded { result: Result<(), UiError> },
     /// The edit index of a loaded context was read.
     EditIndexRead { index: Arc<EditIndex> },
     /// The clearable messages were counted as cleared.
     ClearedCounted {
         encoding: Encoding,
-        result: Result<ClearedCounts, String>,
+        result: Result<ClearedCounts, UiError>,
     },
     /// An edit by hand was applied (or refused).
-    Edited { result: Result<EditDone, String> },
+    Edited { result: Result<EditDone, UiError> },
     /// A context was compared with its parent.
-    Diffed { result: Result<ContextDiff, String> },
+    Diffed {
+        result: Result<ContextDiff, UiError>,
+    },
     /// An export was written (to the absolute path given), or not.
     Exported {
         path: PathBuf,
-        result: Result<PathBuf, ExportError>,
+        result: Result<PathBuf, UiError>,
     },
     /// A trim was applied (or refused).
     Trimmed {
-        result: Result<Option<String>, String>,
+        result: Result<Option<String>, UiError>,
     },
     /// The active context was switched.
-    Switched { result: Result<String, String> },
+    Switched { result: Result<String, UiError> },
     /// The contexts of the session were listed (`counted`: with tokens).
     ContextsListed {
         counted: bool,
-        result: Result<Vec<ContextInfo>, String>,
+        result: Result<Vec<ContextInfo>, UiError>,
     },
     /// The store said whether a context may be deleted.
     DeleteContextChecked {
         context_id: String,
-        result: Result<(), String>,
+        result: Result<(), UiError>,
     },
     /// A context was deleted (or the deletion was refused).
     ContextDeleted {
-        result: Result<DeletedContext, String>,
+        result: Result<DeletedContext, UiError>,
     },
     /// The transcript's search found these matches (`complete`: all of
     /// them; else the first one from the message on screen).
@@ -180,7 +182,7 @@ impl ViewerOp {
                         context: Arc::new(c.context),
                         agent_owned: c.agent_owned,
                     })
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ViewerOp::CountTokens { context, encoding } => {
                 // Stops when a newer conversation request superseded this one.
@@ -193,7 +195,7 @@ impl ViewerOp {
                         })
                 });
                 ViewerReply::CountingEnded {
-                    result: result.map_err(|e| e.to_string()),
+                    result: result.map_err(UiError::from),
                 }
             }
             ViewerOp::ReadEditIndex { context } => ViewerReply::EditIndexRead {
@@ -210,7 +212,7 @@ impl ViewerOp {
                     encoding,
                     result: store
                         .cleared_counts(&context, &index, &counts, encoding, &which)
-                        .map_err(|e| e.to_string()),
+                        .map_err(UiError::from),
                 }
             }
             ViewerOp::ApplyTrim {
@@ -228,7 +230,7 @@ impl ViewerOp {
                         now,
                     )
                     .map(|outcome| outcome.child.map(|c| c.id().to_string()))
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ViewerOp::ApplyEdit {
                 record,
@@ -245,7 +247,7 @@ impl ViewerOp {
                         now,
                     )
                     .map(|outcome| edit_done(&outcome))
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ViewerOp::DiffContext {
                 record,
@@ -254,7 +256,7 @@ impl ViewerOp {
             } => ViewerReply::Diffed {
                 result: store
                     .diff(&store.target(&record), Some(&context_id), encoding)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ViewerOp::Export {
                 record,
@@ -268,34 +270,31 @@ impl ViewerOp {
                     .export(&target, Some(&context_id), format)
                     .and_then(|text| store.write_export(&target, &path, &text, force))
                     .map(|()| absolute(&path))
-                    .map_err(|e| match e {
-                        StoreError::Exists { .. } => ExportError::Exists,
-                        e => ExportError::Failed(e.to_string()),
-                    });
+                    .map_err(UiError::from);
                 ViewerReply::Exported { path, result }
             }
             ViewerOp::SwitchContext { record, context_id } => ViewerReply::Switched {
                 result: store
                     .activate_context(&store.target(&record), &context_id)
                     .map(|()| context_id)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ViewerOp::ListContexts { record, encoding } => ViewerReply::ContextsListed {
                 counted: encoding.is_some(),
                 result: store
                     .contexts(&store.target(&record), encoding)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
             ViewerOp::CheckDeleteContext { record, context_id } => {
                 let result = store
                     .check_delete_context(&store.target(&record), &context_id)
-                    .map_err(|e| e.to_string());
+                    .map_err(UiError::from);
                 ViewerReply::DeleteContextChecked { context_id, result }
             }
             ViewerOp::DeleteContext { record, context_id } => ViewerReply::ContextDeleted {
                 result: store
                     .delete_context(&store.target(&record), &context_id)
-                    .map_err(|e| e.to_string()),
+                    .map_err(UiError::from),
             },
         }
     }
@@ -314,15 +313,6 @@ pub struct EditDone {
     pub tokens_before: u64,
     /// The fork's tokens.
     pub tokens_after: u64,
-}
-
-/// Why an export was not written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ExportError {
-    /// The file exists: the person is asked whether to replace it.
-    Exists,
-    /// Anything else, to show.
-    Failed(String),
 }
 
 /// What the viewer reports of an applied edit.

@@ -15,7 +15,7 @@ use crate::tui::model::{
     SessionRow,
 };
 use crate::tui::msg::Action;
-use crate::tui::ops::{ListOp, ListReply};
+use crate::tui::ops::{ListOp, ListReply, UiError};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
 use tui_input::InputRequest;
 
@@ -489,7 +489,7 @@ fn on_deleted(
     list: &mut ListScreen,
     app: &mut App,
     req: u64,
-    result: Result<PurgeReport, String>,
+    result: Result<PurgeReport, UiError>,
 ) -> Step {
     if list.waiting.delete != Some(req) {
         return Step::none();
@@ -532,7 +532,11 @@ pub fn on_input_done(
     }
 }
 
-fn on_created(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord, String>) -> Step {
+fn on_created(
+    list: &mut ListScreen,
+    app: &mut App,
+    result: Result<SessionRecord, UiError>,
+) -> Step {
     match result {
         Ok(record) => {
             app.say(format!("created {} ({})", record.name, record.id));
@@ -547,7 +551,11 @@ fn on_created(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord
     }
 }
 
-fn on_renamed(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord, String>) -> Step {
+fn on_renamed(
+    list: &mut ListScreen,
+    app: &mut App,
+    result: Result<SessionRecord, UiError>,
+) -> Step {
     match result {
         Ok(record) => {
             app.say(format!("renamed to {}", record.name));

@@ -6,7 +6,7 @@ use crate::store::{Candidate, PurgePlan, PurgeProgress, PurgeReport};
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, Overlay, PurgeView};
 use crate::tui::msg::Action;
-use crate::tui::ops::{PurgeOp, PurgeReply};
+use crate::tui::ops::{PurgeOp, PurgeReply, UiError};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
 use std::sync::Arc;
 
@@ -41,7 +41,7 @@ pub fn on_reply(purge: &mut PurgeView, app: &mut App, req: u64, reply: PurgeRepl
     }
 }
 
-fn on_gathered(purge: &mut PurgeView, app: &App, result: Result<Arc<Vec<Candidate>>, String>) {
+fn on_gathered(purge: &mut PurgeView, app: &App, result: Result<Arc<Vec<Candidate>>, UiError>) {
     match result {
         Ok(candidates) => {
             purge.candidates = Some(candidates);
@@ -157,7 +157,7 @@ fn on_progress(purge: &mut PurgeView, progress: PurgeProgress) {
 }
 
 /// The apply ended: report, gather again, and have the list read the store.
-fn on_done(purge: &mut PurgeView, app: &mut App, result: Result<PurgeReport, String>) -> Step {
+fn on_done(purge: &mut PurgeView, app: &mut App, result: Result<PurgeReport, UiError>) -> Step {
     purge.applying = None;
     match result {
         Ok(report) => {

@@ -18,7 +18,7 @@ use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, EditKind, InputPurpose, Loaded, Viewer, ViewerMode};
 use crate::tui::msg::Action;
-use crate::tui::ops::{ListOp, ViewerOp, ViewerReply};
+use crate::tui::ops::{ListOp, UiError, ViewerOp, ViewerReply};
 use crate::tui::update::{Go, Step};
 use std::path::Path;
 
@@ -132,7 +132,7 @@ fn on_loaded(
     viewer: &mut Viewer,
     app: &mut App,
     req: u64,
-    result: Result<Loaded, String>,
+    result: Result<Loaded, UiError>,
 ) -> Vec<Effect> {
     let encoding = app.settings.encoding;
     match result {

@@ -60,7 +60,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     frame.render_widget(Paragraph::new(bar), kinds);
 
     if let Some(error) = &viewer.error {
-        let text = Paragraph::new(vec![Line::styled(error.clone(), theme.error())])
+        let text = Paragraph::new(vec![Line::styled(error.to_string(), theme.error())])
             .wrap(Wrap { trim: true });
         frame.render_widget(text, table_area);
         return;

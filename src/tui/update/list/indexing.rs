@@ -6,7 +6,7 @@ use crate::store::{Encoding, IndexedStats, SessionStats, UpdateReport};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::{MatcherJob, SortFacts};
 use crate::tui::model::{App, IndexState, ListScreen};
-use crate::tui::ops::ListOp;
+use crate::tui::ops::{ListOp, UiError};
 
 /// The update got this far.
 pub fn on_progress(list: &mut ListScreen, done: usize, total: usize) {
@@ -17,7 +17,7 @@ pub fn on_progress(list: &mut ListScreen, done: usize, total: usize) {
 pub fn on_updated(
     list: &mut ListScreen,
     app: &mut App,
-    result: Result<UpdateReport, String>,
+    result: Result<UpdateReport, UiError>,
 ) -> Vec<Effect> {
     match result {
         Ok(report) => {

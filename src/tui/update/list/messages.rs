@@ -5,6 +5,7 @@
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, ListMode, ListScreen, MessageHits};
 use crate::tui::msg::Action;
+use crate::tui::ops::UiError;
 use crate::tui::searcher::SearchJob;
 use crate::tui::update::{Go, Step, move_cursor};
 
@@ -41,7 +42,7 @@ pub fn on_hits(
     list: &mut ListScreen,
     req: u64,
     query: String,
-    result: Result<crate::store::SearchOutcome, String>,
+    result: Result<crate::store::SearchOutcome, UiError>,
 ) {
     if req != list.waiting.search {
         return;

@@ -179,12 +179,21 @@ fn a_failed_listing_is_shown_in_the_list() {
             req,
             ViewerReply::ContextsListed {
                 counted: false,
-                result: Err("cannot parse session.json".into()),
+                result: Err(UiError::new(
+                    ErrorKind::Damaged,
+                    "cannot parse session.json",
+                )),
             },
         ),
     );
     let view = m.viewer().unwrap().contexts().unwrap();
-    assert_eq!(view.error.as_deref(), Some("cannot parse session.json"));
+    assert_eq!(
+        view.error,
+        Some(UiError::new(
+            ErrorKind::Damaged,
+            "cannot parse session.json"
+        ))
+    );
     assert!(
         act(&mut m, Action::DeleteContext).is_empty(),
         "nothing to delete"
@@ -327,7 +336,10 @@ fn a_refused_delete_says_why_and_asks_nothing() {
             req,
             ViewerReply::DeleteContextChecked {
                 context_id: "ctx".into(),
-                result: Err("ctx is the active context; make another one active first".into()),
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "ctx is the active context; make another one active first",
+                )),
             },
         ),
     );
@@ -376,7 +388,10 @@ fn a_refused_delete_says_why_and_asks_nothing() {
         Msg::reply(
             req,
             ViewerReply::ContextDeleted {
-                result: Err("other has forks of its own (x); delete those first".into()),
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "other has forks of its own (x); delete those first",
+                )),
             },
         ),
     );

@@ -357,7 +357,10 @@ fn a_clear_by_size_is_sent_as_such_and_a_refusal_keeps_the_edit() {
         Msg::reply(
             req,
             ViewerReply::Edited {
-                result: Err("the context changed since the preview".into()),
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "the context changed since the preview",
+                )),
             },
         ),
     );

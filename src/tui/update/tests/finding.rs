@@ -6,7 +6,6 @@ use super::edit::{COUNTS, editing, tools_context};
 use super::*;
 use crate::store::{ContextDiff, DiffMessage, DiffSide, TokenKind, TranscriptFormat};
 use crate::tui::model::Overlay;
-use crate::tui::ops::ExportError;
 
 fn status(m: &Model) -> String {
     m.app.status.as_ref().expect("a status").text.clone()
@@ -221,7 +220,7 @@ fn a_context_against_its_parent_from_the_contexts() {
         Msg::reply(
             req - 1,
             ViewerReply::Diffed {
-                result: Err("stale".into()),
+                result: Err(UiError::new(ErrorKind::Failed, "stale")),
             },
         ),
     );
@@ -291,7 +290,10 @@ fn an_export_asks_a_name_and_a_replace() {
             req,
             ViewerReply::Exported {
                 path: PathBuf::from("notes.TXT"),
-                result: Err(ExportError::Exists),
+                result: Err(UiError::new(
+                    ErrorKind::Exists,
+                    "notes.TXT exists already; --force replaces it",
+                )),
             },
         ),
     );

@@ -150,7 +150,7 @@ fn the_query_stays_when_switching_and_a_bad_query_says_why() {
             req,
             ListReply::MessageHits {
                 query: "role:x".into(),
-                result: Err("unknown role \"x\"".into()),
+                result: Err(UiError::new(ErrorKind::Refused, "unknown role \"x\"")),
             },
         ),
     );
@@ -158,9 +158,8 @@ fn the_query_stays_when_switching_and_a_bad_query_says_why() {
         m.list
             .hits
             .error
-            .as_deref()
-            .unwrap()
-            .contains("unknown role")
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Refused && e.text.contains("unknown role"))
     );
     assert!(m.list.selected_row().is_none(), "no hit, no session");
 }
@@ -241,11 +240,14 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
         Msg::reply(
             UNCHECKED,
             ListReply::IndexUpdated {
-                result: Err("disk full".into()),
+                result: Err(UiError::new(ErrorKind::Failed, "disk full")),
             },
         ),
     );
-    assert_eq!(m.list.index, IndexState::Failed("disk full".into()));
+    assert_eq!(
+        m.list.index,
+        IndexState::Failed(UiError::new(ErrorKind::Failed, "disk full"))
+    );
 }
 
 /// Stats for a big store fill the rows a slice per turn (keys are answered

@@ -78,13 +78,13 @@ fn a_failed_load_is_shown() {
         Msg::reply(
             req,
             ViewerReply::ConversationLoaded {
-                result: Err("cannot parse x.json".into()),
+                result: Err(UiError::new(ErrorKind::Damaged, "cannot parse x.json")),
             },
         ),
     );
     assert_eq!(
-        m.viewer().unwrap().error.as_deref(),
-        Some("cannot parse x.json")
+        m.viewer().unwrap().error,
+        Some(UiError::new(ErrorKind::Damaged, "cannot parse x.json"))
     );
 }
 
@@ -204,7 +204,10 @@ fn trim_budget_cancel_and_refusal() {
         Msg::reply(
             req,
             ViewerReply::Trimmed {
-                result: Err("changed since the preview".into()),
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "changed since the preview",
+                )),
             },
         ),
     );

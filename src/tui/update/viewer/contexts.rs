@@ -8,7 +8,7 @@ use crate::store::{ContextInfo, DeletedContext, Relation};
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, ContextsView, Overlay, Viewer, ViewerMode};
 use crate::tui::msg::Action;
-use crate::tui::ops::ViewerOp;
+use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::{Step, move_cursor};
 
 /// Opens the list, reading it.
@@ -35,7 +35,7 @@ pub fn on_listed(
     app: &mut App,
     req: u64,
     counted: bool,
-    result: Result<Vec<ContextInfo>, String>,
+    result: Result<Vec<ContextInfo>, UiError>,
 ) -> Step {
     let record = viewer.record.clone();
     let ViewerMode::Contexts(view) = &mut viewer.mode else {
@@ -162,7 +162,7 @@ pub fn on_checked(
     app: &mut App,
     req: u64,
     context_id: &str,
-    result: Result<(), String>,
+    result: Result<(), UiError>,
 ) -> Step {
     let Some(view) = viewer.contexts().filter(|v| v.waiting == req) else {
         return Step::none();
@@ -228,7 +228,7 @@ pub fn on_deleted(
     viewer: &mut Viewer,
     app: &mut App,
     req: u64,
-    result: Result<DeletedContext, String>,
+    result: Result<DeletedContext, UiError>,
 ) -> Step {
     let record = viewer.record.clone();
     let ViewerMode::Contexts(view) = &mut viewer.mode else {

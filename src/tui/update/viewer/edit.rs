@@ -18,7 +18,7 @@ use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, ClearBy, EditKind, EditState, Viewer, ViewerMode};
 use crate::tui::msg::Action;
-use crate::tui::ops::ViewerOp;
+use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::Step;
 pub use apply::{apply, on_edited};
 
@@ -384,7 +384,7 @@ pub fn on_cleared(
     app: &mut App,
     req: u64,
     encoding: crate::store::Encoding,
-    result: Result<ClearedCounts, String>,
+    result: Result<ClearedCounts, UiError>,
 ) -> Vec<Effect> {
     if viewer.pending.cleared != Some((req, encoding)) {
         return Vec::new();

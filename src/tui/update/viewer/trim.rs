@@ -10,7 +10,7 @@ use crate::tui::model::{
     App, Confirm, ConfirmAction, Loaded, Overlay, TrimKind, TrimState, Viewer, ViewerMode,
 };
 use crate::tui::msg::Action;
-use crate::tui::ops::ViewerOp;
+use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::Step;
 
 /// What a key did to the trim, for the viewer to act on.
@@ -271,7 +271,7 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
 pub fn on_trimmed(
     viewer: &mut Viewer,
     app: &mut App,
-    result: Result<Option<String>, String>,
+    result: Result<Option<String>, UiError>,
 ) -> Step {
     match result {
         Ok(Some(id)) => {

@@ -10,7 +10,7 @@ use crate::tui::model::{
     App, ClearBy, Confirm, ConfirmAction, EditKind, EditState, Overlay, Viewer, ViewerMode,
 };
 use crate::tui::msg::Action;
-use crate::tui::ops::{EditDone, ViewerOp};
+use crate::tui::ops::{EditDone, UiError, ViewerOp};
 use crate::tui::update::Step;
 
 /// Enter: applies the edit, asking first when an agent owns the session
@@ -89,7 +89,7 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
 
 /// The store's answer: says what happened, and whether the conversation
 /// should be read again (it changed, or may have).
-pub fn on_edited(viewer: &mut Viewer, app: &mut App, result: Result<EditDone, String>) -> bool {
+pub fn on_edited(viewer: &mut Viewer, app: &mut App, result: Result<EditDone, UiError>) -> bool {
     match result {
         Ok(done) => {
             app.say(report(&done));
