@@ -1,5 +1,5 @@
 //! The session store: reads and writes Loki session trees and peteos
-//! conversations exactly as `docs/FORMATS.md` states. Four layers, each
+//! conversations exactly as `docs/FORMATS.md` states. Five layers, each
 //! using only the ones before it:
 //!
 //! - `fs`: careful file system work (atomic writes, locks, sizes);
@@ -7,7 +7,8 @@
 //! - `sources`: the two kinds of store reading their folders into records;
 //! - `ops`: operations written once for both kinds (locate, stats,
 //!   contexts, trims by window and by hand, diff, export, purge plan and
-//!   apply).
+//!   apply);
+//! - `index`: the message search, a cache kept outside the session tree.
 //!
 //! [`Store`] is the one door the UI and the CLI go through; the types they
 //! need are re-exported here. Time is passed in as seconds since the epoch.

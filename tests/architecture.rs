@@ -101,14 +101,16 @@ fn the_store_never_reaches_up() {
     );
 }
 
+/// The store's layers, each using only the ones before it.
+const LAYERS: [&str; 5] = ["fs", "format", "sources", "ops", "index"];
+
 #[test]
 fn the_stores_layers_use_only_the_layers_below_them() {
     // fs < format < sources < ops < index: each may use what comes before
     // it in this list, never what comes after.
-    let layers = ["fs", "format", "sources", "ops", "index"];
     let mut bad = Vec::new();
-    for (at, layer) in layers.iter().enumerate() {
-        let above: Vec<String> = layers[at + 1..]
+    for (at, layer) in LAYERS.iter().enumerate() {
+        let above: Vec<String> = LAYERS[at + 1..]
             .iter()
             .map(|l| format!("crate::store::{l}"))
             .collect();
@@ -123,5 +125,53 @@ fn the_stores_layers_use_only_the_layers_below_them() {
         bad.is_empty(),
         "a layer of the store reaching up:\n{}",
         bad.join("\n")
+    );
+}
+
+#[test]
+fn only_the_clock_reads_the_time() {
+    // store/clock.rs reads the wall clock; everything else is given `now`
+    // (seconds since the epoch), so tests and the UI's ticks decide what
+    // "now" is. Timers for how long something took (Instant) are not the time.
+    let clock = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/clock.rs");
+    let mut bad = Vec::new();
+    for path in sources("src") {
+        if path != clock {
+            bad.extend(offending_lines(
+                &path,
+                &["SystemTime::now", "UNIX_EPOCH.elapsed"],
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "reading the time outside store/clock.rs:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_stores_doc_names_its_layers() {
+    // src/store.rs opens with the list of the store's layers: it must name
+    // the same layers, in the same order, as the check above keeps.
+    let text =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store.rs")).unwrap();
+    let named: Vec<String> = text
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .filter_map(|l| l.strip_prefix("//! - ")?.split(':').next())
+        .map(|name| {
+            name.trim_matches(|c| c == '`' || c == '[' || c == ']')
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        named, LAYERS,
+        "src/store.rs's doc lists these layers; the store has {LAYERS:?}"
+    );
+    let count = ["One", "Two", "Three", "Four", "Five", "Six", "Seven"][LAYERS.len() - 1];
+    assert!(
+        text.contains(&format!("{count} layers")),
+        "src/store.rs should say \"{count} layers\""
     );
 }
