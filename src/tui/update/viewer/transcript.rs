@@ -7,6 +7,7 @@
 use crate::store::Context;
 use crate::tui::effect::Effect;
 use crate::tui::finder::FindJob;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, FIND_LIMIT, TextField, TranscriptFind, TranscriptView};
 use crate::tui::msg::Action;
 use crate::tui::transcript::{self, Hit, Laid, Tools};
@@ -372,7 +373,10 @@ pub fn on_found(
 /// Goes to the next or previous match, round the end.
 fn step_match(view: &mut TranscriptView, doc: &mut Doc, app: &mut App, action: Action) {
     let Some(find) = &mut view.find else {
-        app.say("nothing to look for yet: / starts a search");
+        app.say(format!(
+            "nothing to look for yet: {} starts a search",
+            keymap::key_for(Scope::Transcript, Action::Find)
+        ));
         return;
     };
     let len = find.hits.len();
