@@ -2,26 +2,26 @@
 //! by a worker, view split by pane) drawn on the terminal device itself, so
 //! stdout stays free for the resume result: `cd "$(loki-sessions)"` works.
 
-pub mod effect;
-pub mod finder;
+pub(crate) mod effect;
+pub(crate) mod finder;
 pub mod headless;
-pub mod keymap;
-pub mod latest;
+pub(crate) mod keymap;
+pub(crate) mod latest;
 pub mod live;
 pub mod matcher;
 pub mod model;
-pub mod msg;
-pub mod ops;
-pub mod pool;
-pub mod runtime;
-pub mod searcher;
+pub(crate) mod msg;
+pub(crate) mod ops;
+pub(crate) mod pool;
+pub(crate) mod runtime;
+pub(crate) mod searcher;
 mod signals;
 pub mod theme;
-pub mod transcript;
-pub mod update;
-pub mod view;
-pub mod worker;
-pub mod wrap;
+pub(crate) mod transcript;
+pub(crate) mod update;
+pub(crate) mod view;
+pub(crate) mod worker;
+pub(crate) mod wrap;
 
 use crate::store::{Store, now_seconds};
 use crossterm::event::{

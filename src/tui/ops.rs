@@ -181,11 +181,6 @@ impl Runner {
         }
     }
 
-    /// The store's door.
-    pub fn store(&self) -> &Arc<Store> {
-        &self.store
-    }
-
     /// Runs `op`, asked as request `req`: its progress and then its answer
     /// go to `send` as `Msg::Reply { req, .. }`.
     pub fn perform(&self, req: u64, op: StoreOp, send: &(dyn Fn(Msg) -> bool + Sync)) {

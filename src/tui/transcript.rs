@@ -15,7 +15,7 @@ pub mod paint;
 mod rows;
 
 pub use highlight::prewarm;
-pub use rows::{HEADER, Laid, Row};
+pub use rows::{Laid, Row};
 
 use crate::humanize;
 use crate::store::{Message, Part};

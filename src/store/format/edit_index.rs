@@ -166,11 +166,6 @@ impl EditIndex {
         Breakdown::of_shapes(self.shapes.iter().zip(counts.iter().copied()))
     }
 
-    /// The breakdown of the messages at `indices` alone (what a plan keeps).
-    pub fn breakdown_of(&self, counts: &[u64], indices: &[usize]) -> Breakdown {
-        Breakdown::of_shapes(indices.iter().map(|&i| (&self.shapes[i], counts[i])))
-    }
-
     /// Message `index`'s `count` split among its parts.
     pub fn shares(&self, index: usize, count: u64) -> Vec<(TokenKind, u64)> {
         self.shapes[index].shares(count)

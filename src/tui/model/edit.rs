@@ -36,8 +36,6 @@ impl ClearBy {
     }
 }
 
-/// The size a clear "over N tokens" starts at.
-pub const CLEAR_OVER: u64 = 1_000;
 /// The turns a clear "older than the last K turns" starts at.
 pub const CLEAR_TURNS: u64 = 10;
 
