@@ -3,6 +3,11 @@
 //! sessions are read-only, some operations need a Loki tree, a purge spares
 //! what it cannot vouch for) are checked here or in the one predicate each
 //! has, never again by a caller.
+//!
+//! "The seed" in the docs below is the first Loki session library, whose
+//! functions (`start`, `list`, `resume`, `purge`, `touch`,
+//! `name_from_prompt`) the door keeps by name and by meaning: where a
+//! method is "the seed's `start`", it does what that function did.
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;

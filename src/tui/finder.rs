@@ -8,7 +8,7 @@ use crate::store::Context;
 use crate::tui::latest::{LatestWins, Out};
 use crate::tui::msg::Msg;
 use crate::tui::ops::ViewerReply;
-use crate::tui::transcript::{self, Hit};
+use crate::tui::transcript::{self, TextMatch};
 use std::sync::Arc;
 
 /// The most matches a search keeps (the counter says when there are more).
@@ -80,7 +80,7 @@ impl Finder {
                         break;
                     }
                     let hits = if i >= from { &mut after } else { &mut before };
-                    hits.push(Hit {
+                    hits.push(TextMatch {
                         message: i,
                         part,
                         start: at,

@@ -7,7 +7,7 @@ use crate::store::{
 };
 use crate::tui::model::Loaded;
 use crate::tui::ops::{Job, Lane, Priority, UiError};
-use crate::tui::transcript::Hit;
+use crate::tui::transcript::TextMatch;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -140,7 +140,7 @@ pub enum ViewerReply {
     /// The transcript's search found these matches (`complete`: all of
     /// them; else the first one from the message on screen).
     TranscriptFound {
-        hits: Arc<Vec<Hit>>,
+        hits: Arc<Vec<TextMatch>>,
         complete: bool,
         more: bool,
     },

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::tui::model::TranscriptView;
-use crate::tui::transcript::{Hit, Tools};
+use crate::tui::transcript::{TextMatch, Tools};
 
 /// The transcript open on `viewing(n)`: each message is a header, its line
 /// and a blank row (three rows); the screen has 20 rows of text.
@@ -294,7 +294,7 @@ fn search(m: &mut Model, text: &str) -> u64 {
     }
 }
 
-fn found(m: &mut Model, req: u64, hits: Vec<Hit>, complete: bool) {
+fn found(m: &mut Model, req: u64, hits: Vec<TextMatch>, complete: bool) {
     update(
         m,
         Msg::reply(
@@ -325,13 +325,13 @@ fn a_match_in_a_folded_part_unfolds_it_and_comes_on_screen() {
         })
         .sum::<usize>()
         + 4;
-    let in_log = Hit {
+    let in_log = TextMatch {
         message: 2,
         part: 0,
         start,
         end: start + 6,
     };
-    let in_thinking = Hit {
+    let in_thinking = TextMatch {
         message: 5,
         part: 0,
         start: 2,

@@ -10,7 +10,7 @@ use crate::tui::finder::FindJob;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, FIND_LIMIT, TextField, TranscriptFind, TranscriptView};
 use crate::tui::msg::Action;
-use crate::tui::transcript::{self, Hit, Laid, Tools};
+use crate::tui::transcript::{self, Laid, TextMatch, Tools};
 use std::sync::Arc;
 use tui_input::InputRequest;
 
@@ -348,7 +348,7 @@ pub fn on_found(
     view: &mut TranscriptView,
     mut doc: Doc,
     req: u64,
-    hits: Arc<Vec<Hit>>,
+    hits: Arc<Vec<TextMatch>>,
     complete: bool,
     more: bool,
 ) {
