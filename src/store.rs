@@ -28,12 +28,12 @@ pub use clock::now_seconds;
 pub use error::{Result, SessionMatch, StoreError};
 pub use format::breakdown::{Breakdown, KindTotal, MessageShape, PartWeight, TokenKind};
 pub use format::clear::{CLEARED_FROM, placeholder};
-pub use format::edit_index::{EditIndex, Partner};
+pub use format::edit_facts::{EditFacts, Partner};
 pub use format::ids::iso_timestamp;
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;
-pub use format::window::WindowIndex;
+pub use format::window::WindowFacts;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
 pub use index::{
@@ -56,7 +56,7 @@ pub use ops::purge_plan::{
     PurgePolicy, RemoveReason,
 };
 pub use ops::stats::SessionStats;
-pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_index};
+pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_facts};
 pub use parallel::workers;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;

@@ -5,7 +5,7 @@ use crate::cli::transcript::{self, Printing};
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    Breakdown, Context, EditIndex, Encoding, SessionRecord, TokenKind, message_counts, prewarm,
+    Breakdown, Context, EditFacts, Encoding, SessionRecord, TokenKind, message_counts, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -266,7 +266,7 @@ fn shown_messages(
     full: bool,
 ) -> Result<(Vec<ShownMessage>, Breakdown), CliError> {
     let counts = message_counts(ctx, encoding)?;
-    let breakdown = EditIndex::new(ctx).breakdown(&counts);
+    let breakdown = EditFacts::new(ctx).breakdown(&counts);
     let messages = ctx
         .messages()
         .zip(counts)

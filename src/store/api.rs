@@ -11,7 +11,7 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
-use crate::store::format::edit_index::EditIndex;
+use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::transcript::TranscriptFormat;
 use crate::store::fs::{disk, trash};
@@ -321,7 +321,7 @@ impl Store {
     pub fn cleared_counts(
         &self,
         context: &Context,
-        index: &EditIndex,
+        index: &EditFacts,
         counts: &[u64],
         encoding: Encoding,
         which: &[usize],

@@ -1,7 +1,7 @@
 //! The state of the viewer of one session, with its sub-modes.
 
 use crate::store::{
-    Breakdown, ClearedCounts, Context, ContextInfo, EditIndex, Encoding, SessionRecord, TrimPlan,
+    Breakdown, ClearedCounts, Context, ContextInfo, EditFacts, Encoding, SessionRecord, TrimPlan,
     TrimRequest,
 };
 use crate::tui::model::{DiffView, EditState, MessageView, SizeOrder, TranscriptView};
@@ -17,7 +17,7 @@ pub struct Loaded {
     pub context: Arc<Context>,
     /// What trims, edits by hand and the breakdown need of it, read once
     /// on a worker after the load (None until it is read).
-    pub index: Option<Arc<EditIndex>>,
+    pub facts: Option<Arc<EditFacts>>,
     /// A running agent owns the session (`is_active`): trims ask first.
     pub agent_owned: bool,
 }
@@ -125,8 +125,8 @@ impl ContextsView {
 /// ([`Viewer::waiting`]), each answered on its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pending {
-    /// The edit index of the loaded context.
-    pub index: u64,
+    /// The edit facts of the loaded context.
+    pub facts: u64,
     /// The cleared counts, and for which encoding.
     pub cleared: Option<(u64, Encoding)>,
     /// An export being written.
@@ -165,7 +165,7 @@ pub struct Viewer {
     /// Each clearable message's count once cleared, per encoding (asked
     /// once when a clear is first prepared).
     pub cleared: HashMap<Encoding, Arc<ClearedCounts>>,
-    /// Where the tokens go, once every message is counted and the index read.
+    /// Where the tokens go, once every message is counted and the edit facts read.
     pub breakdown: Option<Breakdown>,
     /// The table shows the messages largest first (once they are counted).
     pub sorted: bool,

@@ -2,7 +2,7 @@
 //! transcript search's, which the viewer also waits for).
 
 use crate::store::{
-    ClearedCounts, Context, ContextDiff, ContextInfo, DeletedContext, EditIndex, EditOutcome,
+    ClearedCounts, Context, ContextDiff, ContextInfo, DeletedContext, EditFacts, EditOutcome,
     EditRequest, Encoding, Expected, SessionRecord, TranscriptFormat, TrimRequest,
 };
 use crate::tui::model::Loaded;
@@ -23,13 +23,13 @@ pub enum ViewerOp {
         encoding: Encoding,
     },
     /// Read what edits by hand and the breakdown need of a context
-    /// (answers `EditIndexRead`).
-    ReadEditIndex { context: Arc<Context> },
+    /// (answers `EditFactsRead`).
+    ReadEditFacts { context: Arc<Context> },
     /// Count each clearable message as it would be once cleared (answers
     /// `ClearedCounted`).
     CountCleared {
         context: Arc<Context>,
-        index: Arc<EditIndex>,
+        facts: Arc<EditFacts>,
         counts: Vec<u64>,
         encoding: Encoding,
     },
@@ -99,8 +99,8 @@ pub enum ViewerReply {
     /// The counting ended: every slice was sent, or it stopped (a newer
     /// conversation), or it failed.
     CountingEnded { result: Result<(), UiError> },
-    /// The edit index of a loaded context was read.
-    EditIndexRead { index: Arc<EditIndex> },
+    /// The edit facts of a loaded context were read.
+    EditFactsRead { facts: Arc<EditFacts> },
     /// The clearable messages were counted as cleared.
     ClearedCounted {
         encoding: Encoding,
@@ -178,7 +178,7 @@ impl ViewerOp {
                 result: store
                     .load_conversation(&store.target(&record))
                     .map(|c| Loaded {
-                        index: None,
+                        facts: None,
                         context: Arc::new(c.context),
                         agent_owned: c.agent_owned,
                     })
@@ -198,20 +198,20 @@ impl ViewerOp {
                     result: result.map_err(UiError::from),
                 }
             }
-            ViewerOp::ReadEditIndex { context } => ViewerReply::EditIndexRead {
-                index: Arc::new(EditIndex::new(&context)),
+            ViewerOp::ReadEditFacts { context } => ViewerReply::EditFactsRead {
+                facts: Arc::new(EditFacts::new(&context)),
             },
             ViewerOp::CountCleared {
                 context,
-                index,
+                facts,
                 counts,
                 encoding,
             } => {
-                let which: Vec<usize> = index.clearable_messages().collect();
+                let which: Vec<usize> = facts.clearable_messages().collect();
                 ViewerReply::ClearedCounted {
                     encoding,
                     result: store
-                        .cleared_counts(&context, &index, &counts, encoding, &which)
+                        .cleared_counts(&context, &facts, &counts, encoding, &which)
                         .map_err(UiError::from),
                 }
             }

@@ -52,9 +52,9 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply
             app.complain(error);
             Step::none()
         }
-        ViewerReply::EditIndexRead { index } if req == viewer.pending.index => {
+        ViewerReply::EditFactsRead { facts } if req == viewer.pending.facts => {
             if let Some(loaded) = &mut viewer.loaded {
-                loaded.index = Some(index);
+                loaded.facts = Some(facts);
             }
             sizes::refresh(viewer, app);
             Step::effects(replan(viewer, app))
@@ -121,7 +121,7 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply
         ViewerReply::ConversationLoaded { .. }
         | ViewerReply::Counted { .. }
         | ViewerReply::CountingEnded { .. }
-        | ViewerReply::EditIndexRead { .. }
+        | ViewerReply::EditFactsRead { .. }
         | ViewerReply::Edited { .. }
         | ViewerReply::Trimmed { .. }
         | ViewerReply::Switched { .. } => Step::none(),
@@ -160,8 +160,8 @@ fn on_loaded(
             }
             let context = loaded.context.clone();
             viewer.loaded = Some(loaded);
-            // The index is read beside the counting (each on its own thread).
-            viewer.pending.index = req;
+            // The edit facts are read beside the counting (each on its own thread).
+            viewer.pending.facts = req;
             vec![
                 Effect::store(
                     req,
@@ -170,7 +170,7 @@ fn on_loaded(
                         encoding,
                     },
                 ),
-                Effect::store(req, ViewerOp::ReadEditIndex { context }),
+                Effect::store(req, ViewerOp::ReadEditFacts { context }),
             ]
         }
         Err(e) => {

@@ -461,17 +461,17 @@ fn late_replies_are_dropped() {
     );
     assert!(effects.is_empty());
     assert!(m.viewer().unwrap().edit().is_some(), "still editing");
-    // An index read for a load since replaced.
-    let index = Arc::new(EditIndex::new(&context(2)));
+    // Edit facts read for a load since replaced.
+    let facts = Arc::new(EditFacts::new(&context(2)));
     update(
         &mut m,
-        Msg::reply(stale, ViewerReply::EditIndexRead { index }),
+        Msg::reply(stale, ViewerReply::EditFactsRead { facts }),
     );
     let loaded = m.viewer().unwrap().loaded.as_ref().unwrap();
     assert_eq!(
-        loaded.index.as_ref().unwrap().len(),
+        loaded.facts.as_ref().unwrap().len(),
         9,
-        "the right index stays"
+        "the right facts stay"
     );
 }
 

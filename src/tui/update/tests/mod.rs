@@ -16,7 +16,7 @@ mod viewer;
 
 pub(super) use super::*;
 pub(super) use crate::store::{
-    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, EditIndex, Encoding, Fingerprint,
+    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, EditFacts, Encoding, Fingerprint,
     PurgePolicy, PurgeProgress, PurgeReport, Relation, SessionRecord, SessionStats, StoreKind,
     TrimRequest,
 };
@@ -169,8 +169,8 @@ pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
     opened_on(context(n))
 }
 
-/// Session a opened on `ctx`, its edit index read (as the worker answers
-/// the load's `ReadEditIndex`), nothing counted yet; returns the effects of
+/// Session a opened on `ctx`, its edit facts read (as the worker answers
+/// the load's `ReadEditFacts`), nothing counted yet; returns the effects of
 /// the load but that one.
 pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
     opened_with(ctx, false)
@@ -191,7 +191,7 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
     };
     assert!(matches!(m.screen, Screen::Viewer(_)));
     let loaded = Loaded {
-        index: None,
+        facts: None,
         context: Arc::new(ctx),
         agent_owned,
     };
@@ -205,23 +205,23 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
             matches!(
                 e,
                 Effect::Store {
-                    op: StoreOp::Viewer(ViewerOp::ReadEditIndex { .. }),
+                    op: StoreOp::Viewer(ViewerOp::ReadEditFacts { .. }),
                     ..
                 }
             )
         })
-        .expect("the load asks for the edit index");
+        .expect("the load asks for the edit facts");
     let Effect::Store {
         req,
-        op: StoreOp::Viewer(ViewerOp::ReadEditIndex { context }),
+        op: StoreOp::Viewer(ViewerOp::ReadEditFacts { context }),
     } = effects.remove(at)
     else {
         unreachable!()
     };
-    let index = Arc::new(EditIndex::new(&context));
+    let facts = Arc::new(EditFacts::new(&context));
     effects.extend(update(
         &mut m,
-        Msg::reply(req, ViewerReply::EditIndexRead { index }),
+        Msg::reply(req, ViewerReply::EditFactsRead { facts }),
     ));
     (m, effects)
 }

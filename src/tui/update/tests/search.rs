@@ -115,7 +115,7 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
     assert_eq!(record.id, "a");
     let ctx = context(5);
     let loaded = Loaded {
-        index: None,
+        facts: None,
         context: Arc::new(ctx),
         agent_owned: false,
     };

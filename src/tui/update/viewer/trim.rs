@@ -3,7 +3,7 @@
 //! first when an agent owns the session). The functions on `TrimState`
 //! know only the trim's own state; the rest is its glue with the viewer.
 
-use crate::store::{Expected, TrimRequest, check_fork, plan_with_index};
+use crate::store::{Expected, TrimRequest, check_fork, plan_with_facts};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
@@ -60,18 +60,18 @@ fn round_down(n: u64, to: u64) -> u64 {
 }
 
 /// Re-plans for the current number, if every count is known (`counts`)
-/// and the context's index is read.
+/// and the context.s edit facts are read.
 pub fn replan(
     state: &mut TrimState,
     loaded: &Loaded,
     counts: Option<&[u64]>,
 ) -> Result<(), String> {
     state.problem = None;
-    let (Some(counts), Some(index)) = (counts, &loaded.index) else {
+    let (Some(counts), Some(facts)) = (counts, &loaded.facts) else {
         state.plan = None;
         return Ok(());
     };
-    let planned = plan_with_index(index.window(), counts, state.request()).and_then(|plan| {
+    let planned = plan_with_facts(facts.window(), counts, state.request()).and_then(|plan| {
         // Refused here, as the write would refuse it, not after Enter.
         if plan.changed {
             check_fork(&loaded.context, &plan.kept)?;

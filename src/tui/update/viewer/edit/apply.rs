@@ -66,10 +66,10 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
     let (Some(loaded), ViewerMode::Edit(state)) = (&viewer.loaded, &mut viewer.mode) else {
         return Step::none();
     };
-    let Some(index) = &loaded.index else {
+    let Some(facts) = &loaded.facts else {
         return Step::none();
     };
-    let request = state.request(index);
+    let request = state.request(facts);
     state.applying = true;
     let expected = Expected {
         context_id: loaded.context.id().to_string(),
