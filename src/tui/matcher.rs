@@ -145,7 +145,7 @@ impl Matcher {
         *self = Matcher::default();
     }
 
-    /// Row indices for `query`: best score first, then most recent use;
+    /// Row numbers for `query`: best score first, then most recent use;
     /// every session by recency for an empty query.
     pub fn query(&mut self, query: &str) -> Vec<usize> {
         self.query_progressive(query, SortKey::LastUsed, |_| true)
@@ -216,7 +216,7 @@ impl Matcher {
     }
 }
 
-/// Row indices by score, best first; the sort is stable, so among equal
+/// Row numbers by score, best first; the sort is stable, so among equal
 /// scores the pool's order (most recent use first) stays.
 fn ranked(mut scored: Vec<(i64, usize)>) -> Vec<usize> {
     scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));

@@ -19,7 +19,7 @@ pub struct SessionRow {
 pub struct ListScreen {
     /// Every session, in the order they arrived.
     pub rows: Vec<SessionRow>,
-    /// Row index of each id.
+    /// The row number of each id.
     pub by_id: HashMap<String, usize>,
     /// True until the scan has delivered every session.
     pub scanning: bool,
@@ -27,7 +27,7 @@ pub struct ListScreen {
     pub folder: Option<String>,
     /// What the user typed.
     pub query: TextField,
-    /// Row indices to show, best first (filled by the matcher).
+    /// Row numbers to show, best first (filled by the matcher).
     pub visible: Vec<usize>,
     /// The query `visible` answers (may lag behind `query` for a moment).
     pub visible_query: String,
