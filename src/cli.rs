@@ -52,8 +52,8 @@ it was made from), a unique name prefix, or a path to a session directory.";
 #[derive(Debug, Parser)]
 #[command(name = "loki-sessions", version, about, after_help = AFTER_HELP)]
 pub struct Cli {
-    /// Loki home holding users/<user>/session/ [default: ~/.loki]
-    #[arg(long, global = true, env = "LOKI_HOME", value_name = "DIR")]
+    /// Loki home holding users/<user>/session/ [env: LOKI_HOME] [default: ~/.loki]
+    #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Whose sessions [default: the OS user]
     #[arg(long, global = true, value_name = "NAME")]
@@ -91,7 +91,7 @@ pub struct TuiArgs {
     #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
     pub encoding: Option<Encoding>,
     /// Model context window for the token gauge [default: 128000]
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = args::tokens)]
     pub window: Option<u64>,
 }
 
@@ -150,10 +150,23 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
     let Some(command) = cli.command else {
         return browse::run(env, &cli.tui);
     };
+    // `resume` does what Enter in the UI does, so it takes the UI's
+    // `--print` and `--exec`; no other subcommand uses the UI's options.
+    let applies: &[&str] = match command {
+        Command::Resume(_) => &["--print", "--exec"],
+        _ => &[],
+    };
+    refuse_ui_options(&cli.tui, command.name(), applies)?;
     match command {
         Command::List(args) => list::run(env, args),
         Command::New(args) => new::run(env, args),
-        Command::Resume(args) => resume::run(env, args),
+        Command::Resume(args) => {
+            let top = match (&cli.tui.exec, cli.tui.print) {
+                (Some(template), _) => resume::ResumeOutput::Exec(template.clone()),
+                (None, print) => resume::ResumeOutput::Print(print.unwrap_or(PrintWhat::Workspace)),
+            };
+            resume::run(env, args, top)
+        }
         Command::Show(args) => show::run(env, args),
         Command::Search(args) => search::run(env, args),
         Command::Index(args) => index::run(env, args),
@@ -168,5 +181,54 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Completions(args) => completions::run(args),
         Command::Demo(args) => demo::run(env, args),
         Command::Import(args) => import::run(env, args),
+    }
+}
+
+impl Command {
+    /// The subcommand as typed, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::List(_) => "list",
+            Command::New(_) => "new",
+            Command::Resume(_) => "resume",
+            Command::Search(_) => "search",
+            Command::Index(_) => "index",
+            Command::Show(_) => "show",
+            Command::Trim(_) => "trim",
+            Command::Diff(_) => "diff",
+            Command::Export(_) => "export",
+            Command::Contexts(_) => "contexts",
+            Command::Activate(_) => "activate",
+            Command::DeleteContext(_) => "delete-context",
+            Command::Purge(_) => "purge",
+            Command::Delete(_) => "delete",
+            Command::Completions(_) => "completions",
+            Command::Import(_) => "import",
+            Command::Demo(_) => "demo",
+        }
+    }
+}
+
+/// Refuses the UI's options given before a subcommand that does not use
+/// them (`loki-sessions --demo list`), rather than ignoring them; `allowed`
+/// are the ones this subcommand applies.
+fn refuse_ui_options(tui: &TuiArgs, command: &str, allowed: &[&str]) -> Result<(), CliError> {
+    let given = [
+        ("--print", tui.print.is_some()),
+        ("--exec", tui.exec.is_some()),
+        ("--demo", tui.demo),
+        ("--keep", tui.keep),
+        ("--encoding", tui.encoding.is_some()),
+        ("--window", tui.window.is_some()),
+    ];
+    match given
+        .iter()
+        .find(|(flag, set)| *set && !allowed.contains(flag))
+    {
+        Some((flag, _)) => Err(CliError::usage(format!(
+            "{flag} before `{command}` is an option of the terminal UI, and `{command}` does not use it; \
+             see `loki-sessions {command} --help` for its own options"
+        ))),
+        None => Ok(()),
     }
 }

@@ -7,8 +7,10 @@
 //! rewrites (atomically, keeping keys it does not know), so a setting
 //! changed with a key never rewrites the person's file.
 
+use crate::tui::keymap::KeyEntry;
 use crate::tui::transcript::{Display, Tools};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -28,6 +30,23 @@ pub struct Config {
     pub resume_command: Option<String>,
     /// The terminal's background, `light` or `dark` (else it is asked).
     pub theme: Option<String>,
+    /// A name several sessions share: `newest` (the default) takes the most
+    /// recently used, with a note on stderr; `refuse` lists them instead.
+    pub duplicate_names: Option<String>,
+    /// `[keys]` as written: action (or `scope.action`) to key or keys.
+    #[serde(default, rename = "keys")]
+    keys_table: BTreeMap<String, toml::Spanned<KeyList>>,
+    /// `[keys]` with the line of each entry (filled by [`Config::load`]).
+    #[serde(skip)]
+    pub keys: Vec<KeyEntry>,
+}
+
+/// One key or several, as a `[keys]` entry may give them.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+enum KeyList {
+    One(String),
+    Many(Vec<String>),
 }
 
 impl Config {
@@ -43,7 +62,24 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         };
-        toml::from_str(&text).map_err(|e| format!("bad config in {}: {e}", path.display()))
+        let mut config: Config =
+            toml::from_str(&text).map_err(|e| format!("bad config in {}: {e}", path.display()))?;
+        config.keys = std::mem::take(&mut config.keys_table)
+            .into_iter()
+            .map(|(name, spanned)| {
+                let line = text[..spanned.span().start.min(text.len())]
+                    .matches('\n')
+                    .count()
+                    + 1;
+                let keys = match spanned.into_inner() {
+                    KeyList::One(key) => vec![key],
+                    KeyList::Many(keys) => keys,
+                };
+                KeyEntry { name, keys, line }
+            })
+            .collect();
+        config.keys.sort_by_key(|e| e.line);
+        Ok(config)
     }
 }
 

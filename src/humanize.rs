@@ -75,6 +75,19 @@ pub fn pad(text: &str, width: usize) -> String {
     format!("{text}{}", " ".repeat(width.saturating_sub(used)))
 }
 
+/// When a session was last used, as [`ago`]; `-` for a damaged session,
+/// which has no time of its own (0).
+pub fn last_used(at: f64, now: f64) -> String {
+    if at > 0.0 { ago(at, now) } else { "-".into() }
+}
+
+/// How a person reads the position of message `index` (counted from 0 in
+/// the files and in JSON): `#1` is the first, `#10,000` the last of ten
+/// thousand.
+pub fn message_number(index: usize) -> String {
+    format!("#{}", count(index as u64 + 1))
+}
+
 /// `12345` → `12,345`.
 pub fn count(n: u64) -> String {
     let digits = n.to_string();

@@ -1,8 +1,7 @@
 //! `loki-sessions`: parse arguments, then run a subcommand or the terminal UI.
 
-use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
-use loki_sessions::cli::{self, Cli, CliEnv, CliError, RootFrom};
+use loki_sessions::cli::{self, Cli, CliEnv, CliError};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -13,8 +12,8 @@ fn main() -> ExitCode {
     let _ = color_eyre::install();
     let parsed = Cli::command()
         .try_get_matches()
-        .and_then(|matches| Ok((Cli::from_arg_matches(&matches)?, root_from(&matches))));
-    let (parsed, root_from) = match parsed {
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let parsed = match parsed {
         Ok(parsed) => parsed,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
@@ -22,7 +21,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match run(parsed, root_from) {
+    match run(parsed) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if !e.message.is_empty() {
@@ -33,16 +32,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Whether the root came from `--root` or from `LOKI_HOME`.
-fn root_from(matches: &clap::ArgMatches) -> RootFrom {
-    match matches.value_source("root") {
-        Some(ValueSource::EnvVariable) => RootFrom::Env,
-        Some(_) => RootFrom::Flag,
-        None => RootFrom::Default,
-    }
-}
-
-fn run(parsed: Cli, root_from: RootFrom) -> Result<(), CliError> {
-    let env = CliEnv::from_cli(&parsed, root_from)?;
+fn run(parsed: Cli) -> Result<(), CliError> {
+    let env = CliEnv::from_cli(&parsed)?;
     cli::run(parsed, &env)
 }

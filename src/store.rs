@@ -29,7 +29,7 @@ pub use error::{Result, SessionMatch, StoreError};
 pub use format::breakdown::{Breakdown, KindTotal, MessageShape, PartWeight, TokenKind};
 pub use format::clear::{CLEARED_FROM, placeholder};
 pub use format::edit_facts::{EditFacts, Partner};
-pub use format::ids::iso_timestamp;
+pub use format::ids::{id_start, iso_timestamp};
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;

@@ -52,11 +52,14 @@ pub struct Outcome {
 
 /// Runs the UI over `store` until the user resumes a session or quits.
 /// `background` is the config's theme; without it the terminal is asked.
+/// `keys` are the config's own keys, in force on this thread from now on.
 pub fn run(
     store: Store,
     settings: Settings,
     background: Option<theme::Background>,
+    keys: Arc<keymap::CustomKeys>,
 ) -> io::Result<Outcome> {
+    keymap::custom::install(keys);
     let tty = OpenOptions::new().read(true).write(true).open("/dev/tty")?;
     let (tx, rx) = mpsc::channel::<Incoming>();
     let signals = signals::Forward::start(tx.clone())?;
@@ -152,6 +155,7 @@ fn run_on(
     let worker = worker::Worker::new(Arc::new(store), msg_tx, now_seconds);
     let mut model = Model::new(settings, now_seconds());
     let mut state = ViewState::new(theme);
+    let mut tty = out.try_clone()?;
     // Written between frames, never while one is drawn. A write that fails
     // here fails the next draw too, which ends the loop with the error.
     let mut mouse = out.try_clone()?;
@@ -166,11 +170,20 @@ fn run_on(
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
     };
+    let mut suspend = |mouse: bool| {
+        // Restored as the shell expects it, then stopped as Ctrl-Z stops a
+        // program in cooked mode; `fg` continues here.
+        let _ = leave(&mut CrosstermBackend::new(&mut tty));
+        // SAFETY: raising a signal at ourselves has no memory effects.
+        unsafe { libc::raise(libc::SIGTSTP) };
+        let _ = take_terminal(&mut tty, mouse);
+    };
     let mut host = runtime::Host {
         perform: &mut |e| worker.perform(e),
         clock: now_seconds,
         mouse_capture: &mut mouse_capture,
         write: &mut write,
+        suspend: &mut suspend,
     };
     runtime::run_loop(terminal, &mut model, &mut state, rx, &mut host)?;
     Ok(Outcome {
@@ -180,18 +193,22 @@ fn run_on(
 }
 
 fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<File>>> {
-    enable_raw_mode()?;
-    // Bracketed paste: a paste arrives as one event of text, never as keys.
-    execute!(
-        tty,
-        EnterAlternateScreen,
-        EnableMouseCapture,
-        EnableBracketedPaste
-    )?;
+    take_terminal(&mut tty, true)?;
     Terminal::new(CrosstermBackend::new(tty))
 }
 
-fn leave(tty: &mut CrosstermBackend<File>) -> io::Result<()> {
+/// Raw mode, the alternate screen, bracketed paste (a paste arrives as one
+/// event of text, never as keys) and, if `mouse`, mouse capture.
+fn take_terminal(tty: &mut File, mouse: bool) -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(tty, EnterAlternateScreen, EnableBracketedPaste)?;
+    if mouse {
+        execute!(tty, EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+fn leave<W: Write>(tty: &mut CrosstermBackend<W>) -> io::Result<()> {
     disable_raw_mode()?;
     execute!(
         tty,

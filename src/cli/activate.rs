@@ -1,4 +1,4 @@
-//! `loki-sessions activate SESSION CONTEXT`.
+//! `loki-sessions activate SESSION CONTEXT [--json]`.
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError, completions};
@@ -11,6 +11,7 @@ use clap_complete::engine::ArgValueCandidates;
 Examples:
   loki-sessions contexts fix-the-login-bug
   loki-sessions activate fix-the-login-bug 20261129-8d1b      undo a trim: the parent again
+  loki-sessions activate fix-the-login-bug 20261129-8d1b --json
 
 Only session.json's active_context_id changes, under the session's lock,
 after the context has been read.")]
@@ -20,6 +21,9 @@ pub struct ActivateArgs {
     pub session: String,
     /// The context to make active: its id or a unique prefix of it.
     pub context: String,
+    /// Print `{session, active_context_id}` as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Makes a context active and prints its id.
@@ -27,5 +31,12 @@ pub fn run(env: &CliEnv, args: ActivateArgs) -> Result<(), CliError> {
     let target = env.locate(&args.session)?;
     let id = env.store.find_context(&target, &args.context)?;
     env.store.activate_context(&target, &id)?;
-    output::print_lines([id])
+    if args.json {
+        output::print_json(&serde_json::json!({
+            "session": target.record.id,
+            "active_context_id": id,
+        }))
+    } else {
+        output::print_lines([id])
+    }
 }

@@ -1,14 +1,20 @@
 //! `loki-sessions` with no subcommand: the terminal UI, then the resume.
 
-use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs, output, resume_command};
+use crate::cli::resume::ResumeOutput;
+use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs};
 use crate::config;
 use crate::demo::{self, DemoSpec};
 use crate::store::Store;
+use crate::tui::keymap::CustomKeys;
 use crate::tui::model::{Exit, Settings};
 use crate::tui::theme::Background;
+use std::sync::Arc;
 
 /// Whose sessions the `--demo` store holds.
 const DEMO_USER: &str = "demo";
+
+/// Where in the `--demo` store its search index lives.
+const DEMO_INDEX: &str = ".index";
 
 /// The model window the gauge measures against when nothing else is set.
 pub const DEFAULT_WINDOW: u64 = 128_000;
@@ -21,6 +27,12 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
     if !args.demo && (env.root_from != RootFrom::Default || env.peteos_flag) {
         env.check_folder()?;
     }
+    // The person's keys are checked before anything is made or drawn.
+    let file = env
+        .config_path
+        .as_deref()
+        .map_or("the config".into(), |p| p.display().to_string());
+    let keys = CustomKeys::from_entries(&env.config.keys, &file).map_err(CliError::usage)?;
     let mut demo_dir = None;
     let store = if args.demo {
         let dir = tempfile::Builder::new()
@@ -37,7 +49,8 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             dir.path().display()
         );
         demo::generate(dir.path(), &DemoSpec::tui_demo(user, env.now), &|_| {})?;
-        let store = Store::loki(dir.path(), user)?;
+        // Its search index lives inside it, so it goes with the store.
+        let store = Store::loki(dir.path(), user)?.with_cache_dir(&dir.path().join(DEMO_INDEX));
         demo_dir = Some(dir);
         store
     } else {
@@ -66,7 +79,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         settings.display = config::load_display(path);
     }
     let remembered = settings.display;
-    let outcome = crate::tui::run(store.clone(), settings, background)
+    let outcome = crate::tui::run(store.clone(), settings, background, Arc::new(keys))
         .map_err(|e| CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)")));
     if let (Ok(outcome), Some(path)) = (&outcome, &state)
         && outcome.display != remembered
@@ -96,29 +109,15 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         Exit::Resume(record) => record,
     };
     let target = store.target(&record);
-    let command = args
+    let output = match args
         .exec
         .clone()
-        .or_else(|| env.config.resume_command.clone());
-    if let Some(template) = command {
-        let argv = resume_command::argv(
-            &template,
-            &record.id,
-            &target.workspace().to_string_lossy(),
-            &record.path.to_string_lossy(),
-        )?;
-        return match resume_command::run(&argv)? {
-            0 => Ok(()),
-            code => Err(CliError {
-                code,
-                message: String::new(),
-            }),
-        };
-    }
-    output::print_lines([crate::cli::resume::printed(
-        &target,
-        args.print.unwrap_or(PrintWhat::Workspace),
-    )])
+        .or_else(|| env.config.resume_command.clone())
+    {
+        Some(template) => ResumeOutput::Exec(template),
+        None => ResumeOutput::Print(args.print.unwrap_or(PrintWhat::Workspace)),
+    };
+    crate::cli::resume::finish(&target, &output)
 }
 
 /// Keeps or removes the demo store, saying which (and where) on stderr.
@@ -131,12 +130,31 @@ fn end_demo(dir: tempfile::TempDir, user: &str, keep: bool) {
         );
         return;
     }
-    let path = dir.path().to_path_buf();
-    match dir.close() {
-        Ok(()) => eprintln!("loki-sessions: removed the demo store {}", path.display()),
-        Err(e) => eprintln!(
-            "loki-sessions: could not remove the demo store {}: {e}",
+    // Removing thousands of files just written can take seconds on some
+    // file systems: a child process does it, and the shell has its prompt
+    // back at once (the terminal is already restored).
+    let path = dir.keep();
+    let removal = std::process::Command::new("rm")
+        .arg("-rf")
+        .arg("--")
+        .arg(&path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match removal {
+        // We exit next: the child is reparented, never left a zombie of ours.
+        #[allow(clippy::zombie_processes)]
+        Ok(_) => eprintln!(
+            "loki-sessions: removing the demo store {} (in the background)",
             path.display()
         ),
+        Err(_) => match std::fs::remove_dir_all(&path) {
+            Ok(()) => eprintln!("loki-sessions: removed the demo store {}", path.display()),
+            Err(e) => eprintln!(
+                "loki-sessions: could not remove the demo store {}: {e}",
+                path.display()
+            ),
+        },
     }
 }

@@ -5,6 +5,7 @@ use crate::cli::ask;
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
 use crate::humanize;
+use crate::store::{Decision, KeepReason, RemoveReason};
 use clap::Args;
 use serde_json::json;
 
@@ -29,27 +30,30 @@ pub struct DeleteArgs {
 
 /// Deletes one session after saying what it is (and asking, on a terminal).
 pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
-    let target = env.locate(&args.session)?;
+    let target = env.locate_exactly(&args.session)?;
     let r = &target.record;
-    let stats = env
-        .store
-        .stats(std::slice::from_ref(r), None, &|_| {})
-        .pop()
-        .unwrap_or_default();
-    if stats.is_active {
+    // What the deletion would do, asked before the person is: a session it
+    // would spare is refused with the reason, never asked about first.
+    let plan = env.store.delete_preview(&target, env.now, args.damaged);
+    let Some(entry) = plan.entries.first() else {
+        return Err(CliError::usage(format!("{} cannot be deleted", r.id)));
+    };
+    if let Decision::Keep(reason) = &entry.decision {
+        let hint = match reason {
+            KeepReason::Unreadable { .. } | KeepReason::UnreadableConversation { .. } => {
+                "\nTo delete it anyway (its files are removed unread), pass --damaged"
+            }
+            _ => "",
+        };
         return Err(CliError::usage(format!(
-            "{} cannot be deleted: an agent has it open (is_active in {})",
-            r.id,
-            r.conversation_dir.join("session.json").display()
-        )));
-    }
-    let damage = r.error.clone().or(stats.error.clone());
-    if let (Some(error), false) = (&damage, args.damaged) {
-        return Err(CliError::usage(format!(
-            "session {} is damaged, so it is left as it is: {error}\nTo delete it anyway (its files are removed unread), pass --damaged",
+            "{} cannot be deleted: {reason}{hint}",
             r.id
         )));
     }
+    let damage = match &entry.decision {
+        Decision::Remove(RemoveReason::RequestedDamaged { error }) => Some(error.clone()),
+        _ => None,
+    };
     if !args.yes {
         if !ask::can_ask() {
             return Err(CliError::usage(
@@ -61,7 +65,7 @@ pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
             format!("path       {}", r.path.display()),
             format!(
                 "size       {}, last used {}",
-                humanize::bytes(stats.bytes),
+                humanize::bytes(entry.candidate.bytes),
                 humanize::ago(r.last_used_at, env.now)
             ),
         ];

@@ -76,18 +76,19 @@ pub fn run(env: &CliEnv, args: DiffArgs) -> Result<(), CliError> {
     let listed = |lines: &mut Vec<String>, mark: &str, items: &[DiffMessage]| {
         for m in items {
             lines.push(format!(
-                "{mark} #{:<5} {:<9} {:>7} tokens  {}",
-                m.index,
+                "{mark} {:<6} {:<9} {:>7} tokens  {}  {}",
+                humanize::message_number(m.index),
                 m.role,
                 humanize::count(m.tokens),
-                m.id
+                m.id,
+                m.text
             ));
         }
     };
     listed(&mut lines, "-", &diff.dropped);
     for c in &diff.cleared {
         lines.push(format!(
-            "~ #{:<5} {:<9} {:>7} -> {} tokens  {} (cleared from {})",
+            "~ {:<6} {:<9} {:>7} -> {} tokens  {} (cleared from {})",
             c.index,
             c.role,
             humanize::count(c.tokens_before),

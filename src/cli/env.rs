@@ -3,8 +3,13 @@
 use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
-use crate::store::{Encoding, PurgePolicy, Store, StoreError, Target, now_seconds, os_user_name};
-use std::path::PathBuf;
+use crate::store::{
+    Encoding, PurgePolicy, Store, StoreError, Target, id_start, now_seconds, os_user_name,
+};
+use std::path::{Path, PathBuf};
+
+/// The variable naming the Loki home when `--root` is not given.
+pub const LOKI_HOME: &str = "LOKI_HOME";
 
 /// Where the Loki root came from, to say so when it is not there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +47,7 @@ impl CliEnv {
     /// Resolves root (`--root`, `LOKI_HOME`, `~/.loki`), user and config.
     /// A `--config FILE` that does not exist is an error; the default config
     /// file may be absent.
-    pub fn from_cli(cli: &Cli, root_from: RootFrom) -> Result<CliEnv, CliError> {
+    pub fn from_cli(cli: &Cli) -> Result<CliEnv, CliError> {
         let config_path = cli.config.clone().or_else(Config::default_path);
         let config = match &cli.config {
             Some(path) if !path.exists() => {
@@ -57,16 +62,21 @@ impl CliEnv {
                 None => Config::default(),
             },
         };
-        let (root, user) = root_and_user(cli.root.clone(), cli.user.clone())?;
-        let store = open_store(&root, &user, cli.root.is_some(), cli.peteos.as_deref())?;
+        // LOKI_HOME is read here, not by clap, whose usage lines would then
+        // show `--root` as if it had to be given.
+        let from_env = std::env::var_os(LOKI_HOME).filter(|v| !v.is_empty());
+        let (given, root_from) = match (&cli.root, from_env) {
+            (Some(root), _) => (Some(root.clone()), RootFrom::Flag),
+            (None, Some(root)) => (Some(PathBuf::from(root)), RootFrom::Env),
+            (None, None) => (None, RootFrom::Default),
+        };
+        let root_given = given.is_some();
+        let (root, user) = root_and_user(given, cli.user.clone())?;
+        let store = open_store(&root, &user, root_given, cli.peteos.as_deref())?;
         Ok(CliEnv {
             store,
             root,
-            root_from: if cli.root.is_some() {
-                root_from
-            } else {
-                RootFrom::Default
-            },
+            root_from,
             peteos_flag: cli.peteos.is_some(),
             user,
             config,
@@ -78,6 +88,13 @@ impl CliEnv {
     /// Refuses a store whose folder is not there (`Store::check_folder`),
     /// saying where the path came from. Commands that read call it first.
     pub fn check_folder(&self) -> Result<(), CliError> {
+        // A folder of the tree given as the root holds no users/ of its own.
+        if !self.peteos_flag
+            && !self.store.sessions_dir().exists()
+            && let Some(hint) = root_hint(&self.root)
+        {
+            return Err(CliError::usage(hint));
+        }
         self.store.check_folder().map_err(|e| {
             let from = if self.peteos_flag {
                 "from --peteos"
@@ -94,7 +111,10 @@ impl CliEnv {
                 StoreError::Missing { path, message }
                     if path == self.root || path == self.store.sessions_dir() =>
                 {
-                    CliError::usage(format!("{message} ({from})"))
+                    match root_hint(&self.root) {
+                        Some(hint) => CliError::usage(format!("{message} ({from}); {hint}")),
+                        None => CliError::usage(format!("{message} ({from})")),
+                    }
                 }
                 other => other.into(),
             }
@@ -105,40 +125,80 @@ impl CliEnv {
     /// checking the store is there; several matches are listed with their
     /// last use, most recent first (exit 2).
     pub fn locate(&self, arg: &str) -> Result<Target, CliError> {
-        self.check_folder()?;
-        self.store.locate(arg).map_err(|e| match e {
-            StoreError::Ambiguous { arg, candidates } => {
-                let mut rows = vec![format!(
-                    "{arg:?} matches {}; give more of the name or the id:",
-                    humanize::plural(candidates.len() as u64, "session")
-                )];
-                const SHOWN: usize = 10;
-                let shown = &candidates[..candidates.len().min(SHOWN)];
-                let width = shown
-                    .iter()
-                    .map(|c| unicode_width::UnicodeWidthStr::width(c.name.as_str()))
-                    .max()
-                    .unwrap_or(0);
-                for c in shown {
-                    // A damaged session has no time of its own (0).
-                    let used = if c.last_used_at > 0.0 {
-                        humanize::ago(c.last_used_at, self.now)
-                    } else {
-                        "-".into()
-                    };
-                    rows.push(format!(
-                        "  {}  {used:<14}  {}",
-                        humanize::pad(&c.name, width),
-                        c.id
-                    ));
-                }
-                if candidates.len() > SHOWN {
-                    rows.push(format!("  … and {} more", candidates.len() - SHOWN));
-                }
-                CliError::usage(rows.join("\n"))
+        let newest = match self.config.duplicate_names.as_deref() {
+            None | Some("newest") => true,
+            Some("refuse") => false,
+            Some(other) => {
+                return Err(CliError::usage(format!(
+                    "bad config: duplicate_names is \"newest\" or \"refuse\", not {other:?}"
+                )));
             }
-            other => other.into(),
-        })
+        };
+        self.locate_with(arg, newest)
+    }
+
+    /// [`CliEnv::locate`] that never picks among sessions of one name
+    /// (`delete`: what it removes is named without doubt).
+    pub fn locate_exactly(&self, arg: &str) -> Result<Target, CliError> {
+        self.locate_with(arg, false)
+    }
+
+    /// Locates `arg`; with `newest`, a name several sessions share (and
+    /// nothing else tells apart) is the most recently used of them, said
+    /// on stderr.
+    fn locate_with(&self, arg: &str, newest: bool) -> Result<Target, CliError> {
+        // A path names its session by itself: no store need be there.
+        if !Store::is_path_argument(arg) {
+            self.check_folder()?;
+        }
+        self.store
+            .locate(arg)
+            .or_else(|e| match e {
+                StoreError::Ambiguous { candidates, .. }
+                    if newest && candidates.windows(2).all(|w| w[0].name == w[1].name) =>
+                {
+                    let chosen = &candidates[0];
+                    eprintln!(
+                        "loki-sessions: {} sessions are named {:?}; taking the most recently used, \
+                     {} (name another as \"{} · {}\" or by its id)",
+                        candidates.len(),
+                        chosen.name,
+                        chosen.id,
+                        chosen.name,
+                        candidates.get(1).map_or("", |c| id_start(&c.id)),
+                    );
+                    Ok(self.store.locate(&chosen.id)?)
+                }
+                other => Err(other),
+            })
+            .map_err(|e| match e {
+                StoreError::Ambiguous { arg, candidates } => {
+                    let mut rows = vec![format!(
+                        "{arg:?} matches {}; give more of the name or the id:",
+                        humanize::plural(candidates.len() as u64, "session")
+                    )];
+                    const SHOWN: usize = 10;
+                    let shown = &candidates[..candidates.len().min(SHOWN)];
+                    let width = shown
+                        .iter()
+                        .map(|c| unicode_width::UnicodeWidthStr::width(c.name.as_str()))
+                        .max()
+                        .unwrap_or(0);
+                    for c in shown {
+                        let used = humanize::last_used(c.last_used_at, self.now);
+                        rows.push(format!(
+                            "  {}  {used:<14}  {}",
+                            humanize::pad(&c.name, width),
+                            c.id
+                        ));
+                    }
+                    if candidates.len() > SHOWN {
+                        rows.push(format!("  … and {} more", candidates.len() - SHOWN));
+                    }
+                    CliError::usage(rows.join("\n"))
+                }
+                other => other.into(),
+            })
     }
 
     /// The encoding: the flag, else the config, else cl100k_base.
@@ -166,6 +226,54 @@ impl CliEnv {
             max_age_days,
         })
     }
+}
+
+/// What a root that holds no `users/<user>/session` looks like, when it is
+/// a folder of the tree itself (a mistake one makes with `--root`): what to
+/// pass instead.
+fn root_hint(root: &Path) -> Option<String> {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let shown = |p: &Path| p.display().to_string();
+    if root.join("meta.json").is_file() {
+        return Some(format!(
+            "{} looks like one session: name it as the SESSION argument (a path works) and \
+             leave --root out",
+            shown(root)
+        ));
+    }
+    if name(root).as_deref() == Some("session")
+        && let Some(user_dir) = root.parent()
+        && let Some(users) = user_dir.parent()
+        && name(users).as_deref() == Some("users")
+        && let (Some(home), Some(owner)) = (users.parent(), name(user_dir))
+    {
+        return Some(format!(
+            "{} looks like the session folder of user {owner}: pass --root {} --user {owner}",
+            shown(root),
+            shown(home)
+        ));
+    }
+    if name(root).as_deref() == Some("users")
+        && let Some(home) = root.parent()
+    {
+        return Some(format!(
+            "{} looks like the users folder of a Loki home: pass --root {}",
+            shown(root),
+            shown(home)
+        ));
+    }
+    if root.join("session").is_dir()
+        && let (Some(users), Some(owner)) = (root.parent(), name(root))
+        && name(users).as_deref() == Some("users")
+        && let Some(home) = users.parent()
+    {
+        return Some(format!(
+            "{} looks like the folder of user {owner}: pass --root {} --user {owner}",
+            shown(root),
+            shown(home)
+        ));
+    }
+    None
 }
 
 /// The root (`--root`/`LOKI_HOME`, else `~/.loki`) and the user (`--user`,
@@ -197,6 +305,15 @@ pub fn open_store(
     root_given: bool,
     peteos: Option<&std::path::Path>,
 ) -> Result<Store, CliError> {
+    // One Loki session given as the root would read as a peteos folder
+    // (its memory/ holds session.json): say what it is instead.
+    if peteos.is_none()
+        && root_given
+        && root.join("meta.json").is_file()
+        && let Some(hint) = root_hint(root)
+    {
+        return Err(CliError::usage(hint));
+    }
     Ok(match peteos {
         Some(dir) => Store::peteos_folder(dir),
         // --root pointing at a folder of peteos sessions is used as one.

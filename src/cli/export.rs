@@ -1,4 +1,4 @@
-//! `loki-sessions export SESSION [--context ID] --format md|json|txt [-o FILE] [--force]`.
+//! `loki-sessions export SESSION [--context ID] [--format md|json|txt] [-o FILE] [--force]`.
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError, completions};
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  loki-sessions export fix-the-login-bug --format md -o login-bug.md
+  loki-sessions export fix-the-login-bug -o login-bug.md        the format from the name
   loki-sessions export fix-the-login-bug --context 20261129-8d1b --format txt | less
   loki-sessions export fix-the-login-bug --format json | jq '.messages | length'
 
@@ -25,9 +25,9 @@ pub struct ExportArgs {
     /// The context to export (id or unique prefix) [default: the active one]
     #[arg(long, value_name = "ID")]
     pub context: Option<String>,
-    /// md: Markdown transcript; txt: plain text; json: the messages as stored.
+    /// md: Markdown transcript; txt: plain text; json: the messages as stored [default: from -o's extension]
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: ExportFormat,
+    pub format: Option<ExportFormat>,
     /// Write to FILE instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -49,10 +49,21 @@ pub enum ExportFormat {
 
 /// Prints or writes a transcript. Reads the session only.
 pub fn run(env: &CliEnv, args: ExportArgs) -> Result<(), CliError> {
-    let format = match args.format {
-        ExportFormat::Md => TranscriptFormat::Markdown,
-        ExportFormat::Json => TranscriptFormat::Json,
-        ExportFormat::Txt => TranscriptFormat::Text,
+    let by_name = args.output.as_deref().and_then(TranscriptFormat::for_path);
+    let format = match (args.format, by_name) {
+        (Some(ExportFormat::Md), _) => TranscriptFormat::Markdown,
+        (Some(ExportFormat::Json), _) => TranscriptFormat::Json,
+        (Some(ExportFormat::Txt), _) => TranscriptFormat::Text,
+        (None, Some(format)) => format,
+        (None, None) => {
+            return Err(CliError::usage(match &args.output {
+                Some(path) => format!(
+                    "which format for {}? give --format md, txt or json (or a file name ending in .md, .txt or .json)",
+                    path.display()
+                ),
+                None => "which format? give --format md, txt or json".to_string(),
+            }));
+        }
     };
     let target = env.locate(&args.session)?;
     let text = env.store.export(&target, args.context.as_deref(), format)?;

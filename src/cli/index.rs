@@ -51,9 +51,9 @@ pub fn run(env: &CliEnv, args: IndexArgs) -> Result<(), CliError> {
         .map_or("-".into(), |p| p.display().to_string());
     output::print_lines([
         format!(
-            "{} sessions, {} messages indexed in {} ({})",
-            humanize::count(status.sessions as u64),
-            humanize::count(status.messages as u64),
+            "{}, {} indexed in {} ({})",
+            humanize::plural(status.sessions as u64, "session"),
+            humanize::plural(status.messages as u64, "message"),
             humanize::bytes(status.bytes),
             path
         ),

@@ -170,7 +170,9 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
     let mut lines = vec![row("ID", "LAST USED", "MSGS", "TOKENS", "SIZE", "NAME")];
     for item in items {
         let id: String = item.id.chars().take(17).collect();
-        let messages = item.messages.map_or("-".into(), |m| m.to_string());
+        let messages = item
+            .messages
+            .map_or("-".into(), |m| humanize::count(m as u64));
         let tokens = item.tokens.map_or("-".into(), humanize::count);
         let name = match &item.error {
             Some(e) => format!("DAMAGED: {e}"),

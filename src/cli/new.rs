@@ -1,4 +1,4 @@
-//! `loki-sessions new "<first prompt>" [--no-purge] [--json]`.
+//! `loki-sessions new "<first prompt>" [--no-purge | --yes] [--json]`.
 
 use crate::cli::ask;
 use crate::cli::output;
@@ -12,7 +12,7 @@ use serde_json::json;
 /// Arguments of `new`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  loki-sessions new \"Fix the login bug\"\n  loki-sessions new \"Fix the login bug\" --no-purge     make it, purge nothing\n  cd \"$(loki-sessions new 'Refactor the parser' --json | jq -r .workspace)\""
+    after_help = "Examples:\n  loki-sessions new \"Fix the login bug\"\n  loki-sessions new \"Fix the login bug\" --no-purge     make it, purge nothing\n  loki-sessions new \"Nightly run\" --yes </dev/null      a script that purges too\n  cd \"$(loki-sessions new 'Refactor the parser' --json | jq -r .workspace)\""
 )]
 pub struct NewArgs {
     /// The first prompt; the session is named after it.
@@ -20,8 +20,9 @@ pub struct NewArgs {
     /// Do not purge stale sessions first.
     #[arg(long, conflicts_with = "yes")]
     pub no_purge: bool,
-    /// Purge stale sessions first without asking (on a terminal, `new` asks).
-    #[arg(long)]
+    /// Purge stale sessions first without asking (on a terminal `new` asks;
+    /// without one it purges nothing unless this is given).
+    #[arg(long, visible_alias = "purge")]
     pub yes: bool,
     /// Print the new session as JSON.
     #[arg(long)]
@@ -34,10 +35,12 @@ pub struct NewArgs {
     pub max_age: Option<String>,
 }
 
-/// Starts a session, purging stale ones first as the seed's `start` does.
-/// A person at a terminal is shown what the purge would remove and asked
-/// (No by default: the session is made and nothing is purged); scripts
-/// keep the seed's behaviour. Each purged session is reported on stderr.
+/// Starts a session. Stale sessions are purged first only when asked: a
+/// person at a terminal is shown what the purge would remove and asked (No
+/// by default), a script passes `--yes`; without either, nothing is deleted
+/// and stderr says how many stale sessions were left and how to purge them
+/// (the one rule of `purge` and `delete`: no deletion without a terminal's
+/// yes or `--yes`). Each purged session is reported on stderr.
 pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
     env.store.check(LokiOnly::NewSession)?;
     let plan = if args.no_purge {
@@ -47,8 +50,11 @@ pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
         Some(env.store.purge_plan(policy, &[], env.now)?)
     };
     let plan = match plan {
-        Some(plan) if plan.removals().next().is_some() && !args.yes && ask::can_ask() => {
-            if ask::yes_or_no(&purge_summary(&plan, env.now), "Purge them first?")? {
+        Some(plan) if plan.removals().next().is_some() && !args.yes => {
+            if !ask::can_ask() {
+                eprintln!("{}", left_unpurged(&plan, &policy_flags(&args)));
+                None
+            } else if ask::yes_or_no(&purge_summary(&plan, env.now), "Purge them first?")? {
                 Some(plan)
             } else {
                 eprintln!("nothing purged");
@@ -84,6 +90,34 @@ pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
     } else {
         output::print_lines([record.id.clone()])
     }
+}
+
+/// What stderr says when no terminal could be asked and `--yes` was not
+/// given: the stale sessions left, and the commands that purge them.
+fn left_unpurged(plan: &PurgePlan, flags: &str) -> String {
+    let count = plan.removals().count() as u64;
+    format!(
+        "left {} ({}) that a purge would remove: no terminal to ask and no --yes; \
+         see them with `loki-sessions purge{flags} --dry-run`, remove them with \
+         `loki-sessions purge{flags} --yes` (or `new --yes` next time)",
+        humanize::plural(count, "stale session"),
+        humanize::bytes(plan.bytes_freed())
+    )
+}
+
+/// The purge policy flags given to `new`, to repeat them in a suggestion.
+fn policy_flags(args: &NewArgs) -> String {
+    let mut flags = String::new();
+    if let Some(keep) = args.keep {
+        flags.push_str(&format!(" --keep {keep}"));
+    }
+    if let Some(age) = &args.max_age {
+        flags.push_str(&format!(
+            " --max-age {}",
+            shlex::try_quote(age).unwrap_or_default()
+        ));
+    }
+    flags
 }
 
 /// What a purge before `new` would remove: how many, the first few with

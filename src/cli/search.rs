@@ -92,10 +92,23 @@ pub fn run(env: &CliEnv, args: SearchArgs) -> Result<(), CliError> {
     if args.json {
         output::print_json(&outcome.hits)?;
     } else {
-        let lines = outcome.hits.iter().map(|h| {
+        // Columns as wide as their longest entry (names cut at 32), so
+        // short names line up with long ones.
+        let names: Vec<String> = outcome
+            .hits
+            .iter()
+            .map(|h| humanize::truncate(&h.session_name, 32))
+            .collect();
+        let width = names
+            .iter()
+            .map(|n| unicode_width::UnicodeWidthStr::width(n.as_str()))
+            .max()
+            .unwrap_or(0);
+        let lines = outcome.hits.iter().zip(&names).map(|(h, name)| {
             format!(
-                "{}  {:<9}  {}  {}",
-                humanize::truncate(&h.session_name, 32),
+                "{}  {:<14}  {:<9}  {}  {}",
+                humanize::pad(name, width),
+                humanize::last_used(h.last_used_at, env.now),
                 h.role,
                 &h.session_id[..h.session_id.len().min(17)],
                 h.snippet

@@ -192,7 +192,7 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         running += m.tokens;
         lines.push(format!(
             "{:>5}  {:<9}  {:>7}  {:>9}  {}",
-            m.index,
+            m.index + 1,
             role_label(m),
             humanize::count(m.tokens),
             humanize::count(running),
@@ -244,8 +244,8 @@ fn role_label(m: &ShownMessage) -> String {
 /// A message in full: a header line (index, role, tokens, id), then its text.
 fn full_message(m: &ShownMessage) -> Vec<String> {
     let mut lines = vec![format!(
-        "── #{} {}  {} tokens  {}",
-        m.index,
+        "── {} {}  {} tokens  {}",
+        humanize::message_number(m.index),
         role_label(m),
         humanize::count(m.tokens),
         m.id

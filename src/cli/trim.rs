@@ -33,8 +33,8 @@ pub struct TrimArgs {
     /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
     #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
     pub session: String,
-    /// Keep the newest messages that fit in N tokens (rolling_token_window).
-    #[arg(long, value_name = "N")]
+    /// Keep the newest messages that fit in N tokens (rolling_token_window); 50000, 50k, 1.5M.
+    #[arg(long, value_name = "N", value_parser = args::tokens)]
     pub max_tokens: Option<u64>,
     /// Keep the last K messages (rolling_sequence_window); K >= 1.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
@@ -48,8 +48,8 @@ pub struct TrimArgs {
     /// Replace the tool results in these messages (ids or unique prefixes) with a short placeholder.
     #[arg(long, value_name = "ID", num_args = 1..)]
     pub clear: Vec<String>,
-    /// Replace every tool result holding more than N tokens with a placeholder.
-    #[arg(long, value_name = "N")]
+    /// Replace every tool result holding more than N tokens with a placeholder (2000, 2k).
+    #[arg(long, value_name = "N", value_parser = args::tokens)]
     pub clear_tool_results_over: Option<u64>,
     /// Replace every tool result older than the last K turns (a turn starts at a user message with text) with a placeholder.
     #[arg(long, value_name = "K")]

@@ -199,6 +199,12 @@ impl Store {
         }
     }
 
+    /// True when a `SESSION` argument is a path (it has a `/`, or is `.` or
+    /// `..`): it names its session without the store.
+    pub fn is_path_argument(arg: &str) -> bool {
+        locate::looks_like_path(arg)
+    }
+
     /// Resolves a `SESSION` argument: a path, an id, an exact name, a unique
     /// id prefix or a unique name prefix (`ops::locate::match_session` has
     /// the order). Several matches are `StoreError::Ambiguous`, listing them.
@@ -686,14 +692,22 @@ impl Store {
             .collect())
     }
 
+    /// What [`Store::delete`] would do with `target` now, before a person
+    /// is asked: the plan of one entry, its decision (removed, or kept and
+    /// why: active, locked, damaged, ...) and the bytes it holds, measured
+    /// as the deletion measures what it frees.
+    pub fn delete_preview(&self, target: &Target, now: f64, even_damaged: bool) -> PurgePlan {
+        let candidate = purge_facts::candidate(target.record.clone());
+        PurgePlan::single(candidate, &[], now, even_damaged)
+    }
+
     /// Deletes one session the user chose, with every safety rule of a
     /// purge (live, active, locked, unreadable, other filesystem); a session
     /// a rule spares is an error saying which rule. `even_damaged` lifts the
     /// unreadable rule alone, for a person who was shown the damage and
     /// still wants the session gone (a purge never does this).
     pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
-        let candidate = purge_facts::candidate(target.record.clone());
-        let plan = PurgePlan::single(candidate, &[], now, even_damaged);
+        let plan = self.delete_preview(target, now, even_damaged);
         let report = self.apply_purge(&plan, &[], |_| {})?;
         match plan.entries.first() {
             Some(entry)

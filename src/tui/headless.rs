@@ -44,6 +44,8 @@ pub struct Headless {
     /// What the UI wrote to the terminal besides drawing (OSC 52 copies),
     /// in order.
     pub written: Vec<String>,
+    /// How many times the model asked the terminal to suspend (Ctrl-Z).
+    pub suspended: u64,
 }
 
 impl Headless {
@@ -76,6 +78,7 @@ impl Headless {
             reply_tx,
             applied: runtime::Applied::default(),
             written: Vec::new(),
+            suspended: 0,
         };
         let mut pending = Vec::new();
         let mut collect = |e| pending.push(e);
@@ -122,9 +125,14 @@ impl Headless {
             let mut collect = |e| effects.push(e);
             runtime::handle_burst(&mut self.model, first, &self.incoming, &mut collect);
             let written = &mut self.written;
-            runtime::apply(&self.model, &mut self.applied, &mut |_| {}, &mut |text| {
-                written.push(text.to_string())
-            });
+            let suspended = &mut self.suspended;
+            runtime::apply(
+                &self.model,
+                &mut self.applied,
+                &mut |_| {},
+                &mut |text| written.push(text.to_string()),
+                &mut |_| *suspended += 1,
+            );
             self.run_effects(effects);
         }
         let (model, state) = (&self.model, &mut self.state);

@@ -1,16 +1,21 @@
 //! Every key binding, in one table: `to_msg` reads it, and the help overlay
-//! and the footer are generated from it.
+//! and the footer are generated from it; the config's `[keys]` change it
+//! (`custom`).
 
 use crate::tui::model::{ListMode, Model, Overlay, Screen, ViewerMode};
 use crate::tui::msg::{Action, Msg};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+pub mod custom;
 #[cfg(test)]
 mod doc;
 mod table;
 
+use custom::keys_of;
+pub use custom::{CustomKeys, KeyEntry};
+
 /// Where a binding applies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scope {
     /// The session list.
     List,
@@ -136,7 +141,7 @@ impl Scope {
 
 /// The binding of `key` in `scope`, the scope's own first, then the shared ones.
 fn binding(scope: Scope, code: KeyCode, mods: KeyModifiers) -> Option<&'static Binding> {
-    let is = |b: &&Binding| b.keys.contains(&(code, mods));
+    let is = |b: &&Binding| keys_of(b).contains(&(code, mods));
     let own = BINDINGS.iter().filter(|b| b.scope == scope).find(is);
     own.or_else(|| {
         BINDINGS
@@ -213,7 +218,7 @@ pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
     BINDINGS
         .iter()
         .filter(|b| b.scope == scope)
-        .map(|b| (labels(b.keys, " / "), b.help))
+        .map(|b| (labels(&keys_of(b), " / "), b.help))
         .collect()
 }
 
@@ -260,7 +265,8 @@ pub fn footer(scope: Scope) -> Vec<(String, &'static str)> {
         .filter(|b| b.scope == scope)
         .filter_map(|b| {
             let (shown, word) = b.footer?;
-            let mut keys = labels(&b.keys[..shown.min(b.keys.len())], " ");
+            let all = keys_of(b);
+            let mut keys = labels(&all[..shown.min(all.len())], " ");
             if let Some(partner) = b.partner {
                 keys.push(' ');
                 keys.push_str(&key_for(scope, partner));
@@ -292,7 +298,8 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
         .iter()
         .find(|b| b.scope == scope && b.action == action)
         .map_or_else(String::new, |b| {
-            labels(&b.keys[..n.min(b.keys.len())], separator)
+            let keys = keys_of(b);
+            labels(&keys[..n.min(keys.len())], separator)
         })
 }
 

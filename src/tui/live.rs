@@ -106,7 +106,13 @@ impl Live {
             runtime::handle_burst(&mut self.model, first, &self.incoming, &mut |e| {
                 worker.perform(e)
             });
-            runtime::apply(&self.model, &mut self.applied, &mut |_| {}, &mut |_| {});
+            runtime::apply(
+                &self.model,
+                &mut self.applied,
+                &mut |_| {},
+                &mut |_| {},
+                &mut |_| {},
+            );
             let (model, state) = (&self.model, &mut self.state);
             let _ = self.terminal.draw(|frame| view::draw(frame, model, state));
             self.longest_turn = self.longest_turn.max(turn.elapsed());

@@ -1,6 +1,9 @@
 //! The fuzzy matcher on its own thread: the UI sends sessions and queries,
 //! the matcher answers the newest query only ("latest wins"), narrowing from
-//! the previous answer when the query grew.
+//! the previous answer when the query grew. The query is read as fzf
+//! reads it (`pattern`).
+
+mod pattern;
 
 use crate::store::SessionRecord;
 use crate::tui::latest::{LatestWins, Out};
@@ -9,6 +12,7 @@ use crate::tui::msg::Msg;
 use crate::tui::ops::ListReply;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
+use pattern::{Field, Pattern};
 
 /// What the matcher needs of a session to sort by it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -76,6 +80,27 @@ impl Entry {
             created_at: r.created_at,
             facts,
         }
+    }
+}
+
+impl Entry {
+    /// The name, the first prompt and the id, as the pattern matches them.
+    fn fields(&self) -> [Field<'_>; 3] {
+        let [name, prompt, id] = &self.folded;
+        [
+            Field {
+                text: &self.name,
+                folded: name,
+            },
+            Field {
+                text: &self.prompt,
+                folded: prompt,
+            },
+            Field {
+                text: &self.id,
+                folded: id,
+            },
+        ]
     }
 }
 
@@ -162,13 +187,15 @@ impl Matcher {
         sort: SortKey,
         mut progress: impl FnMut(Option<&[usize]>) -> bool,
     ) -> Option<Vec<usize>> {
-        if query.trim().is_empty() {
+        let pattern = Pattern::parse(query);
+        if pattern.is_empty() {
             return Some(self.order(sort).to_vec());
         }
         let recency = self.order(SortKey::LastUsed).to_vec();
-        // A longer query can only match a subset of what the shorter matched.
+        // A longer query usually matches a subset of what the shorter one
+        // matched (`narrows_to` says when: not for a longer `!not`).
         let pool: Vec<usize> = match &self.last {
-            Some((previous, rows)) if query.starts_with(previous.as_str()) => rows.clone(),
+            Some((previous, rows)) if Pattern::parse(previous).narrows_to(&pattern) => rows.clone(),
             _ => recency,
         };
         let split = pool.len().min(FIRST_CHUNK);
@@ -236,27 +263,37 @@ fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64
             .chunks(per)
             .map(|part| {
                 scope.spawn(move || {
+                    let pattern = Pattern::parse(query);
+                    // The common query is one plain word: it keeps the fast
+                    // paths below; terms (`a b`, `'a`, `^a`, `!a`) are scored
+                    // one by one on every field.
+                    let single = pattern.single_fuzzy();
                     // One or two characters say little about relevance: score
                     // them the linear way (their best place in the text)
                     // instead of the full dynamic programme, which is for
                     // real queries and costs ten times more on 100k rows.
-                    let matcher = if query.chars().count() <= 2 {
+                    let matcher = if single.is_some_and(|t| t.chars().count() <= 2) {
                         SkimMatcherV2::default().element_limit(1)
                     } else {
                         SkimMatcherV2::default()
                     };
-                    let needle: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
-                    let wanted = needle.iter().fold(0, |m, c| m | char_bit(*c));
-                    let letter = one_ascii_char(query);
+                    let needle: Vec<char> = single
+                        .unwrap_or_default()
+                        .chars()
+                        .flat_map(char::to_lowercase)
+                        .collect();
+                    let wanted = pattern.required_chars().fold(0, |m, c| m | char_bit(c));
+                    let letter = single.and_then(one_ascii_char);
                     part.iter()
                         .filter_map(|&i| {
                             let e = entries[i].as_ref()?;
                             if e.chars & wanted != wanted {
                                 return None;
                             }
-                            let score = match letter {
-                                Some(c) => letter_score(e, c),
-                                None => best_score(&matcher, e, query, &needle),
+                            let score = match (letter, single) {
+                                (Some(c), _) => letter_score(e, c),
+                                (None, Some(term)) => best_score(&matcher, e, term, &needle),
+                                (None, None) => pattern.score(&e.fields(), &matcher),
                             };
                             score.map(|s| (s, i))
                         })
@@ -381,13 +418,7 @@ fn contains_in_order(hay: &str, needle: &[char]) -> bool {
 
 /// Positions (char indices) in `text` that `query` matched, for highlighting.
 pub fn highlight(text: &str, query: &str) -> Vec<usize> {
-    if query.is_empty() {
-        return Vec::new();
-    }
-    SkimMatcherV2::default()
-        .fuzzy_indices(text, query)
-        .map(|(_, indices)| indices)
-        .unwrap_or_default()
+    Pattern::parse(query).highlight(text)
 }
 
 /// The matcher as a latest-wins job: rows and facts change its state in

@@ -112,6 +112,9 @@ pub struct App {
     /// Text to put on the clipboard, tagged: the runtime writes each new
     /// one to the terminal once (OSC 52).
     pub clipboard: Option<(u64, String)>,
+    /// How many times the person asked to suspend (Ctrl-Z): the runtime
+    /// gives the terminal back and stops the process once per request.
+    pub suspend: u64,
 }
 
 impl App {
@@ -179,6 +182,7 @@ impl Model {
                 last_request: 0,
                 mouse_capture: true,
                 clipboard: None,
+                suspend: 0,
             },
             exit: None,
         }

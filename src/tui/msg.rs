@@ -29,6 +29,9 @@ pub enum Action {
     ClearOrQuit,
     /// Quit at once.
     Quit,
+    /// Give the terminal back and stop, as Ctrl-Z does in a shell; `fg`
+    /// comes back to the same screen.
+    Suspend,
     /// Show the key help.
     Help,
     /// Ask for a first prompt and start a session.
@@ -131,8 +134,8 @@ pub enum Action {
     MarkRange,
     /// Start choosing tool results to clear.
     StartClear,
-    /// Switch an edit between dropping and clearing.
-    ToggleEditKind,
+    /// Switch an edit by hand to dropping the marked messages.
+    StartDrop,
     /// Choose which tool results a clear picks: marked, by size, by turns.
     CycleClearChoice,
     /// Compare the chosen context with its parent.

@@ -38,6 +38,9 @@ pub struct Host<'a> {
     pub mouse_capture: &'a mut dyn FnMut(bool),
     /// Writes bytes to the terminal between frames (an OSC 52 copy).
     pub write: &'a mut dyn FnMut(&str),
+    /// Gives the terminal back, stops the process until it is continued,
+    /// and takes the terminal again (with the mouse captured if true).
+    pub suspend: &'a mut dyn FnMut(bool),
 }
 
 /// What the terminal was last told, so each request of the model is
@@ -48,6 +51,8 @@ pub struct Applied {
     pub mouse_capture: bool,
     /// The tag of the last text put on the clipboard.
     pub clipboard: u64,
+    /// Suspensions done.
+    pub suspend: u64,
 }
 
 impl Default for Applied {
@@ -56,18 +61,22 @@ impl Default for Applied {
         Applied {
             mouse_capture: true,
             clipboard: 0,
+            suspend: 0,
         }
     }
 }
 
 /// Applies what the model asks of the terminal and has not been applied:
-/// mouse capture, and text for the clipboard (written as OSC 52).
+/// mouse capture, text for the clipboard (written as OSC 52), and a
+/// suspension. True when the process was suspended: the screen must then be
+/// drawn whole again.
 pub fn apply(
     model: &Model,
     applied: &mut Applied,
     mouse_capture: &mut dyn FnMut(bool),
     write: &mut dyn FnMut(&str),
-) {
+    suspend: &mut dyn FnMut(bool),
+) -> bool {
     if model.app.mouse_capture != applied.mouse_capture {
         applied.mouse_capture = model.app.mouse_capture;
         mouse_capture(applied.mouse_capture);
@@ -78,6 +87,12 @@ pub fn apply(
         applied.clipboard = *tag;
         write(&osc52(text));
     }
+    if model.app.suspend != applied.suspend {
+        applied.suspend = model.app.suspend;
+        suspend(applied.mouse_capture);
+        return true;
+    }
+    false
 }
 
 /// The escape sequence that asks the terminal to put `text` on the
@@ -131,7 +146,18 @@ pub fn run_loop<B: Backend>(
         if !handle_burst(model, first, incoming, host.perform) {
             return Ok(());
         }
-        apply(model, &mut applied, host.mouse_capture, host.write);
+        if apply(
+            model,
+            &mut applied,
+            host.mouse_capture,
+            host.write,
+            host.suspend,
+        ) {
+            // The screen came back empty: a frame of blanks makes the next
+            // frame draw every cell (`Terminal::clear` would ask the
+            // terminal where its cursor is, an answer the input thread eats).
+            terminal.draw(|frame| frame.render_widget(ratatui::widgets::Clear, frame.area()))?;
+        }
         terminal.draw(|frame| view::draw(frame, model, state))?;
     }
 }

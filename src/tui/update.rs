@@ -104,6 +104,10 @@ fn route(model: &mut Model, msg: Msg) -> Step {
     let (list, app) = (&mut model.list, &mut model.app);
     match msg {
         Msg::Action(Action::Quit) => Step::go(Go::Exit(Exit::Cancel)),
+        Msg::Action(Action::Suspend) => {
+            app.suspend += 1;
+            Step::none()
+        }
         Msg::Signal(signal) => Step::go(Go::Exit(Exit::Signal(signal))),
         Msg::Tick(now) => {
             app.now = now;

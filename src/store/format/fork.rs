@@ -1,5 +1,6 @@
 //! Building a forked context exactly as peteos's `Context._fork` does.
 
+use crate::humanize;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::assemble::Assembler;
@@ -97,8 +98,11 @@ fn layout(parent: &Context, kept: &[usize]) -> Result<Layout> {
                 StoreError::shape(
                     parent.path(),
                     format!(
-                        "message #{index} lies beyond every anchor point (anchors end at {})",
-                        anchors.last().map_or(0, |(_, end)| *end)
+                        "message {} lies beyond every anchor point (they end at message {})",
+                        humanize::message_number(index),
+                        humanize::message_number(
+                            anchors.last().map_or(0, |(_, end)| *end).saturating_sub(1)
+                        )
                     ),
                 )
             })?;

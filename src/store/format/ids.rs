@@ -24,6 +24,15 @@ pub fn iso_timestamp(now: f64) -> String {
     text.trim_end_matches('Z').to_string()
 }
 
+/// The start of a session id that tells it apart from others of one name,
+/// in the list and in a `SESSION` argument (`name · 20261128-da8c`): the
+/// creation date and four characters of the uuid.
+pub fn id_start(id: &str) -> &str {
+    const SHOWN: usize = 13;
+    let end = id.char_indices().nth(SHOWN).map_or(id.len(), |(at, _)| at);
+    &id[..end]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

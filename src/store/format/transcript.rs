@@ -2,6 +2,7 @@
 //! text, thinking, tool calls and results marked as such, media as
 //! placeholders with their media type) or as JSON (the messages as stored).
 
+use crate::humanize;
 use crate::store::format::Context;
 use crate::store::format::message::{Message, Part, Special};
 use serde_json::{Value, json};
@@ -16,6 +17,20 @@ pub enum TranscriptFormat {
     Text,
     /// `{session, name, context_id, messages}` with the messages as stored.
     Json,
+}
+
+impl TranscriptFormat {
+    /// The format a file name asks for, by its extension (`.md`, `.txt`,
+    /// `.json`), for the UI's export and `export -o FILE` alike.
+    pub fn for_path(path: &std::path::Path) -> Option<TranscriptFormat> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "md" | "markdown" => Some(TranscriptFormat::Markdown),
+            "txt" | "text" => Some(TranscriptFormat::Text),
+            "json" => Some(TranscriptFormat::Json),
+            _ => None,
+        }
+    }
 }
 
 /// Who the transcript is of.
@@ -65,7 +80,13 @@ fn text(ctx: &Context, header: TranscriptHeader<'_>) -> String {
         ctx.len()
     );
     for (i, m) in ctx.messages().enumerate() {
-        let _ = write!(out, "\n── #{i} {}  {}\n", role_label(ctx, i, &m), m.id());
+        let _ = write!(
+            out,
+            "\n── {} {}  {}\n",
+            humanize::message_number(i),
+            role_label(ctx, i, &m),
+            m.id()
+        );
         let body = m.readable();
         if !body.is_empty() {
             out.push_str(&body);
@@ -84,7 +105,12 @@ fn markdown(ctx: &Context, header: TranscriptHeader<'_>) -> String {
         ctx.len()
     );
     for (i, m) in ctx.messages().enumerate() {
-        let _ = write!(out, "\n## #{i} {}\n", role_label(ctx, i, &m));
+        let _ = write!(
+            out,
+            "\n## {} {}\n",
+            humanize::message_number(i),
+            role_label(ctx, i, &m)
+        );
         let parts = m.parts();
         if parts.is_empty() {
             out.push_str("\n*(no content)*\n");
@@ -204,13 +230,13 @@ mod tests {
         let md = render(&ctx(), TranscriptFormat::Markdown, HEADER);
         assert!(md.starts_with("# look-at-this\n\nSession `s1`, context `c1`, 6 messages.\n"));
         for want in [
-            "## #0 system prompt\n\nBe brief.\n",
-            "## #1 user\n\nLook\n\n*[image: image/png]*\n",
+            "## #1 system prompt\n\nBe brief.\n",
+            "## #2 user\n\nLook\n\n*[image: image/png]*\n",
             "- **Tool** `bash`: run\n- **Tool** `ls`: list\n",
             "**Thinking**\n\n> first\n>\n> second\n",
             "**Tool call** `bash` (`k`)\n\n```json\n{\"cmd\": \"ls\"}\n```\n",
             "**Tool result** (`k`)\n\n````\na ``` fence\n````\n",
-            "## #4 assistant\n\n*(no content)*\n",
+            "## #5 assistant\n\n*(no content)*\n",
         ] {
             assert!(md.contains(want), "missing {want:?} in\n{md}");
         }
@@ -220,7 +246,7 @@ mod tests {
     #[test]
     fn text_and_json_transcripts() {
         let txt = render(&ctx(), TranscriptFormat::Text, HEADER);
-        assert!(txt.contains("── #2 assistant  a\n[thinking]\nfirst\n\nsecond\n\n[tool call bash k]\n{\"cmd\": \"ls\"}\n"), "{txt}");
+        assert!(txt.contains("── #3 assistant  a\n[thinking]\nfirst\n\nsecond\n\n[tool call bash k]\n{\"cmd\": \"ls\"}\n"), "{txt}");
         assert!(txt.contains("[image: image/png]"));
         let doc: Value =
             serde_json::from_str(&render(&ctx(), TranscriptFormat::Json, HEADER)).unwrap();

@@ -105,12 +105,12 @@ pub fn find_message(context: &Context, arg: &str) -> Result<usize> {
             context.path().display()
         ))),
         many => Err(StoreError::Invalid(format!(
-            "{arg:?} matches {} messages (#{}); give more of the id",
+            "{arg:?} matches {} messages ({}); give more of the id",
             many.len(),
             many.iter()
-                .map(|i| i.to_string())
+                .map(|i| crate::humanize::message_number(*i))
                 .collect::<Vec<_>>()
-                .join(", #")
+                .join(", ")
         ))),
     }
 }

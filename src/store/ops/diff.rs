@@ -34,7 +34,13 @@ pub struct DiffMessage {
     pub role: String,
     /// Its tokens.
     pub tokens: u64,
+    /// The start of its text on one line (tool calls and media as
+    /// placeholders), so a person sees what went without opening it.
+    pub text: String,
 }
+
+/// Characters of a message's text a diff shows.
+const DIFF_TEXT_CHARS: usize = 120;
 
 /// A message of the context that replaces a parent's message with its
 /// tool results cleared.
@@ -138,6 +144,7 @@ pub fn compare(
                 id: m.id().to_string(),
                 role: m.role().to_string(),
                 tokens: child_counts[i],
+                text: m.one_line_limited(DIFF_TEXT_CHARS),
             }),
         }
     }
@@ -150,6 +157,7 @@ pub fn compare(
             id: m.id().to_string(),
             role: m.role().to_string(),
             tokens: parent_counts[p],
+            text: m.one_line_limited(DIFF_TEXT_CHARS),
         })
         .collect();
     let side = |ctx: &Context, counts: &[u64]| DiffSide {

@@ -3,6 +3,7 @@
 //! calls these at every mark on the [`EditFacts`] and the counts it holds;
 //! `ops/edit.rs` calls them again under the session's lock before a fork.
 
+use crate::humanize;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Special;
 use crate::store::format::breakdown::TokenKind;
@@ -206,7 +207,8 @@ pub fn plan_drop_at(
     asked.dedup();
     if let Some(&bad) = asked.iter().find(|&&i| i >= index.len()) {
         return Err(StoreError::Invalid(format!(
-            "message #{bad} is beyond the context's {} messages",
+            "message {} is beyond the context's {} messages",
+            humanize::message_number(bad),
             index.len()
         )));
     }
@@ -373,7 +375,7 @@ fn check_counts(index: &EditFacts, counts: &[u64]) -> Result<()> {
 }
 
 fn describe(index: &EditFacts, i: usize) -> String {
-    format!("message #{i} ({})", index.id(i))
+    format!("message {} ({})", humanize::message_number(i), index.id(i))
 }
 
 fn refuse_special(index: &EditFacts, i: usize, what: &str) -> Result<()> {

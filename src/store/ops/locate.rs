@@ -7,7 +7,7 @@ use crate::store::format::{SESSION_FILE, name_from_prompt};
 use crate::store::ops::conversation::conversation_state;
 use crate::store::sources::LokiTree;
 use crate::store::sources::derived::derive_record;
-use crate::store::sources::layout::{MEMORY_DIR, META_FILE, SessionPaths};
+use crate::store::sources::layout::{MEMORY_DIR, META_FILE, SessionPaths, WORKSPACE_DIR};
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
 
@@ -83,7 +83,8 @@ pub fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg == "." || arg == ".."
 }
 
-/// The session `arg` names, trying in turn: the exact id; the exact name
+/// The session `arg` names, trying in turn: the exact id; the list's
+/// `name · id-start` form; the exact name
 /// (as written, or as `name_from_prompt` makes it, so a first prompt works
 /// too); a unique id prefix; a unique name prefix (ignoring case). Several
 /// sessions at the first rule that matches are an error listing them.
@@ -94,6 +95,17 @@ pub fn match_session<'a>(arg: &str, records: &'a [SessionRecord]) -> Result<&'a 
     }
     if let Some(record) = records.iter().find(|r| r.id == arg) {
         return Ok(record);
+    }
+    // `name · 20261128-da8c`, as the list tells apart sessions of one name.
+    if let Some((name, id_start)) = arg.rsplit_once(" · ") {
+        let (name, id_start) = (name.trim(), id_start.trim());
+        let found = records
+            .iter()
+            .filter(|r| r.name == name && !id_start.is_empty() && r.id.starts_with(id_start))
+            .collect();
+        if let Some(one) = one_of(arg, found)? {
+            return Ok(one);
+        }
     }
     // Damaged records have no name of their own (it is their id).
     let named = || records.iter().filter(|r| r.is_readable());
@@ -137,10 +149,40 @@ fn one_of<'a>(arg: &str, found: Vec<&'a SessionRecord>) -> Result<Option<&'a Ses
     }
 }
 
-/// A path to a Loki session directory, to its `memory/`, or to any directory
-/// holding session.json.
+/// A path to a Loki session directory, to its `memory/`, to any directory
+/// holding session.json, or to anything inside one of these (`.` in a
+/// session's workspace): the nearest session the path is in.
 pub fn locate_path(path: &Path) -> Result<Target> {
     let dir = std::fs::canonicalize(path).map_err(|e| StoreError::io("find session", path, e))?;
+    if is_session_dir(&dir) {
+        return locate_dir(&dir);
+    }
+    // Inside a session: the nearest enclosing one. An ancestor counts only
+    // with the shape of a session (meta.json beside memory/ or workspace/,
+    // or session.json), so a stray meta.json up the tree is not taken.
+    let enclosing = dir.ancestors().skip(1).find(|a| {
+        a.join(SESSION_FILE).is_file()
+            || (a.join(META_FILE).is_file()
+                && (a.join(MEMORY_DIR).is_dir() || a.join(WORKSPACE_DIR).is_dir()))
+    });
+    match enclosing {
+        Some(session) => locate_dir(session),
+        None => Err(StoreError::NotFound(format!(
+            "{} is not a session, nor inside one: no meta.json (Loki) or session.json (peteos) \
+             there or in a folder above it",
+            dir.display()
+        ))),
+    }
+}
+
+/// True when `dir` itself holds a session's file.
+fn is_session_dir(dir: &Path) -> bool {
+    dir.join(META_FILE).is_file() || dir.join(SESSION_FILE).is_file()
+}
+
+/// The session whose directory (or `memory/`) is `dir`.
+fn locate_dir(dir: &Path) -> Result<Target> {
+    let dir = dir.to_path_buf();
     if dir.join(META_FILE).is_file() {
         return loki_target(&dir);
     }

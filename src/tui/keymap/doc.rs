@@ -3,7 +3,8 @@
 //! and the README's list table is the list's part. A test compares both
 //! with what this writes (`UPDATE_DOCS=1 cargo test keys_doc` rewrites them).
 
-use super::{CTRL_NOTE, Scope, help_lines};
+use super::custom::{action_name, scope_name};
+use super::{BINDINGS, CTRL_NOTE, Scope, help_lines};
 
 /// The scopes in the order the reference shows them.
 pub const DOC_SCOPES: [Scope; 17] = [
@@ -41,6 +42,31 @@ pub fn markdown(scopes: &[Scope]) -> String {
     out
 }
 
+/// The reference's tables: each scope's keys with the names `[keys]` uses.
+fn named_tables(scopes: &[Scope]) -> String {
+    let mut out = String::new();
+    for scope in scopes {
+        out.push_str(&format!(
+            "**{}** (`{}`)\n\n| Keys | | Name in `[keys]` |\n|---|---|---|\n",
+            scope.title(),
+            scope_name(*scope)
+        ));
+        let bound = BINDINGS.iter().filter(|b| b.scope == *scope);
+        for (b, (keys, help)) in bound.zip(help_lines(*scope)) {
+            out.push_str(&format!(
+                "| {} | {} | `{}` |\n",
+                cell(&keys),
+                cell(help),
+                action_name(b.action)
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(CTRL_NOTE);
+    out.push_str(".\n");
+    out
+}
+
 /// The whole reference, `docs/KEYS.md`.
 pub fn reference() -> String {
     format!(
@@ -52,8 +78,20 @@ pub fn reference() -> String {
          Printable characters in the session list and in text fields are \
          text: they are typed, never taken as commands, and a paste is \
          typed as it is. So the list's commands sit on F-keys, Alt and a \
-         few Ctrl keys that shells do not use for editing.\n\n{}",
-        markdown(&DOC_SCOPES)
+         few Ctrl keys that shells do not use for editing.\n\n\
+         Keys of your own go in the config file's `[keys]` table, each \
+         action by the name in the last column, alone (wherever it is \
+         bound) or after its scope's name:\n\n\
+         ```toml\n[keys]\nopen = [\"Tab\", \"C-o\"]\n\
+         \"viewer.contexts\" = \"C-x\"\npurge_preview = \"F9\"\n```\n\n\
+         Keys are written as in the tables (`F7`, `C-o` or `^O`, `M-n`, \
+         `Enter`, `Space`, `PgDn`, `Ctrl-Home`). They replace the action's \
+         keys there; the help, the footer and every hint then show them. \
+         The UI refuses to start on an unknown action, a key that is \
+         already another action's where both could be meant, a printable \
+         key where text is typed, and ^C, ^Z, ^I, ^M and ^[ (kept, or sent \
+         as Tab, Enter and Esc), naming the line.\n\n{}",
+        named_tables(&DOC_SCOPES)
     )
 }
 
@@ -119,6 +157,6 @@ mod tests {
         for scope in DOC_SCOPES {
             assert!(text.contains(scope.title()), "{scope:?}");
         }
-        assert!(text.contains("| F7 / M-n | new session |"));
+        assert!(text.contains("| F7 / M-n | new session | `new_session` |"));
     }
 }

@@ -79,6 +79,7 @@ use tui_input::InputRequest as E;
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     bind(S::Everywhere, &[ctrl('c')], A::Quit, "quit at once", None),
+    bind(S::Everywhere, &[ctrl('z')], A::Suspend, "suspend (fg comes back)", None),
     bind(S::List, &[k(K::Enter)], A::Resume, "resume: print the workspace and exit", Some((1, "resume"))),
     bind(S::List, &[k(K::Tab), ctrl('o')], A::Open, "open: read messages and tokens, trim", Some((1, "open"))),
     bind(S::List, &[k(K::Up), ctrl('p')], A::Up, "move up", None),
@@ -153,7 +154,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Trim, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Edit, &[k(K::Char(' '))], A::Mark, "mark or unmark the message, then go down", Some((1, "mark"))),
     bind(S::Edit, &[c('V')], A::MarkRange, "mark from the last mark to here", Some((1, "range"))),
-    bind(S::Edit, &[c('c')], A::ToggleEditKind, "drop the marked messages, or clear tool results", Some((1, "drop/clear"))),
+    pair(S::Edit, &[c('d')], A::StartDrop, "drop the marked messages instead", A::StartClear, "drop/clear"),
+    bind(S::Edit, &[c('C')], A::StartClear, "clear tool results instead", None),
     bind(S::Edit, &[k(K::Tab)], A::CycleClearChoice, "clear: marked results, all over N tokens, or older than K turns", Some((1, "which"))),
     bind(S::Edit, &[k(K::Up), c('k')], A::Up, "previous message (clearing by a number: raise it)", None),
     bind(S::Edit, &[k(K::Down), c('j')], A::Down, "next message (clearing by a number: lower it)", None),

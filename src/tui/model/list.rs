@@ -39,6 +39,9 @@ pub struct ListScreen {
     pub preview: Option<Preview>,
     /// Select this session when it shows up (after new/refresh).
     pub pending_select: Option<String>,
+    /// The next complete answer of the matcher is shown from its first row
+    /// (a new sort order shows its top, not the middle).
+    pub to_top: bool,
     /// Rows whose stats were asked for (so each is asked once).
     pub stats_asked: HashSet<usize>,
     /// The requests whose replies the list waits for.
@@ -186,6 +189,7 @@ impl Default for ListScreen {
             selected: 0,
             preview: None,
             pending_select: None,
+            to_top: false,
             stats_asked: HashSet::new(),
             waiting: ListRequests::default(),
             mode: ListMode::default(),

@@ -59,6 +59,9 @@ pub struct TrimState {
     pub problem: Option<String>,
     /// A trim was sent to the store and has not answered.
     pub applying: bool,
+    /// What + and - add or take: a message, or a round share of the
+    /// context's tokens (1,000 while they are being counted).
+    pub step: u64,
 }
 
 impl TrimState {

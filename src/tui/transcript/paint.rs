@@ -3,6 +3,7 @@
 //! The viewer draws these rows; `show --format transcript` prints them.
 
 use super::{Laid, Row, TextMatch};
+use crate::humanize;
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 use ratatui::style::{Modifier, Style};
@@ -134,7 +135,10 @@ fn header_line(heading: Heading, theme: Theme, width: usize) -> Line<'static> {
     let rule = theme.dim().remove_modifier(Modifier::DIM);
     let mut spans = vec![
         Span::styled("── ", rule),
-        Span::styled(format!("#{} ", heading.index), theme.title()),
+        Span::styled(
+            format!("{} ", humanize::message_number(heading.index)),
+            theme.title(),
+        ),
         Span::styled(
             heading.label.to_string(),
             theme.role(heading.role).add_modifier(Modifier::BOLD),

@@ -201,6 +201,10 @@ fn on_filtered(
         }
         None => list.selected = 0,
     }
+    if list.to_top {
+        list.selected = 0;
+        list.to_top = !complete;
+    }
     after_move(list, app)
 }
 
@@ -332,6 +336,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         }
         Action::CycleSort => {
             list.sort = list.sort.next();
+            list.to_top = true;
             app.say(format!("sessions sorted by {}", list.sort.label()));
             Step::effect(refilter(list, app))
         }

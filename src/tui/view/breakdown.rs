@@ -83,10 +83,13 @@ fn columns(width: usize, shares: &[u64]) -> Vec<usize> {
 pub fn bar_line(breakdown: Option<&Breakdown>, width: usize, theme: Theme) -> Line<'static> {
     let key = keymap::key_for(Scope::Viewer, Action::Breakdown);
     let Some(breakdown) = breakdown.filter(|b| b.total() > 0) else {
-        return Line::styled(
-            format!("where the tokens go: once every message is counted ({key})"),
-            theme.dim(),
-        );
+        // A breakdown of nothing: every message is counted, there are none.
+        let text = if breakdown.is_some() {
+            "where the tokens go: no tokens yet, the context is empty".to_string()
+        } else {
+            format!("where the tokens go: once every message is counted ({key})")
+        };
+        return Line::styled(text, theme.dim());
     };
     let total = breakdown.total();
     let kinds: Vec<(TokenKind, u64)> = breakdown

@@ -128,7 +128,7 @@ fn body(line: DiffLine<'_>, theme: Theme) -> Line<'static> {
         }
         DiffLine::Dropped(m) | DiffLine::Added(m) => message(m, theme),
         DiffLine::Cleared(c) => Line::from(vec![
-            Span::raw(format!("  #{:<6}", c.index)),
+            Span::raw(format!("  {:<7}", humanize::message_number(c.index))),
             Span::styled(format!("{:<10}", c.role), theme.role(&c.role)),
             Span::raw(format!(
                 "{:>20}  ",
@@ -145,10 +145,10 @@ fn body(line: DiffLine<'_>, theme: Theme) -> Line<'static> {
 
 fn message(m: &DiffMessage, theme: Theme) -> Line<'static> {
     Line::from(vec![
-        Span::raw(format!("  #{:<6}", m.index)),
+        Span::raw(format!("  {:<7}", humanize::message_number(m.index))),
         Span::styled(format!("{:<10}", m.role), theme.role(&m.role)),
         Span::raw(format!("{:>20}  ", humanize::plural(m.tokens, "token"))),
-        Span::styled(m.id.clone(), theme.dim()),
+        Span::raw(m.text.clone()),
     ])
 }
 

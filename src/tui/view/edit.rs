@@ -103,21 +103,22 @@ fn outcome(kind: EditKind, plan: &EditPlan) -> String {
 /// keys do.
 fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'static> {
     let i = viewer.selected;
+    let n = humanize::message_number(i);
     if let Some(plan) = &edit.plan {
         if let Some(pair) = plan.partners.iter().find(|p| p.index == i) {
             let call = pair.call_id.as_deref().unwrap_or("(no id)");
             let why = if pair.is_result {
                 format!(
-                    "it holds the result of call {call}, made by #{}",
-                    pair.partner_of
+                    "it holds the result of call {call}, made by {}",
+                    humanize::message_number(pair.partner_of)
                 )
             } else {
                 format!(
-                    "it holds call {call}, whose result #{} holds",
-                    pair.partner_of
+                    "it holds call {call}, whose result {} holds",
+                    humanize::message_number(pair.partner_of)
                 )
             };
-            return Line::styled(format!("#{i} goes too: {why}"), theme.dim());
+            return Line::styled(format!("{n} goes too: {why}"), theme.dim());
         }
         if let Some(cleared) = plan.cleared.iter().find(|c| c.index == i) {
             let shown: Vec<String> = cleared
@@ -127,7 +128,7 @@ fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'stat
                 .collect();
             return Line::styled(
                 format!(
-                    "#{i} becomes {} ({} → {} tokens)",
+                    "{n} becomes {} ({} → {} tokens)",
                     shown.join(" "),
                     humanize::count(cleared.tokens_before),
                     humanize::count(cleared.tokens_after)
@@ -137,20 +138,20 @@ fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'stat
         }
         if plan.unchanged.contains(&i) {
             return Line::styled(
-                format!("#{i} stays as it is: its placeholder would not save tokens"),
+                format!("{n} stays as it is: its placeholder would not save tokens"),
                 theme.dim(),
             );
         }
     }
     let mark = keymap::key_for(Scope::Edit, Action::Mark);
     if edit.by_marks() && edit.marks().contains(&i) {
-        return Line::styled(format!("#{i} is marked ({mark} unmarks it)"), theme.dim());
+        return Line::styled(format!("{n} is marked ({mark} unmarks it)"), theme.dim());
     }
     let hint = match (edit.kind, edit.clear_by) {
         (EditKind::Drop, _) => format!(
             "{mark} marks, {} marks a range, {} clears tool results instead",
             keymap::key_for(Scope::Edit, Action::MarkRange),
-            keymap::key_for(Scope::Edit, Action::ToggleEditKind)
+            keymap::key_for(Scope::Edit, Action::StartClear)
         ),
         (EditKind::Clear, ClearBy::Marked) => format!(
             "{mark} marks a tool result, {} chooses by size or by turns",

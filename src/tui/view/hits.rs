@@ -1,9 +1,10 @@
-//! The hits of a message search: one row per message (its session, who
-//! wrote it, a line of it with the matched words marked).
+//! The hits of a message search: one row per message (its session, when
+//! the session was last used, who wrote it, a line of it with the matched
+//! words marked).
 
 use crate::humanize;
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{ListScreen, MessageHits};
+use crate::tui::model::{ListScreen, MessageHits, Model};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::scroll_into_view;
@@ -12,15 +13,17 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-/// Draws the hits under the search line.
-pub fn draw(frame: &mut Frame, list: &ListScreen, offset: &mut usize, area: Rect, theme: Theme) {
+/// Draws the hits under the search line: the session, when it was last
+/// used, who wrote the message, and the words found in their sentence.
+pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, theme: Theme) {
+    let list = &model.list;
     let hits = &list.hits;
     let block = Block::new()
         .borders(Borders::TOP)
         .title(Line::styled(" Messages ", theme.title()));
     let height = usize::from(area.height.saturating_sub(2));
-    // The message column: what is left after the session, role and gaps.
-    let room = usize::from(area.width).saturating_sub(28 + 9 + 2);
+    // The message column: what is left after the session, when, role and gaps.
+    let room = usize::from(area.width).saturating_sub(28 + 13 + 9 + 3);
     scroll_into_view(offset, hits.selected, height, hits.hits.len());
     let rows: Vec<Row> = hits
         .hits
@@ -30,6 +33,10 @@ pub fn draw(frame: &mut Frame, list: &ListScreen, offset: &mut usize, area: Rect
         .map(|hit| {
             Row::new([
                 Cell::from(hit.session_name.clone()),
+                Cell::from(Line::styled(
+                    humanize::last_used(hit.last_used_at, model.app.now),
+                    theme.dim(),
+                )),
                 Cell::from(Line::styled(hit.role.clone(), theme.dim())),
                 Cell::from(marked(&hit.snippet, &hit.highlights, room, theme)),
             ])
@@ -37,11 +44,12 @@ pub fn draw(frame: &mut Frame, list: &ListScreen, offset: &mut usize, area: Rect
         .collect();
     let widths = [
         Constraint::Length(28),
+        Constraint::Length(13),
         Constraint::Length(9),
         Constraint::Min(20),
     ];
     let table = Table::new(rows, widths)
-        .header(Row::new(["SESSION", "ROLE", "MESSAGE"]).style(theme.title()))
+        .header(Row::new(["SESSION", "USED", "ROLE", "MESSAGE"]).style(theme.title()))
         .block(block)
         .row_highlight_style(theme.selected());
     let selected = (!hits.hits.is_empty()).then(|| hits.selected.saturating_sub(*offset));

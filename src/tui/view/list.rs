@@ -1,6 +1,7 @@
 //! The session list: search line, then one row per matching session.
 
 use crate::humanize;
+use crate::store::id_start;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{ListMode, Model, SessionRow, SortKey};
@@ -22,7 +23,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
 
     let list = &model.list;
     if list.mode == ListMode::Messages {
-        hits::draw(frame, list, offset, table_area, theme);
+        hits::draw(frame, model, offset, table_area, theme);
         return;
     }
     let block = Block::new()
@@ -73,7 +74,8 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             // user should be obvious at a glance.
             let folder = list.folder.as_deref().unwrap_or("the session folder");
             format!(
-                "No sessions in {folder}. {} starts one.",
+                "No sessions in {folder}. {} starts one; loki-sessions --demo shows a demo \
+                 store, --root DIR or LOKI_HOME opens another Loki home.",
                 keymap::key_for(Scope::List, Action::NewSession)
             )
         } else {
@@ -86,9 +88,11 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             table_area.x + 1,
             table_area.y + 2,
             table_area.width.saturating_sub(2),
-            1,
+            table_area.height.saturating_sub(2).min(4),
         );
-        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), inner);
+        let paragraph = Paragraph::new(Line::styled(text, theme.dim()))
+            .wrap(ratatui::widgets::Wrap { trim: true });
+        frame.render_widget(paragraph, inner);
     }
 }
 
@@ -108,7 +112,7 @@ fn draw_search(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
         return;
     }
     let count = if list.query.is_empty() {
-        format!("{} sessions", humanize::count(list.rows.len() as u64))
+        humanize::plural(list.rows.len() as u64, "session")
     } else {
         format!(
             "{} of {}",
@@ -149,20 +153,6 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
         .filter(|name| !seen.insert(*name))
         .collect()
 }
-
-/// What tells apart sessions of one name: the start of the id, which is
-/// the creation date and enough of the uuid to name the session in the
-/// CLI (`loki-sessions resume 20261129-3f0c`).
-fn id_start(id: &str) -> &str {
-    let end = id
-        .char_indices()
-        .nth(ID_SHOWN)
-        .map_or(id.len(), |(at, _)| at);
-    &id[..end]
-}
-
-/// Characters of the id shown beside a shared name: `YYYYMMDD-` and four more.
-const ID_SHOWN: usize = 13;
 
 /// A session's row; `tell_apart` (the name column's width) when another
 /// row on screen has the same name: the start of the id follows the name,
@@ -211,7 +201,7 @@ fn session_row<'a>(
     }
     let (messages, tokens, size) = match &row.stats {
         Some(s) => (
-            s.messages.map_or("?".into(), |m| m.to_string()),
+            s.messages.map_or("?".into(), |m| humanize::count(m as u64)),
             s.tokens.map_or("?".into(), humanize::count),
             humanize::bytes(s.bytes),
         ),

@@ -61,7 +61,10 @@ fn heading(model: &Model, viewer: &Viewer, view: &MessageView, theme: Theme) -> 
             format!("   {}", humanize::plural(n, "token"))
         });
     Line::from(vec![
-        Span::styled(format!(" #{} ", view.index), theme.title()),
+        Span::styled(
+            format!(" {} ", humanize::message_number(view.index)),
+            theme.title(),
+        ),
         Span::styled(role.to_string(), theme.role(role)),
         Span::styled(format!(" {id}{tokens} "), theme.title()),
     ])

@@ -185,7 +185,8 @@ pub fn draw(
                 " " => Span::raw(" "),
                 glyph => Span::styled(glyph, theme.marked()),
             };
-            let number = Line::from(vec![glyph, Span::raw(format!("{i:>5}"))]);
+            // Counted from 1, as people count: the last of 10,000 is 10,000.
+            let number = Line::from(vec![glyph, Span::raw(format!("{:>5}", i + 1))]);
             let text = match fate {
                 Fate::Cleared(c) => Cell::from(Line::styled(
                     c.results

@@ -59,7 +59,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
                 Span::styled("size    ", theme.dim()),
                 Span::raw(format!(
                     "{} messages   {} tokens   {}",
-                    s.messages.map_or("?".into(), |m| m.to_string()),
+                    s.messages.map_or("?".into(), |m| humanize::count(m as u64)),
                     s.tokens.map_or("?".into(), humanize::count),
                     humanize::bytes(s.bytes)
                 )),

@@ -68,9 +68,11 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
             .filter(|e| !e.decision.is_routine_keep())
             .count();
         let text = format!(
-            "{removals} to delete ({} freed), {} kept, {spared} of them spared against the policy{}",
+            "{} to delete ({} freed), {} kept, {} of them spared against the policy{}",
+            humanize::count(removals as u64),
             humanize::bytes(plan.bytes_freed()),
-            plan.kept().count(),
+            humanize::count(plan.kept().count() as u64),
+            humanize::count(spared as u64),
             if purge.show_all_kept {
                 String::new()
             } else {

@@ -4,7 +4,9 @@
 
 use crate::humanize;
 use crate::store::{Context, Special};
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TranscriptFind, TranscriptView, Viewer};
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::transcript::{self, Laid, TextMatch, paint};
 use crate::tui::view::find_bar;
@@ -114,16 +116,19 @@ fn draw_bar(
     theme: Theme,
 ) {
     let position = format!(
-        "#{} of {}",
-        humanize::count(viewer.selected as u64),
+        "{} of {}",
+        humanize::message_number(viewer.selected),
         humanize::plural(len as u64, "message")
     );
     let search = view.find.as_ref().map(|find| find_bar::Search {
         field: &find.field,
         editing: find.editing,
-        counter: counter(find, theme),
+        counter: match (counter(find, theme), match_keys(find)) {
+            (count, Some(keys)) => Span::styled(format!("{}{keys}", count.content), count.style),
+            (count, None) => count,
+        },
     });
-    find_bar::draw(frame, search, position, 16, area, theme);
+    find_bar::draw(frame, search, position, 36, area, theme);
 }
 
 /// `3/17`, `1/…` while the rest is counted, `no match`.
@@ -142,4 +147,16 @@ fn counter(find: &TranscriptFind, theme: Theme) -> Span<'static> {
         )),
         (_, None, _) => Span::raw(format!("{}{more} matches", humanize::count(total as u64))),
     }
+}
+
+/// After a search is typed, the keys that go from match to match (the
+/// footer has no room for them).
+fn match_keys(find: &TranscriptFind) -> Option<String> {
+    (!find.editing && !find.hits.is_empty()).then(|| {
+        format!(
+            "  {} {} next/previous",
+            keymap::key_for(Scope::Transcript, Action::NextMatch),
+            keymap::key_for(Scope::Transcript, Action::PrevMatch)
+        )
+    })
 }

@@ -240,7 +240,12 @@ fn draw_detail(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
     else {
         return;
     };
-    let title = format!(" #{} {} {} ", viewer.selected, message.role(), message.id());
+    let title = format!(
+        " {} {} {} ",
+        humanize::message_number(viewer.selected),
+        message.role(),
+        message.id()
+    );
     let block = Block::new()
         .borders(Borders::TOP)
         .title(Line::styled(title, theme.title()));

@@ -79,7 +79,7 @@ fn without_pairs_a_split_is_refused_naming_the_partner() {
     assert!(matches!(err, StoreError::SplitsToolPair(_)), "{err}");
     let text = err.to_string();
     assert!(
-        text.contains("#8 (a3)") && text.contains("#9 (t3)") && text.contains("k3"),
+        text.contains("#9 (a3)") && text.contains("#10 (t3)") && text.contains("k3"),
         "{text}"
     );
     // Both halves asked: nothing is split, so no flag is needed.

@@ -160,7 +160,7 @@ fn drop_and_clear_keep_their_own_marks_and_clears_count_once() {
     let mut m = editing();
     select(&mut m, 2);
     act(&mut m, Action::Mark);
-    let effects = act(&mut m, Action::ToggleEditKind);
+    let effects = act(&mut m, Action::StartClear);
     let [
         Effect::Store {
             req,
@@ -242,7 +242,7 @@ fn drop_and_clear_keep_their_own_marks_and_clears_count_once() {
         vec![3]
     );
     // Back to dropping: its mark is still there.
-    act(&mut m, Action::ToggleEditKind);
+    act(&mut m, Action::StartDrop);
     assert_eq!(edit(&m).plan.as_ref().unwrap().dropped, vec![2, 3]);
 }
 
@@ -440,7 +440,7 @@ fn late_replies_are_dropped() {
     }
     assert!(m.viewer().unwrap().cleared.is_empty());
     // An edit's answer to an older request.
-    act(&mut m, Action::ToggleEditKind);
+    act(&mut m, Action::StartDrop);
     select(&mut m, 4);
     act(&mut m, Action::Mark);
     let stale = viewer_req(&m) - 1;
@@ -486,9 +486,17 @@ fn keys_of_the_edit_scope_digits_and_text_fields() {
     assert_eq!(keymap::scope(&m), keymap::Scope::Edit);
     assert!(matches!(key(&m, KeyCode::Char('7')), Some(Msg::Type('7'))));
     assert!(matches!(
-        key(&m, KeyCode::Char('c')),
-        Some(Msg::Action(Action::ToggleEditKind))
+        key(&m, KeyCode::Char('d')),
+        Some(Msg::Action(Action::StartDrop))
     ));
+    assert!(matches!(
+        key(&m, KeyCode::Char('C')),
+        Some(Msg::Action(Action::StartClear))
+    ));
+    assert!(
+        key(&m, KeyCode::Char('c')).is_none(),
+        "c opens the contexts in the viewer: it means nothing else here"
+    );
     assert!(key(&m, KeyCode::Char('z')).is_none());
     // In the size field the same keys are text.
     act(&mut m, Action::SetBigSize);

@@ -48,12 +48,12 @@ fn the_breakdown_comes_with_the_last_count() {
 }
 
 #[test]
-fn largest_first_keeps_the_selection_and_moves_in_its_order() {
+fn largest_first_shows_the_largest_and_moves_in_its_order() {
     let mut m = editing();
-    viewer_mut(&mut m).selected = 3;
+    viewer_mut(&mut m).selected = 5;
     act(&mut m, Action::SortBySize);
     let v = m.viewer().unwrap();
-    assert_eq!(v.selected, 3, "the same message stays selected");
+    assert_eq!(v.selected, 3, "the view goes to the top: the largest");
     assert_eq!(v.row_of(3), 0, "200 tokens: the largest");
     let rows: Vec<usize> = (0..9).map(|r| v.message_at(r)).collect();
     assert_eq!(
@@ -167,6 +167,7 @@ fn a_diff() -> ContextDiff {
             id: format!("d{i}"),
             role: "tool".into(),
             tokens: 100,
+            text: format!("[tool result call_{i}] output {i}"),
         })
         .collect();
     ContextDiff {

@@ -258,3 +258,33 @@ fn refresh_keeps_the_selection() {
     update(&mut m, Msg::Tick(NOW + 5.0));
     assert_eq!(m.app.now, NOW + 5.0);
 }
+
+#[test]
+fn a_new_sort_shows_its_top() {
+    let mut m = listed(true);
+    act(&mut m, Action::Down);
+    act(&mut m, Action::Down);
+    assert_eq!(m.list.selected, 2);
+    let effects = act(&mut m, Action::CycleSort);
+    let [Effect::Matcher(MatcherJob::Query { req, .. })] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    // The session selected (row 2) is second in the new order.
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            ListReply::Filtered {
+                query: String::new(),
+                rows: vec![0, 2, 1],
+                complete: true,
+            },
+        ),
+    );
+    assert_eq!(
+        m.list.selected, 0,
+        "the sort's first row, not the old selection"
+    );
+    act(&mut m, Action::Down);
+    assert_eq!(m.list.selected, 1, "the next answer keeps the cursor again");
+}

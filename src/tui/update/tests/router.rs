@@ -87,3 +87,25 @@ fn m_gives_the_mouse_to_the_terminal_and_back() {
     assert!(m.app.mouse_capture);
     assert!(m.app.status.as_ref().unwrap().text.starts_with("mouse on"));
 }
+
+#[test]
+fn ctrl_z_asks_to_suspend_from_every_screen_and_nothing_else_changes() {
+    let ctrl_z = KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL);
+    for mut m in [listed(true), viewing(3)] {
+        let msg = keymap::to_msg(&m, ctrl_z);
+        assert!(matches!(msg, Some(Msg::Action(Action::Suspend))), "{msg:?}");
+        let screen = format!("{:?}", std::mem::discriminant(&m.screen));
+        let effects = update(&mut m, msg.unwrap());
+        assert!(effects.is_empty());
+        assert_eq!(m.app.suspend, 1, "one request for the runtime");
+        assert_eq!(format!("{:?}", std::mem::discriminant(&m.screen)), screen);
+        assert!(m.exit.is_none());
+    }
+    // Typing a query: ^Z is still a suspension, not a 'z'.
+    let mut m = listed(true);
+    update(&mut m, Msg::Type('a'));
+    assert!(matches!(
+        keymap::to_msg(&m, ctrl_z),
+        Some(Msg::Action(Action::Suspend))
+    ));
+}

@@ -427,7 +427,7 @@ fn y_copies_the_message_and_capital_y_and_p_the_session() {
     assert_eq!(text, "message 1");
     assert_eq!(
         m.app.status.as_ref().unwrap().text,
-        "copied message #2 (9 B) to the clipboard"
+        "sent message #3 (9 B) to the terminal's clipboard (OSC 52)"
     );
     act(&mut m, Action::CopySessionId);
     let (next, text) = m.app.clipboard.clone().unwrap();
@@ -437,7 +437,7 @@ fn y_copies_the_message_and_capital_y_and_p_the_session() {
     assert_eq!(m.app.clipboard.as_ref().unwrap().1, "/s/a");
     assert_eq!(
         m.app.status.as_ref().unwrap().text,
-        "copied the session path /s/a to the clipboard"
+        "sent the session path /s/a to the terminal's clipboard (OSC 52)"
     );
     // The table copies too.
     act(&mut m, Action::ToggleTranscript);

@@ -169,7 +169,15 @@ fn trim_budget_cancel_and_refusal() {
     assert_eq!(trim.value, 232, "three quarters of 310 tokens");
     assert!(trim.plan.as_ref().unwrap().tokens_after <= 232);
     act(&mut m, Action::More);
-    assert_eq!(m.viewer().unwrap().trim().unwrap().value, 1232);
+    assert_eq!(
+        m.viewer().unwrap().trim().unwrap().value,
+        242,
+        "a step of about a twentieth of 310 tokens"
+    );
+    for _ in 0..7 {
+        act(&mut m, Action::More);
+    }
+    assert_eq!(m.viewer().unwrap().trim().unwrap().value, 312);
     assert!(
         !m.viewer()
             .unwrap()

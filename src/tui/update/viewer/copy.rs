@@ -23,8 +23,8 @@ pub fn copy(viewer: &Viewer, app: &mut App, action: Action) {
             };
             let text = message.readable();
             let what = format!(
-                "message #{} ({})",
-                viewer.selected,
+                "message {} ({})",
+                humanize::message_number(viewer.selected),
                 humanize::bytes(text.len() as u64)
             );
             (text, what)
@@ -47,5 +47,6 @@ pub fn copy(viewer: &Viewer, app: &mut App, action: Action) {
         return;
     }
     app.copy(text);
-    app.say(format!("copied {what} to the clipboard"));
+    // The terminal may ignore OSC 52: say what was done, not what it did.
+    app.say(format!("sent {what} to the terminal's clipboard (OSC 52)"));
 }

@@ -69,13 +69,16 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
     let changed = match action {
         Action::Up | Action::More if by_number => adjust(state, true),
         Action::Down | Action::Less if by_number => adjust(state, false),
-        Action::ToggleEditKind => {
-            state.kind = match state.kind {
-                EditKind::Drop => EditKind::Clear,
-                EditKind::Clear => EditKind::Drop,
+        Action::StartDrop | Action::StartClear => {
+            let kind = if action == Action::StartDrop {
+                EditKind::Drop
+            } else {
+                EditKind::Clear
             };
+            let changed = state.kind != kind;
+            state.kind = kind;
             state.typing = None;
-            true
+            changed
         }
         Action::CycleClearChoice if state.kind == EditKind::Clear => {
             state.clear_by = state.clear_by.next();
@@ -85,7 +88,7 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         Action::CycleClearChoice => {
             app.say(format!(
                 "{} switches to clearing tool results; then {} chooses which",
-                keymap::key_for(Scope::Edit, Action::ToggleEditKind),
+                keymap::key_for(Scope::Edit, Action::StartClear),
                 keymap::key_for(Scope::Edit, Action::CycleClearChoice)
             ));
             false
@@ -258,6 +261,7 @@ fn verb(kind: EditKind) -> &'static str {
 
 /// Why message `i` cannot be marked for an edit of `kind`, if it cannot.
 fn markable(facts: &EditFacts, kind: EditKind, i: usize) -> Result<(), String> {
+    let n = humanize::message_number(i);
     let what = match facts.special(i) {
         Some(Special::SystemPrompt) => Some("the system prompt"),
         Some(Special::ToolDefinitions) => Some("the tool definitions"),
@@ -265,7 +269,7 @@ fn markable(facts: &EditFacts, kind: EditKind, i: usize) -> Result<(), String> {
     };
     if let Some(what) = what {
         return Err(format!(
-            "#{i}: {what}, which every context keeps, cannot be {}",
+            "{n}: {what}, which every context keeps, cannot be {}",
             verb(kind)
         ));
     }
@@ -278,9 +282,9 @@ fn markable(facts: &EditFacts, kind: EditKind, i: usize) -> Result<(), String> {
         .iter()
         .any(|p| p.kind == TokenKind::ToolResults);
     Err(if has_results {
-        format!("#{i}: its tool results are cleared already")
+        format!("{n}: its tool results are cleared already")
     } else {
-        format!("#{i} holds no tool result to clear (only tool results can be cleared)")
+        format!("{n} holds no tool result to clear (only tool results can be cleared)")
     })
 }
 

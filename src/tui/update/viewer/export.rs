@@ -33,22 +33,11 @@ fn file_stem(name: &str) -> String {
     }
 }
 
-/// The format a file name asks for, by its extension.
-pub fn format_of(path: &Path) -> Option<TranscriptFormat> {
-    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
-    match extension.as_str() {
-        "md" | "markdown" => Some(TranscriptFormat::Markdown),
-        "txt" | "text" => Some(TranscriptFormat::Text),
-        "json" => Some(TranscriptFormat::Json),
-        _ => None,
-    }
-}
-
 /// The file name typed: written if its extension names a format, else
 /// asked again.
 pub fn on_path_typed(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
     let path = PathBuf::from(text);
-    if text.is_empty() || format_of(&path).is_none() {
+    if text.is_empty() || TranscriptFormat::for_path(&path).is_none() {
         app.complain("name a file ending in .md, .txt or .json");
         app.overlay = Some(Overlay::Input(Input::new(InputPurpose::Export, text)));
         return Step::none();
@@ -62,7 +51,7 @@ pub fn on_replace_confirmed(viewer: &mut Viewer, app: &mut App, path: &Path) -> 
 }
 
 fn write(viewer: &mut Viewer, app: &mut App, path: PathBuf, force: bool) -> Step {
-    let (Some(loaded), Some(format)) = (&viewer.loaded, format_of(&path)) else {
+    let (Some(loaded), Some(format)) = (&viewer.loaded, TranscriptFormat::for_path(&path)) else {
         return Step::none();
     };
     let req = app.request();

@@ -1,6 +1,7 @@
 //! Finding where the tokens are: the breakdown by kind (arithmetic on the
 //! counts the viewer holds, made when the last count arrives), the
-//! messages largest first and back (the selection stays on its message),
+//! messages largest first (from the largest) and back (the selection stays
+//! on its message, so the largest can be read in its place),
 //! and jumps to the next message over a size the person sets.
 
 use crate::humanize;
@@ -19,10 +20,16 @@ pub fn refresh(viewer: &mut Viewer, app: &App) {
         (Some(counts), Some(facts)) => Some(facts.breakdown(counts)),
         _ => None,
     };
+    let was_sorted = viewer.order.is_some();
     viewer.order = match (&counts, viewer.sorted) {
         (Some(counts), true) => Some(SizeOrder::largest_first(counts)),
         _ => None,
     };
+    // Largest first is for seeing the largest: it opens on the first row.
+    if !was_sorted && viewer.order.is_some() {
+        viewer.selected = viewer.message_at(0);
+        viewer.detail_scroll = 0;
+    }
 }
 
 /// Moves the selection by a cursor key, in the order the table shows;
@@ -38,8 +45,8 @@ pub fn move_selection(viewer: &mut Viewer, action: Action, page: usize) -> bool 
     true
 }
 
-/// Sorts the messages largest first, or puts them back in context order.
-/// The selected message stays selected.
+/// Sorts the messages largest first, showing the largest, or puts them
+/// back in context order with the selected message still selected.
 pub fn toggle_sort(viewer: &mut Viewer, app: &mut App) {
     let key = keymap::key_for(Scope::Viewer, Action::SortBySize);
     viewer.sorted = !viewer.sorted;

@@ -45,6 +45,10 @@ pub fn start(action: Action, loaded: &Loaded, total: Option<u64>, window: u64) -
             None => window,
         },
     };
+    let step = match kind {
+        TrimKind::KeepLast => 1,
+        TrimKind::Budget => budget_step(total),
+    };
     TrimState {
         kind,
         value,
@@ -52,7 +56,27 @@ pub fn start(action: Action, loaded: &Loaded, total: Option<u64>, window: u64) -
         plan: None,
         problem: None,
         applying: false,
+        step,
     }
+}
+
+/// The step of a token budget: about a twentieth of the context's tokens,
+/// rounded to 1, 2 or 5 times a power of ten, so that a small context is
+/// not crossed in one press and a big one not in a hundred.
+fn budget_step(total: Option<u64>) -> u64 {
+    let Some(total) = total.filter(|t| *t > 0) else {
+        return 1000;
+    };
+    let rough = (total / 20).max(1);
+    let mut power = 1;
+    while power * 10 <= rough {
+        power *= 10;
+    }
+    [5, 2, 1]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|step| *step <= rough)
+        .unwrap_or(power)
 }
 
 fn round_down(n: u64, to: u64) -> u64 {
@@ -138,10 +162,7 @@ pub fn on_action(state: &mut TrimState, action: Action) -> TrimStep {
     if state.applying {
         return TrimStep::Nothing;
     }
-    let step = match state.kind {
-        TrimKind::KeepLast => 1,
-        TrimKind::Budget => 1000,
-    };
+    let step = state.step;
     match action {
         Action::More => {
             state.value = state.value.saturating_add(step);
@@ -295,5 +316,23 @@ pub fn on_trimmed(
             app.complain(e);
             Step::none()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::budget_step;
+
+    #[test]
+    fn a_budget_steps_by_a_round_share_of_the_context() {
+        assert_eq!(
+            budget_step(Some(754)),
+            20,
+            "565 to 0 took one step of 1,000"
+        );
+        assert_eq!(budget_step(Some(224_260)), 10_000);
+        assert_eq!(budget_step(Some(60_000)), 2_000);
+        assert_eq!(budget_step(Some(19)), 1);
+        assert_eq!(budget_step(None), 1000, "before the counts");
     }
 }

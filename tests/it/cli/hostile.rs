@@ -1,0 +1,591 @@
+//! Hostile and broken input: every case of tests/hostile/cases (plus a 100 MB
+//! message made here) is put in a store beside a healthy session, then
+//! listed, shown, trimmed, resumed and purged. For each: no panic, the exit
+//! code documented in tests/hostile/README.md, errors naming the broken file
+//! by its full path, no file modified by a command that refused (meta.json
+//! included), a resume changing nothing but `last_used_at`, nothing spared by
+//! the purge modified, nothing outside the store touched, and the healthy
+//! session unaffected. The UI resumes exactly what the CLI resumes.
+
+use crate::common::*;
+use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::store::{Store, StoreKind};
+use loki_sessions::tui::headless::Headless;
+use loki_sessions::tui::model::Exit;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// One case: what `list` reports, the file at fault, and the exit codes of
+/// show / trim / resume.
+struct Case {
+    name: &'static str,
+    /// Substring of the error `list --json` reports (None: readable).
+    list_error: Option<&'static str>,
+    /// The broken file, relative to the session directory ("" for the
+    /// directory itself): every error about the case names its full path.
+    broken: Option<&'static str>,
+    show: i32,
+    trim: i32,
+    resume: i32,
+    /// Whether `purge --keep 0 --max-age 0` removes it.
+    purged: bool,
+}
+
+const fn case(
+    name: &'static str,
+    list_error: Option<&'static str>,
+    broken: Option<&'static str>,
+    [show, trim, resume]: [i32; 3],
+    purged: bool,
+) -> Case {
+    Case {
+        name,
+        list_error,
+        broken,
+        show,
+        trim,
+        resume,
+        purged,
+    }
+}
+
+const CTX: Option<&str> = Some("memory/ctx.json");
+const META: Option<&str> = Some("meta.json");
+const SESSION: Option<&str> = Some("memory/session.json");
+const DIR: Option<&str> = Some("");
+
+#[rustfmt::skip]
+const CASES: &[Case] = &[
+    case("context-anchor-negative", None, CTX, [0, 2, 0], true),
+    case("context-anchors-short", None, CTX, [0, 2, 0], true),
+    case("context-bom", None, None, [0, 0, 0], true),
+    case("context-deep-nesting", Some("recursion limit exceeded"), CTX, [2, 2, 2], false),
+    case("context-duplicate-messages-key", None, None, [0, 1, 0], true),
+    case("context-huge-integers", None, None, [0, 0, 0], true),
+    case("context-invalid-utf8", Some("not UTF-8"), CTX, [2, 2, 2], false),
+    case("context-message-a-number", Some("message #1 is a number"), CTX, [2, 2, 2], false),
+    case("context-messages-an-object", Some("\"messages\" is an object"), CTX, [2, 2, 2], false),
+    case("context-nan", Some("expected value"), CTX, [2, 2, 2], false),
+    case("context-no-sequence-numbers", None, CTX, [0, 2, 0], true),
+    case("context-special-token-text", None, None, [0, 1, 0], true),
+    case("context-string-content", None, None, [0, 0, 0], true),
+    case("context-truncated", Some("EOF while parsing"), CTX, [2, 2, 2], false),
+    case("context-unknown-part-and-message-types", None, None, [0, 0, 0], true),
+    case("id-leading-dash", None, None, [0, 0, 0], true),
+    case("id-unicode", None, None, [0, 0, 0], true),
+    case("id-with-shell-syntax", None, None, [0, 0, 0], true),
+    case("meta-bom", None, None, [0, 0, 0], true),
+    case("meta-deep-nesting", Some("recursion limit exceeded"), META, [0, 2, 2], false),
+    case("meta-duplicate-keys", None, None, [0, 0, 0], true),
+    case("meta-empty", Some("the file is empty"), META, [0, 2, 2], false),
+    case("meta-huge-number", Some("out of range"), META, [0, 2, 2], false),
+    case("meta-invalid-utf8", Some("not UTF-8"), META, [0, 2, 2], false),
+    case("meta-is-a-directory", Some("Is a directory"), META, [0, 2, 2], false),
+    case("meta-last-used-a-string", Some("\"last_used_at\" is a string"), META, [0, 2, 2], false),
+    case("meta-last-used-missing", Some("\"last_used_at\" is missing"), META, [0, 2, 2], false),
+    case("meta-last-used-null", Some("\"last_used_at\" is null"), META, [0, 2, 2], false),
+    case("meta-missing", Some("No such file"), META, [0, 2, 2], false),
+    case("meta-name-a-number", Some("\"name\" is a number"), META, [0, 2, 2], false),
+    case("meta-nan", Some("expected value"), META, [0, 2, 2], false),
+    case("meta-not-an-object", Some("expected a JSON object"), META, [0, 2, 2], false),
+    case("meta-symlink", Some("symbolic link"), META, [0, 2, 2], false),
+    case("meta-truncated", Some("EOF while parsing"), META, [0, 2, 2], false),
+    case("meta-whitespace", Some("the file is empty"), META, [0, 2, 2], false),
+    case("session-dir-symlink", Some("symbolic link; not followed"), DIR, [2, 2, 2], false),
+    case("session-json-active-id-a-number", Some("is a number, not a string"), SESSION, [2, 2, 2], false),
+    case("session-json-active-id-traversal", Some("bad context id"), SESSION, [2, 2, 2], false),
+    case("session-json-is-active-truthy-string", None, None, [0, 0, 0], false),
+    case("session-json-missing-context", Some("gone.json"), Some("memory/gone.json"), [1, 2, 2], false),
+    case("session-json-missing", Some("session.json"), SESSION, [1, 2, 2], false),
+    case("session-json-truncated", Some("EOF while parsing"), SESSION, [2, 2, 2], false),
+    case("stray-file", Some("not a session directory"), DIR, [2, 2, 2], false),
+];
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases")
+}
+
+/// Copies a case (symlinks kept as links) into `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), &target).unwrap();
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn no_panic(what: &str, out: &Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(101), "{what} panicked: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+}
+
+/// A store holding the case and one healthy session; also a directory
+/// outside the store that links in the corpus point at.
+fn setup(name: &str) -> (tempfile::TempDir, PathBuf, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    let healthy = new_session(&root, "healthy neighbour");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(outside.join("victim")).unwrap();
+    std::fs::write(outside.join("victim/keep.txt"), "must survive").unwrap();
+    std::fs::write(
+        outside.join("secret.json"),
+        r#"{"secret": "do not read", "last_used_at": 1.0}"#,
+    )
+    .unwrap();
+    copy_tree(&corpus().join(name), &sessions(&root));
+    (tmp, root, healthy, case_id(name))
+}
+
+/// The session id (directory name) of a case.
+fn case_id(name: &str) -> String {
+    std::fs::read_dir(corpus().join(name))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap()
+}
+
+/// Every file of a session path, the entry itself included (so that a
+/// stray file or a link counts as the case's files too).
+type Files = BTreeMap<PathBuf, Vec<u8>>;
+fn case_files(case_dir: &Path) -> Files {
+    snapshot(case_dir.parent().unwrap())
+        .into_iter()
+        .filter(|(p, _)| p.starts_with(case_dir))
+        .collect()
+}
+
+/// Asserts that nothing in `after` differs from `before`, naming what did.
+fn assert_unchanged(after: &Files, before: &Files, what: impl std::fmt::Display) {
+    let paths: std::collections::BTreeSet<&PathBuf> = before.keys().chain(after.keys()).collect();
+    let changed: Vec<&PathBuf> = paths
+        .into_iter()
+        .filter(|p| before.get(*p) != after.get(*p))
+        .collect();
+    assert!(changed.is_empty(), "{what}: changed {changed:?}");
+}
+
+/// The hand edits (clear, drop) refuse a damaged session and, when they
+/// need a fork, the anchors a window trim refuses, naming the file and
+/// writing nothing; elsewhere they fork (0) or find nothing to do (1) and
+/// write nothing. A dry run of each answers as the write does.
+fn hand_edits_follow_the_window(c: &Case, root: &Path, case_dir: &Path, id: &str) {
+    let shown = run(root, &["show", "--json", "--", id]);
+    let newest = serde_json::from_slice::<serde_json::Value>(&shown.stdout)
+        .ok()
+        .and_then(|v| {
+            v["messages"].as_array()?.last()?["id"]
+                .as_str()
+                .map(String::from)
+        })
+        .unwrap_or_else(|| "no-such-message".into());
+    let edits = [
+        (
+            "clear",
+            vec!["trim", "--clear-tool-results-over", "0", "--json", "--", id],
+        ),
+        (
+            "drop",
+            vec![
+                "trim",
+                "--drop",
+                &newest,
+                "--with-pairs",
+                "--json",
+                "--",
+                id,
+            ],
+        ),
+    ];
+    for (what, args) in edits {
+        let prior = case_files(case_dir);
+        let dry_run: Vec<&str> = [&args[..1], &["--dry-run"], &args[1..]].concat();
+        let dry = run(root, &dry_run);
+        no_panic(what, &dry);
+        assert_unchanged(
+            &case_files(case_dir),
+            &prior,
+            format!("{} {what} --dry-run", c.name),
+        );
+        let out = run(root, &args);
+        no_panic(what, &out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let code = out.status.code();
+        let after = case_files(case_dir);
+        assert_eq!(
+            dry.status.code(),
+            code,
+            "{} {what}: the dry run answers as the write: {}",
+            c.name,
+            String::from_utf8_lossy(&dry.stderr)
+        );
+        // A damaged session is refused. What a window refuses in a readable
+        // one (bad anchors, no sequence numbers) a hand edit may not need:
+        // a drop ignores sequence numbers, a clear with nothing to clear
+        // forks nothing.
+        let damaged = c.list_error.is_some();
+        let allowed: &[i32] = match (damaged, c.trim) {
+            (true, _) => &[2],
+            (false, 2) => &[0, 1, 2],
+            _ => &[0, 1],
+        };
+        assert!(
+            code.is_some_and(|code| allowed.contains(&code)),
+            "{} {what} ({code:?}, want one of {allowed:?}): {stderr}",
+            c.name
+        );
+        if code == Some(2) {
+            names_the_file(c, case_dir, what, &stderr);
+        }
+        if code != Some(0) {
+            assert_unchanged(&after, &prior, format!("{} {what} (exit {code:?})", c.name));
+        }
+    }
+}
+
+/// Asserts that `text` names the case's broken file by its full path.
+fn names_the_file(c: &Case, case_dir: &Path, what: &str, text: &str) {
+    let path = match c.broken {
+        Some("") => case_dir.to_path_buf(),
+        Some(rel) => case_dir.join(rel),
+        None => panic!("{} {what}: an error, but no broken file: {text}", c.name),
+    };
+    let path = path.to_string_lossy();
+    assert!(
+        text.contains(&*path),
+        "{} {what} names {path}: {text}",
+        c.name
+    );
+}
+
+/// A resume changes one thing: `last_used_at` in meta.json, made later.
+fn only_last_use_changed(c: &Case, case_dir: &Path, prior: &Files, after: &Files) {
+    let meta_path = case_dir.join("meta.json");
+    let others = |files: &Files| {
+        let mut files = files.clone();
+        files.remove(&meta_path);
+        files
+    };
+    let what = format!("{}: resume writes only meta.json", c.name);
+    assert_unchanged(&others(after), &others(prior), what);
+    let fields = |files: &Files| {
+        let bytes = &files[&meta_path];
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        value.as_object().unwrap().clone()
+    };
+    let (mut was, mut now) = (fields(prior), fields(after));
+    let (used_was, used_now) = (was.remove("last_used_at"), now.remove("last_used_at"));
+    assert_eq!(now, was, "{}: resume changed only last_used_at", c.name);
+    assert!(now.keys().eq(was.keys()), "{}: key order kept", c.name);
+    let time = |v: Option<serde_json::Value>| v.and_then(|v| v.as_f64()).unwrap();
+    assert!(
+        time(used_now) > time(used_was),
+        "{}: last_used_at moved on",
+        c.name
+    );
+}
+
+fn check_case(c: &Case) {
+    let (tmp, root, healthy, id) = setup(c.name);
+    let case_dir = sessions(&root).join(&id);
+    let before = case_files(&case_dir);
+    assert!(!before.is_empty(), "{}: copied", c.name);
+    let outside_before = snapshot(&tmp.path().join("outside"));
+
+    let list = run(&root, &["list", "--json", "--tokens"]);
+    no_panic("list", &list);
+    assert_eq!(list.status.code(), Some(0), "{}: list", c.name);
+    let items: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    let item = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == id.as_str())
+        .unwrap_or_else(|| panic!("{}: not listed", c.name));
+    match c.list_error {
+        None => assert!(item["error"].is_null(), "{}: {}", c.name, item["error"]),
+        Some(text) => {
+            let error = item["error"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{}: no error", c.name));
+            assert!(error.contains(text), "{}: {error}", c.name);
+            names_the_file(c, &case_dir, "list", error);
+            assert!(
+                !error.contains("do not read"),
+                "{}: read through a link",
+                c.name
+            );
+        }
+    }
+    let healthy_item = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == healthy.as_str())
+        .unwrap();
+    assert!(
+        healthy_item["error"].is_null(),
+        "the rest of the store still works"
+    );
+    assert_eq!(
+        case_files(&case_dir),
+        before,
+        "{}: list wrote nothing",
+        c.name
+    );
+
+    let codes = [
+        ("show", c.show, vec!["show", "--json", "--", &id]),
+        (
+            "trim --dry-run",
+            c.trim,
+            vec![
+                "trim",
+                "--dry-run",
+                "--keep-messages",
+                "1",
+                "--json",
+                "--",
+                &id,
+            ],
+        ),
+        (
+            "trim",
+            c.trim,
+            vec!["trim", "--keep-messages", "1", "--json", "--", &id],
+        ),
+        ("resume", c.resume, vec!["resume", "--", &id]),
+    ];
+    for (what, want, args) in codes {
+        let prior = case_files(&case_dir);
+        let out = run(&root, &args);
+        no_panic(what, &out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(want), "{} {what}: {stderr}", c.name);
+        // Exit 1 without a broken file is a trim with nothing to drop.
+        if want == 2 || (want == 1 && c.broken.is_some()) {
+            names_the_file(c, &case_dir, what, &stderr);
+        }
+        let after = case_files(&case_dir);
+        match (what, want) {
+            ("trim", 0) => {} // the fork it wrote; later steps compare against it
+            ("resume", 0) => only_last_use_changed(c, &case_dir, &prior, &after),
+            _ => assert_unchanged(&after, &prior, format!("{} {what} (exit {want})", c.name)),
+        }
+    }
+    hand_edits_follow_the_window(c, &root, &case_dir, &id);
+    if c.resume != 0 {
+        let what = format!("{}: a damaged session is never modified", c.name);
+        assert_unchanged(&case_files(&case_dir), &before, what);
+    }
+
+    let before_purge = case_files(&case_dir);
+    let purge = run(
+        &root,
+        &["purge", "--yes", "--json", "--keep", "0", "--max-age", "0"],
+    );
+    no_panic("purge", &purge);
+    let gone = std::fs::symlink_metadata(&case_dir).is_err();
+    assert_eq!(
+        gone,
+        c.purged,
+        "{}: purged? {}",
+        c.name,
+        String::from_utf8_lossy(&purge.stdout)
+    );
+    assert!(
+        !sessions(&root).join(&healthy).exists(),
+        "the healthy, stale-by-policy neighbour was purged"
+    );
+    assert_eq!(
+        snapshot(&tmp.path().join("outside")),
+        outside_before,
+        "{}: nothing outside the store touched",
+        c.name
+    );
+    if !c.purged {
+        let what = format!("{}: spared by the purge and untouched", c.name);
+        assert_unchanged(&case_files(&case_dir), &before_purge, what);
+    }
+}
+
+#[test]
+fn every_case_of_the_corpus_is_handled() {
+    let on_disk: Vec<String> = std::fs::read_dir(corpus())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        on_disk.len(),
+        CASES.len(),
+        "every case on disk has an expectation"
+    );
+    for c in CASES {
+        check_case(c);
+    }
+    eprintln!(
+        "{} hostile cases handled (+1 generated 100 MB message)",
+        CASES.len()
+    );
+}
+
+/// The UI's Enter goes through the same store predicate as the CLI's
+/// `resume`: it resumes exactly the cases the CLI resumes, and for the others
+/// shows an error naming the broken file and writes nothing.
+#[test]
+fn the_ui_resumes_exactly_what_the_cli_resumes() {
+    let settings = ui_settings(StoreKind::Loki);
+    for c in CASES {
+        let (_tmp, root, _, id) = setup(c.name);
+        let case_dir = sessions(&root).join(&id);
+        let before = case_files(&case_dir);
+        let cache = tempfile::tempdir().unwrap();
+        let source = Store::loki(&root, "tester")
+            .unwrap()
+            .with_cache_dir(cache.path());
+        let mut ui = Headless::open(source, settings.clone(), 100, 30, 1.8e9, || 1.8e9);
+        let at = ui
+            .model
+            .list
+            .visible
+            .iter()
+            .position(|&row| ui.model.list.rows[row].record.id == id)
+            .unwrap_or_else(|| panic!("{}: listed in the UI", c.name));
+        for _ in 0..at {
+            ui.press(KeyCode::Down, KeyModifiers::NONE);
+        }
+        assert_eq!(ui.model.list.selected_row().unwrap().record.id, id);
+        if c.resume != 0 {
+            // Rename is refused too: at once when the row is marked damaged,
+            // by the store when only the conversation is broken.
+            ui.press(KeyCode::F(2), KeyModifiers::NONE);
+            if ui.model.app.overlay.is_some() {
+                ui.type_text("renamed");
+                ui.press(KeyCode::Enter, KeyModifiers::NONE);
+            }
+            refused(c, &case_dir, &ui, "UI rename");
+            assert_unchanged(
+                &case_files(&case_dir),
+                &before,
+                format!("{}: UI rename", c.name),
+            );
+        }
+        ui.press(KeyCode::Enter, KeyModifiers::NONE);
+        let resumed = matches!(&ui.model.exit, Some(Exit::Resume(r)) if r.id == id);
+        assert_eq!(resumed, c.resume == 0, "{}: {}", c.name, ui.screen());
+        if !resumed {
+            refused(c, &case_dir, &ui, "UI resume");
+            assert_unchanged(&case_files(&case_dir), &before, format!("{}: UI", c.name));
+        }
+    }
+}
+
+/// Asserts the UI shows an error saying the session is damaged, naming the file.
+fn refused(c: &Case, case_dir: &Path, ui: &Headless, what: &str) {
+    let status = ui.model.app.status.clone().expect("an error is shown");
+    assert!(
+        status.is_error && status.text.contains("damaged"),
+        "{} {what}: {status:?}",
+        c.name
+    );
+    names_the_file(c, case_dir, what, &status.text);
+}
+
+#[test]
+fn shell_syntax_in_an_id_runs_nothing() {
+    let (tmp, root, _, id) = setup("id-with-shell-syntax");
+    let printed = ok(&root, &["resume", "--print", "id", "--", &id]);
+    assert_eq!(printed.trim(), id);
+    let pwned: Vec<_> = snapshot(tmp.path())
+        .into_keys()
+        .filter(|p| p.to_string_lossy().contains("PWNED"))
+        .collect();
+    assert!(
+        pwned.iter().all(|p| p.starts_with(sessions(&root))),
+        "{pwned:?}"
+    );
+}
+
+#[test]
+fn unknown_fields_and_huge_numbers_survive_a_trim() {
+    let (_tmp, root, _, id) = setup("context-huge-integers");
+    ok(&root, &["trim", "--keep-messages", "1", "--", &id]);
+    let parent =
+        std::fs::read_to_string(sessions(&root).join(&id).join("memory/ctx.json")).unwrap();
+    assert!(
+        parent.contains("123456789012345678901234567890"),
+        "big integer kept exactly"
+    );
+    // serde_json writes the exponent sign; the value (and Python's reading of it) is the same.
+    assert!(
+        parent.contains("1e+400") || parent.contains("1e400"),
+        "an out-of-range float is kept, not turned into null"
+    );
+    assert!(parent.contains("\"x_big\""));
+}
+
+#[test]
+fn a_100_mb_message_is_read_and_counted_without_trouble() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    let id = new_session(&root, "a huge paste");
+    let memory = sessions(&root).join(&id).join("memory");
+    let session: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(memory.join("session.json")).unwrap()).unwrap();
+    let ctx_path = memory.join(format!(
+        "{}.json",
+        session["active_context_id"].as_str().unwrap()
+    ));
+    let words = [
+        "lorem ",
+        "ipsum ",
+        "東京 ",
+        "🚀 ",
+        "fn main() { } ",
+        "\"quoted\" ",
+    ];
+    let mut text = String::with_capacity(100 << 20);
+    let mut i = 0;
+    while text.len() < 100 << 20 {
+        text.push_str(words[i % words.len()]);
+        i += 1;
+    }
+    let ctx = serde_json::json!({"messages": [{"role": "user", "id": "huge", "_sequence_number": 3,
+        "content": [{"type": "text", "text": text}]}], "id": "c",
+        "anchor_points": [["system_prompt", 0], ["tools", 0], ["messages", 1]], "_mutation_counter": 4});
+    std::fs::write(&ctx_path, serde_json::to_vec(&ctx).unwrap()).unwrap();
+    drop(text);
+    let before = snapshot(&sessions(&root));
+    let list = json(&root, &["list", "--json"]);
+    assert_eq!(list[0]["messages"], 1);
+    let shown = run(&root, &["show", &id, "--json"]);
+    no_panic("show", &shown);
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert!(shown["total_tokens"].as_u64().unwrap() > 10_000_000);
+    let plan = run(&root, &["purge", "--dry-run", "--json"]);
+    no_panic("purge", &plan);
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
+    assert!(
+        plan["keep"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["id"] == id.as_str())
+    );
+    assert_eq!(snapshot(&sessions(&root)), before, "reading wrote nothing");
+}

@@ -1,0 +1,9 @@
+//! The command line, run as a script runs it.
+
+mod answers;
+mod asks;
+mod contract;
+mod daily;
+mod diff_export;
+mod hand_trim;
+mod hostile;

@@ -1,0 +1,4 @@
+//! Against the real peteos.
+
+mod conformance;
+mod folder;

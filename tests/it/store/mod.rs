@@ -1,0 +1,9 @@
+//! The store on temporary trees.
+
+mod concurrency;
+mod crash;
+mod isolation;
+mod properties;
+mod purge_safety;
+mod search;
+mod undo;

@@ -1,0 +1,4 @@
+//! The binary in a real terminal (tmux).
+
+mod input;
+mod keys;
