@@ -153,3 +153,51 @@ fn run_only_when_idle() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn every_task_runs_and_a_lane_starts_no_more_threads_than_it_may() {
+        let pool = Pool::new();
+        let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let (done, finished) = mpsc::channel();
+        for i in 0..12 {
+            let (running, most, done) = (running.clone(), most.clone(), done.clone());
+            pool.run(Priority::Normal, move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                // Long enough for the tasks to pile up behind the threads.
+                std::thread::sleep(Duration::from_millis(20));
+                running.fetch_sub(1, Ordering::SeqCst);
+                done.send(i).unwrap();
+            });
+        }
+        let mut got: Vec<i32> = (0..12)
+            .map(|_| finished.recv_timeout(Duration::from_secs(20)).unwrap())
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, (0..12).collect::<Vec<_>>(), "every task ran once");
+        let most = most.load(Ordering::SeqCst);
+        assert!(most <= 4, "{most} tasks at once on a lane of 4 threads");
+        let threads = pool.normal.state.lock().unwrap().threads;
+        assert!(threads <= 4, "{threads} threads started");
+    }
+
+    #[test]
+    fn a_task_that_panics_leaves_its_thread_for_the_next() {
+        let pool = Pool::new();
+        // The idle lane has two threads: three panics would end both of
+        // them if a panic took its thread along.
+        for _ in 0..3 {
+            pool.run(Priority::Idle, || panic!("a task fails"));
+        }
+        let (done, finished) = mpsc::channel();
+        pool.run(Priority::Idle, move || done.send(()).unwrap());
+        assert!(finished.recv_timeout(Duration::from_secs(20)).is_ok());
+    }
+}

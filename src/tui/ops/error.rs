@@ -70,3 +70,40 @@ impl From<UiError> for String {
         e.text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_store_error_keeps_its_kind_and_its_text() {
+        let path = PathBuf::from("s/memory/ctx.json");
+        let cases = [
+            (StoreError::shape(&path, "no messages"), ErrorKind::Damaged),
+            (StoreError::Locked { path: path.clone() }, ErrorKind::Busy),
+            (StoreError::Exists { path: path.clone() }, ErrorKind::Exists),
+            (
+                StoreError::NotFound("no session x".into()),
+                ErrorKind::NotFound,
+            ),
+            (
+                StoreError::io("read", &path, std::io::ErrorKind::NotFound.into()),
+                ErrorKind::NotFound,
+            ),
+            (
+                StoreError::io("read", &path, std::io::ErrorKind::PermissionDenied.into()),
+                ErrorKind::Failed,
+            ),
+            (
+                StoreError::SplitsToolPair("m3 and m4".into()),
+                ErrorKind::Refused,
+            ),
+        ];
+        for (error, kind) in cases {
+            let text = error.to_string();
+            let ui = UiError::from(error);
+            assert_eq!((ui.kind, ui.text.as_str()), (kind, text.as_str()));
+        }
+    }
+}
