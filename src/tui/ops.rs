@@ -181,13 +181,22 @@ impl Runner {
         }
     }
 
-    /// Runs `op`, asked as request `req`: its progress and then its answer
-    /// go to `send` as `Msg::Reply { req, .. }`.
-    pub fn perform(&self, req: u64, op: StoreOp, send: &(dyn Fn(Msg) -> bool + Sync)) {
-        let lane = op.lane();
-        if let Some(lane) = lane {
+    /// Makes request `req` the newest of `op`'s lane, so an older one still
+    /// running stops early. The worker calls it when the operation is
+    /// handed over, before it waits for a thread; `perform` calls it again.
+    pub fn claim(&self, req: u64, op: &StoreOp) {
+        if let Some(lane) = op.lane() {
             self.newest[lane as usize].fetch_max(req, Ordering::Relaxed);
         }
+    }
+
+    /// Runs `op`, asked as request `req`: its progress and then its answer
+    /// go to `send` as `Msg::Reply { req, .. }`. Nothing is skipped: an
+    /// operation whose lane moved on still runs (a write was asked for);
+    /// only those that look at `Job::current` stop early.
+    pub fn perform(&self, req: u64, op: StoreOp, send: &(dyn Fn(Msg) -> bool + Sync)) {
+        self.claim(req, &op);
+        let lane = op.lane();
         let progress = |reply| send(Msg::Reply { req, reply });
         let current =
             || lane.is_none_or(|lane| self.newest[lane as usize].load(Ordering::Relaxed) == req);

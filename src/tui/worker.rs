@@ -48,6 +48,7 @@ impl Worker {
     pub fn perform(&self, effect: Effect) {
         match effect {
             Effect::Store { req, op } => {
+                self.runner.claim(req, &op);
                 let (runner, replies) = (self.runner.clone(), self.replies.clone());
                 self.pool.run(op.priority(), move || {
                     runner.perform(req, op, &|msg| replies.send(msg).is_ok());
