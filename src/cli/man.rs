@@ -24,10 +24,16 @@ const DESCRIPTION: &str = "Without a command, loki-sessions opens the terminal U
     for: every write is atomic and takes the session's lock, a trim is a fork the old context \
     survives, and a deletion asks first (or needs --yes).";
 
+/// A paragraph of a section: a tagged one (`.TP`, the tag in bold) or,
+/// without a tag, plain text.
+type Paragraph = (Option<&'static str>, &'static str);
+
+/// A section's title and paragraphs.
+type Section = (&'static str, &'static [Paragraph]);
+
 /// The sections clap does not know: how the program ends, what it reads
-/// from the environment and the disk, and where to read more. Each
-/// paragraph is a (tag, text) pair; `None` is plain text.
-const CLOSING: &[(&str, &[(Option<&str>, &str)])] = &[
+/// from the environment and the disk, and where to read more.
+const CLOSING: &[Section] = &[
     (
         "EXIT STATUS",
         &[
@@ -234,6 +240,10 @@ fn help_text(roff: &mut Roff, text: &str) {
     let mut verbatim = false;
     for line in text.lines() {
         if line.trim().is_empty() {
+            if verbatim {
+                roff.control("fi", []);
+                verbatim = false;
+            }
             roff.control("PP", []);
             continue;
         }
