@@ -17,7 +17,7 @@ mod purge;
 mod viewer;
 
 pub use error::{ErrorKind, UiError};
-pub use list::{ListOp, ListReply};
+pub use list::{DeleteCheck, ListOp, ListReply};
 pub use purge::{PurgeOp, PurgeReply};
 pub use viewer::{EditDone, ViewerOp, ViewerReply};
 

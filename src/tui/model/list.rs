@@ -165,6 +165,8 @@ pub struct ListRequests {
     pub preview: u64,
     /// Stats jobs (one tag per scan and encoding: every job of it counts).
     pub stats: u64,
+    /// The store's check of a deletion, before the person is asked.
+    pub delete_check: Option<u64>,
     /// A deletion of one session.
     pub delete: Option<u64>,
     /// The newest message search.

@@ -2,10 +2,11 @@
 //! and the message search's, which the list also waits for).
 
 use crate::store::{
-    Encoding, IndexedStats, PurgeReport, SearchOutcome, SessionRecord, SessionStats, UpdateReport,
+    Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, SearchOutcome, SessionRecord,
+    SessionStats, UpdateReport,
 };
 use crate::tui::model::Preview;
-use crate::tui::ops::{Job, Lane, Priority, UiError};
+use crate::tui::ops::{ErrorKind, Job, Lane, Priority, UiError};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,16 @@ const LINE_CHARS: usize = 300;
 const STATS_CHUNK: usize = 8;
 /// The index's update says how far it got at most this often.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// What a deletion would remove, for the question put to the person.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeleteCheck {
+    /// The bytes it frees.
+    pub bytes: u64,
+    /// Why it cannot be read, when it is damaged (its files are then
+    /// removed unread, and the person is told so).
+    pub damage: Option<String>,
+}
 
 /// A store operation of the list.
 #[derive(Clone, Debug)]
@@ -41,6 +52,9 @@ pub enum ListOp {
     CreateSession { prompt: String },
     /// Rename a session (answers `Renamed`).
     RenameSession { record: SessionRecord, name: String },
+    /// What deleting a session would do, before the person is asked
+    /// (answers `DeleteChecked`).
+    CheckDelete { record: SessionRecord },
     /// Delete one session, with the purge's safety checks (answers `Deleted`).
     DeleteSession {
         record: SessionRecord,
@@ -81,6 +95,13 @@ pub enum ListReply {
     /// A session was renamed.
     Renamed {
         result: Result<SessionRecord, UiError>,
+    },
+    /// What deleting session `id` would do: its size, measured as the
+    /// deletion measures what it frees, and its damage; or why it would be
+    /// refused (active, locked, live, another file system).
+    DeleteChecked {
+        id: String,
+        result: Result<DeleteCheck, UiError>,
     },
     /// One session was deleted (or the deletion was refused).
     Deleted {
@@ -190,6 +211,10 @@ impl ListOp {
                     .rename(&store.target(&record), &name)
                     .map_err(UiError::from),
             },
+            ListOp::CheckDelete { record } => ListReply::DeleteChecked {
+                id: record.id.clone(),
+                result: delete_check(store, &record, job.now),
+            },
             ListOp::DeleteSession {
                 record,
                 even_damaged,
@@ -205,5 +230,33 @@ impl ListOp {
                     .map_err(UiError::from),
             },
         }
+    }
+}
+
+/// The store's plan for deleting `record` (a damaged session is deletable
+/// once the person is shown the damage), as the question needs it.
+fn delete_check(
+    store: &crate::store::Store,
+    record: &SessionRecord,
+    now: f64,
+) -> Result<DeleteCheck, UiError> {
+    let plan = store.delete_preview(&store.target(record), now, true);
+    let entry = plan
+        .entries
+        .first()
+        .ok_or_else(|| UiError::new(ErrorKind::Failed, "the deletion could not be planned"))?;
+    match &entry.decision {
+        Decision::Keep(reason) => Err(UiError::new(
+            ErrorKind::Refused,
+            format!("{} cannot be deleted: {reason}", record.name),
+        )),
+        Decision::Remove(RemoveReason::RequestedDamaged { error }) => Ok(DeleteCheck {
+            bytes: entry.candidate.bytes,
+            damage: Some(error.clone()),
+        }),
+        Decision::Remove(_) => Ok(DeleteCheck {
+            bytes: entry.candidate.bytes,
+            damage: None,
+        }),
     }
 }

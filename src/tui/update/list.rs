@@ -3,20 +3,21 @@
 //! search of message text is `messages`; the search index's part is
 //! `indexing`.
 
+mod delete;
 mod indexing;
 mod messages;
 
-use crate::humanize;
-use crate::store::{LokiOnly, PurgeReport, SessionRecord, SessionStats};
+pub use delete::on_delete_confirmed;
+
+use crate::store::{LokiOnly, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{
-    App, Confirm, ConfirmAction, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay,
-    SessionRow,
+    App, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay, SessionRow,
 };
 use crate::tui::msg::Action;
 use crate::tui::ops::{ListOp, ListReply, UiError};
-use crate::tui::update::{Go, Step, move_cursor, report_text};
+use crate::tui::update::{Go, Step, move_cursor};
 use tui_input::InputRequest;
 
 /// How many rows around the cursor get their stats gathered (a screenful
@@ -96,7 +97,8 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
         }
         ListReply::Created { result } => on_created(list, app, result),
         ListReply::Renamed { result } => on_renamed(list, app, result),
-        ListReply::Deleted { result } => on_deleted(list, app, req, result),
+        ListReply::DeleteChecked { id, result } => delete::on_checked(list, app, req, &id, result),
+        ListReply::Deleted { result } => delete::on_deleted(list, app, req, result),
         ListReply::Resumed { result } => match result {
             Ok(record) => Step::go(Go::Exit(Exit::Resume(record))),
             Err(e) => {
@@ -366,7 +368,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
             Step::none()
         }
         Action::Rename => rename_selected(list, app),
-        Action::Delete => delete_selected(list, app),
+        Action::Delete => delete::ask_store(list, app),
         Action::PurgePreview => Step::go(Go::Purge),
         Action::ToggleEncoding => {
             app.settings.encoding = app.settings.encoding.next();
@@ -422,94 +424,6 @@ fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
 /// Asks before deleting the selected session, saying up front what stands
 /// in the way: an agent's session is refused at once, a damaged one gets a
 /// question that names the damage.
-fn delete_selected(list: &ListScreen, app: &mut App) -> Step {
-    let Some(row) = list.selected_row() else {
-        return Step::none();
-    };
-    let r = &row.record;
-    let stats = row.stats.as_ref();
-    if stats.is_some_and(|s| s.is_active) {
-        app.complain(format!(
-            "{} cannot be deleted: an agent has it open (is_active in session.json)",
-            r.name
-        ));
-        return Step::none();
-    }
-    let size = stats.map_or("size unknown".into(), |s| humanize::bytes(s.bytes));
-    let damage = r
-        .error
-        .clone()
-        .or_else(|| stats.and_then(|s| s.error.clone()));
-    let mut lines = vec![
-        format!("id    {}", r.id),
-        format!("path  {}", r.path.display()),
-        format!(
-            "size  {size}, last used {}",
-            humanize::ago(r.last_used_at, app.now)
-        ),
-    ];
-    let title = match &damage {
-        Some(error) => {
-            lines.push(format!("It is damaged: {error}"));
-            lines.push(
-                "Its files are removed as they are, without being read. This cannot be undone."
-                    .into(),
-            );
-            format!("Delete damaged session {}?", r.id)
-        }
-        None => {
-            lines.push("The whole session directory is removed. This cannot be undone.".into());
-            format!("Delete session {}?", r.name)
-        }
-    };
-    app.overlay = Some(Overlay::Confirm(Confirm {
-        title,
-        lines,
-        action: ConfirmAction::Delete {
-            id: r.id.clone(),
-            damaged: damage.is_some(),
-        },
-    }));
-    Step::none()
-}
-
-/// The user said yes to deleting session `id`.
-pub fn on_delete_confirmed(list: &mut ListScreen, app: &mut App, id: &str, damaged: bool) -> Step {
-    let Some(&index) = list.by_id.get(id) else {
-        return Step::none();
-    };
-    let record = list.rows[index].record.clone();
-    let req = app.request();
-    list.waiting.delete = Some(req);
-    Step::effect(Effect::store(
-        req,
-        ListOp::DeleteSession {
-            record,
-            even_damaged: damaged,
-        },
-    ))
-}
-
-fn on_deleted(
-    list: &mut ListScreen,
-    app: &mut App,
-    req: u64,
-    result: Result<PurgeReport, UiError>,
-) -> Step {
-    if list.waiting.delete != Some(req) {
-        return Step::none();
-    }
-    list.waiting.delete = None;
-    match result {
-        Ok(report) => match report_text(&report) {
-            (text, false) => app.say(text),
-            (text, true) => app.complain(text),
-        },
-        Err(e) => app.complain(e),
-    }
-    Step::effects(rescan(list, app))
-}
-
 /// A text field was filled in: a new session's first prompt or a new name.
 pub fn on_input_done(
     list: &ListScreen,

@@ -1,4 +1,5 @@
 //! The UI's real loop on a virtual screen.
 
+mod delete;
 mod hand_trim;
 mod panes;

@@ -28,7 +28,8 @@ pub(super) use crate::tui::model::{
     ViewerMode,
 };
 pub(super) use crate::tui::ops::{
-    ErrorKind, ListOp, ListReply, PurgeOp, PurgeReply, StoreOp, UiError, ViewerOp, ViewerReply,
+    DeleteCheck, ErrorKind, ListOp, ListReply, PurgeOp, PurgeReply, StoreOp, UiError, ViewerOp,
+    ViewerReply,
 };
 pub(super) use crate::tui::searcher::SearchJob;
 pub(super) use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -133,13 +133,28 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
 fn delete_asks_then_deletes_one_session() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
-    act(&mut m, Action::Delete);
+    let checked = |m: &mut Model| {
+        let effects = act(m, Action::Delete);
+        let [Effect::Store { req, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        let check = DeleteCheck {
+            bytes: 784,
+            damage: None,
+        };
+        let reply = ListReply::DeleteChecked {
+            id: "b".into(),
+            result: Ok(check),
+        };
+        update(m, Msg::reply(*req, reply));
+    };
+    checked(&mut m);
     assert!(
         matches!(&m.app.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Delete { id: "b".into(), damaged: false })
     );
     act(&mut m, Action::No);
     assert_eq!(m.app.overlay, None);
-    act(&mut m, Action::Delete);
+    checked(&mut m);
     let effects = act(&mut m, Action::Yes);
     assert!(
         matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::DeleteSession { record, .. }), .. }] if record.id == "b")
