@@ -4,12 +4,12 @@
 //! question shows is the one the deletion frees; then the person is asked,
 //! then the store deletes.
 
+use super::rescan;
 use crate::humanize;
 use crate::store::PurgeReport;
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, ListScreen, Overlay};
 use crate::tui::ops::{DeleteCheck, ListOp, UiError};
-use crate::tui::update::list::rescan;
 use crate::tui::update::{Step, report_text};
 
 /// Delete was pressed: asks the store what the deletion would do.
