@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every figure of README "Performance", measured side by side on this machine.
+# Every figure of docs/PERFORMANCE.md, measured side by side on this machine.
 #   scripts/bench.sh [WORK_DIR]
 # Makes the stores (10k sessions with one 10,000-message context; 100k
 # sessions) once in WORK_DIR, then: list --json against cat of every

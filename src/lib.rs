@@ -4,8 +4,8 @@
 //! scripts.
 
 pub mod cli;
-pub mod config;
+pub(crate) mod config;
 pub mod demo;
-pub mod humanize;
+pub(crate) mod humanize;
 pub mod store;
 pub mod tui;

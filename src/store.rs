@@ -1,5 +1,5 @@
 //! The session store: reads and writes Loki session trees and peteos
-//! conversations exactly as `docs/FORMATS.md` states. Four layers, each
+//! conversations exactly as `docs/FORMATS.md` states. Five layers, each
 //! using only the ones before it:
 //!
 //! - `fs`: careful file system work (atomic writes, locks, sizes);
@@ -7,7 +7,8 @@
 //! - `sources`: the two kinds of store reading their folders into records;
 //! - `ops`: operations written once for both kinds (locate, stats,
 //!   contexts, trims by window and by hand, diff, export, purge plan and
-//!   apply).
+//!   apply);
+//! - `index`: the message search, a cache kept outside the session tree.
 //!
 //! [`Store`] is the one door the UI and the CLI go through; the types they
 //! need are re-exported here. Time is passed in as seconds since the epoch.
@@ -27,13 +28,13 @@ pub use clock::now_seconds;
 pub use error::{Result, SessionMatch, StoreError};
 pub use format::breakdown::{Breakdown, KindTotal, MessageShape, PartWeight, TokenKind};
 pub use format::clear::{CLEARED_FROM, placeholder};
-pub use format::edit_index::{EditIndex, Partner};
+pub use format::edit_facts::{EditFacts, Partner};
 pub use format::ids::{id_start, iso_timestamp};
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;
 pub use format::usage::{Usage, UsageByModel};
-pub use format::window::WindowIndex;
+pub use format::window::WindowFacts;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
 pub use index::{
@@ -58,7 +59,7 @@ pub use ops::purge_plan::{
     PurgePolicy, RemoveReason,
 };
 pub use ops::stats::SessionStats;
-pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_index};
+pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_facts};
 pub use parallel::workers;
 pub use sources::agent::{Agent, AgentHomes};
 pub use sources::jsonl::LineSpan;

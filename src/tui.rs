@@ -2,23 +2,26 @@
 //! by a worker, view split by pane) drawn on the terminal device itself, so
 //! stdout stays free for the resume result: `cd "$(loki-sessions)"` works.
 
-pub mod effect;
-pub mod finder;
+pub(crate) mod effect;
+pub(crate) mod finder;
 pub mod headless;
-pub mod keymap;
+pub(crate) mod keymap;
+pub(crate) mod latest;
 pub mod live;
 pub mod matcher;
 pub mod model;
-pub mod msg;
-pub mod runtime;
-pub mod searcher;
+pub(crate) mod msg;
+pub(crate) mod ops;
+pub(crate) mod pool;
+pub(crate) mod runtime;
+pub(crate) mod searcher;
 mod signals;
 pub mod theme;
-pub mod transcript;
-pub mod update;
-pub mod view;
-pub mod worker;
-pub mod wrap;
+pub(crate) mod transcript;
+pub(crate) mod update;
+pub(crate) mod view;
+pub(crate) mod worker;
+pub(crate) mod wrap;
 
 use crate::store::{Store, now_seconds};
 use crossterm::event::{
@@ -129,7 +132,6 @@ fn run_on(
     rx: &mpsc::Receiver<Incoming>,
 ) -> io::Result<Outcome> {
     let (msg_tx, msg_rx) = mpsc::channel();
-    let (match_tx, match_rx) = mpsc::channel();
     // Worker replies and terminal events share one queue into the loop.
     let forward = tx.clone();
     std::thread::spawn(move || {
@@ -139,8 +141,6 @@ fn run_on(
             }
         }
     });
-    let matcher_replies = msg_tx.clone();
-    std::thread::spawn(move || matcher::run(match_rx, matcher_replies));
     let input = tx.clone();
     std::thread::spawn(move || {
         while let Ok(event) = crossterm::event::read() {
@@ -152,7 +152,7 @@ fn run_on(
     // Token tables take a tenth of a second to build: start before they are needed.
     crate::store::prewarm(settings.encoding);
     transcript::prewarm();
-    let worker = worker::Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
+    let worker = worker::Worker::new(Arc::new(store), msg_tx, now_seconds);
     let mut model = Model::new(settings, now_seconds());
     let mut state = ViewState::new(theme);
     let mut tty = out.try_clone()?;

@@ -15,7 +15,7 @@ use serde_json::json;
     after_help = "Examples:\n  loki-sessions delete fix-the-login-bug\n  loki-sessions delete 20261129-3f0c2a9e --yes --json\n  loki-sessions delete ./session/20261101-broken --damaged\nA session an agent has open (is_active) is never deleted; a damaged one only with --damaged."
 )]
 pub struct DeleteArgs {
-    /// An id, a unique id prefix, or a path to a session directory.
+    /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path (a name several sessions share is refused).
     pub session: String,
     /// Delete without asking.
     #[arg(long)]

@@ -89,7 +89,7 @@ pub fn run(env: &CliEnv, args: DiffArgs) -> Result<(), CliError> {
     for c in &diff.cleared {
         lines.push(format!(
             "~ {:<6} {:<9} {:>7} -> {} tokens  {} (cleared from {})",
-            c.index,
+            humanize::message_number(c.index),
             c.role,
             humanize::count(c.tokens_before),
             humanize::count(c.tokens_after),

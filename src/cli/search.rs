@@ -32,7 +32,7 @@ pub struct SearchArgs {
     /// Only messages of this role: user, assistant, tool or system.
     #[arg(long, value_name = "ROLE")]
     pub role: Option<String>,
-    /// Only this session (an id, a unique id prefix or a path).
+    /// Only this session (an id, a unique id prefix, a name, a unique name prefix, or a path).
     #[arg(long, value_name = "SESSION")]
     pub session: Option<String>,
     /// Read the session files instead of the index (slower; the reference).

@@ -5,7 +5,7 @@ use crate::cli::transcript::{self, Printing};
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    Breakdown, Context, CostEstimate, EditIndex, Encoding, SessionRecord, SourceLines, TokenKind,
+    Breakdown, Context, CostEstimate, EditFacts, Encoding, SessionRecord, SourceLines, TokenKind,
     Usage, message_counts, prewarm,
 };
 use clap::Args;
@@ -339,7 +339,7 @@ fn shown_messages(
     full: bool,
 ) -> Result<(Vec<ShownMessage>, Breakdown), CliError> {
     let counts = message_counts(ctx, encoding)?;
-    let breakdown = EditIndex::new(ctx).breakdown(&counts);
+    let breakdown = EditFacts::new(ctx).breakdown(&counts);
     let messages = ctx
         .messages()
         .zip(counts)

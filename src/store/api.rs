@@ -3,10 +3,15 @@
 //! sessions are read-only, some operations need a Loki tree, a purge spares
 //! what it cannot vouch for) are checked here or in the one predicate each
 //! has, never again by a caller.
+//!
+//! "The seed" in the docs below is the first Loki session library, whose
+//! functions (`start`, `list`, `resume`, `purge`, `touch`,
+//! `name_from_prompt`) the door keeps by name and by meaning: where a
+//! method is "the seed's `start`", it does what that function did.
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
-use crate::store::format::edit_index::EditIndex;
+use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::transcript::TranscriptFormat;
 use crate::store::ops::agent_threads;
@@ -309,7 +314,7 @@ impl Store {
     pub fn cleared_counts(
         &self,
         context: &Context,
-        index: &EditIndex,
+        index: &EditFacts,
         counts: &[u64],
         encoding: Encoding,
         which: &[usize],

@@ -8,7 +8,7 @@ mod assemble;
 pub mod breakdown;
 pub mod clear;
 mod context;
-pub mod edit_index;
+pub mod edit_facts;
 pub mod fork;
 pub mod ids;
 pub mod jsonfile;

@@ -5,10 +5,11 @@
 //! match at or after the message on screen is sent before the rest.
 
 use crate::store::Context;
+use crate::tui::latest::{LatestWins, Out};
 use crate::tui::msg::Msg;
-use crate::tui::transcript::{self, Hit};
+use crate::tui::ops::ViewerReply;
+use crate::tui::transcript::{self, TextMatch};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 
 /// The most matches a search keeps (the counter says when there are more).
 pub const HIT_LIMIT: usize = 100_000;
@@ -41,15 +42,9 @@ pub struct Finder {
 }
 
 impl Finder {
-    /// Answers `job`, sending a first match early and then every match
-    /// (`send` returns false when the UI is gone). Stops and returns the
-    /// newer job if `newer` has one.
-    pub fn answer(
-        &mut self,
-        job: &FindJob,
-        send: &mut dyn FnMut(Msg) -> bool,
-        newer: &mut dyn FnMut() -> Option<FindJob>,
-    ) -> Option<FindJob> {
+    /// Answers `job`, sending a first match early and then every match;
+    /// stops when the UI is gone or a newer query waits.
+    fn find(&mut self, job: &FindJob, out: &mut Out<'_>) {
         let ctx = &job.context;
         let key = (
             ctx.id().to_string(),
@@ -69,10 +64,8 @@ impl Finder {
         let mut first_sent = false;
         let mut more = false;
         for (n, i) in (from..len).chain(0..from).enumerate() {
-            if n % CHUNK == CHUNK - 1
-                && let Some(job) = newer()
-            {
-                return Some(job);
+            if n % CHUNK == CHUNK - 1 && out.superseded() {
+                return;
             }
             if needle.is_empty() {
                 break;
@@ -87,7 +80,7 @@ impl Finder {
                         break;
                     }
                     let hits = if i >= from { &mut after } else { &mut before };
-                    hits.push(Hit {
+                    hits.push(TextMatch {
                         message: i,
                         part,
                         start: at,
@@ -98,14 +91,16 @@ impl Finder {
             let hits = if i >= from { &after } else { &before };
             if !first_sent && hits.len() > had {
                 first_sent = true;
-                let first = Msg::TranscriptFound {
-                    req: job.req,
-                    hits: Arc::new(vec![hits[had]]),
-                    complete: false,
-                    more: false,
-                };
-                if !send(first) {
-                    return None;
+                let first = Msg::reply(
+                    job.req,
+                    ViewerReply::TranscriptFound {
+                        hits: Arc::new(vec![hits[had]]),
+                        complete: false,
+                        more: false,
+                    },
+                );
+                if !out.send(first) {
+                    return;
                 }
             }
             if more {
@@ -113,13 +108,14 @@ impl Finder {
             }
         }
         before.extend(after);
-        send(Msg::TranscriptFound {
-            req: job.req,
-            hits: Arc::new(before),
-            complete: true,
-            more,
-        });
-        None
+        out.send(Msg::reply(
+            job.req,
+            ViewerReply::TranscriptFound {
+                hits: Arc::new(before),
+                complete: true,
+                more,
+            },
+        ));
     }
 
     fn texts_of(&mut self, context: &Context, i: usize, raw: bool) -> &[String] {
@@ -137,24 +133,20 @@ impl Finder {
     }
 }
 
-/// Answers jobs until the UI goes away; a newer job replaces one in progress.
-pub fn run(jobs: Receiver<FindJob>, replies: Sender<Msg>) {
-    let mut finder = Finder::default();
-    let mut next: Option<FindJob> = None;
-    loop {
-        let job = match next.take() {
-            Some(job) => job,
-            None => match jobs.recv() {
-                Ok(job) => job,
-                Err(_) => return,
-            },
-        };
-        let job = jobs.try_iter().last().unwrap_or(job);
-        let mut send = |msg| replies.send(msg).is_ok();
-        let mut newer = || match jobs.try_recv() {
-            Ok(job) => Some(jobs.try_iter().last().unwrap_or(job)),
-            Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-        };
-        next = finder.answer(&job, &mut send, &mut newer);
+/// Every job is a query; a newer one abandons the search in progress.
+impl LatestWins for Finder {
+    type Job = FindJob;
+    type Query = FindJob;
+
+    fn take(&mut self, job: FindJob) -> Option<FindJob> {
+        Some(job)
+    }
+
+    fn is_query(_: &FindJob) -> bool {
+        true
+    }
+
+    fn answer(&mut self, job: FindJob, out: &mut Out<'_>) {
+        self.find(&job, out);
     }
 }

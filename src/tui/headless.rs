@@ -1,18 +1,21 @@
 //! Driving the real loop without a terminal: keys go through the keymap,
-//! `update` and the worker exactly as in a session, on a `TestBackend`.
-//! Effects run synchronously on the calling thread, so every step ends with
-//! all replies handled: tests and benchmarks are deterministic.
+//! `update` and the same store operations (`ops::Runner`) and latest-wins
+//! jobs as in a session, on a `TestBackend`. Effects run synchronously on
+//! the calling thread, so every step ends with all replies handled: tests
+//! and benchmarks are deterministic.
 
 use crate::store::Store;
 use crate::tui::effect::Effect;
-use crate::tui::finder::{FindJob, Finder};
+use crate::tui::finder::Finder;
+use crate::tui::latest;
 use crate::tui::matcher::Matcher;
 use crate::tui::model::{Model, Settings};
 use crate::tui::msg::Msg;
+use crate::tui::ops::Runner;
 use crate::tui::runtime::{self, Incoming};
+use crate::tui::searcher::Searcher;
 use crate::tui::theme::Theme;
 use crate::tui::view::ViewState;
-use crate::tui::worker::Worker;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -29,10 +32,14 @@ pub struct Headless {
     pub state: ViewState,
     incoming: Receiver<Incoming>,
     sender: Sender<Incoming>,
-    worker: Worker,
+    runner: Runner,
     matcher: Matcher,
+    searcher: Searcher,
     finder: Finder,
     replies: Receiver<Msg>,
+    /// Where the worker's replies wait for the next turn (the message
+    /// search's too, as when it was one of the worker's effects).
+    reply_tx: Sender<Msg>,
     applied: runtime::Applied,
     /// What the UI wrote to the terminal besides drawing (OSC 52 copies),
     /// in order.
@@ -53,8 +60,9 @@ impl Headless {
     ) -> Self {
         let (sender, incoming) = mpsc::channel();
         let (reply_tx, replies) = mpsc::channel();
-        let (match_tx, _match_rx) = mpsc::channel();
-        let worker = Worker::new(Arc::new(store), reply_tx, match_tx, clock);
+        let store = Arc::new(store);
+        let searcher = Searcher::new(store.clone());
+        let runner = Runner::new(store, clock);
         let mut ui = Headless {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
@@ -62,10 +70,12 @@ impl Headless {
             state: ViewState::new(Theme::plain()),
             incoming,
             sender,
-            worker,
+            runner,
             matcher: Matcher::default(),
+            searcher,
             finder: Finder::default(),
             replies,
+            reply_tx,
             applied: runtime::Applied::default(),
             written: Vec::new(),
             suspended: 0,
@@ -132,42 +142,26 @@ impl Headless {
     }
 
     fn run_effects(&mut self, effects: Vec<Effect>) {
+        let sender = self.sender.clone();
+        let mut send = |msg| sender.send(Incoming::Msg(msg)).is_ok();
         for effect in effects {
             match effect {
-                Effect::IndexForSearch { rows } => self.matcher.index(rows),
-                Effect::ResetSearch => self.matcher.reset(),
-                Effect::SortFacts { rows } => self.matcher.facts(rows),
-                Effect::Filter { req, query, sort } => {
-                    let rows = self
-                        .matcher
-                        .query_progressive(&query, sort, |_| true)
-                        .unwrap_or_default();
-                    let _ = self.sender.send(Incoming::Msg(Msg::Filtered {
-                        req,
-                        query,
-                        rows,
-                        complete: true,
-                    }));
+                Effect::Matcher(job) => latest::run_now(&mut self.matcher, job, &mut send),
+                Effect::Search(job) => {
+                    let replies = &self.reply_tx;
+                    let mut send = |msg| replies.send(msg).is_ok();
+                    latest::run_now(&mut self.searcher, job, &mut send)
                 }
-                Effect::FindInTranscript {
-                    req,
-                    context,
-                    raw,
-                    query,
-                    from,
-                } => {
-                    let job = FindJob {
-                        req,
-                        context,
-                        raw,
-                        query,
-                        from,
-                    };
-                    let sender = &self.sender;
-                    let mut send = |msg| sender.send(Incoming::Msg(msg)).is_ok();
-                    let _ = self.finder.answer(&job, &mut send, &mut || None);
+                Effect::Find(job) => latest::run_now(&mut self.finder, job, &mut send),
+                Effect::Store { req, op } => {
+                    let replies = &self.reply_tx;
+                    self.runner
+                        .perform(req, op, &|msg| replies.send(msg).is_ok());
                 }
-                other => self.worker.run_now(other),
+                Effect::ContinueFill { generation } => {
+                    let _ = self.reply_tx.send(Msg::FillIndexed { generation });
+                }
+                Effect::FreeStats { stats } => drop(stats),
             }
         }
     }

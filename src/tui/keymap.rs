@@ -282,6 +282,16 @@ pub fn key_for(scope: Scope, action: Action) -> String {
     keys_for(scope, action, 1, " ")
 }
 
+/// The main key of `action` in `scope` written out for a sentence read by
+/// someone who may not know the `^` notation: `Ctrl-C`, not `^C`.
+pub fn key_in_words(scope: Scope, action: Action) -> String {
+    let key = key_for(scope, action);
+    match key.strip_prefix('^') {
+        Some(rest) => format!("Ctrl-{rest}"),
+        None => key,
+    }
+}
+
 /// The first `n` keys of `action` in `scope`, joined by `separator`.
 pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> String {
     BINDINGS

@@ -3,7 +3,6 @@
 //! the background exactly as in a terminal session, so times are real.
 
 use crate::store::{Store, now_seconds};
-use crate::tui::matcher;
 use crate::tui::model::{Model, Settings};
 use crate::tui::runtime::{self, Incoming};
 use crate::tui::theme::Theme;
@@ -36,7 +35,6 @@ impl Live {
     pub fn open(store: Store, settings: Settings, width: u16, height: u16) -> Self {
         let (sender, incoming) = mpsc::channel::<Incoming>();
         let (msg_tx, msg_rx) = mpsc::channel();
-        let (match_tx, match_rx) = mpsc::channel();
         let forward = sender.clone();
         std::thread::spawn(move || {
             for msg in msg_rx {
@@ -45,9 +43,7 @@ impl Live {
                 }
             }
         });
-        let replies = msg_tx.clone();
-        std::thread::spawn(move || matcher::run(match_rx, replies));
-        let worker = Worker::new(Arc::new(store), msg_tx, match_tx, now_seconds);
+        let worker = Worker::new(Arc::new(store), msg_tx, now_seconds);
         crate::tui::transcript::prewarm();
         let mut live = Live {
             terminal: Terminal::new(TestBackend::new(width, height))

@@ -6,22 +6,33 @@
 mod pattern;
 
 use crate::store::SessionRecord;
-use crate::tui::effect::SortFacts;
+use crate::tui::latest::{LatestWins, Out};
 use crate::tui::model::SortKey;
 use crate::tui::msg::Msg;
+use crate::tui::ops::ListReply;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use pattern::{Field, Pattern};
-use std::sync::mpsc::{Receiver, Sender};
+
+/// What the matcher needs of a session to sort by it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SortFacts {
+    /// Bytes of its files.
+    pub bytes: u64,
+    /// Messages of the active context.
+    pub messages: u64,
+    /// Tokens of the active context.
+    pub tokens: u64,
+}
 
 /// Work for the matcher.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum MatcherJob {
-    /// Add or replace sessions (by row index).
-    Index(Vec<(usize, SessionRecord)>),
+    /// Add or replace sessions (by row number in the list).
+    Add(Vec<(usize, SessionRecord)>),
     /// Forget every session.
     Reset,
-    /// What sessions sort by (size, messages, tokens), by row index.
+    /// What sessions sort by (size, messages, tokens), by row number.
     Facts(Vec<(usize, SortFacts)>),
     /// Answer a query (an empty one lists every session in `sort` order).
     Query {
@@ -126,7 +137,7 @@ const LATER_CHUNK: usize = 4_000;
 
 impl Matcher {
     /// Adds or replaces sessions.
-    pub fn index(&mut self, rows: Vec<(usize, SessionRecord)>) {
+    pub fn add(&mut self, rows: Vec<(usize, SessionRecord)>) {
         for (index, r) in rows {
             if self.entries.len() <= index {
                 self.entries.resize(index + 1, None);
@@ -162,7 +173,7 @@ impl Matcher {
         *self = Matcher::default();
     }
 
-    /// Row indices for `query`: best score first, then most recent use;
+    /// Row numbers for `query`: best score first, then most recent use;
     /// every session by recency for an empty query.
     pub fn query(&mut self, query: &str) -> Vec<usize> {
         self.query_progressive(query, SortKey::LastUsed, |_| true)
@@ -244,7 +255,7 @@ impl Matcher {
     }
 }
 
-/// Row indices by score, best first; the sort is stable, so among equal
+/// Row numbers by score, best first; the sort is stable, so among equal
 /// scores the pool's order (most recent use first) stays.
 fn ranked(mut scored: Vec<(i64, usize)>) -> Vec<usize> {
     scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
@@ -422,59 +433,50 @@ pub fn highlight(text: &str, query: &str) -> Vec<usize> {
     Pattern::parse(query).highlight(text)
 }
 
-/// Runs the matcher until the UI goes away. Only the newest query is
-/// answered; a query still being ranked is abandoned when work arrives.
-pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
-    let mut matcher = Matcher::default();
-    // Jobs that arrived while a query was being ranked, in order.
-    let mut arrived: Vec<MatcherJob> = Vec::new();
-    loop {
-        if arrived.is_empty() {
-            match jobs.recv() {
-                Ok(job) => arrived.push(job),
-                Err(_) => return,
-            }
+/// The matcher as a latest-wins job: rows and facts change its state in
+/// order; of the queries only the newest is answered, and a query still
+/// being ranked is abandoned when a newer one arrives.
+impl LatestWins for Matcher {
+    type Job = MatcherJob;
+    type Query = (u64, String, SortKey);
+
+    fn take(&mut self, job: MatcherJob) -> Option<Self::Query> {
+        match job {
+            MatcherJob::Add(rows) => self.add(rows),
+            MatcherJob::Facts(rows) => self.facts(rows),
+            MatcherJob::Reset => self.reset(),
+            MatcherJob::Query { req, query, sort } => return Some((req, query, sort)),
         }
-        let mut latest = None;
-        for job in arrived.drain(..).chain(jobs.try_iter()) {
-            match job {
-                MatcherJob::Index(rows) => matcher.index(rows),
-                MatcherJob::Facts(rows) => matcher.facts(rows),
-                MatcherJob::Reset => matcher.reset(),
-                MatcherJob::Query { req, query, sort } => latest = Some((req, query, sort)),
-            }
-        }
-        let Some((req, query, sort)) = latest else {
-            continue;
-        };
-        let answer = matcher.query_progressive(&query, sort, |rows| {
+        None
+    }
+
+    fn is_query(job: &MatcherJob) -> bool {
+        matches!(job, MatcherJob::Query { .. })
+    }
+
+    fn answer(&mut self, (req, query, sort): Self::Query, out: &mut Out<'_>) {
+        let answer = self.query_progressive(&query, sort, |rows| {
             if let Some(rows) = rows {
-                let partial = Msg::Filtered {
+                out.send(Msg::reply(
                     req,
-                    query: query.clone(),
-                    rows: rows.to_vec(),
-                    complete: false,
-                };
-                let _ = replies.send(partial);
+                    ListReply::Filtered {
+                        query: query.clone(),
+                        rows: rows.to_vec(),
+                        complete: false,
+                    },
+                ));
             }
-            // Only a newer query abandons this one; rows or facts that
-            // arrive meanwhile wait for the ranking to finish (abandoning
-            // for them would leave this query without a complete answer).
-            arrived.extend(jobs.try_iter());
-            !arrived
-                .iter()
-                .any(|job| matches!(job, MatcherJob::Query { .. }))
+            !out.superseded()
         });
         if let Some(rows) = answer {
-            let done = Msg::Filtered {
+            out.send(Msg::reply(
                 req,
-                query,
-                rows,
-                complete: true,
-            };
-            if replies.send(done).is_err() {
-                return;
-            }
+                ListReply::Filtered {
+                    query,
+                    rows,
+                    complete: true,
+                },
+            ));
         }
     }
 }
@@ -482,6 +484,8 @@ pub fn run(jobs: Receiver<MatcherJob>, replies: Sender<Msg>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::latest;
+    use crate::tui::ops::Reply;
     use std::path::PathBuf;
 
     fn record(id: &str, name: &str, prompt: &str, used: f64) -> SessionRecord {
@@ -505,7 +509,7 @@ mod tests {
         let mut claude = record("c1", "fix-login", "Fix login", 3.0);
         claude.agent = crate::store::Agent::Claude;
         let loki = record("l1", "fix-logout", "Fix logout", 2.0);
-        m.index(vec![(0, claude), (1, loki)]);
+        m.add(vec![(0, claude), (1, loki)]);
         assert_eq!(m.query("fix"), vec![0, 1]);
         assert_eq!(m.query("@claude"), vec![0]);
         assert_eq!(m.query("!@claude"), vec![1]);
@@ -517,7 +521,7 @@ mod tests {
     #[test]
     fn empty_query_is_recency_and_queries_rank_and_narrow() {
         let mut m = Matcher::default();
-        m.index(vec![
+        m.add(vec![
             (0, record("a1", "fix-login-bug", "Fix the login bug", 1.0)),
             (1, record("b2", "add-pagination", "Add pagination", 3.0)),
             (
@@ -550,7 +554,7 @@ mod tests {
     #[test]
     fn one_letter_ranks_first_characters_then_word_starts_then_recency() {
         let mut m = Matcher::default();
-        m.index(vec![
+        m.add(vec![
             (0, record("x0", "add-a-filter", "", 4.0)),
             (1, record("x1", "fix-login", "", 1.0)),
             (2, record("x2", "tidy-up", "", 5.0)),
@@ -584,17 +588,21 @@ mod tests {
             let e = e.unwrap();
             (i, record(&e.id, &e.name, &e.prompt, e.last_used_at))
         });
-        jobs.send(MatcherJob::Index(rows.collect())).unwrap();
+        jobs.send(MatcherJob::Add(rows.collect())).unwrap();
         jobs.send(MatcherJob::Query {
             req: 1,
             query: "fix".into(),
             sort: SortKey::LastUsed,
         })
         .unwrap();
-        let thread = std::thread::spawn(move || run(inbox, replies));
+        let thread = std::thread::spawn(move || latest::run(Matcher::default(), inbox, replies));
         let wait = std::time::Duration::from_secs(20);
-        let Ok(Msg::Filtered {
-            complete: false, ..
+        let Ok(Msg::Reply {
+            reply:
+                Reply::List(ListReply::Filtered {
+                    complete: false, ..
+                }),
+            ..
         }) = answers.recv_timeout(wait)
         else {
             panic!("a partial answer comes first");
@@ -603,11 +611,14 @@ mod tests {
         jobs.send(MatcherJob::Facts(vec![(0, SortFacts::default())]))
             .unwrap();
         match answers.recv_timeout(wait) {
-            Ok(Msg::Filtered {
+            Ok(Msg::Reply {
                 req: 1,
-                complete: true,
-                rows,
-                ..
+                reply:
+                    Reply::List(ListReply::Filtered {
+                        complete: true,
+                        rows,
+                        ..
+                    }),
             }) => assert_eq!(rows.len(), n),
             other => panic!("the complete answer, not {other:?}"),
         }
@@ -633,7 +644,7 @@ mod tests {
                 ),
             )
         });
-        m.index(rows.collect());
+        m.add(rows.collect());
         m
     }
 
@@ -696,7 +707,7 @@ mod tests {
             let e = e.unwrap();
             (i, record(&e.id, &e.name, &e.prompt, e.last_used_at))
         });
-        jobs.send(MatcherJob::Index(rows.collect())).unwrap();
+        jobs.send(MatcherJob::Add(rows.collect())).unwrap();
         for (req, query) in [(1, "fi"), (2, "fix")] {
             let query = query.to_string();
             jobs.send(MatcherJob::Query {
@@ -708,15 +719,13 @@ mod tests {
         }
         drop(jobs);
         // Everything is queued before it starts, so it sees both queries.
-        run(inbox, replies);
+        latest::run(Matcher::default(), inbox, replies);
         let got: Vec<(u64, bool, usize)> = answers
             .try_iter()
             .map(|msg| match msg {
-                Msg::Filtered {
+                Msg::Reply {
                     req,
-                    rows,
-                    complete,
-                    ..
+                    reply: Reply::List(ListReply::Filtered { rows, complete, .. }),
                 } => (req, complete, rows.len()),
                 other => panic!("{other:?}"),
             })

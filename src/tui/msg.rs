@@ -1,15 +1,7 @@
-//! Everything that can happen to the UI: user intents and worker replies.
+//! Everything that can happen to the UI: user intents and the answers of
+//! background work.
 
-use crate::store::{
-    Candidate, ClearedCounts, ContextDiff, ContextInfo, DeletedContext, EditIndex, Encoding,
-    IndexedStats, PurgeProgress, PurgeReport, SearchOutcome, SessionRecord, SessionStats,
-    UpdateReport,
-};
-use crate::tui::model::{Loaded, Preview};
-use crate::tui::transcript::Hit;
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::Arc;
+use crate::tui::ops::Reply;
 use tui_input::InputRequest;
 
 /// A user intent, produced by the keymap.
@@ -155,30 +147,6 @@ pub enum Action {
     Export,
 }
 
-/// What an edit by hand did, as the viewer reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EditDone {
-    /// The new active context (None: the edit changed nothing).
-    pub child: Option<String>,
-    /// Messages dropped (partners included).
-    pub dropped: usize,
-    /// Tool results cleared.
-    pub cleared: usize,
-    /// The context's tokens before.
-    pub tokens_before: u64,
-    /// The fork's tokens.
-    pub tokens_after: u64,
-}
-
-/// Why an export was not written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ExportError {
-    /// The file exists: the person is asked whether to replace it.
-    Exists,
-    /// Anything else, to show.
-    Failed(String),
-}
-
 /// A message to `update`.
 #[derive(Clone, Debug)]
 pub enum Msg {
@@ -196,151 +164,20 @@ pub enum Msg {
     Signal(i32),
     /// The terminal has this many columns and rows.
     Resize(u16, u16),
-    /// The search index got this far: `done` of `total` sessions read.
-    IndexProgress { done: usize, total: usize },
-    /// The search index is up to date (or could not be brought up to date).
-    IndexUpdated {
-        result: Result<UpdateReport, String>,
-    },
-    /// Every session's stats as the index has them, by id.
-    IndexStats {
-        stats: HashMap<String, IndexedStats>,
-    },
     /// Fill the next slice of rows from the index's stats (`generation`
     /// names the stats it began with).
     FillIndexed { generation: u64 },
-    /// A message search answered.
-    MessageHits {
-        req: u64,
-        query: String,
-        result: Result<SearchOutcome, String>,
-    },
-    /// Some sessions were read.
-    SessionsBatch {
-        req: u64,
-        records: Vec<SessionRecord>,
-    },
-    /// The scan finished (or failed); `folder` is the session folder it read.
-    ScanDone {
-        req: u64,
-        folder: String,
-        error: Option<String>,
-    },
-    /// The matcher answered a query with row indices, best first.
-    Filtered {
-        req: u64,
-        query: String,
-        rows: Vec<usize>,
-        /// False for a first answer ranking only the most recent sessions.
-        complete: bool,
-    },
-    /// Stats of some sessions, by row index.
-    Stats {
-        req: u64,
-        stats: Vec<(usize, SessionStats)>,
-    },
-    /// The preview of a session was read.
-    PreviewLoaded { req: u64, preview: Preview },
-    /// A conversation was loaded for the viewer.
-    ConversationLoaded {
-        req: u64,
-        result: Result<Loaded, String>,
-    },
-    /// Token counts of messages `start..` were computed.
-    Counted {
-        req: u64,
-        encoding: Encoding,
-        start: usize,
-        counts: Vec<u64>,
-    },
-    /// The transcript's search found these matches (`complete`: all of
-    /// them; else the first one from the message on screen).
-    TranscriptFound {
-        req: u64,
-        hits: Arc<Vec<Hit>>,
-        complete: bool,
-        more: bool,
-    },
-    /// Counting failed.
-    CountFailed { req: u64, error: String },
-    /// The edit index of a loaded context was read.
-    EditIndexRead { req: u64, index: Arc<EditIndex> },
-    /// The clearable messages were counted as cleared.
-    ClearedCounted {
-        req: u64,
-        encoding: Encoding,
-        result: Result<ClearedCounts, String>,
-    },
-    /// An edit by hand was applied (or refused).
-    Edited {
-        req: u64,
-        result: Result<EditDone, String>,
-    },
-    /// A context was compared with its parent.
-    Diffed {
-        req: u64,
-        result: Result<ContextDiff, String>,
-    },
-    /// An export was written (to the absolute path given), or not.
-    Exported {
-        req: u64,
-        path: PathBuf,
-        result: Result<PathBuf, ExportError>,
-    },
-    /// A trim was applied (or refused).
-    Trimmed {
-        req: u64,
-        result: Result<Option<String>, String>,
-    },
-    /// The active context was switched.
-    Switched {
-        req: u64,
-        result: Result<String, String>,
-    },
-    /// The contexts of the session were listed (`counted`: with tokens).
-    ContextsListed {
-        req: u64,
-        counted: bool,
-        result: Result<Vec<ContextInfo>, String>,
-    },
-    /// The store said whether a context may be deleted.
-    DeleteContextChecked {
-        req: u64,
-        context_id: String,
-        result: Result<(), String>,
-    },
-    /// A context was deleted (or the deletion was refused).
-    ContextDeleted {
-        req: u64,
-        result: Result<DeletedContext, String>,
-    },
-    /// The facts for the purge preview were gathered.
-    PurgeGathered {
-        req: u64,
-        result: Result<Arc<Vec<Candidate>>, String>,
-    },
-    /// Purge progress.
-    PurgeProgress { req: u64, progress: PurgeProgress },
-    /// The purge ended.
-    PurgeDone {
-        req: u64,
-        result: Result<PurgeReport, String>,
-    },
-    /// One session was deleted (or the deletion was refused).
-    Deleted {
-        req: u64,
-        result: Result<PurgeReport, String>,
-    },
-    /// A session was created.
-    Created {
-        result: Result<SessionRecord, String>,
-    },
-    /// A session was renamed.
-    Renamed {
-        result: Result<SessionRecord, String>,
-    },
-    /// The session to resume was touched.
-    Resumed {
-        result: Result<SessionRecord, String>,
-    },
+    /// An answer (or progress) of the background work asked as request
+    /// `req`, for the screen that asked.
+    Reply { req: u64, reply: Reply },
+}
+
+impl Msg {
+    /// The answer `reply` to request `req`.
+    pub fn reply(req: u64, reply: impl Into<Reply>) -> Self {
+        Msg::Reply {
+            req,
+            reply: reply.into(),
+        }
+    }
 }

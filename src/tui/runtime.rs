@@ -23,8 +23,6 @@ pub enum Incoming {
     Event(Event),
     /// A reply from a worker.
     Msg(Msg),
-    /// Stop the loop (used by tests and benchmarks).
-    Stop,
 }
 
 /// How long the loop waits before a clock tick.
@@ -128,7 +126,7 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Runs until the model asks to exit, a `Stop` arrives or the channel closes.
+/// Runs until the model asks to exit or the channel closes.
 /// What the model asks of the terminal (`App::mouse_capture`,
 /// `App::clipboard`) is applied after each burst, before the redraw; the
 /// terminal starts with the mouse captured.
@@ -196,7 +194,6 @@ pub fn handle_burst(
     let mut next = Some(first);
     while let Some(item) = next.take() {
         match item {
-            Incoming::Stop => return false,
             Incoming::Event(event) => handle_event(model, event, perform),
             Incoming::Msg(msg) => dispatch(model, msg, perform),
         }

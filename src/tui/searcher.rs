@@ -2,15 +2,16 @@
 //! open while the person types; only the newest query is answered.
 
 use crate::store::{LiveSearch, SearchQuery, Store};
+use crate::tui::latest::{LatestWins, Out};
 use crate::tui::msg::Msg;
+use crate::tui::ops::{ErrorKind, ListReply, UiError};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender};
 
 /// Hits a message search shows at most.
 pub const HITS_SHOWN: usize = 200;
 
 /// A query to answer.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SearchJob {
     /// The request tag.
     pub req: u64,
@@ -20,51 +21,58 @@ pub struct SearchJob {
     pub sessions: usize,
 }
 
-/// Answers jobs until the UI goes away.
-pub fn run(store: Arc<Store>, jobs: Receiver<SearchJob>, replies: Sender<Msg>) {
-    let mut live: Option<LiveSearch> = None;
-    while let Ok(first) = jobs.recv() {
-        // Only the newest query matters.
-        let job = jobs.try_iter().last().unwrap_or(first);
-        let result = answer(&store, &mut live, &job);
-        let reply = Msg::MessageHits {
-            req: job.req,
-            query: job.query,
-            result,
-        };
-        if replies.send(reply).is_err() {
-            return;
+/// The message search over one store, keeping the index open between
+/// queries.
+pub struct Searcher {
+    store: Arc<Store>,
+    live: Option<LiveSearch>,
+}
+
+impl Searcher {
+    /// A searcher of `store`; the index is opened at the first query.
+    pub fn new(store: Arc<Store>) -> Self {
+        Searcher { store, live: None }
+    }
+
+    fn search(&mut self, job: &SearchJob) -> Result<crate::store::SearchOutcome, UiError> {
+        let query = SearchQuery::parse(&job.query, true)
+            .map_err(|why| UiError::new(ErrorKind::Refused, why))?;
+        if self.live.is_none() {
+            self.live = Some(self.store.live_search()?);
+        }
+        let searcher = self.live.as_mut().expect("opened above");
+        match searcher.search(&query, HITS_SHOWN, job.sessions) {
+            Ok(outcome) => Ok(outcome),
+            Err(e) => {
+                // Open it afresh next time (the updater may have rebuilt it).
+                self.live = None;
+                Err(e.into())
+            }
         }
     }
 }
 
-/// Answers one job with an index opened for it.
-pub fn answer_once(store: &Store, job: SearchJob) -> Msg {
-    let mut live = None;
-    let result = answer(store, &mut live, &job);
-    Msg::MessageHits {
-        req: job.req,
-        query: job.query,
-        result,
-    }
-}
+/// Every job is a query; only the newest waiting is answered.
+impl LatestWins for Searcher {
+    type Job = SearchJob;
+    type Query = SearchJob;
 
-fn answer(
-    store: &Store,
-    live: &mut Option<LiveSearch>,
-    job: &SearchJob,
-) -> Result<crate::store::SearchOutcome, String> {
-    let query = SearchQuery::parse(&job.query, true)?;
-    if live.is_none() {
-        *live = Some(store.live_search().map_err(|e| e.to_string())?);
+    fn take(&mut self, job: SearchJob) -> Option<SearchJob> {
+        Some(job)
     }
-    let searcher = live.as_mut().expect("opened above");
-    match searcher.search(&query, HITS_SHOWN, job.sessions) {
-        Ok(outcome) => Ok(outcome),
-        Err(e) => {
-            // Open it afresh next time (the updater may have rebuilt it).
-            *live = None;
-            Err(e.to_string())
-        }
+
+    fn is_query(_: &SearchJob) -> bool {
+        true
+    }
+
+    fn answer(&mut self, job: SearchJob, out: &mut Out<'_>) {
+        let result = self.search(&job);
+        out.send(Msg::reply(
+            job.req,
+            ListReply::MessageHits {
+                query: job.query,
+                result,
+            },
+        ));
     }
 }

@@ -15,7 +15,7 @@ pub mod paint;
 mod rows;
 
 pub use highlight::prewarm;
-pub use rows::{HEADER, Laid, Row};
+pub use rows::{Laid, Row};
 
 use crate::humanize;
 use crate::store::{Message, Part};
@@ -469,9 +469,10 @@ pub fn block(message: &Message, display: Display, unfolded: Unfolded, highlight:
     Block { body: out, shown }
 }
 
-/// A match of a search: where in which part's search text.
+/// A place the transcript's find matched: where in which part's search
+/// text (a message search's answer is a `store::Hit`, a session's message).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Hit {
+pub struct TextMatch {
     /// The message's index in the context.
     pub message: usize,
     /// The part's index in the message.

@@ -18,6 +18,7 @@ use crate::tui::effect::Effect;
 use crate::tui::keymap;
 use crate::tui::model::{ConfirmAction, Exit, IndexState, Model, Overlay, Screen};
 use crate::tui::msg::{Action, Msg};
+use crate::tui::ops::{ListOp, Reply};
 
 /// What a screen asks for after handling a message: work to start, and
 /// somewhere else to go.
@@ -80,7 +81,11 @@ impl Step {
 /// the search index has, and bring the index up to date in the background.
 pub fn init(model: &mut Model) -> Vec<Effect> {
     let mut effects = list::rescan(&mut model.list, &mut model.app);
-    effects.extend([Effect::LoadIndexStats, Effect::UpdateIndex]);
+    let app = &mut model.app;
+    effects.extend([
+        Effect::store(app.request(), ListOp::LoadIndexStats),
+        Effect::store(app.request(), ListOp::UpdateIndex),
+    ]);
     model.list.index = IndexState::Updating { done: 0, total: 0 };
     effects
 }
@@ -128,49 +133,18 @@ fn route(model: &mut Model, msg: Msg) -> Step {
             }
             step
         }
-        Msg::Resumed { result } => match result {
-            Ok(record) => Step::go(Go::Exit(Exit::Resume(record))),
-            Err(e) => {
-                app.complain(e);
-                Step::none()
-            }
-        },
-        Msg::SessionsBatch { .. }
-        | Msg::ScanDone { .. }
-        | Msg::Filtered { .. }
-        | Msg::Stats { .. }
-        | Msg::PreviewLoaded { .. }
-        | Msg::Created { .. }
-        | Msg::Renamed { .. }
-        | Msg::Deleted { .. }
-        | Msg::IndexProgress { .. }
-        | Msg::IndexUpdated { .. }
-        | Msg::IndexStats { .. }
-        | Msg::FillIndexed { .. }
-        | Msg::MessageHits { .. } => list::on_reply(list, app, msg),
-        Msg::ConversationLoaded { .. }
-        | Msg::Counted { .. }
-        | Msg::CountFailed { .. }
-        | Msg::Trimmed { .. }
-        | Msg::Switched { .. }
-        | Msg::ContextsListed { .. }
-        | Msg::DeleteContextChecked { .. }
-        | Msg::ContextDeleted { .. }
-        | Msg::TranscriptFound { .. }
-        | Msg::EditIndexRead { .. }
-        | Msg::ClearedCounted { .. }
-        | Msg::Edited { .. }
-        | Msg::Diffed { .. }
-        | Msg::Exported { .. } => match &mut model.screen {
-            Screen::Viewer(viewer) => viewer::on_reply(viewer, app, msg),
-            _ => Step::none(), // the viewer was closed: a late reply
-        },
-        Msg::PurgeGathered { .. } | Msg::PurgeProgress { .. } | Msg::PurgeDone { .. } => {
-            match &mut model.screen {
-                Screen::Purge(purge) => purge::on_reply(purge, app, msg),
+        Msg::FillIndexed { generation } => list::on_fill(list, app, generation),
+        Msg::Reply { req, reply } => match reply {
+            Reply::List(reply) => list::on_reply(list, app, req, reply),
+            Reply::Viewer(reply) => match &mut model.screen {
+                Screen::Viewer(viewer) => viewer::on_reply(viewer, app, req, reply),
+                _ => Step::none(), // the viewer was closed: a late reply
+            },
+            Reply::Purge(reply) => match &mut model.screen {
+                Screen::Purge(purge) => purge::on_reply(purge, app, req, reply),
                 _ => Step::none(),
-            }
-        }
+            },
+        },
     }
 }
 
@@ -196,7 +170,7 @@ fn on_action(model: &mut Model, action: Action) -> Step {
                     viewer::on_input_done(viewer, app, purpose, &text)
                 }
                 (Some((purpose, _)), _) if purpose.belongs_to_viewer() => Step::none(),
-                (Some((purpose, text)), _) => list::on_input_done(&model.list, purpose, text),
+                (Some((purpose, text)), _) => list::on_input_done(&model.list, app, purpose, text),
                 (None, _) => Step::none(),
             };
         }

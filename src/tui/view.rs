@@ -19,7 +19,9 @@ mod text_field;
 mod transcript;
 mod viewer;
 
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, Overlay, Screen};
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -67,7 +69,10 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
                 "loki-sessions needs at least {}x{}; this one is {}x{}.",
                 MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
             )),
-            Line::from("Enlarge the window, or press Ctrl-C to quit."),
+            Line::from(format!(
+                "Enlarge the window, or press {} to quit.",
+                keymap::key_in_words(Scope::Everywhere, Action::Quit)
+            )),
         ];
         frame.render_widget(
             Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),

@@ -12,7 +12,7 @@
 
 use loki_sessions::demo::{self, DemoSpec};
 use loki_sessions::store::{
-    ClearChoice, EditIndex, Encoding, Store, WindowIndex, clear_targets, cleared_counts,
+    ClearChoice, EditFacts, Encoding, Store, WindowFacts, clear_targets, cleared_counts,
     message_counts, now_seconds, plan_clear, plan_clear_at, plan_drop_at,
 };
 use serde_json::json;
@@ -102,14 +102,14 @@ fn main() {
     let mut index = None;
     for _ in 0..5 {
         let t = Instant::now();
-        index = Some(EditIndex::new(&ctx));
+        index = Some(EditFacts::new(&ctx));
         index_builds.push(t.elapsed());
     }
     let index = index.unwrap();
     let mut window_builds = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
-        std::hint::black_box(WindowIndex::new(&ctx));
+        std::hint::black_box(WindowFacts::new(&ctx));
         window_builds.push(t.elapsed());
     }
     let clearable: Vec<usize> = index.clearable_messages().collect();

@@ -560,7 +560,7 @@ fn main() {
         for root in [&root10k, &root100k] {
             let records = Store::loki(root, USER).unwrap().list().unwrap();
             let mut m = loki_sessions::tui::matcher::Matcher::default();
-            m.index(records.into_iter().enumerate().collect());
+            m.add(records.into_iter().enumerate().collect());
             m.query("");
             for q in [
                 "f", "fi", "fix", "fix ", "fix l", "p", "pa", "u", "up", "z", "zz", "東",

@@ -101,14 +101,16 @@ fn the_store_never_reaches_up() {
     );
 }
 
+/// The store's layers, each using only the ones before it.
+const LAYERS: [&str; 5] = ["fs", "format", "sources", "ops", "index"];
+
 #[test]
 fn the_stores_layers_use_only_the_layers_below_them() {
     // fs < format < sources < ops < index: each may use what comes before
     // it in this list, never what comes after.
-    let layers = ["fs", "format", "sources", "ops", "index"];
     let mut bad = Vec::new();
-    for (at, layer) in layers.iter().enumerate() {
-        let above: Vec<String> = layers[at + 1..]
+    for (at, layer) in LAYERS.iter().enumerate() {
+        let above: Vec<String> = LAYERS[at + 1..]
             .iter()
             .map(|l| format!("crate::store::{l}"))
             .collect();
@@ -123,5 +125,147 @@ fn the_stores_layers_use_only_the_layers_below_them() {
         bad.is_empty(),
         "a layer of the store reaching up:\n{}",
         bad.join("\n")
+    );
+}
+
+/// The string literals of `path`'s code (outside its `#[cfg(test)]` tail
+/// and its comments), with their line numbers.
+fn string_literals(path: &Path) -> Vec<(usize, String)> {
+    let text = fs::read_to_string(path).unwrap();
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let mut out = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        let mut chars = line.chars().peekable();
+        let mut literal: Option<String> = None;
+        while let Some(c) = chars.next() {
+            match (&mut literal, c) {
+                (None, '/') if chars.peek() == Some(&'/') => break,
+                (None, '\'') => {
+                    // A char literal ('"' among them), or a lifetime.
+                    let rest: String = chars.clone().take(3).collect();
+                    if rest.starts_with("\\") || rest.chars().nth(1) == Some('\'') {
+                        chars.nth(if rest.starts_with("\\") { 2 } else { 1 });
+                    }
+                }
+                (None, '"') => literal = Some(String::new()),
+                (Some(text), '\\') => {
+                    if let Some(next) = chars.next() {
+                        text.push('\\');
+                        text.push(next);
+                    }
+                }
+                (Some(_), '"') => out.push((i + 1, literal.take().unwrap_or_default())),
+                (Some(text), c) => text.push(c),
+                (None, _) => {}
+            }
+        }
+    }
+    out
+}
+
+/// True when `text` names a key: a key's name (`Enter`, `Esc`, `^C`,
+/// `Ctrl-C`, `F5`), "press" before anything but a `{}` hole, or one
+/// character that starts something ("/ starts a search").
+fn names_a_key(text: &str) -> bool {
+    const NAMES: [&str; 8] = [
+        "Enter",
+        "Esc",
+        "Tab",
+        "Space",
+        "PgUp",
+        "PgDn",
+        "Backspace",
+        "Del",
+    ];
+    const VERBS: [&str; 6] = ["starts", "opens", "closes", "toggles", "switches", "undoes"];
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')')))
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        NAMES.contains(w)
+            || w.starts_with("Ctrl-")
+            || (w.len() == 2 && w.starts_with('^') && w.as_bytes()[1].is_ascii_uppercase())
+            || (w.len() >= 2 && w.starts_with('F') && w[1..].parse::<u8>().is_ok())
+            || (*w == "press" && !next.is_empty() && !next.starts_with('{'))
+            || (w.chars().count() == 1
+                && !w.chars().all(char::is_alphanumeric)
+                && VERBS.contains(&next))
+    })
+}
+
+#[test]
+fn every_key_hint_comes_from_the_keymap() {
+    // The footer, the help and every hint in the panes and the status line
+    // are written from keymap/table.rs (keymap::key_for), so a binding
+    // changed there changes every sentence that names it.
+    let mut bad = Vec::new();
+    for path in sources("src/tui") {
+        let in_keymap = path.components().any(|c| c.as_os_str() == "keymap")
+            || path.ends_with("src/tui/keymap.rs");
+        let a_test = path.components().any(|c| c.as_os_str() == "tests")
+            || path.file_name().is_some_and(|n| n == "tests.rs");
+        if in_keymap || a_test {
+            continue;
+        }
+        for (line, text) in string_literals(&path) {
+            if names_a_key(&text) {
+                bad.push(format!("{}:{line}: {text:?}", path.display()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a key written by hand instead of keymap::key_for:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn only_the_clock_reads_the_time() {
+    // store/clock.rs reads the wall clock; everything else is given `now`
+    // (seconds since the epoch), so tests and the UI's ticks decide what
+    // "now" is. Timers for how long something took (Instant) are not the time.
+    let clock = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/clock.rs");
+    let mut bad = Vec::new();
+    for path in sources("src") {
+        if path != clock {
+            bad.extend(offending_lines(
+                &path,
+                &["SystemTime::now", "UNIX_EPOCH.elapsed"],
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "reading the time outside store/clock.rs:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_stores_doc_names_its_layers() {
+    // src/store.rs opens with the list of the store's layers: it must name
+    // the same layers, in the same order, as the check above keeps.
+    let text =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store.rs")).unwrap();
+    let named: Vec<String> = text
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .filter_map(|l| l.strip_prefix("//! - ")?.split(':').next())
+        .map(|name| {
+            name.trim_matches(|c| c == '`' || c == '[' || c == ']')
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        named, LAYERS,
+        "src/store.rs's doc lists these layers; the store has {LAYERS:?}"
+    );
+    let count = ["One", "Two", "Three", "Four", "Five", "Six", "Seven"][LAYERS.len() - 1];
+    assert!(
+        text.contains(&format!("{count} layers")),
+        "src/store.rs should say \"{count} layers\""
     );
 }

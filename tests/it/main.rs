@@ -13,7 +13,7 @@
 //! - `architecture`: the rooms of docs/ARCHITECTURE.md, checked on the source.
 //!
 //! Shared helpers are in `common`. The long loops are sized by
-//! `LOKI_TEST_SCALE` (see `common::scale`): small for a newcomer's
+//! `LOKI_TEST_SCALE` (see `common::sized`): small for a newcomer's
 //! `cargo test`, the full size under CI.
 
 mod architecture;

@@ -8,11 +8,11 @@
 //! ensure_ascii=False)`), and exact: floor shares, then the tokens left over
 //! one each to the parts with the largest remainders (ties: the earlier
 //! part). So every message's shares add up to its count, and the breakdown
-//! to the context's total. The weights are read once (an [`EditIndex`]
+//! to the context's total. The weights are read once (an [`EditFacts`]
 //! holds them); a breakdown is then arithmetic on the counts the caller
 //! already has, with no second pass over the text.
 //!
-//! [`EditIndex`]: crate::store::format::edit_index::EditIndex
+//! [`EditFacts`]: crate::store::format::edit_facts::EditFacts
 
 use crate::store::format::message::{Message, Part, Special};
 use crate::store::format::pyjson;

@@ -2,7 +2,7 @@
 //!
 //! Both return `None` when peteos would not fork (nothing to drop), else the
 //! indices (display order) of every message the fork keeps, specials included.
-//! What the windows need from a context is read once into a [`WindowIndex`],
+//! What the windows need from a context is read once into a [`WindowFacts`],
 //! so the viewer can re-plan a trim at every key without touching the JSON.
 
 use crate::store::error::{Result, StoreError};
@@ -22,7 +22,7 @@ enum ToolEvent {
 
 /// The facts of a context the windows use.
 #[derive(Clone, Debug)]
-pub struct WindowIndex {
+pub struct WindowFacts {
     len: usize,
     specials: Vec<usize>,
     /// Non-special messages with a sequence number: (seq, index), sorted by
@@ -34,7 +34,7 @@ pub struct WindowIndex {
     path: PathBuf,
 }
 
-impl WindowIndex {
+impl WindowFacts {
     /// Reads what the windows need from `ctx`.
     pub fn new(ctx: &Context) -> Self {
         let specials = ctx.special_indices();
@@ -58,7 +58,7 @@ impl WindowIndex {
                     .collect()
             })
             .collect();
-        WindowIndex {
+        WindowFacts {
             len: ctx.len(),
             specials,
             entries,
@@ -228,14 +228,14 @@ impl WindowIndex {
     }
 }
 
-/// `rolling_sequence_window(count)` on a context (see [`WindowIndex::sequence_window`]).
+/// `rolling_sequence_window(count)` on a context (see [`WindowFacts::sequence_window`]).
 pub fn rolling_sequence_window(ctx: &Context, count: usize) -> Result<Option<Kept>> {
-    WindowIndex::new(ctx).sequence_window(count)
+    WindowFacts::new(ctx).sequence_window(count)
 }
 
-/// `rolling_token_window(max_tokens)` on a context (see [`WindowIndex::token_window`]).
+/// `rolling_token_window(max_tokens)` on a context (see [`WindowFacts::token_window`]).
 pub fn rolling_token_window(ctx: &Context, counts: &[u64], max_tokens: u64) -> Option<Kept> {
-    WindowIndex::new(ctx).token_window(counts, max_tokens)
+    WindowFacts::new(ctx).token_window(counts, max_tokens)
 }
 
 #[cfg(test)]

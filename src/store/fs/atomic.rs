@@ -11,7 +11,6 @@ use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
-use std::time::{Duration, SystemTime};
 
 /// Name prefix of our temp files and directories (hidden, so readers skip them).
 pub const TEMP_PREFIX: &str = ".loki-sessions-tmp-";
@@ -101,25 +100,19 @@ pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Removes temp files a killed writer left in `dir`. Call it only while
-/// holding the lock that every writer of `dir` takes, so no live temp file is
-/// touched; `min_age` guards against writers that do not lock.
-pub fn remove_stale_temps(dir: &Path, min_age: Duration) {
+/// holding the lock that every writer of `dir` takes first: under it no
+/// temp file is live, whatever its age (so no clock is read here).
+pub fn remove_stale_temps(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    let now = SystemTime::now();
     for entry in entries.flatten() {
         let name = entry.file_name();
         if !name.to_string_lossy().starts_with(TEMP_PREFIX) {
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age >= min_age);
-        if meta.is_file() && old {
+        if meta.is_file() {
             let _ = fs::remove_file(entry.path());
         }
     }
@@ -193,7 +186,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(format!("{TEMP_PREFIX}abc")), b"x").unwrap();
         fs::write(dir.path().join("session.json"), b"{}").unwrap();
-        remove_stale_temps(dir.path(), Duration::ZERO);
+        remove_stale_temps(dir.path());
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())

@@ -1,6 +1,6 @@
 //! The per-session advisory lock every writer holds.
 //!
-//! Protocol (documented in README "Reliability"): a writer opens the session
+//! Protocol (documented in docs/RELIABILITY.md): a writer opens the session
 //! directory itself and takes an exclusive `flock` on it, then checks that the
 //! path still names the directory it locked (a purge may have moved it away),
 //! re-reads what it is about to change, writes with [`crate::store::fs::atomic`],

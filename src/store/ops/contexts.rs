@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 /// How a context stands to the session's active context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -304,7 +304,7 @@ pub fn activate(dir: &Path, lock_dir: &Path, context_id: &str) -> Result<()> {
 /// orphan file, which `contexts` lists as other and a second delete removes.
 pub fn delete(dir: &Path, lock_dir: &Path, context_id: &str) -> Result<DeletedContext> {
     let _lock = SessionLock::acquire(lock_dir, lock::DEFAULT_WAIT)?;
-    atomic::remove_stale_temps(dir, Duration::ZERO);
+    atomic::remove_stale_temps(dir);
     let session = Session::load(dir)?;
     let doomed = deletable(&session, context_id)?;
     let parent_id = doomed.origin_context_id().map(str::to_string);

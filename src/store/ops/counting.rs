@@ -3,7 +3,7 @@
 //! slices as they free up rather than a fixed share each.
 
 use crate::store::error::{Result, StoreError};
-use crate::store::format::edit_index::EditIndex;
+use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::{self, Encoding};
 use crate::store::format::{Context, clear};
 use crate::store::ops::edit_plan::ClearedCounts;
@@ -92,7 +92,7 @@ pub fn total_tokens(ctx: &Context, encoding: Encoding) -> Result<u64> {
 /// counted on the new text with the same counter; on all cores.
 pub fn cleared_counts(
     ctx: &Context,
-    index: &EditIndex,
+    index: &EditFacts,
     counts: &[u64],
     encoding: Encoding,
     which: &[usize],

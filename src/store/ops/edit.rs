@@ -4,7 +4,7 @@
 
 use crate::store::error::Result;
 use crate::store::format::clear;
-use crate::store::format::edit_index::EditIndex;
+use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::{Context, Session, check_fork, ids};
 use crate::store::ops::counting::{cleared_counts, message_counts};
@@ -22,7 +22,7 @@ pub struct EditOutcome {
     /// The plan, over the context that was active.
     pub plan: EditPlan,
     /// The facts of that context the plan was made on.
-    pub index: EditIndex,
+    pub index: EditFacts,
     /// The context that was active.
     pub parent: Context,
     /// The new active context, when the edit forked one (None for dry runs).
@@ -161,9 +161,9 @@ fn plan_on(
     ctx: &Context,
     request: &EditRequest,
     encoding: Encoding,
-) -> Result<(EditPlan, EditIndex, Vec<u64>)> {
+) -> Result<(EditPlan, EditFacts, Vec<u64>)> {
     let counts = message_counts(ctx, encoding)?;
-    let index = EditIndex::new(ctx);
+    let index = EditFacts::new(ctx);
     let cleared = match request {
         EditRequest::Drop { .. } => ClearedCounts::new(ctx.len()),
         EditRequest::Clear(choice) => {

@@ -1,13 +1,13 @@
 //! Planning edits by hand, pure: dropping chosen messages (with the other
 //! halves of their tool pairs) and clearing chosen tool results. The viewer
-//! calls these at every mark on the [`EditIndex`] and the counts it holds;
+//! calls these at every mark on the [`EditFacts`] and the counts it holds;
 //! `ops/edit.rs` calls them again under the session's lock before a fork.
 
 use crate::humanize;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Special;
 use crate::store::format::breakdown::TokenKind;
-use crate::store::format::edit_index::{EditIndex, Partner};
+use crate::store::format::edit_facts::{EditFacts, Partner};
 use std::collections::VecDeque;
 
 /// An edit by hand of the active context.
@@ -53,7 +53,7 @@ pub struct PairDrop {
 
 impl PairDrop {
     /// Why it goes: "the tool result of call K, whose call (message M) is dropped".
-    pub fn reason(&self, index: &EditIndex) -> String {
+    pub fn reason(&self, index: &EditFacts) -> String {
         let call = self.call_id.as_deref().unwrap_or("(no id)");
         let partner = index.id(self.partner_of);
         if self.is_result {
@@ -117,7 +117,7 @@ impl EditPlan {
     }
 
     /// What a person should know about the plan besides the figures.
-    pub fn notes(&self, index: &EditIndex) -> Vec<String> {
+    pub fn notes(&self, index: &EditFacts) -> Vec<String> {
         let mut out: Vec<String> = self
             .partners
             .iter()
@@ -168,7 +168,7 @@ impl ClearedCounts {
 /// Plans `request` on the context of `index`, given each message's count
 /// and (for clears) the counts of the cleared messages.
 pub fn plan_edit(
-    index: &EditIndex,
+    index: &EditFacts,
     counts: &[u64],
     cleared: &ClearedCounts,
     request: &EditRequest,
@@ -184,7 +184,7 @@ pub fn plan_edit(
 
 /// Plans dropping the messages `messages` names (ids or unique prefixes).
 pub fn plan_drop(
-    index: &EditIndex,
+    index: &EditFacts,
     counts: &[u64],
     messages: &[String],
     with_pairs: bool,
@@ -195,7 +195,7 @@ pub fn plan_drop(
 
 /// [`plan_drop`] on message indices (what the viewer marks).
 pub fn plan_drop_at(
-    index: &EditIndex,
+    index: &EditFacts,
     counts: &[u64],
     chosen: &[usize],
     with_pairs: bool,
@@ -262,7 +262,7 @@ pub fn plan_drop_at(
 /// Plans clearing the tool results `choice` picks. `cleared` must hold the
 /// cleared count of every message [`clear_targets`] returns.
 pub fn plan_clear(
-    index: &EditIndex,
+    index: &EditFacts,
     counts: &[u64],
     cleared: &ClearedCounts,
     choice: &ClearChoice,
@@ -273,7 +273,7 @@ pub fn plan_clear(
 
 /// [`plan_clear`] on message indices, each holding clearable results.
 pub fn plan_clear_at(
-    index: &EditIndex,
+    index: &EditFacts,
     counts: &[u64],
     cleared_counts: &ClearedCounts,
     targets: &[usize],
@@ -322,7 +322,7 @@ pub fn plan_clear_at(
 /// The messages whose tool results `choice` picks, in order. Messages
 /// named by id must hold a result that can be cleared.
 pub fn clear_targets(
-    index: &EditIndex,
+    index: &EditFacts,
     counts: &[u64],
     choice: &ClearChoice,
 ) -> Result<Vec<usize>> {
@@ -359,11 +359,11 @@ pub fn clear_targets(
     }
 }
 
-fn resolve_all(index: &EditIndex, messages: &[String]) -> Result<Vec<usize>> {
+fn resolve_all(index: &EditFacts, messages: &[String]) -> Result<Vec<usize>> {
     messages.iter().map(|m| index.resolve(m)).collect()
 }
 
-fn check_counts(index: &EditIndex, counts: &[u64]) -> Result<()> {
+fn check_counts(index: &EditFacts, counts: &[u64]) -> Result<()> {
     if counts.len() == index.len() {
         return Ok(());
     }
@@ -374,11 +374,11 @@ fn check_counts(index: &EditIndex, counts: &[u64]) -> Result<()> {
     )))
 }
 
-fn describe(index: &EditIndex, i: usize) -> String {
+fn describe(index: &EditFacts, i: usize) -> String {
     format!("message {} ({})", humanize::message_number(i), index.id(i))
 }
 
-fn refuse_special(index: &EditIndex, i: usize, what: &str) -> Result<()> {
+fn refuse_special(index: &EditFacts, i: usize, what: &str) -> Result<()> {
     let role = match index.special(i) {
         None => return Ok(()),
         Some(Special::SystemPrompt) => "the system prompt",
@@ -390,7 +390,7 @@ fn refuse_special(index: &EditIndex, i: usize, what: &str) -> Result<()> {
     )))
 }
 
-fn check_clearable(index: &EditIndex, i: usize) -> Result<()> {
+fn check_clearable(index: &EditFacts, i: usize) -> Result<()> {
     refuse_special(index, i, "cleared")?;
     if !index.clearable(i).is_empty() {
         return Ok(());
@@ -411,7 +411,7 @@ fn check_clearable(index: &EditIndex, i: usize) -> Result<()> {
     )))
 }
 
-fn split_pair(index: &EditIndex, i: usize, partner: &Partner) -> StoreError {
+fn split_pair(index: &EditFacts, i: usize, partner: &Partner) -> StoreError {
     let call = partner.call_id.as_deref().unwrap_or("(no id)");
     let half = if partner.is_result {
         format!("the result of its call {call}")

@@ -11,7 +11,6 @@ use crate::store::fs::lock::{self, SessionLock};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
-use std::time::Duration;
 
 /// What the caller saw when it planned; the edit is refused if it changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,7 +38,7 @@ pub(crate) fn lock_active(
     expected: Option<&Expected>,
 ) -> Result<Locked> {
     let lock = SessionLock::acquire(lock_dir, lock::DEFAULT_WAIT)?;
-    atomic::remove_stale_temps(dir, Duration::ZERO);
+    atomic::remove_stale_temps(dir);
     let session = Session::load(dir)?;
     let parent = active(&session)?;
     if let Some(expected) = expected

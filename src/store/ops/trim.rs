@@ -2,7 +2,7 @@
 
 use crate::store::error::Result;
 use crate::store::format::tokens::Encoding;
-use crate::store::format::window::WindowIndex;
+use crate::store::format::window::WindowFacts;
 use crate::store::format::{Context, Session, check_fork, ids};
 use crate::store::ops::counting::message_counts;
 use crate::store::ops::forking;
@@ -69,16 +69,16 @@ impl TrimPlan {
 /// a plan whose fork could not be written, so a dry run refuses what the
 /// write would.
 pub fn plan_trim(ctx: &Context, counts: &[u64], request: TrimRequest) -> Result<TrimPlan> {
-    let plan = plan_with_index(&WindowIndex::new(ctx), counts, request)?;
+    let plan = plan_with_facts(&WindowFacts::new(ctx), counts, request)?;
     if plan.changed {
         check_fork(ctx, &plan.kept)?;
     }
     Ok(plan)
 }
 
-/// [`plan_trim`] on an index read beforehand (the viewer re-plans at every key).
-pub fn plan_with_index(
-    index: &WindowIndex,
+/// [`plan_trim`] on the window facts read beforehand (the viewer re-plans at every key).
+pub fn plan_with_facts(
+    index: &WindowFacts,
     counts: &[u64],
     request: TrimRequest,
 ) -> Result<TrimPlan> {

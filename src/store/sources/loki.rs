@@ -346,7 +346,7 @@ impl LokiTree {
 /// under the lock so a concurrent writer's change is never lost.
 fn update_meta_at(dir: &Path, change: impl FnOnce(&mut Meta)) -> Result<()> {
     let _lock = SessionLock::acquire(dir, lock::DEFAULT_WAIT)?;
-    atomic::remove_stale_temps(dir, Duration::ZERO);
+    atomic::remove_stale_temps(dir);
     let mut meta = Meta::load(&SessionPaths::new(dir).meta())?;
     change(&mut meta);
     meta.save()

@@ -1,10 +1,12 @@
 //! The key reference in Markdown, generated from the table so the
 //! documentation cannot drift from the keys: `docs/KEYS.md` is all of it,
-//! and the README's list table is the list's part. A test compares both
-//! with what this writes (`UPDATE_DOCS=1 cargo test keys_doc` rewrites them).
+//! and the README's table is the ten keys that matter. A test compares both
+//! with what this writes (`UPDATE_DOCS=1 cargo test --lib keys_doc`
+//! rewrites them).
 
-use super::custom::{action_name, scope_name};
-use super::{BINDINGS, CTRL_NOTE, Scope, help_lines};
+use super::custom::{action_name, keys_of, scope_name};
+use super::{BINDINGS, CTRL_NOTE, Scope, help_lines, labels};
+use crate::tui::msg::Action;
 
 /// The scopes in the order the reference shows them.
 pub const DOC_SCOPES: [Scope; 17] = [
@@ -27,16 +29,43 @@ pub const DOC_SCOPES: [Scope; 17] = [
     Scope::Everywhere,
 ];
 
-/// One table per scope of `scopes`, each under a bold title.
-pub fn markdown(scopes: &[Scope]) -> String {
-    let mut out = String::new();
-    for scope in scopes {
-        out.push_str(&format!("**{}**\n\n| Keys | |\n|---|---|\n", scope.title()));
-        for (keys, help) in help_lines(*scope) {
-            out.push_str(&format!("| {} | {} |\n", cell(&keys), cell(help)));
-        }
-        out.push('\n');
+/// The ten keys a newcomer needs, in the order they meet them: the
+/// README's table. Chosen here, spelled by the table.
+const ESSENTIAL: [(Scope, Action); 10] = [
+    (Scope::List, Action::Open),
+    (Scope::List, Action::Resume),
+    (Scope::List, Action::ToggleSearchMode),
+    (Scope::Viewer, Action::ToggleTranscript),
+    (Scope::Viewer, Action::Breakdown),
+    (Scope::Viewer, Action::TrimBudget),
+    (Scope::Viewer, Action::Mark),
+    (Scope::Viewer, Action::Contexts),
+    (Scope::List, Action::PurgePreview),
+    (Scope::List, Action::Help),
+];
+
+/// The README's table: each of [`ESSENTIAL`] with its keys, where it works
+/// and what it does, as the help says it (the help's own line reads "this
+/// help", which says nothing out of it).
+pub fn essentials() -> String {
+    let mut out = String::from("| Keys | Where | What |\n|---|---|---|\n");
+    for (scope, action) in ESSENTIAL {
+        let binding = BINDINGS
+            .iter()
+            .find(|b| b.scope == scope && b.action == action)
+            .unwrap_or_else(|| panic!("{action:?} is not bound in {scope:?}"));
+        let what = match action {
+            Action::Help => "the help: every key of the screen you are on",
+            _ => binding.help,
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            cell(&labels(&keys_of(binding), " / ")),
+            scope.title(),
+            cell(what)
+        ));
     }
+    out.push('\n');
     out.push_str(CTRL_NOTE);
     out.push_str(".\n");
     out
@@ -108,7 +137,7 @@ mod tests {
     const BEGIN: &str = "<!-- keys: generated from src/tui/keymap/table.rs -->\n";
     const END: &str = "<!-- keys: end -->";
 
-    /// `docs/KEYS.md` and the README's list keys say what the table says.
+    /// `docs/KEYS.md` and the README's ten keys say what the table says.
     #[test]
     fn keys_doc_is_current() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -122,7 +151,7 @@ mod tests {
         let have = std::fs::read_to_string(&keys_path).unwrap_or_default();
         assert!(
             have == want,
-            "docs/KEYS.md is stale: run UPDATE_DOCS=1 cargo test keys_doc"
+            "docs/KEYS.md is stale: run UPDATE_DOCS=1 cargo test --lib keys_doc"
         );
 
         let readme_path = root.join("README.md");
@@ -132,14 +161,14 @@ mod tests {
             + readme[start..]
                 .find(END)
                 .expect("README.md has the keys end marker");
-        let want = markdown(&[Scope::List, Scope::Messages]);
+        let want = essentials();
         if update {
             let new = format!("{}{want}{}", &readme[..start], &readme[end..]);
             std::fs::write(&readme_path, new).unwrap();
         } else {
             assert!(
                 readme[start..end] == want,
-                "README.md's keys are stale: run UPDATE_DOCS=1 cargo test keys_doc"
+                "README.md's keys are stale: run UPDATE_DOCS=1 cargo test --lib keys_doc"
             );
         }
     }

@@ -3,6 +3,7 @@
 //! totals stay on top; the sections below scroll).
 
 use crate::store::{ContextDiff, DiffCleared, DiffMessage};
+use crate::tui::ops::UiError;
 
 /// A context compared with its parent.
 #[derive(Clone, Debug, PartialEq)]
@@ -10,7 +11,7 @@ pub struct DiffView {
     /// The context compared.
     pub context_id: String,
     /// The comparison, once made (or why it could not be).
-    pub result: Option<Result<ContextDiff, String>>,
+    pub result: Option<Result<ContextDiff, UiError>>,
     /// Lines of the sections scrolled by.
     pub scroll: usize,
     /// The tag of the comparison asked for.

@@ -2,7 +2,7 @@
 //! tool results chosen to clear, and the plan made from them at every key.
 //! Nothing here is written until the person presses Enter.
 
-use crate::store::{ClearChoice, EditIndex, EditPlan, EditRequest};
+use crate::store::{ClearChoice, EditFacts, EditPlan, EditRequest};
 use std::collections::BTreeSet;
 
 /// What an edit by hand does to the messages it picks.
@@ -36,8 +36,6 @@ impl ClearBy {
     }
 }
 
-/// The size a clear "over N tokens" starts at.
-pub const CLEAR_OVER: u64 = 1_000;
 /// The turns a clear "older than the last K turns" starts at.
 pub const CLEAR_TURNS: u64 = 10;
 
@@ -129,7 +127,7 @@ impl EditState {
     }
 
     /// What the store is asked to do, the marks named by their ids.
-    pub fn request(&self, index: &EditIndex) -> EditRequest {
+    pub fn request(&self, index: &EditFacts) -> EditRequest {
         let ids = || {
             self.marks()
                 .iter()

@@ -2,6 +2,7 @@
 
 use crate::store::{Hit, IndexedStats, SessionRecord, SessionStats};
 use crate::tui::model::TextField;
+use crate::tui::ops::UiError;
 use std::collections::{HashMap, HashSet};
 
 /// One listed session and what is known of it so far.
@@ -18,7 +19,7 @@ pub struct SessionRow {
 pub struct ListScreen {
     /// Every session, in the order they arrived.
     pub rows: Vec<SessionRow>,
-    /// Row index of each id.
+    /// The row number of each id.
     pub by_id: HashMap<String, usize>,
     /// True until the scan has delivered every session.
     pub scanning: bool,
@@ -26,7 +27,7 @@ pub struct ListScreen {
     pub folder: Option<String>,
     /// What the user typed.
     pub query: TextField,
-    /// Row indices to show, best first (filled by the matcher).
+    /// Row numbers to show, best first (filled by the matcher).
     pub visible: Vec<usize>,
     /// The query `visible` answers (may lag behind `query` for a moment).
     pub visible_query: String,
@@ -75,7 +76,7 @@ pub enum IndexState {
     Ready,
     /// It could not be brought up to date (why); message search covers
     /// what the index has.
-    Failed(String),
+    Failed(UiError),
 }
 
 /// What the list's query searches.
@@ -104,7 +105,7 @@ pub struct MessageHits {
     /// Sessions in the store.
     pub sessions: usize,
     /// Why there is no answer (a query being typed, an index problem).
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// True once an answer arrived for the current query.
     pub answered: bool,
 }
@@ -164,6 +165,8 @@ pub struct ListRequests {
     pub preview: u64,
     /// Stats jobs (one tag per scan and encoding: every job of it counts).
     pub stats: u64,
+    /// The store's check of a deletion, before the person is asked.
+    pub delete_check: Option<u64>,
     /// A deletion of one session.
     pub delete: Option<u64>,
     /// The newest message search.
@@ -231,5 +234,5 @@ pub struct Preview {
     /// Which session it shows.
     pub id: String,
     /// The last messages as (role, one line), or why they could not be read.
-    pub last_messages: Result<Vec<(String, String)>, String>,
+    pub last_messages: Result<Vec<(String, String)>, UiError>,
 }

@@ -1,6 +1,7 @@
 //! The state of the purge preview.
 
 use crate::store::{Candidate, PurgePlan, PurgeReport};
+use crate::tui::ops::UiError;
 use std::sync::Arc;
 
 /// The purge preview.
@@ -19,7 +20,7 @@ pub struct PurgeView {
     /// What the last apply did.
     pub report: Option<PurgeReport>,
     /// Why gathering failed.
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// The tag of the gather or apply the preview waits for.
     pub waiting: u64,
 }

@@ -4,7 +4,7 @@
 //! change; where the screen is, is a message and a row in it.
 
 use crate::tui::model::TextField;
-use crate::tui::transcript::{Display, Hit, Laid};
+use crate::tui::transcript::{Display, Laid, TextMatch};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ pub struct TranscriptFind {
     /// The field is open for typing.
     pub editing: bool,
     /// The matches, in document order (a first one alone until `complete`).
-    pub hits: Arc<Vec<Hit>>,
+    pub hits: Arc<Vec<TextMatch>>,
     /// Every match is in `hits` (or the limit was reached).
     pub complete: bool,
     /// More matches than the finder keeps.

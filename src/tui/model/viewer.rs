@@ -1,10 +1,11 @@
 //! The state of the viewer of one session, with its sub-modes.
 
 use crate::store::{
-    Breakdown, ClearedCounts, Context, ContextInfo, EditIndex, Encoding, SessionRecord, TrimPlan,
+    Breakdown, ClearedCounts, Context, ContextInfo, EditFacts, Encoding, SessionRecord, TrimPlan,
     TrimRequest,
 };
 use crate::tui::model::{DiffView, EditState, MessageView, SizeOrder, TranscriptView};
+use crate::tui::ops::UiError;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -16,12 +17,12 @@ pub struct Loaded {
     pub context: Arc<Context>,
     /// What trims, edits by hand and the breakdown need of it, read once
     /// on a worker after the load (None until it is read).
-    pub index: Option<Arc<EditIndex>>,
+    pub facts: Option<Arc<EditFacts>>,
     /// A running agent owns the session (`is_active`): trims ask first.
     pub agent_owned: bool,
     /// Another agent's session: the tokens it recorded as spent, and
     /// their estimated cost, for the header.
-    pub usage: Option<(crate::store::Usage, Option<crate::store::CostEstimate>)>,
+    pub usage: Option<Box<(crate::store::Usage, Option<crate::store::CostEstimate>)>>,
     /// What could not be read of another agent's files.
     pub notes: Vec<String>,
 }
@@ -114,7 +115,7 @@ pub struct ContextsView {
     /// True once the list holds token counts (or counting them failed).
     pub counted: bool,
     /// Why they could not be read.
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// The tag of the listing, check, deletion or comparison the list waits for.
     pub waiting: u64,
     /// The chosen context compared with its parent, when shown.
@@ -132,8 +133,8 @@ impl ContextsView {
 /// ([`Viewer::waiting`]), each answered on its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pending {
-    /// The edit index of the loaded context.
-    pub index: u64,
+    /// The edit facts of the loaded context.
+    pub facts: u64,
     /// The cleared counts, and for which encoding.
     pub cleared: Option<(u64, Encoding)>,
     /// An export being written.
@@ -148,7 +149,7 @@ pub struct Viewer {
     /// The conversation, once loaded.
     pub loaded: Option<Loaded>,
     /// Why it could not be loaded.
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// Token counts per encoding; `None` until counted.
     pub counts: HashMap<Encoding, Vec<Option<u64>>>,
     /// Selected message.
@@ -172,7 +173,7 @@ pub struct Viewer {
     /// Each clearable message's count once cleared, per encoding (asked
     /// once when a clear is first prepared).
     pub cleared: HashMap<Encoding, Arc<ClearedCounts>>,
-    /// Where the tokens go, once every message is counted and the index read.
+    /// Where the tokens go, once every message is counted and the edit facts read.
     pub breakdown: Option<Breakdown>,
     /// The table shows the messages largest first (once they are counted).
     pub sorted: bool,

@@ -2,7 +2,7 @@
 //! stretch of a line (its prefix, its looks, the search's matches marked).
 //! The viewer draws these rows; `show --format transcript` prints them.
 
-use super::{Hit, Laid, Row};
+use super::{Laid, Row, TextMatch};
 use crate::humanize;
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
@@ -28,9 +28,9 @@ pub struct Heading<'a> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Marks<'a> {
     /// Matches in this message, in order.
-    pub hits: &'a [Hit],
+    pub hits: &'a [TextMatch],
     /// The current match, if it is in this message.
-    pub current: Option<Hit>,
+    pub current: Option<TextMatch>,
 }
 
 /// Row `row` of `laid` in `width` columns.

@@ -1,3 +1,4 @@
+use super::rows::HEADER;
 use super::*;
 use serde_json::{Value, json};
 

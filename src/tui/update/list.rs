@@ -4,18 +4,21 @@
 //! `indexing`.
 
 mod agents;
+mod delete;
 mod indexing;
 mod messages;
 
-use crate::humanize;
-use crate::store::{LokiOnly, PurgeReport, SessionRecord, SessionStats};
+pub use delete::on_delete_confirmed;
+
+use crate::store::{LokiOnly, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
+use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{
-    App, Confirm, ConfirmAction, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay,
-    SessionRow,
+    App, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay, SessionRow,
 };
-use crate::tui::msg::{Action, Msg};
-use crate::tui::update::{Go, Step, move_cursor, report_text};
+use crate::tui::msg::Action;
+use crate::tui::ops::{ListOp, ListReply, UiError};
+use crate::tui::update::{Go, Step, move_cursor};
 use tui_input::InputRequest;
 
 /// How many rows around the cursor get their stats gathered (a screenful
@@ -35,18 +38,17 @@ pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     list.scanning = true;
     list.stats_asked.clear();
     vec![
-        Effect::ResetSearch,
-        Effect::Scan {
-            req: list.waiting.scan,
-        },
+        Effect::Matcher(MatcherJob::Reset),
+        Effect::store(list.waiting.scan, ListOp::Scan),
     ]
 }
 
-/// A reply of the worker or the matcher for the list.
-pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
-    match msg {
-        Msg::SessionsBatch { req, records } => Step::effects(on_batch(list, app, req, records)),
-        Msg::ScanDone { req, folder, error } => {
+/// A reply of the worker, the matcher or the message search for the list,
+/// to request `req`.
+pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply) -> Step {
+    match reply {
+        ListReply::SessionsBatch { records } => Step::effects(on_batch(list, app, req, records)),
+        ListReply::ScanDone { folder, error } => {
             if req == list.waiting.scan {
                 list.scanning = false;
                 list.folder = Some(folder);
@@ -56,23 +58,22 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
             }
             Step::none()
         }
-        Msg::Filtered {
-            req,
+        ListReply::Filtered {
             query,
             rows,
             complete,
         } => Step::effects(on_filtered(list, app, req, query, rows, complete)),
-        Msg::Stats { req, stats } => {
+        ListReply::Stats { stats } => {
             on_stats(list, req, stats);
             Step::none()
         }
-        Msg::PreviewLoaded { req, preview } => {
+        ListReply::PreviewLoaded { preview } => {
             if req == list.waiting.preview {
                 list.preview = Some(preview);
             }
             Step::none()
         }
-        Msg::IndexProgress { done, total } => {
+        ListReply::IndexProgress { done, total } => {
             indexing::on_progress(list, done, total);
             // The hits grow with the index (the searcher sees its commits).
             if list.mode == ListMode::Messages {
@@ -80,30 +81,39 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, msg: Msg) -> Step {
             }
             Step::none()
         }
-        Msg::IndexUpdated { result } => {
+        ListReply::IndexUpdated { result } => {
             let mut effects = indexing::on_updated(list, app, result);
             if list.mode == ListMode::Messages {
                 effects.extend(messages::search(list, app));
             }
             Step::effects(effects)
         }
-        Msg::IndexStats { stats } => {
+        ListReply::IndexStats { stats } => {
             let (effects, finished) = indexing::on_stats(list, app, stats);
             Step::effects(after_fill(list, app, effects, finished))
         }
-        Msg::FillIndexed { generation } => {
-            let (effects, finished) = indexing::on_fill(list, app, generation);
-            Step::effects(after_fill(list, app, effects, finished))
-        }
-        Msg::MessageHits { req, query, result } => {
+        ListReply::MessageHits { query, result } => {
             messages::on_hits(list, req, query, result);
             Step::effects(after_move(list, app))
         }
-        Msg::Created { result } => on_created(list, app, result),
-        Msg::Renamed { result } => on_renamed(list, app, result),
-        Msg::Deleted { req, result } => on_deleted(list, app, req, result),
-        _ => Step::none(),
+        ListReply::Created { result } => on_created(list, app, result),
+        ListReply::Renamed { result } => on_renamed(list, app, result),
+        ListReply::DeleteChecked { id, result } => delete::on_checked(list, app, req, &id, result),
+        ListReply::Deleted { result } => delete::on_deleted(list, app, req, result),
+        ListReply::Resumed { result } => match result {
+            Ok(record) => Step::go(Go::Exit(Exit::Resume(*record))),
+            Err(e) => {
+                app.complain(e);
+                Step::none()
+            }
+        },
     }
+}
+
+/// The next slice of rows to fill from the index's stats.
+pub fn on_fill(list: &mut ListScreen, app: &mut App, generation: u64) -> Step {
+    let (effects, finished) = indexing::on_fill(list, app, generation);
+    Step::effects(after_fill(list, app, effects, finished))
 }
 
 fn on_batch(
@@ -128,7 +138,7 @@ fn on_batch(
     }
     let new_rows: Vec<usize> = (first..list.rows.len()).collect();
     // The matcher learns the rows before what they sort by.
-    let mut effects = vec![Effect::IndexForSearch { rows: added }];
+    let mut effects = vec![Effect::Matcher(MatcherJob::Add(added))];
     effects.extend(indexing::fill(list, app.settings.encoding, &new_rows));
     effects.push(refilter(list, app));
     effects
@@ -151,11 +161,11 @@ fn after_fill(
 /// Asks the matcher for the current query (latest wins).
 fn refilter(list: &mut ListScreen, app: &mut App) -> Effect {
     list.waiting.filter = app.request();
-    Effect::Filter {
+    Effect::Matcher(MatcherJob::Query {
         req: list.waiting.filter,
         query: list.query.value().to_string(),
         sort: list.sort,
-    }
+    })
 }
 
 fn on_filtered(
@@ -221,10 +231,10 @@ pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         if shown != Some(row.record.id.as_str()) {
             let record = row.record.clone();
             list.waiting.preview = app.request();
-            effects.push(Effect::LoadPreview {
-                req: list.waiting.preview,
-                record,
-            });
+            effects.push(Effect::store(
+                list.waiting.preview,
+                ListOp::LoadPreview { record },
+            ));
         }
     }
     if list.mode == ListMode::Messages {
@@ -251,11 +261,13 @@ pub fn after_move(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         .collect();
     if !wanted.is_empty() {
         list.stats_asked.extend(wanted.iter().map(|(i, _)| *i));
-        effects.push(Effect::Stats {
-            req: list.waiting.stats,
-            rows: wanted,
-            encoding: app.settings.encoding,
-        });
+        effects.push(Effect::store(
+            list.waiting.stats,
+            ListOp::Stats {
+                rows: wanted,
+                encoding: app.settings.encoding,
+            },
+        ));
     }
     effects
 }
@@ -358,7 +370,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
             Step::none()
         }
         Action::Rename => rename_selected(list, app),
-        Action::Delete => delete_selected(list, app),
+        Action::Delete => delete::ask_store(list, app),
         Action::PurgePreview => Step::go(Go::Purge),
         Action::ToggleEncoding => {
             app.settings.encoding = app.settings.encoding.next();
@@ -382,9 +394,12 @@ fn resume_selected(list: &ListScreen, app: &mut App) -> Step {
         app.complain(format!("cannot resume: {e}"));
         return Step::none();
     }
-    Step::effect(Effect::Resume {
-        record: row.record.clone(),
-    })
+    Step::effect(Effect::store(
+        app.request(),
+        ListOp::Resume {
+            record: row.record.clone(),
+        },
+    ))
 }
 
 fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
@@ -411,107 +426,26 @@ fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
 /// Asks before deleting the selected session, saying up front what stands
 /// in the way: an agent's session is refused at once, a damaged one gets a
 /// question that names the damage.
-fn delete_selected(list: &ListScreen, app: &mut App) -> Step {
-    let Some(row) = list.selected_row() else {
-        return Step::none();
-    };
-    let r = &row.record;
-    if r.agent.is_external()
-        && let Err(e) = r.writable()
-    {
-        app.complain(e.to_string());
-        return Step::none();
-    }
-    let stats = row.stats.as_ref();
-    if stats.is_some_and(|s| s.is_active) {
-        app.complain(format!(
-            "{} cannot be deleted: an agent has it open (is_active in session.json)",
-            r.name
-        ));
-        return Step::none();
-    }
-    let size = stats.map_or("size unknown".into(), |s| humanize::bytes(s.bytes));
-    let damage = r
-        .error
-        .clone()
-        .or_else(|| stats.and_then(|s| s.error.clone()));
-    let mut lines = vec![
-        format!("id    {}", r.id),
-        format!("path  {}", r.path.display()),
-        format!(
-            "size  {size}, last used {}",
-            humanize::ago(r.last_used_at, app.now)
-        ),
-    ];
-    let title = match &damage {
-        Some(error) => {
-            lines.push(format!("It is damaged: {error}"));
-            lines.push(
-                "Its files are removed as they are, without being read. This cannot be undone."
-                    .into(),
-            );
-            format!("Delete damaged session {}?", r.id)
-        }
-        None => {
-            lines.push("The whole session directory is removed. This cannot be undone.".into());
-            format!("Delete session {}?", r.name)
-        }
-    };
-    app.overlay = Some(Overlay::Confirm(Confirm {
-        title,
-        lines,
-        action: ConfirmAction::Delete {
-            id: r.id.clone(),
-            damaged: damage.is_some(),
-        },
-    }));
-    Step::none()
-}
-
-/// The user said yes to deleting session `id`.
-pub fn on_delete_confirmed(list: &mut ListScreen, app: &mut App, id: &str, damaged: bool) -> Step {
-    let Some(&index) = list.by_id.get(id) else {
-        return Step::none();
-    };
-    let record = list.rows[index].record.clone();
-    let req = app.request();
-    list.waiting.delete = Some(req);
-    Step::effect(Effect::DeleteSession {
-        req,
-        record,
-        even_damaged: damaged,
-    })
-}
-
-fn on_deleted(
-    list: &mut ListScreen,
-    app: &mut App,
-    req: u64,
-    result: Result<PurgeReport, String>,
-) -> Step {
-    if list.waiting.delete != Some(req) {
-        return Step::none();
-    }
-    list.waiting.delete = None;
-    match result {
-        Ok(report) => match report_text(&report) {
-            (text, false) => app.say(text),
-            (text, true) => app.complain(text),
-        },
-        Err(e) => app.complain(e),
-    }
-    Step::effects(rescan(list, app))
-}
-
 /// A text field was filled in: a new session's first prompt or a new name.
-pub fn on_input_done(list: &ListScreen, purpose: InputPurpose, text: String) -> Step {
+pub fn on_input_done(
+    list: &ListScreen,
+    app: &mut App,
+    purpose: InputPurpose,
+    text: String,
+) -> Step {
     match purpose {
-        InputPurpose::NewSession => Step::effect(Effect::CreateSession { prompt: text }),
+        InputPurpose::NewSession => Step::effect(Effect::store(
+            app.request(),
+            ListOp::CreateSession { prompt: text },
+        )),
         InputPurpose::Rename { id } => match list.by_id.get(&id) {
-            Some(&index) => Step::effect(Effect::RenameSession {
-                record: list.rows[index].record.clone(),
-                name: text,
-            }),
+            Some(&index) => Step::effect(Effect::store(
+                app.request(),
+                ListOp::RenameSession {
+                    record: list.rows[index].record.clone(),
+                    name: text,
+                },
+            )),
             None => Step::none(), // the session left the list meanwhile
         },
         // The viewer's lines go to the viewer (the router sees to it).
@@ -519,7 +453,11 @@ pub fn on_input_done(list: &ListScreen, purpose: InputPurpose, text: String) -> 
     }
 }
 
-fn on_created(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord, String>) -> Step {
+fn on_created(
+    list: &mut ListScreen,
+    app: &mut App,
+    result: Result<Box<SessionRecord>, UiError>,
+) -> Step {
     match result {
         Ok(record) => {
             app.say(format!("created {} ({})", record.name, record.id));
@@ -534,18 +472,20 @@ fn on_created(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord
     }
 }
 
-fn on_renamed(list: &mut ListScreen, app: &mut App, result: Result<SessionRecord, String>) -> Step {
+fn on_renamed(
+    list: &mut ListScreen,
+    app: &mut App,
+    result: Result<Box<SessionRecord>, UiError>,
+) -> Step {
     match result {
         Ok(record) => {
             app.say(format!("renamed to {}", record.name));
             let Some(&index) = list.by_id.get(&record.id) else {
                 return Step::none();
             };
-            list.rows[index].record = record.clone();
+            list.rows[index].record = (*record).clone();
             Step::effects(vec![
-                Effect::IndexForSearch {
-                    rows: vec![(index, record)],
-                },
+                Effect::Matcher(MatcherJob::Add(vec![(index, *record)])),
                 refilter(list, app),
             ])
         }

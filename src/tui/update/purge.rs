@@ -5,7 +5,8 @@ use crate::humanize;
 use crate::store::{Candidate, PurgePlan, PurgeProgress, PurgeReport};
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, Overlay, PurgeView};
-use crate::tui::msg::{Action, Msg};
+use crate::tui::msg::Action;
+use crate::tui::ops::{PurgeOp, PurgeReply, UiError};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
 use std::sync::Arc;
 
@@ -18,26 +19,29 @@ pub fn open(app: &mut App) -> (PurgeView, Vec<Effect>) {
 
 fn gather(purge: &mut PurgeView, app: &mut App) -> Vec<Effect> {
     purge.waiting = app.request();
-    vec![Effect::GatherPurge { req: purge.waiting }]
+    vec![Effect::store(purge.waiting, PurgeOp::Gather)]
 }
 
-/// A reply of the worker for the preview.
-pub fn on_reply(purge: &mut PurgeView, app: &mut App, msg: Msg) -> Step {
-    match msg {
-        Msg::PurgeGathered { req, result } if req == purge.waiting => {
+/// A reply of the worker for the preview, to request `req`; replies to an
+/// older request (the preview was gathered again since) are dropped.
+pub fn on_reply(purge: &mut PurgeView, app: &mut App, req: u64, reply: PurgeReply) -> Step {
+    if req != purge.waiting {
+        return Step::none();
+    }
+    match reply {
+        PurgeReply::Gathered { result } => {
             on_gathered(purge, app, result);
             Step::none()
         }
-        Msg::PurgeProgress { req, progress } if req == purge.waiting => {
+        PurgeReply::Progress { progress } => {
             on_progress(purge, progress);
             Step::none()
         }
-        Msg::PurgeDone { req, result } if req == purge.waiting => on_done(purge, app, result),
-        _ => Step::none(),
+        PurgeReply::Done { result } => on_done(purge, app, result),
     }
 }
 
-fn on_gathered(purge: &mut PurgeView, app: &App, result: Result<Arc<Vec<Candidate>>, String>) {
+fn on_gathered(purge: &mut PurgeView, app: &App, result: Result<Arc<Vec<Candidate>>, UiError>) {
     match result {
         Ok(candidates) => {
             purge.candidates = Some(candidates);
@@ -145,10 +149,7 @@ pub fn on_confirmed(purge: &mut PurgeView, app: &mut App) -> Step {
     };
     purge.waiting = app.request();
     purge.applying = Some((0, plan.removals().count()));
-    Step::effect(Effect::ApplyPurge {
-        req: purge.waiting,
-        plan,
-    })
+    Step::effect(Effect::store(purge.waiting, PurgeOp::Apply { plan }))
 }
 
 fn on_progress(purge: &mut PurgeView, progress: PurgeProgress) {
@@ -156,7 +157,7 @@ fn on_progress(purge: &mut PurgeView, progress: PurgeProgress) {
 }
 
 /// The apply ended: report, gather again, and have the list read the store.
-fn on_done(purge: &mut PurgeView, app: &mut App, result: Result<PurgeReport, String>) -> Step {
+fn on_done(purge: &mut PurgeView, app: &mut App, result: Result<PurgeReport, UiError>) -> Step {
     purge.applying = None;
     match result {
         Ok(report) => {

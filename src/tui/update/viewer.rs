@@ -17,80 +17,76 @@ use crate::store::{Encoding, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, EditKind, InputPurpose, Loaded, Viewer, ViewerMode};
-use crate::tui::msg::{Action, Msg};
+use crate::tui::msg::Action;
+use crate::tui::ops::{ListOp, UiError, ViewerOp, ViewerReply};
 use crate::tui::update::{Go, Step};
 use std::path::Path;
 
 /// A viewer of `record`, loading its conversation.
 pub fn open(app: &mut App, record: SessionRecord) -> (Viewer, Vec<Effect>) {
     let req = app.request();
-    let effect = Effect::LoadConversation {
+    let effect = Effect::store(
         req,
-        record: record.clone(),
-    };
+        ViewerOp::LoadConversation {
+            record: record.clone(),
+        },
+    );
     (Viewer::new(record, req), vec![effect])
 }
 
-/// A reply of the worker for the viewer.
-pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
-    match msg {
-        Msg::ConversationLoaded { req, result } if req == viewer.waiting => {
+/// A reply of the worker or the transcript search for the viewer, to
+/// request `req`.
+pub fn on_reply(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply) -> Step {
+    match reply {
+        ViewerReply::ConversationLoaded { result } if req == viewer.waiting => {
             Step::effects(on_loaded(viewer, app, req, result))
         }
-        Msg::Counted {
-            req,
+        ViewerReply::Counted {
             encoding,
             start,
             counts,
         } if req == viewer.waiting => {
             Step::effects(on_counted(viewer, app, encoding, start, counts))
         }
-        Msg::CountFailed { req, error } if req == viewer.waiting => {
+        ViewerReply::CountingEnded { result: Err(error) } if req == viewer.waiting => {
             app.complain(error);
             Step::none()
         }
-        Msg::EditIndexRead { req, index } if req == viewer.pending.index => {
+        ViewerReply::EditFactsRead { facts } if req == viewer.pending.facts => {
             if let Some(loaded) = &mut viewer.loaded {
-                loaded.index = Some(index);
+                loaded.facts = Some(facts);
             }
             sizes::refresh(viewer, app);
             Step::effects(replan(viewer, app))
         }
-        Msg::ClearedCounted {
-            req,
-            encoding,
-            result,
-        } => Step::effects(edit::on_cleared(viewer, app, req, encoding, result)),
-        Msg::Edited { req, result } if req == viewer.waiting => {
+        ViewerReply::ClearedCounted { encoding, result } => {
+            Step::effects(edit::on_cleared(viewer, app, req, encoding, result))
+        }
+        ViewerReply::Edited { result } if req == viewer.waiting => {
             if edit::on_edited(viewer, app, result) {
                 return Step::effects(reload(viewer, app));
             }
             Step::none()
         }
-        Msg::Diffed { req, result } => {
+        ViewerReply::Diffed { result } => {
             diff::on_diffed(viewer, req, result);
             Step::none()
         }
-        Msg::Exported { req, path, result } => {
+        ViewerReply::Exported { path, result } => {
             export::on_exported(viewer, app, req, path, result);
             Step::none()
         }
-        Msg::Trimmed { req, result } if req == viewer.waiting => {
+        ViewerReply::Trimmed { result } if req == viewer.waiting => {
             trim::on_trimmed(viewer, app, result)
         }
-        Msg::ContextsListed {
-            req,
-            counted,
-            result,
-        } => contexts::on_listed(viewer, app, req, counted, result),
-        Msg::DeleteContextChecked {
-            req,
-            context_id,
-            result,
-        } => contexts::on_checked(viewer, app, req, &context_id, result),
-        Msg::ContextDeleted { req, result } => contexts::on_deleted(viewer, app, req, result),
-        Msg::TranscriptFound {
-            req,
+        ViewerReply::ContextsListed { counted, result } => {
+            contexts::on_listed(viewer, app, req, counted, result)
+        }
+        ViewerReply::DeleteContextChecked { context_id, result } => {
+            contexts::on_checked(viewer, app, req, &context_id, result)
+        }
+        ViewerReply::ContextDeleted { result } => contexts::on_deleted(viewer, app, req, result),
+        ViewerReply::TranscriptFound {
             hits,
             complete,
             more,
@@ -110,7 +106,7 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
             }
             Step::none()
         }
-        Msg::Switched { req, result } if req == viewer.waiting => match result {
+        ViewerReply::Switched { result } if req == viewer.waiting => match result {
             Ok(id) => {
                 app.say(format!("active context is now {id}"));
                 Step::effects(reload(viewer, app))
@@ -120,7 +116,15 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, msg: Msg) -> Step {
                 Step::none()
             }
         },
-        _ => Step::none(),
+        // A reply to an older request than the one the viewer waits for
+        // (another conversation loaded since, or a counting that ended).
+        ViewerReply::ConversationLoaded { .. }
+        | ViewerReply::Counted { .. }
+        | ViewerReply::CountingEnded { .. }
+        | ViewerReply::EditFactsRead { .. }
+        | ViewerReply::Edited { .. }
+        | ViewerReply::Trimmed { .. }
+        | ViewerReply::Switched { .. } => Step::none(),
     }
 }
 
@@ -128,7 +132,7 @@ fn on_loaded(
     viewer: &mut Viewer,
     app: &mut App,
     req: u64,
-    result: Result<Loaded, String>,
+    result: Result<Loaded, UiError>,
 ) -> Vec<Effect> {
     let encoding = app.settings.encoding;
     match result {
@@ -165,15 +169,17 @@ fn on_loaded(
             }
             let context = loaded.context.clone();
             viewer.loaded = Some(loaded);
-            // The index is read beside the counting (each on its own thread).
-            viewer.pending.index = req;
+            // The edit facts are read beside the counting (each on its own thread).
+            viewer.pending.facts = req;
             vec![
-                Effect::CountTokens {
+                Effect::store(
                     req,
-                    context: context.clone(),
-                    encoding,
-                },
-                Effect::ReadEditIndex { req, context },
+                    ViewerOp::CountTokens {
+                        context: context.clone(),
+                        encoding,
+                    },
+                ),
+                Effect::store(req, ViewerOp::ReadEditFacts { context }),
             ]
         }
         Err(e) => {
@@ -280,9 +286,12 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         Action::DetailUp => viewer.detail_scroll = viewer.detail_scroll.saturating_sub(3),
         Action::Back => return Step::go(Go::List),
         Action::Resume => {
-            return Step::effect(Effect::Resume {
-                record: viewer.record.clone(),
-            });
+            return Step::effect(Effect::store(
+                app.request(),
+                ListOp::Resume {
+                    record: viewer.record.clone(),
+                },
+            ));
         }
         Action::ToggleEncoding => return Step::effects(toggle_encoding(viewer, app)),
         Action::TrimKeepLast | Action::TrimBudget => trim::begin(viewer, app, action),
@@ -458,11 +467,10 @@ fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     // Counts of the other encoding stay cached: toggling back is instant.
     if let std::collections::hash_map::Entry::Vacant(slot) = viewer.counts.entry(encoding) {
         slot.insert(vec![None; len]);
-        effects.push(Effect::CountTokens {
-            req: viewer.waiting,
-            context,
-            encoding,
-        });
+        effects.push(Effect::store(
+            viewer.waiting,
+            ViewerOp::CountTokens { context, encoding },
+        ));
     }
     sizes::refresh(viewer, app);
     effects.extend(replan(viewer, app));
@@ -478,8 +486,10 @@ pub fn on_trim_confirmed(viewer: &mut Viewer, app: &mut App) -> Step {
 fn reload(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     viewer.mode = ViewerMode::Browse;
     viewer.waiting = app.request();
-    vec![Effect::LoadConversation {
-        req: viewer.waiting,
-        record: viewer.record.clone(),
-    }]
+    vec![Effect::store(
+        viewer.waiting,
+        ViewerOp::LoadConversation {
+            record: viewer.record.clone(),
+        },
+    )]
 }

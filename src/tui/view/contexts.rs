@@ -44,7 +44,7 @@ pub fn draw(frame: &mut Frame, view: &ContextsView, area: Rect, theme: Theme) {
     }
     let Some(list) = &view.list else {
         let text = match &view.error {
-            Some(e) => Line::styled(e.clone(), theme.error()),
+            Some(e) => Line::styled(e.to_string(), theme.error()),
             None => Line::styled("reading the contexts…", theme.dim()),
         };
         let paragraph = Paragraph::new(text).block(block).wrap(Wrap { trim: true });

@@ -43,7 +43,7 @@ pub fn draw(frame: &mut Frame, view: &DiffView, area: Rect, theme: Theme) {
                 format!(" {} against its parent ", view.context_id),
                 theme.title(),
             ));
-            let text = Line::styled(e.clone(), theme.error());
+            let text = Line::styled(e.to_string(), theme.error());
             let paragraph = Paragraph::new(text).block(block).wrap(Wrap { trim: true });
             frame.render_widget(paragraph, popup);
             return;

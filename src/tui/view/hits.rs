@@ -71,7 +71,7 @@ fn empty_text(list: &ListScreen) -> String {
         return "Type words to find them in every message: \"an exact phrase\", role:user|assistant|tool|system.".into();
     }
     if let Some(error) = &hits.error {
-        return error.clone();
+        return error.to_string();
     }
     if !hits.answered {
         return "searching…".into();

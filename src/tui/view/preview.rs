@@ -84,7 +84,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
                     ]));
                 }
             }
-            Err(e) => lines.extend(wrapped(e)),
+            Err(e) => lines.extend(wrapped(&e.to_string())),
         },
         _ => lines.push(Line::styled("…", theme.dim())),
     }

@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         frame.render_widget(gauge, summary);
     } else if let Some(error) = &purge.error {
         frame.render_widget(
-            Paragraph::new(Line::styled(error.clone(), theme.error())),
+            Paragraph::new(Line::styled(error.to_string(), theme.error())),
             summary,
         );
     }

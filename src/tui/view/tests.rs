@@ -2,7 +2,7 @@
 //! (counts still coming in) or a width the snapshots do not use.
 
 use super::*;
-use crate::store::{Context, EditIndex, Encoding, PurgePolicy, SessionRecord, StoreKind};
+use crate::store::{Context, EditFacts, Encoding, PurgePolicy, SessionRecord, StoreKind};
 use crate::tui::model::{Loaded, Settings, Viewer};
 use crate::tui::theme::Theme;
 use ratatui::Terminal;
@@ -45,7 +45,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
     };
     let mut viewer = Viewer::new(record, 1);
     viewer.loaded = Some(Loaded {
-        index: Some(Arc::new(EditIndex::new(&context))),
+        facts: Some(Arc::new(EditFacts::new(&context))),
         context: Arc::new(context),
         agent_owned: false,
         usage: None,

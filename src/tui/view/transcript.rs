@@ -8,7 +8,7 @@ use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TranscriptFind, TranscriptView, Viewer};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
-use crate::tui::transcript::{self, Hit, Laid, paint};
+use crate::tui::transcript::{self, Laid, TextMatch, paint};
 use crate::tui::view::find_bar;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -99,7 +99,7 @@ fn laid_or_make<'a>(view: &'a TranscriptView, context: &Context, i: usize) -> Co
 }
 
 /// The matches in message `i`.
-fn hits_of(hits: &[Hit], i: usize) -> &[Hit] {
+fn hits_of(hits: &[TextMatch], i: usize) -> &[TextMatch] {
     let start = hits.partition_point(|h| h.message < i);
     let end = hits.partition_point(|h| h.message <= i);
     &hits[start..end]

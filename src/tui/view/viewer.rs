@@ -60,7 +60,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     frame.render_widget(Paragraph::new(bar), kinds);
 
     if let Some(error) = &viewer.error {
-        let text = Paragraph::new(vec![Line::styled(error.clone(), theme.error())])
+        let text = Paragraph::new(vec![Line::styled(error.to_string(), theme.error())])
             .wrap(Wrap { trim: true });
         frame.render_widget(text, table_area);
         return;
@@ -114,7 +114,7 @@ fn heading(
     };
     // Another agent's session: what it spent instead of the context id
     // (which is its own id).
-    if let Some((usage, cost)) = viewer.loaded.as_ref().and_then(|l| l.usage.as_ref()) {
+    if let Some((usage, cost)) = viewer.loaded.as_ref().and_then(|l| l.usage.as_deref()) {
         let spent = usage_text(usage, cost.as_ref());
         let room = width.saturating_sub(wrap::columns(&facts));
         // The name keeps up to half the room; what was spent takes the rest.

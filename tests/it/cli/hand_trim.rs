@@ -1,7 +1,7 @@
 //! Trimming by hand from the CLI: where the tokens go (`show`), drops with
 //! the tool-pair rules and their refusals, clears, one JSON shape for every
 //! trim, and `activate` undoing each; `diff` and `export` in
-//! tests/diff_export.rs.
+//! tests/it/cli/diff_export.rs.
 
 use crate::common::*;
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! What a person does in a real terminal besides typing keys: pasting
 //! (bracketed paste), a signal from another process, and finding a session
-//! by something said in it. tmux runs the binary (see tests/terminal.rs).
+//! by something said in it. tmux runs the binary (see tests/it/terminal/keys.rs).
 
 use crate::common::tmux::{Tmux, rss_bytes, ui_command, ui_command_then, ui_pid, wait_for_file};
 use crate::common::*;

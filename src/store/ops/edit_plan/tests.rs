@@ -43,7 +43,7 @@ fn conversation() -> Context {
 
 const COUNTS: [u64; 11] = [50, 40, 10, 20, 300, 8, 12, 10, 15, 310, 9];
 
-fn ids(index: &EditIndex, indices: &[usize]) -> Vec<String> {
+fn ids(index: &EditFacts, indices: &[usize]) -> Vec<String> {
     indices.iter().map(|&i| index.id(i).to_string()).collect()
 }
 
@@ -53,7 +53,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 
 #[test]
 fn dropping_a_call_takes_its_results_and_says_why() {
-    let index = EditIndex::new(&conversation());
+    let index = EditFacts::new(&conversation());
     let plan = plan_drop(&index, &COUNTS, &strings(&["t1"]), true).unwrap();
     assert!(plan.changed);
     assert_eq!(ids(&index, &plan.asked), ["t1"]);
@@ -74,7 +74,7 @@ fn dropping_a_call_takes_its_results_and_says_why() {
 
 #[test]
 fn without_pairs_a_split_is_refused_naming_the_partner() {
-    let index = EditIndex::new(&conversation());
+    let index = EditFacts::new(&conversation());
     let err = plan_drop(&index, &COUNTS, &strings(&["a3"]), false).unwrap_err();
     assert!(matches!(err, StoreError::SplitsToolPair(_)), "{err}");
     let text = err.to_string();
@@ -92,7 +92,7 @@ fn without_pairs_a_split_is_refused_naming_the_partner() {
 
 #[test]
 fn special_messages_cannot_be_dropped_or_cleared() {
-    let index = EditIndex::new(&conversation());
+    let index = EditFacts::new(&conversation());
     for (id, what) in [
         ("sys", "the system prompt"),
         ("tools", "the tool definitions"),
@@ -119,7 +119,7 @@ fn special_messages_cannot_be_dropped_or_cleared() {
 
 #[test]
 fn unknown_and_out_of_range_messages_are_errors() {
-    let index = EditIndex::new(&conversation());
+    let index = EditFacts::new(&conversation());
     assert!(
         plan_drop(&index, &COUNTS, &strings(&["nope"]), true)
             .unwrap_err()
@@ -136,7 +136,7 @@ fn unknown_and_out_of_range_messages_are_errors() {
 
 #[test]
 fn clear_targets_by_size_by_turns_and_by_id() {
-    let index = EditIndex::new(&conversation());
+    let index = EditFacts::new(&conversation());
     let targets = |choice| ids(&index, &clear_targets(&index, &COUNTS, &choice).unwrap());
     assert_eq!(targets(ClearChoice::Over(100)), ["t1", "t3"]);
     assert_eq!(targets(ClearChoice::Over(300)), ["t3"]);
@@ -154,7 +154,7 @@ fn clear_targets_by_size_by_turns_and_by_id() {
 
 #[test]
 fn a_clear_plan_uses_the_cleared_counts_and_skips_what_saves_nothing() {
-    let index = EditIndex::new(&conversation());
+    let index = EditFacts::new(&conversation());
     let mut cleared = ClearedCounts::new(index.len());
     cleared.set(4, 20);
     cleared.set(5, 21); // "ok" was shorter than any placeholder

@@ -3,8 +3,10 @@
 //! message and token columns of every row, and what the list sorts by).
 
 use crate::store::{Encoding, IndexedStats, SessionStats, UpdateReport};
-use crate::tui::effect::{Effect, SortFacts};
+use crate::tui::effect::Effect;
+use crate::tui::matcher::{MatcherJob, SortFacts};
 use crate::tui::model::{App, IndexState, ListScreen};
+use crate::tui::ops::{ListOp, UiError};
 
 /// The update got this far.
 pub fn on_progress(list: &mut ListScreen, done: usize, total: usize) {
@@ -15,7 +17,7 @@ pub fn on_progress(list: &mut ListScreen, done: usize, total: usize) {
 pub fn on_updated(
     list: &mut ListScreen,
     app: &mut App,
-    result: Result<UpdateReport, String>,
+    result: Result<UpdateReport, UiError>,
 ) -> Vec<Effect> {
     match result {
         Ok(report) => {
@@ -23,7 +25,7 @@ pub fn on_updated(
             if let Some(note) = report.note {
                 app.say(note);
             }
-            vec![Effect::LoadIndexStats]
+            vec![Effect::store(app.request(), ListOp::LoadIndexStats)]
         }
         Err(why) => {
             list.index = IndexState::Failed(why);
@@ -107,7 +109,7 @@ pub fn fill(list: &mut ListScreen, encoding: Encoding, rows: &[usize]) -> Vec<Ef
     if facts.is_empty() {
         Vec::new()
     } else {
-        vec![Effect::SortFacts { rows: facts }]
+        vec![Effect::Matcher(MatcherJob::Facts(facts))]
     }
 }
 

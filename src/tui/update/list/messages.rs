@@ -5,6 +5,8 @@
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, ListMode, ListScreen, MessageHits};
 use crate::tui::msg::Action;
+use crate::tui::ops::UiError;
+use crate::tui::searcher::SearchJob;
 use crate::tui::update::{Go, Step, move_cursor};
 
 /// Switches between searching names and searching messages; the query stays
@@ -28,11 +30,11 @@ pub fn search(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         return Vec::new();
     }
     list.waiting.search = app.request();
-    vec![Effect::SearchMessages {
+    vec![Effect::Search(SearchJob {
         req: list.waiting.search,
         query,
         sessions: list.rows.len(),
-    }]
+    })]
 }
 
 /// The searcher answered.
@@ -40,7 +42,7 @@ pub fn on_hits(
     list: &mut ListScreen,
     req: u64,
     query: String,
-    result: Result<crate::store::SearchOutcome, String>,
+    result: Result<crate::store::SearchOutcome, UiError>,
 ) {
     if req != list.waiting.search {
         return;

@@ -46,11 +46,13 @@ fn listed_reply(m: &mut Model, counted: bool, list: Vec<ContextInfo>) -> Vec<Eff
     let req = contexts_req(m);
     update(
         m,
-        Msg::ContextsListed {
+        Msg::reply(
             req,
-            counted,
-            result: Ok(list),
-        },
+            ViewerReply::ContextsListed {
+                counted,
+                result: Ok(list),
+            },
+        ),
     )
 }
 
@@ -72,10 +74,9 @@ fn contexts_are_listed_then_counted_and_switching_back_is_the_undo() {
     let mut m = viewing(3);
     let effects = act(&mut m, Action::Contexts);
     let [
-        Effect::ListContexts {
+        Effect::Store {
             req,
-            encoding: None,
-            ..
+            op: StoreOp::Viewer(ViewerOp::ListContexts { encoding: None, .. }),
         },
     ] = effects[..]
     else {
@@ -85,10 +86,13 @@ fn contexts_are_listed_then_counted_and_switching_back_is_the_undo() {
     assert!(m.viewer().unwrap().contexts().unwrap().list.is_none());
     let effects = listed_reply(&mut m, false, three());
     let [
-        Effect::ListContexts {
+        Effect::Store {
             req: counting,
-            encoding: Some(Encoding::Cl100kBase),
-            ..
+            op:
+                StoreOp::Viewer(ViewerOp::ListContexts {
+                    encoding: Some(Encoding::Cl100kBase),
+                    ..
+                }),
         },
     ] = effects[..]
     else {
@@ -98,11 +102,13 @@ fn contexts_are_listed_then_counted_and_switching_back_is_the_undo() {
     assert_eq!(cursor(&m), 1, "the cursor starts on the active context");
     let stale = update(
         &mut m,
-        Msg::ContextsListed {
+        Msg::reply(
             req,
-            counted: true,
-            result: Ok(vec![]),
-        },
+            ViewerReply::ContextsListed {
+                counted: true,
+                result: Ok(vec![]),
+            },
+        ),
     );
     assert!(stale.is_empty());
     assert_eq!(
@@ -125,8 +131,9 @@ fn contexts_are_listed_then_counted_and_switching_back_is_the_undo() {
     act(&mut m, Action::Up);
     let effects = act(&mut m, Action::Confirm);
     let [
-        Effect::SwitchContext {
-            req, context_id, ..
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::SwitchContext { context_id, .. }),
         },
     ] = &effects[..]
     else {
@@ -136,12 +143,20 @@ fn contexts_are_listed_then_counted_and_switching_back_is_the_undo() {
     let req = *req;
     let effects = update(
         &mut m,
-        Msg::Switched {
+        Msg::reply(
             req,
-            result: Ok("root".into()),
-        },
+            ViewerReply::Switched {
+                result: Ok("root".into()),
+            },
+        ),
     );
-    assert!(matches!(&effects[..], [Effect::LoadConversation { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
+            ..
+        }]
+    ));
     assert_eq!(m.viewer().unwrap().mode, ViewerMode::Browse);
 
     // Enter on the active context, or Esc, only closes the list.
@@ -160,14 +175,25 @@ fn a_failed_listing_is_shown_in_the_list() {
     let req = contexts_req(&m);
     update(
         &mut m,
-        Msg::ContextsListed {
+        Msg::reply(
             req,
-            counted: false,
-            result: Err("cannot parse session.json".into()),
-        },
+            ViewerReply::ContextsListed {
+                counted: false,
+                result: Err(UiError::new(
+                    ErrorKind::Damaged,
+                    "cannot parse session.json",
+                )),
+            },
+        ),
     );
     let view = m.viewer().unwrap().contexts().unwrap();
-    assert_eq!(view.error.as_deref(), Some("cannot parse session.json"));
+    assert_eq!(
+        view.error,
+        Some(UiError::new(
+            ErrorKind::Damaged,
+            "cannot parse session.json"
+        ))
+    );
     assert!(
         act(&mut m, Action::DeleteContext).is_empty(),
         "nothing to delete"
@@ -183,8 +209,9 @@ fn deleting_a_context_asks_the_store_then_the_person() {
     };
     let effects = act(&mut m, delete);
     let [
-        Effect::CheckDeleteContext {
-            req, context_id, ..
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { context_id, .. }),
         },
     ] = &effects[..]
     else {
@@ -195,11 +222,13 @@ fn deleting_a_context_asks_the_store_then_the_person() {
     assert!(m.app.overlay.is_none(), "the store answers first");
     update(
         &mut m,
-        Msg::DeleteContextChecked {
+        Msg::reply(
             req,
-            context_id: "other".into(),
-            result: Ok(()),
-        },
+            ViewerReply::DeleteContextChecked {
+                context_id: "other".into(),
+                result: Ok(()),
+            },
+        ),
     );
     let Some(Overlay::Confirm(question)) = &m.app.overlay else {
         panic!("{:?}", m.app.overlay)
@@ -224,21 +253,30 @@ fn deleting_a_context_asks_the_store_then_the_person() {
 
     // Yes: the router hands the answer to the viewer, which asks the store.
     let effects = act(&mut m, Action::DeleteContext);
-    let [Effect::CheckDeleteContext { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     update(
         &mut m,
-        Msg::DeleteContextChecked {
+        Msg::reply(
             req,
-            context_id: "other".into(),
-            result: Ok(()),
-        },
+            ViewerReply::DeleteContextChecked {
+                context_id: "other".into(),
+                result: Ok(()),
+            },
+        ),
     );
     let effects = act(&mut m, Action::Yes);
     let [
-        Effect::DeleteContext {
-            req, context_id, ..
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::DeleteContext { context_id, .. }),
         },
     ] = &effects[..]
     else {
@@ -248,21 +286,26 @@ fn deleting_a_context_asks_the_store_then_the_person() {
     let req = *req;
     let effects = update(
         &mut m,
-        Msg::ContextDeleted {
+        Msg::reply(
             req,
-            result: Ok(DeletedContext {
-                id: "other".into(),
-                parent: Some("root".into()),
-                messages: 1,
-            }),
-        },
+            ViewerReply::ContextDeleted {
+                result: Ok(DeletedContext {
+                    id: "other".into(),
+                    parent: Some("root".into()),
+                    messages: 1,
+                }),
+            },
+        ),
     );
     let status = m.app.status.clone().unwrap();
     assert_eq!(status.text, "deleted context other: 1 message");
     assert!(!status.is_error);
     assert!(matches!(
         &effects[..],
-        [Effect::ListContexts { encoding: None, .. }]
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::ListContexts { encoding: None, .. }),
+            ..
+        }]
     ));
     // The list comes back without it: the cursor stays in place, the
     // counts already known stay until the new ones come.
@@ -278,16 +321,27 @@ fn a_refused_delete_says_why_and_asks_nothing() {
     let mut m = contexts_open();
     assert_eq!(cursor(&m), 1, "on the active context");
     let effects = act(&mut m, Action::DeleteContext);
-    let [Effect::CheckDeleteContext { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     update(
         &mut m,
-        Msg::DeleteContextChecked {
+        Msg::reply(
             req,
-            context_id: "ctx".into(),
-            result: Err("ctx is the active context; make another one active first".into()),
-        },
+            ViewerReply::DeleteContextChecked {
+                context_id: "ctx".into(),
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "ctx is the active context; make another one active first",
+                )),
+            },
+        ),
     );
     assert!(m.app.overlay.is_none());
     let status = m.app.status.clone().unwrap();
@@ -300,47 +354,80 @@ fn a_refused_delete_says_why_and_asks_nothing() {
     // Refused under the lock (the session changed since the question).
     act(&mut m, Action::Down);
     let effects = act(&mut m, Action::DeleteContext);
-    let [Effect::CheckDeleteContext { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     update(
         &mut m,
-        Msg::DeleteContextChecked {
+        Msg::reply(
             req,
-            context_id: "other".into(),
-            result: Ok(()),
-        },
+            ViewerReply::DeleteContextChecked {
+                context_id: "other".into(),
+                result: Ok(()),
+            },
+        ),
     );
     let effects = act(&mut m, Action::Yes);
-    let [Effect::DeleteContext { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::DeleteContext { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     let effects = update(
         &mut m,
-        Msg::ContextDeleted {
+        Msg::reply(
             req,
-            result: Err("other has forks of its own (x); delete those first".into()),
-        },
+            ViewerReply::ContextDeleted {
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "other has forks of its own (x); delete those first",
+                )),
+            },
+        ),
     );
     assert!(m.app.status.as_ref().unwrap().is_error);
     assert!(
-        matches!(&effects[..], [Effect::ListContexts { .. }]),
+        matches!(
+            &effects[..],
+            [Effect::Store {
+                op: StoreOp::Viewer(ViewerOp::ListContexts { .. }),
+                ..
+            }]
+        ),
         "listed again"
     );
 
     // An answer that comes after the list was closed asks nothing.
     let effects = act(&mut m, Action::DeleteContext);
-    let [Effect::CheckDeleteContext { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     act(&mut m, Action::Back);
     update(
         &mut m,
-        Msg::DeleteContextChecked {
+        Msg::reply(
             req,
-            context_id: "other".into(),
-            result: Ok(()),
-        },
+            ViewerReply::DeleteContextChecked {
+                context_id: "other".into(),
+                result: Ok(()),
+            },
+        ),
     );
     assert!(m.app.overlay.is_none());
 }

@@ -36,14 +36,25 @@ fn new_and_rename_use_text_fields() {
     }
     act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
     let effects = act(&mut m, Action::Confirm);
-    assert!(matches!(&effects[..], [Effect::CreateSession { prompt }] if prompt == "Fix i"));
+    assert!(
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::CreateSession { prompt }), .. }] if prompt == "Fix i")
+    );
     let effects = update(
         &mut m,
-        Msg::Created {
-            result: Ok(record("new", 0.0)),
-        },
+        Msg::reply(
+            UNCHECKED,
+            ListReply::Created {
+                result: Ok(Box::new(record("new", 0.0))),
+            },
+        ),
     );
-    assert!(effects.iter().any(|e| matches!(e, Effect::Scan { .. })));
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::List(ListOp::Scan),
+            ..
+        }
+    )));
     assert_eq!(m.list.pending_select.as_deref(), Some("new"));
 
     let mut m = listed(true);
@@ -61,15 +72,18 @@ fn new_and_rename_use_text_fields() {
     update(&mut m, Msg::Type('z'));
     let effects = act(&mut m, Action::Confirm);
     assert!(
-        matches!(&effects[..], [Effect::RenameSession { record, name }] if record.id == "a" && name == "z")
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::RenameSession { record, name }), .. }] if record.id == "a" && name == "z")
     );
     let mut renamed = record("a", 1.0);
     renamed.name = "z".into();
     update(
         &mut m,
-        Msg::Renamed {
-            result: Ok(renamed),
-        },
+        Msg::reply(
+            UNCHECKED,
+            ListReply::Renamed {
+                result: Ok(Box::new(renamed)),
+            },
+        ),
     );
     assert_eq!(m.list.rows[0].record.name, "z");
     act(&mut m, Action::NewSession);

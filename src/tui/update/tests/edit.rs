@@ -5,7 +5,7 @@
 use super::*;
 use crate::store::{ClearChoice, ClearedCounts, EditRequest};
 use crate::tui::model::{ClearBy, EditKind, EditState, Overlay};
-use crate::tui::msg::EditDone;
+use crate::tui::ops::EditDone;
 
 /// 0 system prompt, 1 user, 2 call k1, 3 its result, 4 assistant, 5 user,
 /// 6 call k2, 7 its result, 8 assistant.
@@ -53,12 +53,14 @@ pub(super) fn editing_with(agent_owned: bool) -> Model {
     let req = viewer_req(&m);
     update(
         &mut m,
-        Msg::Counted {
+        Msg::reply(
             req,
-            encoding: Encoding::Cl100kBase,
-            start: 0,
-            counts: COUNTS.to_vec(),
-        },
+            ViewerReply::Counted {
+                encoding: Encoding::Cl100kBase,
+                start: 0,
+                counts: COUNTS.to_vec(),
+            },
+        ),
     );
     m
 }
@@ -160,11 +162,14 @@ fn drop_and_clear_keep_their_own_marks_and_clears_count_once() {
     act(&mut m, Action::Mark);
     let effects = act(&mut m, Action::StartClear);
     let [
-        Effect::CountCleared {
+        Effect::Store {
             req,
-            counts,
-            encoding: Encoding::Cl100kBase,
-            ..
+            op:
+                StoreOp::Viewer(ViewerOp::CountCleared {
+                    counts,
+                    encoding: Encoding::Cl100kBase,
+                    ..
+                }),
         },
     ] = &effects[..]
     else {
@@ -191,11 +196,13 @@ fn drop_and_clear_keep_their_own_marks_and_clears_count_once() {
     cleared.set(7, 12);
     update(
         &mut m,
-        Msg::ClearedCounted {
+        Msg::reply(
             req,
-            encoding: Encoding::Cl100kBase,
-            result: Ok(cleared),
-        },
+            ViewerReply::ClearedCounted {
+                encoding: Encoding::Cl100kBase,
+                result: Ok(cleared),
+            },
+        ),
     );
     let plan = edit(&m)
         .plan
@@ -246,12 +253,15 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
     act(&mut m, Action::Mark);
     let effects = act(&mut m, Action::Confirm);
     let [
-        Effect::ApplyEdit {
+        Effect::Store {
             req,
-            request,
-            expected,
-            encoding: Encoding::Cl100kBase,
-            ..
+            op:
+                StoreOp::Viewer(ViewerOp::ApplyEdit {
+                    request,
+                    expected,
+                    encoding: Encoding::Cl100kBase,
+                    ..
+                }),
         },
     ] = &effects[..]
     else {
@@ -283,12 +293,15 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
     };
     let effects = update(
         &mut m,
-        Msg::Edited {
-            req,
-            result: Ok(done),
-        },
+        Msg::reply(req, ViewerReply::Edited { result: Ok(done) }),
     );
-    assert!(matches!(&effects[..], [Effect::LoadConversation { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
+            ..
+        }]
+    ));
     let (text, is_error) = status(&m);
     assert!(!is_error);
     assert_eq!(
@@ -302,7 +315,13 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
 fn a_clear_by_size_is_sent_as_such_and_a_refusal_keeps_the_edit() {
     let mut m = editing();
     let effects = act(&mut m, Action::StartClear);
-    let [Effect::CountCleared { req, .. }] = &effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::CountCleared { .. }),
+        },
+    ] = &effects[..]
+    else {
         panic!("{effects:?}")
     };
     let req = *req;
@@ -311,26 +330,39 @@ fn a_clear_by_size_is_sent_as_such_and_a_refusal_keeps_the_edit() {
     cleared.set(7, 12);
     update(
         &mut m,
-        Msg::ClearedCounted {
+        Msg::reply(
             req,
-            encoding: Encoding::Cl100kBase,
-            result: Ok(cleared),
-        },
+            ViewerReply::ClearedCounted {
+                encoding: Encoding::Cl100kBase,
+                result: Ok(cleared),
+            },
+        ),
     );
     act(&mut m, Action::CycleClearChoice);
     update(&mut m, Msg::Paste("100".into()));
     let effects = act(&mut m, Action::Confirm);
-    let [Effect::ApplyEdit { req, request, .. }] = &effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::ApplyEdit { request, .. }),
+        },
+    ] = &effects[..]
+    else {
         panic!("{effects:?}")
     };
     assert_eq!(request, &EditRequest::Clear(ClearChoice::Over(100)));
     let req = *req;
     update(
         &mut m,
-        Msg::Edited {
+        Msg::reply(
             req,
-            result: Err("the context changed since the preview".into()),
-        },
+            ViewerReply::Edited {
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "the context changed since the preview",
+                )),
+            },
+        ),
     );
     assert!(status(&m).1);
     assert!(!edit(&m).applying, "the edit stays, to try again");
@@ -370,14 +402,26 @@ fn an_agents_session_asks_first() {
     act(&mut m, Action::Confirm);
     let yes = key(&m, KeyCode::Char('y')).unwrap();
     let effects = update(&mut m, yes);
-    assert!(matches!(&effects[..], [Effect::ApplyEdit { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::ApplyEdit { .. }),
+            ..
+        }]
+    ));
 }
 
 #[test]
 fn late_replies_are_dropped() {
     let mut m = editing();
     let effects = act(&mut m, Action::StartClear);
-    let [Effect::CountCleared { req, .. }] = &effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::CountCleared { .. }),
+        },
+    ] = &effects[..]
+    else {
         panic!("{effects:?}")
     };
     let req = *req;
@@ -385,11 +429,13 @@ fn late_replies_are_dropped() {
     for (r, encoding) in [(req - 1, Encoding::Cl100kBase), (req, Encoding::O200kBase)] {
         update(
             &mut m,
-            Msg::ClearedCounted {
-                req: r,
-                encoding,
-                result: Ok(ClearedCounts::new(9)),
-            },
+            Msg::reply(
+                r,
+                ViewerReply::ClearedCounted {
+                    encoding,
+                    result: Ok(ClearedCounts::new(9)),
+                },
+            ),
         );
     }
     assert!(m.viewer().unwrap().cleared.is_empty());
@@ -400,27 +446,32 @@ fn late_replies_are_dropped() {
     let stale = viewer_req(&m) - 1;
     let effects = update(
         &mut m,
-        Msg::Edited {
-            req: stale,
-            result: Ok(EditDone {
-                child: Some("x".into()),
-                dropped: 1,
-                cleared: 0,
-                tokens_before: 1,
-                tokens_after: 0,
-            }),
-        },
+        Msg::reply(
+            stale,
+            ViewerReply::Edited {
+                result: Ok(EditDone {
+                    child: Some("x".into()),
+                    dropped: 1,
+                    cleared: 0,
+                    tokens_before: 1,
+                    tokens_after: 0,
+                }),
+            },
+        ),
     );
     assert!(effects.is_empty());
     assert!(m.viewer().unwrap().edit().is_some(), "still editing");
-    // An index read for a load since replaced.
-    let index = Arc::new(EditIndex::new(&context(2)));
-    update(&mut m, Msg::EditIndexRead { req: stale, index });
+    // Edit facts read for a load since replaced.
+    let facts = Arc::new(EditFacts::new(&context(2)));
+    update(
+        &mut m,
+        Msg::reply(stale, ViewerReply::EditFactsRead { facts }),
+    );
     let loaded = m.viewer().unwrap().loaded.as_ref().unwrap();
     assert_eq!(
-        loaded.index.as_ref().unwrap().len(),
+        loaded.facts.as_ref().unwrap().len(),
         9,
-        "the right index stays"
+        "the right facts stay"
     );
 }
 

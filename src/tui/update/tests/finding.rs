@@ -6,7 +6,6 @@ use super::edit::{COUNTS, editing, tools_context};
 use super::*;
 use crate::store::{ContextDiff, DiffMessage, DiffSide, TokenKind, TranscriptFormat};
 use crate::tui::model::Overlay;
-use crate::tui::msg::ExportError;
 
 fn status(m: &Model) -> String {
     m.app.status.as_ref().expect("a status").text.clone()
@@ -19,12 +18,14 @@ fn the_breakdown_comes_with_the_last_count() {
     let counted = |m: &mut Model, start: usize, counts: &[u64]| {
         update(
             m,
-            Msg::Counted {
+            Msg::reply(
                 req,
-                encoding: Encoding::Cl100kBase,
-                start,
-                counts: counts.to_vec(),
-            },
+                ViewerReply::Counted {
+                    encoding: Encoding::Cl100kBase,
+                    start,
+                    counts: counts.to_vec(),
+                },
+            ),
         );
     };
     counted(&mut m, 0, &COUNTS[..5]);
@@ -117,7 +118,13 @@ fn jumps_go_to_messages_over_the_size_set() {
 
 fn contexts_of(m: &mut Model) {
     let effects = act(m, Action::Contexts);
-    let [Effect::ListContexts { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::ListContexts { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     let info = |id: &str, relation, origin: Option<&str>| ContextInfo {
@@ -138,11 +145,13 @@ fn contexts_of(m: &mut Model) {
     ];
     update(
         m,
-        Msg::ContextsListed {
+        Msg::reply(
             req,
-            counted: false,
-            result: Ok(list),
-        },
+            ViewerReply::ContextsListed {
+                counted: false,
+                result: Ok(list),
+            },
+        ),
     );
 }
 
@@ -178,11 +187,14 @@ fn a_context_against_its_parent_from_the_contexts() {
     let counting = m.viewer().unwrap().contexts().unwrap().waiting;
     let effects = act(&mut m, Action::Diff);
     let [
-        Effect::DiffContext {
+        Effect::Store {
             req,
-            context_id,
-            encoding: Encoding::Cl100kBase,
-            ..
+            op:
+                StoreOp::Viewer(ViewerOp::DiffContext {
+                    context_id,
+                    encoding: Encoding::Cl100kBase,
+                    ..
+                }),
         },
     ] = &effects[..]
     else {
@@ -194,28 +206,34 @@ fn a_context_against_its_parent_from_the_contexts() {
     // The list's counts still arrive under the comparison.
     update(
         &mut m,
-        Msg::ContextsListed {
-            req: counting,
-            counted: true,
-            result: Ok(Vec::new()),
-        },
+        Msg::reply(
+            counting,
+            ViewerReply::ContextsListed {
+                counted: true,
+                result: Ok(Vec::new()),
+            },
+        ),
     );
     assert!(m.viewer().unwrap().contexts().unwrap().counted);
     let diff_of = |m: &Model| m.viewer().unwrap().contexts().unwrap().diff.clone();
     update(
         &mut m,
-        Msg::Diffed {
-            req: req - 1,
-            result: Err("stale".into()),
-        },
+        Msg::reply(
+            req - 1,
+            ViewerReply::Diffed {
+                result: Err(UiError::new(ErrorKind::Failed, "stale")),
+            },
+        ),
     );
     assert_eq!(diff_of(&m).unwrap().result, None, "a late reply is dropped");
     update(
         &mut m,
-        Msg::Diffed {
+        Msg::reply(
             req,
-            result: Ok(a_diff()),
-        },
+            ViewerReply::Diffed {
+                result: Ok(a_diff()),
+            },
+        ),
     );
     assert_eq!(diff_of(&m).unwrap().result, Some(Ok(a_diff())));
     act(&mut m, Action::End);
@@ -246,13 +264,16 @@ fn an_export_asks_a_name_and_a_replace() {
     update(&mut m, Msg::Paste("notes.TXT".into()));
     let effects = act(&mut m, Action::Confirm);
     let [
-        Effect::Export {
+        Effect::Store {
             req,
-            context_id,
-            path,
-            format: TranscriptFormat::Text,
-            force: false,
-            ..
+            op:
+                StoreOp::Viewer(ViewerOp::Export {
+                    context_id,
+                    path,
+                    format: TranscriptFormat::Text,
+                    force: false,
+                    ..
+                }),
         },
     ] = &effects[..]
     else {
@@ -266,11 +287,16 @@ fn an_export_asks_a_name_and_a_replace() {
     // The file exists: the person is asked, No by default.
     update(
         &mut m,
-        Msg::Exported {
+        Msg::reply(
             req,
-            path: PathBuf::from("notes.TXT"),
-            result: Err(ExportError::Exists),
-        },
+            ViewerReply::Exported {
+                path: PathBuf::from("notes.TXT"),
+                result: Err(UiError::new(
+                    ErrorKind::Exists,
+                    "notes.TXT exists already; --force replaces it",
+                )),
+            },
+        ),
     );
     let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
         panic!("a question")
@@ -284,18 +310,23 @@ fn an_export_asks_a_name_and_a_replace() {
     let yes = key(&m, KeyCode::Char('y')).unwrap();
     let effects = update(&mut m, yes);
     let [
-        Effect::Export {
-            req, force: true, ..
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::Export { force: true, .. }),
         },
     ] = &effects[..]
     else {
         panic!("{effects:?}")
     };
     let req = *req;
-    let done = |req| Msg::Exported {
-        req,
-        path: PathBuf::from("notes.TXT"),
-        result: Ok(PathBuf::from("/home/ann/notes.TXT")),
+    let done = |req| {
+        Msg::reply(
+            req,
+            ViewerReply::Exported {
+                path: PathBuf::from("notes.TXT"),
+                result: Ok(PathBuf::from("/home/ann/notes.TXT")),
+            },
+        )
     };
     update(&mut m, done(req - 1));
     assert!(!status(&m).contains("exported"), "a late reply is dropped");

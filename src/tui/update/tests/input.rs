@@ -14,7 +14,7 @@ fn a_multi_line_paste_is_one_search_and_never_enter() {
     let mut m = listed(true);
     let effects = update(&mut m, Msg::Paste("why does the build\nplease\n".into()));
     assert!(
-        matches!(&effects[..], [Effect::Filter { query, .. }] if query == "why does the build please "),
+        matches!(&effects[..], [Effect::Matcher(MatcherJob::Query { query, .. })] if query == "why does the build please "),
         "{effects:?}"
     );
     assert_eq!(m.exit, None, "nothing resumed");
@@ -49,7 +49,7 @@ fn a_paste_into_a_text_field_stays_in_the_field() {
     assert_eq!(input.text.value(), "Fix the login bug ");
     let effects = act(&mut m, Action::Confirm);
     assert!(
-        matches!(&effects[..], [Effect::CreateSession { prompt }] if prompt == "Fix the login bug")
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::CreateSession { prompt }), .. }] if prompt == "Fix the login bug")
     );
 }
 
@@ -150,28 +150,82 @@ fn a_signal_ends_the_ui_with_its_number() {
     assert_eq!(m.exit, Some(Exit::Signal(15)));
 }
 
+/// Delete pressed on the selected row: the store is asked first; the tag
+/// of that request.
+fn delete_check_asked(m: &mut Model) -> u64 {
+    let effects = act(m, Action::Delete);
+    assert!(
+        m.app.overlay.is_none(),
+        "nothing is asked before the store answers"
+    );
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::List(ListOp::CheckDelete { record }),
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(record.id, m.list.selected_row().unwrap().record.id);
+    *req
+}
+
 #[test]
 fn delete_says_up_front_what_cannot_be_done() {
-    // An agent owns it: no question, a reason.
+    // An agent owns it: the store says so, and nothing is asked.
     let mut m = listed(true);
-    m.list.rows[0].stats = Some(SessionStats {
-        is_active: true,
-        ..Default::default()
-    });
-    act(&mut m, Action::Delete);
-    assert!(m.app.overlay.is_none());
-    assert!(
-        m.app
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("an agent has it open")
+    let req = delete_check_asked(&mut m);
+    let refusal = UiError::new(
+        ErrorKind::Refused,
+        "a cannot be deleted: active: an agent owns it (is_active)",
     );
-    // Damaged: the question names the damage, and yes deletes it anyway.
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            ListReply::DeleteChecked {
+                id: "a".into(),
+                result: Err(refusal),
+            },
+        ),
+    );
+    assert!(m.app.overlay.is_none());
+    let status = m.app.status.as_ref().unwrap();
+    assert!(
+        status.is_error && status.text.contains("an agent owns it"),
+        "{status:?}"
+    );
+    // Damaged: the question names the damage and the size the store
+    // measured, and yes deletes it anyway.
     let mut m = listed(true);
-    m.list.rows[0].record.error = Some("cannot parse meta.json".into());
-    act(&mut m, Action::Delete);
+    let req = delete_check_asked(&mut m);
+    let check = DeleteCheck {
+        bytes: 16_384,
+        damage: Some("cannot parse meta.json".into()),
+    };
+    // A late answer to another request opens nothing.
+    update(
+        &mut m,
+        Msg::reply(
+            req - 1,
+            ListReply::DeleteChecked {
+                id: "a".into(),
+                result: Ok(check.clone()),
+            },
+        ),
+    );
+    assert!(m.app.overlay.is_none());
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            ListReply::DeleteChecked {
+                id: "a".into(),
+                result: Ok(check),
+            },
+        ),
+    );
     let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
         panic!("a question")
     };
@@ -182,11 +236,19 @@ fn delete_says_up_front_what_cannot_be_done() {
             .iter()
             .any(|l| l.contains("cannot parse meta.json"))
     );
+    assert!(
+        confirm.lines.iter().any(|l| l.contains("16 KiB")),
+        "{:?}",
+        confirm.lines
+    );
     let effects = act(&mut m, Action::Yes);
     assert!(matches!(
         &effects[..],
-        [Effect::DeleteSession {
-            even_damaged: true,
+        [Effect::Store {
+            op: StoreOp::List(ListOp::DeleteSession {
+                even_damaged: true,
+                ..
+            }),
             ..
         }]
     ));
@@ -203,7 +265,13 @@ fn trimming_a_session_an_agent_owns_asks_first() {
         Some(Overlay::Confirm(c)) if c.action == ConfirmAction::TrimAgentOwned
     ));
     let effects = act(&mut m, Action::Yes);
-    assert!(matches!(&effects[..], [Effect::ApplyTrim { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::ApplyTrim { .. }),
+            ..
+        }]
+    ));
 }
 
 #[test]

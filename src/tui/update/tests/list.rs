@@ -9,28 +9,32 @@ fn scan_batches_filter_and_stale_replies() {
     // A reply to an old scan or an old query is dropped.
     update(
         &mut m,
-        Msg::SessionsBatch {
-            req: 0,
-            records: vec![record("x", 0.0)],
-        },
+        Msg::reply(
+            0,
+            ListReply::SessionsBatch {
+                records: vec![record("x", 0.0)],
+            },
+        ),
     );
     assert_eq!(m.list.rows.len(), 3);
     update(
         &mut m,
-        Msg::Filtered {
-            req: 0,
-            query: "zz".into(),
-            rows: vec![],
-            complete: true,
-        },
+        Msg::reply(
+            0,
+            ListReply::Filtered {
+                query: "zz".into(),
+                rows: vec![],
+                complete: true,
+            },
+        ),
     );
     assert_eq!(m.list.visible, vec![0, 1, 2]);
     // Typing asks the matcher; only the newest answer counts.
     let effects = update(&mut m, Msg::Type('b'));
     let [
-        Effect::Filter {
+        Effect::Matcher(MatcherJob::Query {
             req: first, query, ..
-        },
+        }),
     ] = &effects[..]
     else {
         panic!("{effects:?}")
@@ -38,32 +42,38 @@ fn scan_batches_filter_and_stale_replies() {
     assert_eq!(query, "b");
     let first = *first;
     let effects = update(&mut m, Msg::Type('x'));
-    let [Effect::Filter { req: second, .. }] = effects[..] else {
+    let [Effect::Matcher(MatcherJob::Query { req: second, .. })] = effects[..] else {
         panic!("{effects:?}")
     };
     assert!(second > first);
     update(
         &mut m,
-        Msg::Filtered {
-            req: first,
-            query: "b".into(),
-            rows: vec![1],
-            complete: true,
-        },
+        Msg::reply(
+            first,
+            ListReply::Filtered {
+                query: "b".into(),
+                rows: vec![1],
+                complete: true,
+            },
+        ),
     );
     assert_eq!(m.list.visible, vec![0, 1, 2], "superseded by the second");
     update(
         &mut m,
-        Msg::Filtered {
-            req: second,
-            query: "bx".into(),
-            rows: vec![],
-            complete: true,
-        },
+        Msg::reply(
+            second,
+            ListReply::Filtered {
+                query: "bx".into(),
+                rows: vec![],
+                complete: true,
+            },
+        ),
     );
     assert!(m.list.visible.is_empty());
     let effects = act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
-    assert!(matches!(&effects[..], [Effect::Filter { query, .. }] if query == "b"));
+    assert!(
+        matches!(&effects[..], [Effect::Matcher(MatcherJob::Query { query, .. })] if query == "b")
+    );
 }
 
 #[test]
@@ -74,24 +84,32 @@ fn moving_asks_for_preview_and_stats_once() {
     assert!(
         effects
             .iter()
-            .any(|e| matches!(e, Effect::LoadPreview { record, .. } if record.id == "b"))
+            .any(|e| matches!(e, Effect::Store { op: StoreOp::List(ListOp::LoadPreview { record, .. }), .. } if record.id == "b"))
     );
     let req = m.list.waiting.preview;
     update(
         &mut m,
-        Msg::PreviewLoaded {
+        Msg::reply(
             req,
-            preview: Preview {
-                id: "b".into(),
-                last_messages: Ok(vec![]),
+            ListReply::PreviewLoaded {
+                preview: Preview {
+                    id: "b".into(),
+                    last_messages: Ok(vec![]),
+                },
             },
-        },
+        ),
     );
     assert!(m.list.preview.is_some());
     let effects = act(&mut m, Action::End);
     assert_eq!(m.list.selected, 2);
     assert!(
-        !effects.iter().any(|e| matches!(e, Effect::Stats { .. })),
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::Store {
+                op: StoreOp::List(ListOp::Stats { .. }),
+                ..
+            }
+        )),
         "stats were asked for already"
     );
     act(&mut m, Action::Down);
@@ -103,16 +121,18 @@ fn moving_asks_for_preview_and_stats_once() {
     let req = m.list.waiting.stats;
     update(
         &mut m,
-        Msg::Stats {
+        Msg::reply(
             req,
-            stats: vec![(
-                0,
-                SessionStats {
-                    bytes: 5,
-                    ..Default::default()
-                },
-            )],
-        },
+            ListReply::Stats {
+                stats: vec![(
+                    0,
+                    SessionStats {
+                        bytes: 5,
+                        ..Default::default()
+                    },
+                )],
+            },
+        ),
     );
     assert_eq!(m.list.rows[0].stats.as_ref().unwrap().bytes, 5);
     update(&mut m, Msg::Scroll(-3));
@@ -139,12 +159,17 @@ fn escape_clears_then_quits_and_ctrl_c_quits() {
 fn resume_touches_then_exits_and_refuses_damaged() {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Resume);
-    assert!(matches!(&effects[..], [Effect::Resume { record }] if record.id == "a"));
+    assert!(
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record }), .. }] if record.id == "a")
+    );
     update(
         &mut m,
-        Msg::Resumed {
-            result: Ok(record("a", 0.0)),
-        },
+        Msg::reply(
+            UNCHECKED,
+            ListReply::Resumed {
+                result: Ok(Box::new(record("a", 0.0))),
+            },
+        ),
     );
     assert!(matches!(&m.exit, Some(Exit::Resume(r)) if r.id == "a"));
 
@@ -195,26 +220,37 @@ fn refresh_keeps_the_selection() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
     let effects = act(&mut m, Action::Refresh);
-    let [Effect::ResetSearch, Effect::Scan { req }] = effects[..] else {
+    let [
+        Effect::Matcher(MatcherJob::Reset),
+        Effect::Store {
+            req,
+            op: StoreOp::List(ListOp::Scan),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     assert_eq!(req, m.list.waiting.scan);
     update(
         &mut m,
-        Msg::SessionsBatch {
+        Msg::reply(
             req,
-            records: vec![record("a", 1.0), record("b", 2.0)],
-        },
+            ListReply::SessionsBatch {
+                records: vec![record("a", 1.0), record("b", 2.0)],
+            },
+        ),
     );
     let req = m.list.waiting.filter;
     update(
         &mut m,
-        Msg::Filtered {
+        Msg::reply(
             req,
-            query: String::new(),
-            rows: vec![0, 1],
-            complete: true,
-        },
+            ListReply::Filtered {
+                query: String::new(),
+                rows: vec![0, 1],
+                complete: true,
+            },
+        ),
     );
     assert_eq!(m.list.selected_row().unwrap().record.id, "b");
     update(&mut m, Msg::Resize(100, 40));
@@ -230,18 +266,20 @@ fn a_new_sort_shows_its_top() {
     act(&mut m, Action::Down);
     assert_eq!(m.list.selected, 2);
     let effects = act(&mut m, Action::CycleSort);
-    let [Effect::Filter { req, .. }] = effects[..] else {
+    let [Effect::Matcher(MatcherJob::Query { req, .. })] = effects[..] else {
         panic!("{effects:?}")
     };
     // The session selected (row 2) is second in the new order.
     update(
         &mut m,
-        Msg::Filtered {
+        Msg::reply(
             req,
-            query: String::new(),
-            rows: vec![0, 2, 1],
-            complete: true,
-        },
+            ListReply::Filtered {
+                query: String::new(),
+                rows: vec![0, 2, 1],
+                complete: true,
+            },
+        ),
     );
     assert_eq!(
         m.list.selected, 0,

@@ -16,15 +16,22 @@ mod viewer;
 
 pub(super) use super::*;
 pub(super) use crate::store::{
-    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, EditIndex, Encoding, Fingerprint,
+    Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, EditFacts, Encoding, Fingerprint,
     PurgePolicy, PurgeProgress, PurgeReport, Relation, SessionRecord, SessionStats, StoreKind,
     TrimRequest,
 };
+pub(super) use crate::tui::finder::FindJob;
 pub(super) use crate::tui::keymap;
+pub(super) use crate::tui::matcher::MatcherJob;
 pub(super) use crate::tui::model::{
     ConfirmAction, Exit, InputPurpose, Loaded, Preview, Screen, Settings, TrimKind, Viewer,
     ViewerMode,
 };
+pub(super) use crate::tui::ops::{
+    DeleteCheck, ErrorKind, ListOp, ListReply, PurgeOp, PurgeReply, StoreOp, UiError, ViewerOp,
+    ViewerReply,
+};
+pub(super) use crate::tui::searcher::SearchJob;
 pub(super) use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub(super) use serde_json::json;
 pub(super) use std::path::{Path, PathBuf};
@@ -32,6 +39,10 @@ pub(super) use std::sync::Arc;
 pub(super) use tui_input::InputRequest;
 
 pub(super) const NOW: f64 = 1_800_000_000.0;
+
+/// The tag of a reply the screen does not check (the index's progress, a
+/// new session): any tag is answered.
+pub(super) const UNCHECKED: u64 = 0;
 
 pub(super) fn settings(loki: bool) -> Settings {
     let store_kind = if loki {
@@ -71,39 +82,55 @@ pub(super) fn listed(loki: bool) -> Model {
     let mut m = Model::new(settings(loki), NOW);
     let effects = init(&mut m);
     let [
-        Effect::ResetSearch,
-        Effect::Scan { req: scan },
-        Effect::LoadIndexStats,
-        Effect::UpdateIndex,
+        Effect::Matcher(MatcherJob::Reset),
+        Effect::Store {
+            req: scan,
+            op: StoreOp::List(ListOp::Scan),
+        },
+        Effect::Store {
+            op: StoreOp::List(ListOp::LoadIndexStats),
+            ..
+        },
+        Effect::Store {
+            op: StoreOp::List(ListOp::UpdateIndex),
+            ..
+        },
     ] = effects[..]
     else {
         panic!("{effects:?}")
     };
     let records = vec![record("a", 1.0), record("b", 2.0), record("c", 40.0)];
-    let effects = update(&mut m, Msg::SessionsBatch { req: scan, records });
+    let effects = update(
+        &mut m,
+        Msg::reply(scan, ListReply::SessionsBatch { records }),
+    );
     let [
-        Effect::IndexForSearch { .. },
-        Effect::Filter { req: filter, .. },
+        Effect::Matcher(MatcherJob::Add(..)),
+        Effect::Matcher(MatcherJob::Query { req: filter, .. }),
     ] = effects[..]
     else {
         panic!("{effects:?}")
     };
     update(
         &mut m,
-        Msg::ScanDone {
-            req: scan,
-            folder: "/store/users/u/session".into(),
-            error: None,
-        },
+        Msg::reply(
+            scan,
+            ListReply::ScanDone {
+                folder: "/store/users/u/session".into(),
+                error: None,
+            },
+        ),
     );
     update(
         &mut m,
-        Msg::Filtered {
-            req: filter,
-            query: String::new(),
-            rows: vec![0, 1, 2],
-            complete: true,
-        },
+        Msg::reply(
+            filter,
+            ListReply::Filtered {
+                query: String::new(),
+                rows: vec![0, 1, 2],
+                complete: true,
+            },
+        ),
     );
     m
 }
@@ -144,8 +171,8 @@ pub(super) fn opened(n: usize) -> (Model, Vec<Effect>) {
     opened_on(context(n))
 }
 
-/// Session a opened on `ctx`, its edit index read (as the worker answers
-/// the load's `ReadEditIndex`), nothing counted yet; returns the effects of
+/// Session a opened on `ctx`, its edit facts read (as the worker answers
+/// the load's `ReadEditFacts`), nothing counted yet; returns the effects of
 /// the load but that one.
 pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
     opened_with(ctx, false)
@@ -155,12 +182,18 @@ pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
 pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Open);
-    let [Effect::LoadConversation { req, .. }] = effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
+        },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     assert!(matches!(m.screen, Screen::Viewer(_)));
     let loaded = Loaded {
-        index: None,
+        facts: None,
         context: Arc::new(ctx),
         agent_owned,
         usage: None,
@@ -168,20 +201,32 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
     };
     let mut effects = update(
         &mut m,
-        Msg::ConversationLoaded {
-            req,
-            result: Ok(loaded),
-        },
+        Msg::reply(req, ViewerReply::ConversationLoaded { result: Ok(loaded) }),
     );
     let at = effects
         .iter()
-        .position(|e| matches!(e, Effect::ReadEditIndex { .. }))
-        .expect("the load asks for the edit index");
-    let Effect::ReadEditIndex { req, context } = effects.remove(at) else {
+        .position(|e| {
+            matches!(
+                e,
+                Effect::Store {
+                    op: StoreOp::Viewer(ViewerOp::ReadEditFacts { .. }),
+                    ..
+                }
+            )
+        })
+        .expect("the load asks for the edit facts");
+    let Effect::Store {
+        req,
+        op: StoreOp::Viewer(ViewerOp::ReadEditFacts { context }),
+    } = effects.remove(at)
+    else {
         unreachable!()
     };
-    let index = Arc::new(EditIndex::new(&context));
-    effects.extend(update(&mut m, Msg::EditIndexRead { req, index }));
+    let facts = Arc::new(EditFacts::new(&context));
+    effects.extend(update(
+        &mut m,
+        Msg::reply(req, ViewerReply::EditFactsRead { facts }),
+    ));
     (m, effects)
 }
 
@@ -191,20 +236,18 @@ pub(super) fn viewing(n: usize) -> Model {
     let req = viewer_req(&m);
     assert!(matches!(
         effects.as_slice(),
-        [Effect::CountTokens {
-            req: r,
-            encoding: Encoding::Cl100kBase,
-            ..
-        }] if *r == req
+        [Effect::Store { req: r, op: StoreOp::Viewer(ViewerOp::CountTokens { encoding: Encoding::Cl100kBase, .. }) }] if *r == req
     ));
     update(
         &mut m,
-        Msg::Counted {
+        Msg::reply(
             req,
-            encoding: Encoding::Cl100kBase,
-            start: 0,
-            counts: vec![10; n + 1],
-        },
+            ViewerReply::Counted {
+                encoding: Encoding::Cl100kBase,
+                start: 0,
+                counts: vec![10; n + 1],
+            },
+        ),
     );
     m
 }

@@ -7,7 +7,13 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
     let mut m = listed(true);
     let effects = act(&mut m, Action::PurgePreview);
     assert!(matches!(m.screen, Screen::Purge(_)));
-    let [Effect::GatherPurge { req }] = &effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Purge(PurgeOp::Gather),
+        },
+    ] = &effects[..]
+    else {
         panic!()
     };
     let req = *req;
@@ -18,10 +24,12 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
     ];
     update(
         &mut m,
-        Msg::PurgeGathered {
+        Msg::reply(
             req,
-            result: Ok(Arc::new(candidates)),
-        },
+            PurgeReply::Gathered {
+                result: Ok(Arc::new(candidates)),
+            },
+        ),
     );
     assert_eq!(
         m.purge().unwrap().plan.as_ref().unwrap().removals().count(),
@@ -57,21 +65,29 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
         "other keys leave the question open"
     );
     let effects = act(&mut m, Action::Yes);
-    let [Effect::ApplyPurge { req, plan }] = &effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Purge(PurgeOp::Apply { plan }),
+        },
+    ] = &effects[..]
+    else {
         panic!()
     };
     assert_eq!(plan.removals().count(), 2);
     let req = *req;
     update(
         &mut m,
-        Msg::PurgeProgress {
+        Msg::reply(
             req,
-            progress: PurgeProgress {
-                done: 1,
-                total: 2,
-                id: "b".into(),
+            PurgeReply::Progress {
+                progress: PurgeProgress {
+                    done: 1,
+                    total: 2,
+                    id: "b".into(),
+                },
             },
-        },
+        ),
     );
     assert_eq!(m.purge().unwrap().applying, Some((1, 2)));
     assert!(
@@ -85,17 +101,22 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
     };
     let effects = update(
         &mut m,
-        Msg::PurgeDone {
-            req,
-            result: Ok(report),
-        },
+        Msg::reply(req, PurgeReply::Done { result: Ok(report) }),
     );
-    assert!(effects.iter().any(|e| matches!(e, Effect::Scan { .. })));
-    assert!(
-        effects
-            .iter()
-            .any(|e| matches!(e, Effect::GatherPurge { .. }))
-    );
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::List(ListOp::Scan),
+            ..
+        }
+    )));
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Purge(PurgeOp::Gather),
+            ..
+        }
+    )));
     assert!(
         m.app
             .status
@@ -112,13 +133,30 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
 fn delete_asks_then_deletes_one_session() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
-    act(&mut m, Action::Delete);
+    let checked = |m: &mut Model| {
+        let effects = act(m, Action::Delete);
+        let [Effect::Store { req, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        let check = DeleteCheck {
+            bytes: 784,
+            damage: None,
+        };
+        let reply = ListReply::DeleteChecked {
+            id: "b".into(),
+            result: Ok(check),
+        };
+        update(m, Msg::reply(*req, reply));
+    };
+    checked(&mut m);
     assert!(
         matches!(&m.app.overlay, Some(Overlay::Confirm(c)) if c.action == ConfirmAction::Delete { id: "b".into(), damaged: false })
     );
     act(&mut m, Action::No);
     assert_eq!(m.app.overlay, None);
-    act(&mut m, Action::Delete);
+    checked(&mut m);
     let effects = act(&mut m, Action::Yes);
-    assert!(matches!(&effects[..], [Effect::DeleteSession { record, .. }] if record.id == "b"));
+    assert!(
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::DeleteSession { record, .. }), .. }] if record.id == "b")
+    );
 }

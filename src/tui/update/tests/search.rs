@@ -29,7 +29,7 @@ fn searching() -> Model {
     assert!(
         effects
             .iter()
-            .all(|e| !matches!(e, Effect::SearchMessages { .. })),
+            .all(|e| !matches!(e, Effect::Search(SearchJob { .. }))),
         "no query yet"
     );
     assert_eq!(m.list.mode, ListMode::Messages);
@@ -38,11 +38,11 @@ fn searching() -> Model {
     for c in "token".chars() {
         let effects = update(&mut m, Msg::Type(c));
         let [
-            Effect::SearchMessages {
+            Effect::Search(SearchJob {
                 req: r,
                 query,
                 sessions,
-            },
+            }),
         ] = &effects[..]
         else {
             panic!("{effects:?}")
@@ -54,11 +54,13 @@ fn searching() -> Model {
     // A late answer to an older query is dropped.
     update(
         &mut m,
-        Msg::MessageHits {
-            req: req - 1,
-            query: "toke".into(),
-            result: Ok(SearchOutcome::default()),
-        },
+        Msg::reply(
+            req - 1,
+            ListReply::MessageHits {
+                query: "toke".into(),
+                result: Ok(SearchOutcome::default()),
+            },
+        ),
     );
     assert!(!m.list.hits.answered);
     let outcome = SearchOutcome {
@@ -70,16 +72,18 @@ fn searching() -> Model {
     };
     let effects = update(
         &mut m,
-        Msg::MessageHits {
+        Msg::reply(
             req,
-            query: "token".into(),
-            result: Ok(outcome),
-        },
+            ListReply::MessageHits {
+                query: "token".into(),
+                result: Ok(outcome),
+            },
+        ),
     );
     assert!(
         effects
             .iter()
-            .any(|e| matches!(e, Effect::LoadPreview { record, .. } if record.id == "b")),
+            .any(|e| matches!(e, Effect::Store { op: StoreOp::List(ListOp::LoadPreview { record, .. }), .. } if record.id == "b")),
         "the preview follows the selected hit: {effects:?}"
     );
     m
@@ -92,19 +96,27 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
     act(&mut m, Action::Down);
     assert_eq!(m.list.selected_hit().unwrap().session_id, "a");
     let effects = act(&mut m, Action::Resume);
-    assert!(matches!(&effects[..], [Effect::Resume { record }] if record.id == "a"));
+    assert!(
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record }), .. }] if record.id == "a")
+    );
     let effects = act(&mut m, Action::Open);
     let Some(viewer) = m.viewer() else {
         panic!("the viewer opened")
     };
     assert_eq!(viewer.goto, Some(("m1".to_string(), "token".to_string())));
-    let [Effect::LoadConversation { req, record }] = &effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::LoadConversation { record }),
+        },
+    ] = &effects[..]
+    else {
         panic!("{effects:?}")
     };
     assert_eq!(record.id, "a");
     let ctx = context(5);
     let loaded = Loaded {
-        index: None,
+        facts: None,
         context: Arc::new(ctx),
         agent_owned: false,
         usage: None,
@@ -112,10 +124,7 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
     };
     update(
         &mut m,
-        Msg::ConversationLoaded {
-            req: *req,
-            result: Ok(loaded),
-        },
+        Msg::reply(*req, ViewerReply::ConversationLoaded { result: Ok(loaded) }),
     );
     let viewer = m.viewer().unwrap();
     assert_eq!(
@@ -131,28 +140,29 @@ fn the_query_stays_when_switching_and_a_bad_query_says_why() {
     let effects = act(&mut m, Action::ToggleSearchMode);
     assert_eq!(m.list.mode, ListMode::Sessions);
     assert!(
-        effects
-            .iter()
-            .any(|e| matches!(e, Effect::Filter { query, .. } if query == "token")),
+        effects.iter().any(
+            |e| matches!(e, Effect::Matcher(MatcherJob::Query { query, .. }) if query == "token")
+        ),
         "the same words now search names"
     );
     act(&mut m, Action::ToggleSearchMode);
     let req = m.list.waiting.search;
     update(
         &mut m,
-        Msg::MessageHits {
+        Msg::reply(
             req,
-            query: "role:x".into(),
-            result: Err("unknown role \"x\"".into()),
-        },
+            ListReply::MessageHits {
+                query: "role:x".into(),
+                result: Err(UiError::new(ErrorKind::Refused, "unknown role \"x\"")),
+            },
+        ),
     );
     assert!(
         m.list
             .hits
             .error
-            .as_deref()
-            .unwrap()
-            .contains("unknown role")
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Refused && e.text.contains("unknown role"))
     );
     assert!(m.list.selected_row().is_none(), "no hit, no session");
 }
@@ -160,16 +170,28 @@ fn the_query_stays_when_switching_and_a_bad_query_says_why() {
 #[test]
 fn the_index_fills_every_row_and_the_list_sorts_by_it() {
     let mut m = listed(true);
-    update(&mut m, Msg::IndexProgress { done: 1, total: 3 });
+    update(
+        &mut m,
+        Msg::reply(UNCHECKED, ListReply::IndexProgress { done: 1, total: 3 }),
+    );
     assert_eq!(m.list.index, IndexState::Updating { done: 1, total: 3 });
     let effects = update(
         &mut m,
-        Msg::IndexUpdated {
-            result: Ok(UpdateReport::default()),
-        },
+        Msg::reply(
+            UNCHECKED,
+            ListReply::IndexUpdated {
+                result: Ok(UpdateReport::default()),
+            },
+        ),
     );
     assert_eq!(m.list.index, IndexState::Ready);
-    assert!(matches!(&effects[..], [Effect::LoadIndexStats]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::List(ListOp::LoadIndexStats),
+            ..
+        }]
+    ));
     let stats: HashMap<String, IndexedStats> = ["a", "b", "c"]
         .iter()
         .enumerate()
@@ -183,7 +205,10 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
             (id.to_string(), s)
         })
         .collect();
-    let effects = update(&mut m, Msg::IndexStats { stats });
+    let effects = update(
+        &mut m,
+        Msg::reply(UNCHECKED, ListReply::IndexStats { stats }),
+    );
     assert!(
         m.list.rows.iter().all(|r| r.stats.is_some()),
         "every row, not only those near the cursor"
@@ -191,16 +216,16 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
     assert!(
         effects
             .iter()
-            .any(|e| matches!(e, Effect::SortFacts { rows } if rows.len() == 3))
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Facts(rows)) if rows.len() == 3))
     );
     let effects = act(&mut m, Action::CycleSort);
     assert_eq!(m.list.sort, SortKey::Created);
     assert!(matches!(
         &effects[..],
-        [Effect::Filter {
+        [Effect::Matcher(MatcherJob::Query {
             sort: SortKey::Created,
             ..
-        }]
+        })]
     ));
     act(&mut m, Action::CycleSort);
     assert_eq!(m.list.sort, SortKey::Size);
@@ -215,11 +240,17 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
     // A failed update is kept, and searching goes on with what is indexed.
     update(
         &mut m,
-        Msg::IndexUpdated {
-            result: Err("disk full".into()),
-        },
+        Msg::reply(
+            UNCHECKED,
+            ListReply::IndexUpdated {
+                result: Err(UiError::new(ErrorKind::Failed, "disk full")),
+            },
+        ),
     );
-    assert_eq!(m.list.index, IndexState::Failed("disk full".into()));
+    assert_eq!(
+        m.list.index,
+        IndexState::Failed(UiError::new(ErrorKind::Failed, "disk full"))
+    );
 }
 
 /// Stats for a big store fill the rows a slice per turn (keys are answered
@@ -231,7 +262,10 @@ fn index_stats_fill_big_lists_in_slices() {
     let n = 12_000;
     let records: Vec<SessionRecord> = (0..n).map(|i| record(&format!("r{i}"), 3.0)).collect();
     let scan = m.list.waiting.scan;
-    update(&mut m, Msg::SessionsBatch { req: scan, records });
+    update(
+        &mut m,
+        Msg::reply(scan, ListReply::SessionsBatch { records }),
+    );
     let stats: HashMap<String, IndexedStats> = (0..n)
         .map(|i| {
             (
@@ -245,9 +279,12 @@ fn index_stats_fill_big_lists_in_slices() {
         .collect();
     let first = update(
         &mut m,
-        Msg::IndexStats {
-            stats: stats.clone(),
-        },
+        Msg::reply(
+            UNCHECKED,
+            ListReply::IndexStats {
+                stats: stats.clone(),
+            },
+        ),
     );
     let next = |effects: &[Effect]| {
         effects.iter().find_map(|e| match e {
@@ -259,7 +296,10 @@ fn index_stats_fill_big_lists_in_slices() {
     let filled = |m: &Model| m.list.rows.iter().filter(|r| r.stats.is_some()).count();
     assert!(filled(&m) < n, "not every row in one turn");
     // The stats again (the index was updated): a slice of the old ones stops.
-    let again = update(&mut m, Msg::IndexStats { stats });
+    let again = update(
+        &mut m,
+        Msg::reply(UNCHECKED, ListReply::IndexStats { stats }),
+    );
     assert!(
         again
             .iter()
@@ -276,7 +316,9 @@ fn index_stats_fill_big_lists_in_slices() {
     assert!(turns >= 3, "{turns} turns");
     assert_eq!(filled(&m), n, "every row the index knows");
     assert!(
-        effects.iter().any(|e| matches!(e, Effect::Filter { .. })),
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Query { .. }))),
         "ranked again once filled: {effects:?}"
     );
 }

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::tui::model::TranscriptView;
-use crate::tui::transcript::{Hit, Tools};
+use crate::tui::transcript::{TextMatch, Tools};
 
 /// The transcript open on `viewing(n)`: each message is a header, its line
 /// and a blank row (three rows); the screen has 20 rows of text.
@@ -144,7 +144,13 @@ fn the_selection_is_shared_with_the_table() {
     // Counts work from either: the encoding switches in the transcript too.
     act(&mut m, Action::ToggleTranscript);
     let effects = act(&mut m, Action::ToggleEncoding);
-    assert!(matches!(&effects[..], [Effect::CountTokens { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::CountTokens { .. }),
+            ..
+        }]
+    ));
     assert!(m.viewer().unwrap().transcript().is_some());
 }
 
@@ -276,9 +282,9 @@ fn search(m: &mut Model, text: &str) -> u64 {
     }
     match &effects[..] {
         [
-            Effect::FindInTranscript {
+            Effect::Find(FindJob {
                 req, query, from, ..
-            },
+            }),
         ] => {
             assert_eq!(query, text);
             assert_eq!(*from, selected(m));
@@ -288,15 +294,17 @@ fn search(m: &mut Model, text: &str) -> u64 {
     }
 }
 
-fn found(m: &mut Model, req: u64, hits: Vec<Hit>, complete: bool) {
+fn found(m: &mut Model, req: u64, hits: Vec<TextMatch>, complete: bool) {
     update(
         m,
-        Msg::TranscriptFound {
+        Msg::reply(
             req,
-            hits: Arc::new(hits),
-            complete,
-            more: false,
-        },
+            ViewerReply::TranscriptFound {
+                hits: Arc::new(hits),
+                complete,
+                more: false,
+            },
+        ),
     );
 }
 
@@ -317,13 +325,13 @@ fn a_match_in_a_folded_part_unfolds_it_and_comes_on_screen() {
         })
         .sum::<usize>()
         + 4;
-    let in_log = Hit {
+    let in_log = TextMatch {
         message: 2,
         part: 0,
         start,
         end: start + 6,
     };
-    let in_thinking = Hit {
+    let in_thinking = TextMatch {
         message: 5,
         part: 0,
         start: 2,
@@ -367,7 +375,7 @@ fn a_match_in_a_folded_part_unfolds_it_and_comes_on_screen() {
     let effects = act(&mut m, Action::ToggleRaw);
     assert!(matches!(
         &effects[..],
-        [Effect::FindInTranscript { raw: true, .. }]
+        [Effect::Find(FindJob { raw: true, .. })]
     ));
     // Esc while typing drops the search.
     act(&mut m, Action::Find);

@@ -8,12 +8,14 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     let req = viewer_req(&m);
     update(
         &mut m,
-        Msg::Counted {
+        Msg::reply(
             req,
-            encoding: Encoding::Cl100kBase,
-            start: 2,
-            counts: vec![7, 8],
-        },
+            ViewerReply::Counted {
+                encoding: Encoding::Cl100kBase,
+                start: 2,
+                counts: vec![7, 8],
+            },
+        ),
     );
     let v = m.viewer().unwrap();
     assert_eq!(
@@ -23,12 +25,14 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     assert_eq!(v.selected, 3, "opens at the newest message");
     update(
         &mut m,
-        Msg::Counted {
-            req: req - 1,
-            encoding: Encoding::Cl100kBase,
-            start: 0,
-            counts: vec![1, 1],
-        },
+        Msg::reply(
+            req - 1,
+            ViewerReply::Counted {
+                encoding: Encoding::Cl100kBase,
+                start: 0,
+                counts: vec![1, 1],
+            },
+        ),
     );
     assert_eq!(
         m.viewer().unwrap().counts[&Encoding::Cl100kBase][0],
@@ -38,8 +42,11 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     let effects = act(&mut m, Action::ToggleEncoding);
     assert!(matches!(
         &effects[..],
-        [Effect::CountTokens {
-            encoding: Encoding::O200kBase,
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::CountTokens {
+                encoding: Encoding::O200kBase,
+                ..
+            }),
             ..
         }]
     ));
@@ -52,11 +59,13 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     let effects = act(&mut m, Action::Back);
     assert!(matches!(m.screen, Screen::List));
     assert!(m.viewer().is_none());
-    assert!(
-        effects
-            .iter()
-            .all(|e| !matches!(e, Effect::LoadConversation { .. }))
-    );
+    assert!(effects.iter().all(|e| !matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
+            ..
+        }
+    )));
 }
 
 #[test]
@@ -66,14 +75,16 @@ fn a_failed_load_is_shown() {
     let req = viewer_req(&m);
     update(
         &mut m,
-        Msg::ConversationLoaded {
+        Msg::reply(
             req,
-            result: Err("cannot parse x.json".into()),
-        },
+            ViewerReply::ConversationLoaded {
+                result: Err(UiError::new(ErrorKind::Damaged, "cannot parse x.json")),
+            },
+        ),
     );
     assert_eq!(
-        m.viewer().unwrap().error.as_deref(),
-        Some("cannot parse x.json")
+        m.viewer().unwrap().error,
+        Some(UiError::new(ErrorKind::Damaged, "cannot parse x.json"))
     );
 }
 
@@ -108,11 +119,12 @@ fn trim_keep_last_previews_adjusts_and_applies() {
     update(&mut m, Msg::Type('6'));
     let effects = act(&mut m, Action::Confirm);
     let [
-        Effect::ApplyTrim {
+        Effect::Store {
             req,
-            request,
-            expected,
-            ..
+            op:
+                StoreOp::Viewer(ViewerOp::ApplyTrim {
+                    request, expected, ..
+                }),
         },
     ] = &effects[..]
     else {
@@ -131,12 +143,20 @@ fn trim_keep_last_previews_adjusts_and_applies() {
     );
     let effects = update(
         &mut m,
-        Msg::Trimmed {
+        Msg::reply(
             req,
-            result: Ok(Some("child".into())),
-        },
+            ViewerReply::Trimmed {
+                result: Ok(Some("child".into())),
+            },
+        ),
     );
-    assert!(matches!(&effects[..], [Effect::LoadConversation { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
+            ..
+        }]
+    ));
     assert!(m.viewer().unwrap().trim().is_none());
 }
 
@@ -177,16 +197,27 @@ fn trim_budget_cancel_and_refusal() {
     // A refusal from the store (the session changed) is shown and the trim stays.
     act(&mut m, Action::TrimKeepLast);
     let effects = act(&mut m, Action::Confirm);
-    let [Effect::ApplyTrim { req, .. }] = &effects[..] else {
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::Viewer(ViewerOp::ApplyTrim { .. }),
+        },
+    ] = &effects[..]
+    else {
         panic!()
     };
     let req = *req;
     update(
         &mut m,
-        Msg::Trimmed {
+        Msg::reply(
             req,
-            result: Err("changed since the preview".into()),
-        },
+            ViewerReply::Trimmed {
+                result: Err(UiError::new(
+                    ErrorKind::Refused,
+                    "changed since the preview",
+                )),
+            },
+        ),
     );
     assert!(m.app.status.as_ref().unwrap().is_error);
     assert!(!m.viewer().unwrap().trim().unwrap().applying);
@@ -201,12 +232,14 @@ fn trim_waits_for_counts() {
     let req = viewer_req(&m);
     update(
         &mut m,
-        Msg::Counted {
+        Msg::reply(
             req,
-            encoding: Encoding::Cl100kBase,
-            start: 0,
-            counts: vec![1; 6],
-        },
+            ViewerReply::Counted {
+                encoding: Encoding::Cl100kBase,
+                start: 0,
+                counts: vec![1; 6],
+            },
+        ),
     );
     assert!(
         m.viewer().unwrap().trim().unwrap().plan.is_some(),

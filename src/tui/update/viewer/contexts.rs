@@ -8,6 +8,7 @@ use crate::store::{ContextInfo, DeletedContext, Relation};
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, ContextsView, Overlay, Viewer, ViewerMode};
 use crate::tui::msg::Action;
+use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::{Step, move_cursor};
 
 /// Opens the list, reading it.
@@ -17,11 +18,13 @@ pub fn open(viewer: &mut Viewer, app: &mut App) -> Step {
         waiting: req,
         ..ContextsView::default()
     });
-    Step::effect(Effect::ListContexts {
+    Step::effect(Effect::store(
         req,
-        record: viewer.record.clone(),
-        encoding: None,
-    })
+        ViewerOp::ListContexts {
+            record: viewer.record.clone(),
+            encoding: None,
+        },
+    ))
 }
 
 /// The store listed the contexts: the cursor stays on the context it was
@@ -32,7 +35,7 @@ pub fn on_listed(
     app: &mut App,
     req: u64,
     counted: bool,
-    result: Result<Vec<ContextInfo>, String>,
+    result: Result<Vec<ContextInfo>, UiError>,
 ) -> Step {
     let record = viewer.record.clone();
     let ViewerMode::Contexts(view) = &mut viewer.mode else {
@@ -83,11 +86,13 @@ pub fn on_listed(
         return Step::none();
     }
     view.waiting = app.request();
-    Step::effect(Effect::ListContexts {
-        req: view.waiting,
-        record,
-        encoding: Some(app.settings.encoding),
-    })
+    Step::effect(Effect::store(
+        view.waiting,
+        ViewerOp::ListContexts {
+            record,
+            encoding: Some(app.settings.encoding),
+        },
+    ))
 }
 
 /// Keys in the list of contexts.
@@ -125,11 +130,13 @@ fn switch(viewer: &mut Viewer, app: &mut App) -> Step {
     }
     let context_id = chosen.id.clone();
     viewer.waiting = app.request();
-    Step::effect(Effect::SwitchContext {
-        req: viewer.waiting,
-        record: viewer.record.clone(),
-        context_id,
-    })
+    Step::effect(Effect::store(
+        viewer.waiting,
+        ViewerOp::SwitchContext {
+            record: viewer.record.clone(),
+            context_id,
+        },
+    ))
 }
 
 /// Asks the store whether the chosen context may be deleted.
@@ -143,11 +150,10 @@ fn ask_store(viewer: &mut Viewer, app: &mut App) -> Step {
     };
     let context_id = chosen.id.clone();
     view.waiting = app.request();
-    Step::effect(Effect::CheckDeleteContext {
-        req: view.waiting,
-        record,
-        context_id,
-    })
+    Step::effect(Effect::store(
+        view.waiting,
+        ViewerOp::CheckDeleteContext { record, context_id },
+    ))
 }
 
 /// The store's answer: the question, or why not.
@@ -156,7 +162,7 @@ pub fn on_checked(
     app: &mut App,
     req: u64,
     context_id: &str,
-    result: Result<(), String>,
+    result: Result<(), UiError>,
 ) -> Step {
     let Some(view) = viewer.contexts().filter(|v| v.waiting == req) else {
         return Step::none();
@@ -208,11 +214,13 @@ pub fn on_delete_confirmed(viewer: &mut Viewer, app: &mut App, id: &str) -> Step
         return Step::none();
     };
     view.waiting = app.request();
-    Step::effect(Effect::DeleteContext {
-        req: view.waiting,
-        record,
-        context_id: id.to_string(),
-    })
+    Step::effect(Effect::store(
+        view.waiting,
+        ViewerOp::DeleteContext {
+            record,
+            context_id: id.to_string(),
+        },
+    ))
 }
 
 /// The deletion is done (or was refused): say so and list again.
@@ -220,7 +228,7 @@ pub fn on_deleted(
     viewer: &mut Viewer,
     app: &mut App,
     req: u64,
-    result: Result<DeletedContext, String>,
+    result: Result<DeletedContext, UiError>,
 ) -> Step {
     let record = viewer.record.clone();
     let ViewerMode::Contexts(view) = &mut viewer.mode else {
@@ -238,9 +246,11 @@ pub fn on_deleted(
         Err(e) => app.complain(format!("not deleted: {e}")),
     }
     view.waiting = app.request();
-    Step::effect(Effect::ListContexts {
-        req: view.waiting,
-        record,
-        encoding: None,
-    })
+    Step::effect(Effect::store(
+        view.waiting,
+        ViewerOp::ListContexts {
+            record,
+            encoding: None,
+        },
+    ))
 }

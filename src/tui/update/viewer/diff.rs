@@ -6,6 +6,7 @@ use crate::store::ContextDiff;
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, ContextsView, DiffView, Viewer, ViewerMode, body_len};
 use crate::tui::msg::Action;
+use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::{Step, move_cursor};
 
 /// Compares the chosen context with its parent.
@@ -25,16 +26,18 @@ pub fn open(viewer: &mut Viewer, app: &mut App) -> Step {
         scroll: 0,
         waiting: req,
     });
-    Step::effect(Effect::DiffContext {
+    Step::effect(Effect::store(
         req,
-        record,
-        context_id,
-        encoding: app.settings.encoding,
-    })
+        ViewerOp::DiffContext {
+            record,
+            context_id,
+            encoding: app.settings.encoding,
+        },
+    ))
 }
 
 /// The comparison arrived (kept if it is still the one asked for).
-pub fn on_diffed(viewer: &mut Viewer, req: u64, result: Result<ContextDiff, String>) {
+pub fn on_diffed(viewer: &mut Viewer, req: u64, result: Result<ContextDiff, UiError>) {
     if let Some(diff) = viewer
         .contexts_mut()
         .and_then(|view| view.diff.as_mut())

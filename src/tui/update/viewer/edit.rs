@@ -2,7 +2,7 @@
 //! halves of their tool pairs go with them); switched to clearing, marks
 //! pick tool results to replace with placeholders, or a clear takes every
 //! result over a size or older than some turns. Each change re-plans at
-//! once on the counts and the edit index the viewer holds (pure, well
+//! once on the counts and the edit facts the viewer holds (pure, well
 //! under a millisecond); only Enter writes, forking as a trim does.
 
 use super::sizes;
@@ -11,13 +11,14 @@ mod apply;
 
 use crate::humanize;
 use crate::store::{
-    ClearedCounts, Context, EditIndex, Special, TokenKind, check_fork, plan_clear, plan_clear_at,
+    ClearedCounts, Context, EditFacts, Special, TokenKind, check_fork, plan_clear, plan_clear_at,
     plan_drop_at,
 };
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, ClearBy, EditKind, EditState, Viewer, ViewerMode};
 use crate::tui::msg::Action;
+use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::Step;
 pub use apply::{apply, on_edited};
 
@@ -34,7 +35,7 @@ pub fn begin(viewer: &mut Viewer, app: &mut App, kind: EditKind) -> Vec<Effect> 
         app.complain(e.to_string());
         return Vec::new();
     }
-    if loaded.index.is_none() {
+    if loaded.facts.is_none() {
         app.say("still reading the context; try again in a moment");
         return Vec::new();
     }
@@ -170,7 +171,7 @@ pub fn mark(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     if viewer.edit().is_none() {
         effects = begin(viewer, app, EditKind::Drop);
     }
-    let Some(index) = index_of(viewer) else {
+    let Some(facts) = facts_of(viewer) else {
         return effects;
     };
     let selected = viewer.selected;
@@ -185,7 +186,7 @@ pub fn mark(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     if state.marks_mut().remove(&selected) {
         state.last_mark = None;
     } else {
-        if let Err(why) = markable(&index, state.kind, selected) {
+        if let Err(why) = markable(&facts, state.kind, selected) {
             app.complain(why);
             return effects;
         }
@@ -204,7 +205,7 @@ pub fn mark_range(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     if viewer.edit().is_none() {
         effects = begin(viewer, app, EditKind::Drop);
     }
-    let Some(index) = index_of(viewer) else {
+    let Some(facts) = facts_of(viewer) else {
         return effects;
     };
     let Some(last) = viewer.edit().map(|e| e.last_mark) else {
@@ -224,7 +225,7 @@ pub fn mark_range(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     }
     let (mut marked, mut refused) = (0u64, Vec::new());
     for i in messages {
-        match markable(&index, state.kind, i) {
+        match markable(&facts, state.kind, i) {
             Ok(()) => marked += u64::from(state.marks_mut().insert(i)),
             Err(why) => refused.push(why),
         }
@@ -259,9 +260,9 @@ fn verb(kind: EditKind) -> &'static str {
 }
 
 /// Why message `i` cannot be marked for an edit of `kind`, if it cannot.
-fn markable(index: &EditIndex, kind: EditKind, i: usize) -> Result<(), String> {
+fn markable(facts: &EditFacts, kind: EditKind, i: usize) -> Result<(), String> {
     let n = humanize::message_number(i);
-    let what = match index.special(i) {
+    let what = match facts.special(i) {
         Some(Special::SystemPrompt) => Some("the system prompt"),
         Some(Special::ToolDefinitions) => Some("the tool definitions"),
         None => None,
@@ -272,10 +273,10 @@ fn markable(index: &EditIndex, kind: EditKind, i: usize) -> Result<(), String> {
             verb(kind)
         ));
     }
-    if kind == EditKind::Drop || !index.clearable(i).is_empty() {
+    if kind == EditKind::Drop || !facts.clearable(i).is_empty() {
         return Ok(());
     }
-    let has_results = index
+    let has_results = facts
         .shape(i)
         .parts
         .iter()
@@ -287,8 +288,8 @@ fn markable(index: &EditIndex, kind: EditKind, i: usize) -> Result<(), String> {
     })
 }
 
-fn index_of(viewer: &Viewer) -> Option<std::sync::Arc<EditIndex>> {
-    viewer.loaded.as_ref()?.index.clone()
+fn facts_of(viewer: &Viewer) -> Option<std::sync::Arc<EditFacts>> {
+    viewer.loaded.as_ref()?.facts.clone()
 }
 
 /// Plans the edit on screen again from the counts of the current
@@ -298,7 +299,7 @@ pub fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     let effects = ask_cleared(viewer, app);
     let counts = viewer.complete_counts(encoding);
     let cleared = viewer.cleared.get(&encoding).cloned();
-    let (Some(index), Some(loaded)) = (index_of(viewer), viewer.loaded.as_ref()) else {
+    let (Some(facts), Some(loaded)) = (facts_of(viewer), viewer.loaded.as_ref()) else {
         return effects;
     };
     let context = loaded.context.clone();
@@ -306,7 +307,7 @@ pub fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
         plan(
             state,
             &context,
-            &index,
+            &facts,
             counts.as_deref(),
             cleared.as_deref(),
         );
@@ -319,7 +320,7 @@ pub fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
 fn plan(
     state: &mut EditState,
     context: &Context,
-    index: &EditIndex,
+    facts: &EditFacts,
     counts: Option<&[u64]>,
     cleared: Option<&ClearedCounts>,
 ) {
@@ -330,11 +331,11 @@ fn plan(
     };
     let marks: Vec<usize> = state.marks().iter().copied().collect();
     let planned = match (state.kind, cleared, state.clear_choice()) {
-        (EditKind::Drop, _, _) => plan_drop_at(index, counts, &marks, true),
+        (EditKind::Drop, _, _) => plan_drop_at(facts, counts, &marks, true),
         (EditKind::Clear, None, _) => return,
-        (EditKind::Clear, Some(cleared), None) => plan_clear_at(index, counts, cleared, &marks),
+        (EditKind::Clear, Some(cleared), None) => plan_clear_at(facts, counts, cleared, &marks),
         (EditKind::Clear, Some(cleared), Some(choice)) => {
-            plan_clear(index, counts, cleared, &choice)
+            plan_clear(facts, counts, cleared, &choice)
         }
     };
     // Refused here, as the write would refuse it, not after Enter.
@@ -365,18 +366,20 @@ fn ask_cleared(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     let Some(loaded) = &viewer.loaded else {
         return Vec::new();
     };
-    let Some(index) = loaded.index.clone() else {
+    let Some(facts) = loaded.facts.clone() else {
         return Vec::new();
     };
     let req = app.request();
     viewer.pending.cleared = Some((req, encoding));
-    vec![Effect::CountCleared {
+    vec![Effect::store(
         req,
-        context: loaded.context.clone(),
-        index,
-        counts,
-        encoding,
-    }]
+        ViewerOp::CountCleared {
+            context: loaded.context.clone(),
+            facts,
+            counts,
+            encoding,
+        },
+    )]
 }
 
 /// The cleared counts arrived: kept for the context, and the clear planned.
@@ -385,7 +388,7 @@ pub fn on_cleared(
     app: &mut App,
     req: u64,
     encoding: crate::store::Encoding,
-    result: Result<ClearedCounts, String>,
+    result: Result<ClearedCounts, UiError>,
 ) -> Vec<Effect> {
     if viewer.pending.cleared != Some((req, encoding)) {
         return Vec::new();

@@ -6,7 +6,7 @@
 use crate::store::TranscriptFormat;
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, Input, InputPurpose, Overlay, Viewer};
-use crate::tui::msg::ExportError;
+use crate::tui::ops::{ErrorKind, UiError, ViewerOp};
 use crate::tui::update::Step;
 use std::path::{Path, PathBuf};
 
@@ -57,14 +57,16 @@ fn write(viewer: &mut Viewer, app: &mut App, path: PathBuf, force: bool) -> Step
     let req = app.request();
     viewer.pending.export = req;
     app.say(format!("writing {}…", path.display()));
-    Step::effect(Effect::Export {
+    Step::effect(Effect::store(
         req,
-        record: viewer.record.clone(),
-        context_id: loaded.context.id().to_string(),
-        path,
-        format,
-        force,
-    })
+        ViewerOp::Export {
+            record: viewer.record.clone(),
+            context_id: loaded.context.id().to_string(),
+            path,
+            format,
+            force,
+        },
+    ))
 }
 
 /// The store's answer: where it went, a question if the file exists, or
@@ -74,14 +76,14 @@ pub fn on_exported(
     app: &mut App,
     req: u64,
     path: PathBuf,
-    result: Result<PathBuf, ExportError>,
+    result: Result<PathBuf, UiError>,
 ) {
     if req != viewer.pending.export {
         return;
     }
     match result {
         Ok(written) => app.say(format!("exported the context to {}", written.display())),
-        Err(ExportError::Exists) => {
+        Err(e) if e.kind == ErrorKind::Exists => {
             let name = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
@@ -96,6 +98,6 @@ pub fn on_exported(
                 action: ConfirmAction::ReplaceExport { path },
             }));
         }
-        Err(ExportError::Failed(e)) => app.complain(format!("not exported: {e}")),
+        Err(e) => app.complain(format!("not exported: {e}")),
     }
 }

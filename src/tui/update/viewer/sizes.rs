@@ -15,9 +15,9 @@ use crate::tui::update::move_cursor;
 /// counted (a partial breakdown would read as the context's).
 pub fn refresh(viewer: &mut Viewer, app: &App) {
     let counts = viewer.complete_counts(app.settings.encoding);
-    let index = viewer.loaded.as_ref().and_then(|l| l.index.as_ref());
-    viewer.breakdown = match (&counts, index) {
-        (Some(counts), Some(index)) => Some(index.breakdown(counts)),
+    let facts = viewer.loaded.as_ref().and_then(|l| l.facts.as_ref());
+    viewer.breakdown = match (&counts, facts) {
+        (Some(counts), Some(facts)) => Some(facts.breakdown(counts)),
         _ => None,
     };
     let was_sorted = viewer.order.is_some();

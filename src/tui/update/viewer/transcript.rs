@@ -6,9 +6,11 @@
 
 use crate::store::Context;
 use crate::tui::effect::Effect;
+use crate::tui::finder::FindJob;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, FIND_LIMIT, TextField, TranscriptFind, TranscriptView};
 use crate::tui::msg::Action;
-use crate::tui::transcript::{self, Hit, Laid, Tools};
+use crate::tui::transcript::{self, Laid, TextMatch, Tools};
 use std::sync::Arc;
 use tui_input::InputRequest;
 
@@ -332,13 +334,13 @@ fn search(view: &mut TranscriptView, doc: &Doc, app: &mut App) -> Option<Effect>
     }
     find.complete = false;
     find.waiting = app.request();
-    Some(Effect::FindInTranscript {
+    Some(Effect::Find(FindJob {
         req: find.waiting,
         context: doc.context.clone(),
         raw: app.settings.display.raw,
         query,
         from: *doc.selected,
-    })
+    }))
 }
 
 /// The finder answered: a first match (go there) or all of them.
@@ -346,7 +348,7 @@ pub fn on_found(
     view: &mut TranscriptView,
     mut doc: Doc,
     req: u64,
-    hits: Arc<Vec<Hit>>,
+    hits: Arc<Vec<TextMatch>>,
     complete: bool,
     more: bool,
 ) {
@@ -371,7 +373,10 @@ pub fn on_found(
 /// Goes to the next or previous match, round the end.
 fn step_match(view: &mut TranscriptView, doc: &mut Doc, app: &mut App, action: Action) {
     let Some(find) = &mut view.find else {
-        app.say("nothing to look for yet: / starts a search");
+        app.say(format!(
+            "nothing to look for yet: {} starts a search",
+            keymap::key_for(Scope::Transcript, Action::Find)
+        ));
         return;
     };
     let len = find.hits.len();

@@ -3,13 +3,14 @@
 //! first when an agent owns the session). The functions on `TrimState`
 //! know only the trim's own state; the rest is its glue with the viewer.
 
-use crate::store::{Expected, TrimRequest, check_fork, plan_with_index};
+use crate::store::{Expected, TrimRequest, check_fork, plan_with_facts};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
     App, Confirm, ConfirmAction, Loaded, Overlay, TrimKind, TrimState, Viewer, ViewerMode,
 };
 use crate::tui::msg::Action;
+use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::Step;
 
 /// What a key did to the trim, for the viewer to act on.
@@ -83,18 +84,18 @@ fn round_down(n: u64, to: u64) -> u64 {
 }
 
 /// Re-plans for the current number, if every count is known (`counts`)
-/// and the context's index is read.
+/// and the context.s edit facts are read.
 pub fn replan(
     state: &mut TrimState,
     loaded: &Loaded,
     counts: Option<&[u64]>,
 ) -> Result<(), String> {
     state.problem = None;
-    let (Some(counts), Some(index)) = (counts, &loaded.index) else {
+    let (Some(counts), Some(facts)) = (counts, &loaded.facts) else {
         state.plan = None;
         return Ok(());
     };
-    let planned = plan_with_index(index.window(), counts, state.request()).and_then(|plan| {
+    let planned = plan_with_facts(facts.window(), counts, state.request()).and_then(|plan| {
         // Refused here, as the write would refuse it, not after Enter.
         if plan.changed {
             check_fork(&loaded.context, &plan.kept)?;
@@ -276,20 +277,22 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
         mutation_counter: loaded.context.mutation_counter(),
     };
     viewer.waiting = app.request();
-    Step::effect(Effect::ApplyTrim {
-        req: viewer.waiting,
-        record: viewer.record.clone(),
-        request,
-        encoding: app.settings.encoding,
-        expected,
-    })
+    Step::effect(Effect::store(
+        viewer.waiting,
+        ViewerOp::ApplyTrim {
+            record: viewer.record.clone(),
+            request,
+            encoding: app.settings.encoding,
+            expected,
+        },
+    ))
 }
 
 /// The store's answer to a trim.
 pub fn on_trimmed(
     viewer: &mut Viewer,
     app: &mut App,
-    result: Result<Option<String>, String>,
+    result: Result<Option<String>, UiError>,
 ) -> Step {
     match result {
         Ok(Some(id)) => {

@@ -9,7 +9,7 @@ use super::{check_fork, context_strategy};
 use loki_sessions::store::format::tokens::{self, Encoding};
 use loki_sessions::store::format::{Context, clear, fork_with};
 use loki_sessions::store::{
-    ClearChoice, EditIndex, StoreError, clear_targets, cleared_counts, plan_clear, plan_drop_at,
+    ClearChoice, EditFacts, StoreError, clear_targets, cleared_counts, plan_clear, plan_drop_at,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -56,7 +56,7 @@ proptest! {
         (ctx, counts) in context_strategy(),
         picks in prop::collection::vec(any::<Index>(), 1..6),
     ) {
-        let index = EditIndex::new(&ctx);
+        let index = EditFacts::new(&ctx);
         let ordinary: Vec<usize> = (0..ctx.len()).filter(|&i| index.special(i).is_none()).collect();
         prop_assume!(!ordinary.is_empty());
         let chosen: Vec<usize> = picks.iter().map(|p| ordinary[p.index(ordinary.len())]).collect();
@@ -108,7 +108,7 @@ proptest! {
 
     #[test]
     fn the_breakdown_adds_up_to_the_total((ctx, counts) in multi_part_context()) {
-        let index = EditIndex::new(&ctx);
+        let index = EditFacts::new(&ctx);
         let breakdown = index.breakdown(&counts);
         prop_assert_eq!(breakdown.total(), counts.iter().sum::<u64>());
         let parts: usize = breakdown.iter().map(|(_, t)| t.parts).sum();
@@ -120,7 +120,7 @@ proptest! {
 
     #[test]
     fn clears_keep_every_message_and_call_id((ctx, counts) in context_strategy(), limit in 0u64..400) {
-        let index = EditIndex::new(&ctx);
+        let index = EditFacts::new(&ctx);
         let choice = ClearChoice::Over(limit);
         let targets = clear_targets(&index, &counts, &choice).unwrap();
         let cleared = cleared_counts(&ctx, &index, &counts, Encoding::Cl100kBase, &targets).unwrap();

@@ -9,7 +9,8 @@ use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
     App, ClearBy, Confirm, ConfirmAction, EditKind, EditState, Overlay, Viewer, ViewerMode,
 };
-use crate::tui::msg::{Action, EditDone};
+use crate::tui::msg::Action;
+use crate::tui::ops::{EditDone, UiError, ViewerOp};
 use crate::tui::update::Step;
 
 /// Enter: applies the edit, asking first when an agent owns the session
@@ -65,28 +66,30 @@ pub fn apply(viewer: &mut Viewer, app: &mut App) -> Step {
     let (Some(loaded), ViewerMode::Edit(state)) = (&viewer.loaded, &mut viewer.mode) else {
         return Step::none();
     };
-    let Some(index) = &loaded.index else {
+    let Some(facts) = &loaded.facts else {
         return Step::none();
     };
-    let request = state.request(index);
+    let request = state.request(facts);
     state.applying = true;
     let expected = Expected {
         context_id: loaded.context.id().to_string(),
         mutation_counter: loaded.context.mutation_counter(),
     };
     viewer.waiting = app.request();
-    Step::effect(Effect::ApplyEdit {
-        req: viewer.waiting,
-        record: viewer.record.clone(),
-        request,
-        encoding: app.settings.encoding,
-        expected,
-    })
+    Step::effect(Effect::store(
+        viewer.waiting,
+        ViewerOp::ApplyEdit {
+            record: viewer.record.clone(),
+            request,
+            encoding: app.settings.encoding,
+            expected,
+        },
+    ))
 }
 
 /// The store's answer: says what happened, and whether the conversation
 /// should be read again (it changed, or may have).
-pub fn on_edited(viewer: &mut Viewer, app: &mut App, result: Result<EditDone, String>) -> bool {
+pub fn on_edited(viewer: &mut Viewer, app: &mut App, result: Result<EditDone, UiError>) -> bool {
     match result {
         Ok(done) => {
             app.say(report(&done));

@@ -9,7 +9,7 @@ use crate::store::format::Context;
 use crate::store::format::breakdown::{Breakdown, MessageShape, TokenKind};
 use crate::store::format::clear;
 use crate::store::format::message::Special;
-use crate::store::format::window::WindowIndex;
+use crate::store::format::window::WindowFacts;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -34,8 +34,8 @@ struct CallSides {
 
 /// The facts of a context that drops, clears and the breakdown use.
 #[derive(Clone, Debug)]
-pub struct EditIndex {
-    window: WindowIndex,
+pub struct EditFacts {
+    window: WindowFacts,
     ids: Vec<String>,
     special: Vec<Option<Special>>,
     shapes: Vec<MessageShape>,
@@ -47,10 +47,10 @@ pub struct EditIndex {
     path: PathBuf,
 }
 
-impl EditIndex {
+impl EditFacts {
     /// Reads what edits need from `ctx` (one pass, no tokenizing).
     pub fn new(ctx: &Context) -> Self {
-        let window = WindowIndex::new(ctx);
+        let window = WindowFacts::new(ctx);
         let mut special = vec![None; ctx.len()];
         for &i in window.specials() {
             special[i] = ctx.special_at(i);
@@ -88,7 +88,7 @@ impl EditIndex {
                 }
             }
         }
-        EditIndex {
+        EditFacts {
             window,
             ids,
             special,
@@ -101,7 +101,7 @@ impl EditIndex {
     }
 
     /// The window facts of the same context (for window trims).
-    pub fn window(&self) -> &WindowIndex {
+    pub fn window(&self) -> &WindowFacts {
         &self.window
     }
 
@@ -161,14 +161,9 @@ impl EditIndex {
     }
 
     /// Where the tokens go, from each message's count (`counts[i]` for
-    /// message `i`): no tokenizing, only the weights read at [`EditIndex::new`].
+    /// message `i`): no tokenizing, only the weights read at [`EditFacts::new`].
     pub fn breakdown(&self, counts: &[u64]) -> Breakdown {
         Breakdown::of_shapes(self.shapes.iter().zip(counts.iter().copied()))
-    }
-
-    /// The breakdown of the messages at `indices` alone (what a plan keeps).
-    pub fn breakdown_of(&self, counts: &[u64], indices: &[usize]) -> Breakdown {
-        Breakdown::of_shapes(indices.iter().map(|&i| (&self.shapes[i], counts[i])))
     }
 
     /// Message `index`'s `count` split among its parts.
@@ -263,7 +258,7 @@ mod tests {
 
     #[test]
     fn partners_are_the_other_halves_of_each_call() {
-        let index = EditIndex::new(&conversation());
+        let index = EditFacts::new(&conversation());
         let of = |i| {
             index
                 .partners(i)
@@ -281,7 +276,7 @@ mod tests {
 
     #[test]
     fn ids_turns_specials_and_clearable_results() {
-        let index = EditIndex::new(&conversation());
+        let index = EditFacts::new(&conversation());
         assert_eq!(index.special(0), Some(Special::SystemPrompt));
         assert_eq!(index.resolve("t1").unwrap(), 3);
         assert_eq!(index.resolve("a").unwrap(), 2);

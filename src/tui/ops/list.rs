@@ -1,0 +1,266 @@
+//! What the list asks of the store, and its answers (with the matcher's
+//! and the message search's, which the list also waits for).
+
+use crate::store::{
+    Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, SearchOutcome, SessionRecord,
+    SessionStats, UpdateReport,
+};
+use crate::tui::model::Preview;
+use crate::tui::ops::{ErrorKind, Job, Lane, Priority, UiError};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Messages the preview shows.
+const PREVIEW_MESSAGES: usize = 4;
+/// Characters of a message shown in the preview.
+const LINE_CHARS: usize = 300;
+/// Rows whose stats are gathered and sent together.
+const STATS_CHUNK: usize = 8;
+/// The index's update says how far it got at most this often.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// What a deletion would remove, for the question put to the person.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeleteCheck {
+    /// The bytes it frees.
+    pub bytes: u64,
+    /// Why it cannot be read, when it is damaged (its files are then
+    /// removed unread, and the person is told so).
+    pub damage: Option<String>,
+}
+
+/// A store operation of the list.
+#[derive(Clone, Debug)]
+pub enum ListOp {
+    /// Read every session (answers `SessionsBatch`…, then `ScanDone`; a
+    /// newer scan stops an older one).
+    Scan,
+    /// Bring the search index up to date in the background (answers
+    /// `IndexProgress`…, then `IndexUpdated`).
+    UpdateIndex,
+    /// Read every session's stats from the index (answers `IndexStats`).
+    LoadIndexStats,
+    /// Gather size, messages and tokens of rows (answers `Stats`, a few
+    /// rows at a time).
+    Stats {
+        rows: Vec<(usize, SessionRecord)>,
+        encoding: Encoding,
+    },
+    /// Read the last messages of a session (answers `PreviewLoaded`).
+    LoadPreview { record: SessionRecord },
+    /// Start a session (answers `Created`).
+    CreateSession { prompt: String },
+    /// Rename a session (answers `Renamed`).
+    RenameSession { record: SessionRecord, name: String },
+    /// What deleting a session would do, before the person is asked
+    /// (answers `DeleteChecked`).
+    CheckDelete { record: SessionRecord },
+    /// Delete one session, with the purge's safety checks (answers `Deleted`).
+    DeleteSession {
+        record: SessionRecord,
+        even_damaged: bool,
+    },
+    /// Touch a session before resuming it (answers `Resumed`).
+    Resume { record: SessionRecord },
+}
+
+/// An answer for the list.
+#[derive(Clone, Debug)]
+pub enum ListReply {
+    /// Some sessions were read.
+    SessionsBatch { records: Vec<SessionRecord> },
+    /// The scan finished (or failed); `folder` is the session folder it read.
+    ScanDone {
+        folder: String,
+        error: Option<UiError>,
+    },
+    /// The search index got this far: `done` of `total` sessions read.
+    IndexProgress { done: usize, total: usize },
+    /// The search index is up to date (or could not be brought up to date).
+    IndexUpdated {
+        result: Result<UpdateReport, UiError>,
+    },
+    /// Every session's stats as the index has them, by id.
+    IndexStats {
+        stats: HashMap<String, IndexedStats>,
+    },
+    /// Stats of some sessions, by row number.
+    Stats { stats: Vec<(usize, SessionStats)> },
+    /// The preview of a session was read.
+    PreviewLoaded { preview: Preview },
+    /// A session was created.
+    Created {
+        result: Result<Box<SessionRecord>, UiError>,
+    },
+    /// A session was renamed.
+    Renamed {
+        result: Result<Box<SessionRecord>, UiError>,
+    },
+    /// What deleting session `id` would do: its size, measured as the
+    /// deletion measures what it frees, and its damage; or why it would be
+    /// refused (active, locked, live, another file system).
+    DeleteChecked {
+        id: String,
+        result: Result<DeleteCheck, UiError>,
+    },
+    /// One session was deleted (or the deletion was refused).
+    Deleted {
+        result: Result<PurgeReport, UiError>,
+    },
+    /// The session to resume was touched.
+    Resumed {
+        result: Result<Box<SessionRecord>, UiError>,
+    },
+    /// The matcher answered a query with row numbers, best first.
+    Filtered {
+        query: String,
+        rows: Vec<usize>,
+        /// False for a first answer ranking only the most recent sessions.
+        complete: bool,
+    },
+    /// A message search answered.
+    MessageHits {
+        query: String,
+        result: Result<SearchOutcome, UiError>,
+    },
+}
+
+impl ListOp {
+    /// Sizes and totals wait for idle cores; the index's update yields to
+    /// the UI; the rest is what the person waits for.
+    pub(super) fn priority(&self) -> Priority {
+        match self {
+            ListOp::Stats { .. } => Priority::Idle,
+            ListOp::UpdateIndex => Priority::Nice,
+            _ => Priority::Normal,
+        }
+    }
+
+    /// A newer scan makes an older one moot.
+    pub(super) fn lane(&self) -> Option<Lane> {
+        matches!(self, ListOp::Scan).then_some(Lane::Scan)
+    }
+
+    /// One call of the door (two for the stats, a chunk at a time).
+    pub(super) fn run(self, job: &Job) -> ListReply {
+        let store = job.store;
+        match self {
+            ListOp::Scan => {
+                // A newer scan, or a UI that is gone, stops this one.
+                let result = store.scan(|records| {
+                    job.current() && job.send(ListReply::SessionsBatch { records })
+                });
+                ListReply::ScanDone {
+                    folder: store.sessions_dir().display().to_string(),
+                    error: result.err().map(UiError::from),
+                }
+            }
+            ListOp::UpdateIndex => {
+                let last = std::sync::Mutex::new(Instant::now());
+                let progress = |done: usize, total: usize| {
+                    let Ok(mut last) = last.lock() else { return };
+                    if last.elapsed() >= PROGRESS_EVERY || done == total {
+                        *last = Instant::now();
+                        job.send(ListReply::IndexProgress { done, total });
+                    }
+                };
+                let result = store
+                    .update_index(job.now, &progress)
+                    .map_err(UiError::from);
+                ListReply::IndexUpdated { result }
+            }
+            ListOp::LoadIndexStats => ListReply::IndexStats {
+                stats: store.indexed_stats(),
+            },
+            ListOp::Stats { rows, encoding } => {
+                let chunks = rows.len().div_ceil(STATS_CHUNK);
+                let mut stats = Vec::new();
+                for (n, chunk) in rows.chunks(STATS_CHUNK).enumerate() {
+                    let records: Vec<SessionRecord> =
+                        chunk.iter().map(|(_, r)| r.clone()).collect();
+                    let counted = store.stats(&records, Some(encoding), &|_| {});
+                    stats = chunk.iter().map(|(i, _)| *i).zip(counted).collect();
+                    // Each chunk shows as it comes; the last is the answer.
+                    if n + 1 < chunks {
+                        job.send(ListReply::Stats {
+                            stats: std::mem::take(&mut stats),
+                        });
+                    }
+                }
+                ListReply::Stats { stats }
+            }
+            ListOp::LoadPreview { record } => {
+                let last_messages = store
+                    .last_messages(&store.target(&record), PREVIEW_MESSAGES, LINE_CHARS)
+                    .map_err(UiError::from);
+                ListReply::PreviewLoaded {
+                    preview: Preview {
+                        id: record.id,
+                        last_messages,
+                    },
+                }
+            }
+            ListOp::CreateSession { prompt } => ListReply::Created {
+                result: store
+                    .start(&prompt, None, job.now)
+                    .map(|started| Box::new(started.record))
+                    .map_err(UiError::from),
+            },
+            ListOp::RenameSession { record, name } => ListReply::Renamed {
+                result: store
+                    .rename(&store.target(&record), &name)
+                    .map(Box::new)
+                    .map_err(UiError::from),
+            },
+            ListOp::CheckDelete { record } => ListReply::DeleteChecked {
+                id: record.id.clone(),
+                result: delete_check(store, &record, job.now),
+            },
+            ListOp::DeleteSession {
+                record,
+                even_damaged,
+            } => ListReply::Deleted {
+                result: store
+                    .delete(&store.target(&record), job.now, even_damaged)
+                    .map_err(UiError::from),
+            },
+            ListOp::Resume { record } => ListReply::Resumed {
+                result: store
+                    .resume(&store.target(&record), job.now)
+                    .map(|()| Box::new(record))
+                    .map_err(UiError::from),
+            },
+        }
+    }
+}
+
+/// The store's plan for deleting `record` (a damaged session is deletable
+/// once the person is shown the damage), as the question needs it.
+fn delete_check(
+    store: &crate::store::Store,
+    record: &SessionRecord,
+    now: f64,
+) -> Result<DeleteCheck, UiError> {
+    let target = store.target(record);
+    // Another agent's session is read here, not deleted (yet).
+    store.check_writable(&target).map_err(UiError::from)?;
+    let plan = store.delete_preview(&target, now, true);
+    let entry = plan
+        .entries
+        .first()
+        .ok_or_else(|| UiError::new(ErrorKind::Failed, "the deletion could not be planned"))?;
+    match &entry.decision {
+        Decision::Keep(reason) => Err(UiError::new(
+            ErrorKind::Refused,
+            format!("{} cannot be deleted: {reason}", record.name),
+        )),
+        Decision::Remove(RemoveReason::RequestedDamaged { error }) => Ok(DeleteCheck {
+            bytes: entry.candidate.bytes,
+            damage: Some(error.clone()),
+        }),
+        Decision::Remove(_) => Ok(DeleteCheck {
+            bytes: entry.candidate.bytes,
+            damage: None,
+        }),
+    }
+}
