@@ -43,19 +43,17 @@ impl ClaudeProjects {
         let mut by_project = Vec::new();
         for project in plain_dirs(&self.dir) {
             let mut out = Vec::new();
-            let sides: std::collections::HashSet<std::ffi::OsString> = plain_dirs(&project)
-                .into_iter()
-                .filter_map(|d| d.file_name().map(|n| n.to_os_string()))
-                .collect();
+            // One reading of the folder: its session files and the folders
+            // beside them.
+            let (dirs, files) = dirs_and_files(&project);
+            let sides: std::collections::HashSet<&std::ffi::OsStr> =
+                dirs.iter().filter_map(|d| d.file_name()).collect();
             // Links and other oddities named like sessions are listed (as
             // damaged, by the record) rather than silently missing.
-            for file in entries(&project, |t| !t.is_dir()) {
-                let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            for file in files {
+                let name = file.file_name().map(|n| n.to_string_lossy());
                 let Some(name) = name else { continue };
-                if name.ends_with(".jsonl")
-                    && !name.starts_with(AGENT_PREFIX)
-                    && !name.starts_with('.')
-                {
+                if name.ends_with(".jsonl") && !name.starts_with(AGENT_PREFIX) {
                     let side = file.file_stem().is_some_and(|s| sides.contains(s));
                     out.push((file, side));
                 }
@@ -308,6 +306,29 @@ pub(crate) fn plain_dirs(dir: &Path) -> Vec<PathBuf> {
 /// The regular files directly in `dir` (no links followed), sorted.
 pub(crate) fn plain_files(dir: &Path) -> Vec<PathBuf> {
     entries(dir, |t| t.is_file())
+}
+
+/// The folders and the other entries (files, links, ...) directly in
+/// `dir`, each sorted, in one reading of it; hidden ones left out.
+fn dirs_and_files(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let (mut dirs, mut files) = (Vec::new(), Vec::new());
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return (dirs, files);
+    };
+    for e in listing.flatten() {
+        let Ok(t) = e.file_type() else { continue };
+        if e.file_name().as_encoded_bytes().starts_with(b".") {
+            continue;
+        }
+        if t.is_dir() {
+            dirs.push(e.path())
+        } else {
+            files.push(e.path())
+        }
+    }
+    dirs.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    (dirs, files)
 }
 
 fn entries(dir: &Path, keep: impl Fn(&std::fs::FileType) -> bool) -> Vec<PathBuf> {

@@ -314,27 +314,26 @@ pub fn head_and_tail_in(
     head_max: usize,
     tail_max: usize,
 ) -> Result<HeadTail> {
-    use std::os::unix::fs::FileExt;
     let (file, st) = open_regular_in(dir, path)?;
     let size = st.st_size.max(0) as u64;
-    let read_at = |buf: &mut Vec<u8>, at: u64| -> Result<()> {
-        let mut got = 0;
-        while got < buf.len() {
-            match file.read_at(&mut buf[got..], at + got as u64) {
+    // Read straight into the buffers' room: nothing zeroed first.
+    let read_at = |want: usize, at: u64| -> Result<Vec<u8>> {
+        let mut buf = Vec::with_capacity(want);
+        while buf.len() < want {
+            let at = at + buf.len() as u64;
+            match rustix::io::pread(&file, rustix::buffer::spare_capacity(&mut buf), at) {
                 Ok(0) => break,
-                Ok(k) => got += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(StoreError::io("read", path, e)),
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(StoreError::io("read", path, e.into())),
             }
         }
-        buf.truncate(got);
-        Ok(())
+        buf.truncate(want);
+        Ok(buf)
     };
-    let mut head = vec![0u8; head_max.min(size as usize)];
-    read_at(&mut head, 0)?;
+    let head = read_at(head_max.min(size as usize), 0)?;
     let tail_start = size.saturating_sub(tail_max as u64).max(head.len() as u64);
-    let mut tail = vec![0u8; (size - tail_start.min(size)) as usize];
-    read_at(&mut tail, tail_start)?;
+    let tail = read_at((size - tail_start.min(size)) as usize, tail_start)?;
     Ok(HeadTail {
         head,
         tail,

@@ -13,6 +13,8 @@ use crate::store::sources::record::SessionRecord;
 use std::borrow::Cow;
 use std::path::Path;
 
+mod prompt;
+
 /// Bytes read from each end first; most sessions say all the list needs there.
 const FIRST_READ: usize = 4 * 1024;
 /// Bytes read from each end when the first read held no whole line that says it.
@@ -177,7 +179,8 @@ fn read_ends(file: &HeadTail) -> Ends {
         }
         if ends.prompt.is_none() && line.may_be_prompt() {
             // Only now is the message built: the one line that needs it.
-            ends.prompt = Line::parse(bytes).and_then(|l| l.prompt_text());
+            ends.prompt = prompt::prompt(bytes)
+                .unwrap_or_else(|| Line::parse(bytes).and_then(|l| l.prompt_text()));
         }
         if ends.summary.is_none() && line.kind() == "summary" {
             ends.summary = title(&line.summary);
