@@ -338,20 +338,54 @@ pub fn open_store(
 /// some are named; `default_root` when the Loki root was not named (its
 /// absence is then no mistake while other agents' sessions are there).
 pub fn with_other_agents(store: Store, agents: &[Agent], default_root: bool) -> Store {
+    store
+        .with_agents(&agent_homes())
+        .only_agents(agents)
+        .primary_optional(default_root)
+}
+
+/// Where the other agents keep their sessions, from the environment
+/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`).
+pub fn agent_homes() -> AgentHomes {
     let var = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    let homes = AgentHomes::from_env(
+    AgentHomes::from_env(
         dirs::home_dir().as_deref(),
         var("CLAUDE_CONFIG_DIR").as_deref(),
         var("CODEX_HOME").as_deref(),
-    );
-    store
-        .with_agents(&homes)
-        .only_agents(agents)
-        .primary_optional(default_root)
+    )
+}
+
+impl CliEnv {
+    /// Where the sessions shown were looked for, for a list that found
+    /// none: the Loki tree or peteos folder, and each agent's folder
+    /// (said missing when it is not there).
+    pub fn looked_in(&self) -> String {
+        let homes = agent_homes();
+        let mut places = Vec::new();
+        if self.store.shows(self.store.primary_agent()) {
+            places.push(self.store.sessions_dir().display().to_string());
+        }
+        for agent in Agent::EXTERNAL {
+            if !self.store.shows(agent) {
+                continue;
+            }
+            match (self.store.agent_folder(agent), homes.root_of(agent)) {
+                (Some(found), _) => places.push(found.display().to_string()),
+                // Only an agent asked for by name is said missing.
+                (None, Some(wanted)) if !self.agents.is_empty() => places.push(format!(
+                    "{} (not there: no {} sessions)",
+                    wanted.display(),
+                    agent.display_name()
+                )),
+                _ => {}
+            }
+        }
+        places.join(", ")
+    }
 }
 
 /// The price table shipped, with `config`'s prices on top.

@@ -111,10 +111,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     }
     let records = env.store.list()?;
     if records.is_empty() {
-        eprintln!(
-            "loki-sessions: no sessions in {}",
-            env.store.sessions_dir().display()
-        );
+        eprintln!("loki-sessions: no sessions in {}", env.looked_in());
         return if args.json {
             output::print_json(&[] as &[ListItem])
         } else {

@@ -130,6 +130,15 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
     let missing = h.home.join("no-such-root");
     let out = h.run(&["--root", missing.to_str().unwrap(), "list"]);
     assert_eq!(out.status.code(), Some(2), "a root named and missing");
+    // An agent asked for whose folder is not there: where it was looked for.
+    std::fs::rename(h.home.join(".codex"), h.home.join("codex-moved")).unwrap();
+    let out = h.run(&["--agent", "codex", "list"]);
+    assert_eq!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(".codex (not there: no Codex sessions)"),
+        "{said}"
+    );
 }
 
 #[test]
