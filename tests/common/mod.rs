@@ -5,8 +5,10 @@
 pub mod tmux;
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub mod peteos;
 
@@ -41,6 +43,86 @@ pub fn run(root: &Path, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run loki-sessions")
+}
+
+/// How long a command of the tests may take before it counts as hung.
+pub const DEADLINE: Duration = Duration::from_secs(60);
+
+/// [`run`], killed and reported as a hang if it outlives [`DEADLINE`].
+pub fn run_bounded(root: &Path, args: &[&str]) -> Output {
+    let mut command = command();
+    command
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
+        .arg("--root")
+        .arg(root)
+        .args(["--user", "tester"])
+        .args(args);
+    let (out, _) = run_with_deadline(command, DEADLINE, &format!("{args:?}"));
+    out
+}
+
+/// Runs `command` (no stdin), killing it and failing the test if it is
+/// still running after `deadline`; returns its output and its peak
+/// resident memory in KiB (from `wait4`, for this child alone).
+pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -> (Output, u64) {
+    use std::io::Read;
+    // Reaped by wait4 below, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run loki-sessions");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let pid = child.id() as libc::pid_t;
+    let started = Instant::now();
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for the child we spawned.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut hung = false;
+    loop {
+        // SAFETY: pid is our own child, not reaped yet; the pointers are valid.
+        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if done == pid {
+            break;
+        }
+        assert!(
+            done == 0,
+            "wait4 failed: {}",
+            std::io::Error::last_os_error()
+        );
+        if !hung && started.elapsed() > deadline {
+            hung = true;
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(
+        !hung,
+        "{what} hung: still running after {deadline:?} (killed); stderr: {}",
+        String::from_utf8_lossy(&stderr)
+    );
+    let status = std::os::unix::process::ExitStatusExt::from_raw(status);
+    let peak_kib = usage.ru_maxrss as u64;
+    (
+        Output {
+            status,
+            stdout,
+            stderr,
+        },
+        peak_kib,
+    )
 }
 
 /// Stdout of a run that must succeed.
@@ -82,6 +164,10 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             } else if meta.is_dir() {
                 out.insert(path.clone(), b"<dir>".to_vec());
                 stack.push(path);
+            } else if !meta.is_file() {
+                // A FIFO or a device: reading it would block or never end.
+                let kind = format!("<special {:o}>", meta.permissions().mode() >> 12);
+                out.insert(path, kind.into_bytes());
             } else {
                 out.insert(path.clone(), std::fs::read(&path).unwrap());
             }
