@@ -138,9 +138,12 @@ fn one_of<'a>(arg: &str, found: Vec<&'a SessionRecord>) -> Result<Option<&'a Ses
 }
 
 /// A path to a Loki session directory, to its `memory/`, or to any directory
-/// holding session.json.
+/// holding session.json. It resolves as the listing reads: the session
+/// directory, and a Loki session's `memory/`, are never entered through a
+/// symbolic link, whatever form the path takes; links above them (the
+/// root, a folder holding the store) are followed.
 pub fn locate_path(path: &Path) -> Result<Target> {
-    let dir = std::fs::canonicalize(path).map_err(|e| StoreError::io("find session", path, e))?;
+    let (dir, typed) = resolve_no_follow(path)?;
     if dir.join(META_FILE).is_file() {
         return loki_target(&dir);
     }
@@ -150,6 +153,10 @@ pub fn locate_path(path: &Path) -> Result<Target> {
             && let Some(parent) = dir.parent()
             && parent.join(META_FILE).is_file()
         {
+            // The session directory as typed must not be a link either.
+            if let Some(session) = typed.parent() {
+                refuse_link(session, session)?;
+            }
             return loki_target(parent);
         }
         return Ok(Target {
@@ -161,6 +168,50 @@ pub fn locate_path(path: &Path) -> Result<Target> {
         "{} is neither a Loki session (no meta.json) nor a peteos session (no session.json)",
         dir.display()
     )))
+}
+
+/// `path` made absolute with the folder holding its last component
+/// resolved (links and all) and the last component itself looked at, not
+/// followed: a link there is refused, naming the path as typed. Returns the
+/// directory and the path as typed, absolute, without `.` components.
+fn resolve_no_follow(path: &Path) -> Result<(PathBuf, PathBuf)> {
+    let absolute =
+        std::path::absolute(path).map_err(|e| StoreError::io("find session", path, e))?;
+    // `a/b/.` and `a/b/` name `a/b`; a `..` at the end names a directory
+    // reached from a real one, which canonicalizing finds without a link.
+    let typed: PathBuf = absolute
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    let last = typed.file_name().filter(|_| {
+        typed
+            .components()
+            .next_back()
+            .is_some_and(|c| matches!(c, std::path::Component::Normal(_)))
+    });
+    let (Some(name), Some(parent)) = (last, typed.parent()) else {
+        let dir =
+            std::fs::canonicalize(&typed).map_err(|e| StoreError::io("find session", path, e))?;
+        return Ok((dir, typed));
+    };
+    let folder =
+        std::fs::canonicalize(parent).map_err(|e| StoreError::io("find session", path, e))?;
+    let dir = folder.join(name);
+    refuse_link(&typed, &dir)?;
+    Ok((dir, typed))
+}
+
+/// Refuses `resolved` (the path `typed` names) when it is a symbolic link.
+fn refuse_link(typed: &Path, resolved: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(resolved) {
+        Ok(m) if m.file_type().is_symlink() => Err(StoreError::Unsafe {
+            path: typed.to_path_buf(),
+            reason: "it is a symbolic link; session directories are never entered through links"
+                .into(),
+        }),
+        Ok(_) => Ok(()),
+        Err(e) => Err(StoreError::io("find session", typed, e)),
+    }
 }
 
 fn loki_target(dir: &Path) -> Result<Target> {
