@@ -8,6 +8,8 @@
 //! session unaffected. The UI resumes exactly what the CLI resumes.
 
 mod common;
+#[path = "hostile/index.rs"]
+mod index;
 #[path = "hostile/paths.rs"]
 mod paths;
 #[path = "hostile/special.rs"]

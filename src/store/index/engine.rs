@@ -2,6 +2,7 @@
 //! message, its text tokenized into the same words the direct scan uses.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::index::directory::PrivateDirectory;
 use crate::store::index::hit::Hit;
 use crate::store::index::query::SearchQuery;
 use crate::store::index::snippet::snippet;
@@ -9,7 +10,6 @@ use crate::store::index::text::Searchable;
 use crate::store::index::words::{Word, words};
 use std::path::{Path, PathBuf};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::directory::MmapDirectory;
 use tantivy::query::{BooleanQuery, Occur, PhrasePrefixQuery, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
@@ -61,6 +61,15 @@ pub struct Engine {
     dir: PathBuf,
 }
 
+/// Which commit of the index a reader sees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    /// The payload it was made with (None: not by us, or none yet).
+    pub payload: Option<String>,
+    /// Messages it holds.
+    pub documents: u64,
+}
+
 /// Why the index could not be used as it is.
 #[derive(Debug)]
 pub enum OpenError {
@@ -71,13 +80,12 @@ pub enum OpenError {
 }
 
 impl Engine {
-    /// Opens the index in `dir`, creating an empty one if there is none.
+    /// Opens the index in `dir` (a slot made safe by `slot::prepare`),
+    /// creating an empty one if there is none.
     pub fn open(dir: &Path) -> std::result::Result<Engine, OpenError> {
-        // What people said in their sessions is theirs alone: 0700 folders.
-        crate::store::fs::atomic::create_private_dir_all(dir)
-            .map_err(|e| OpenError::Broken(e.to_string()))?;
         let (schema, fields) = schema();
-        let directory = MmapDirectory::open(dir).map_err(|e| OpenError::Broken(e.to_string()))?;
+        let directory =
+            PrivateDirectory::open(dir).map_err(|e| OpenError::Broken(e.to_string()))?;
         let index = Index::open_or_create(directory, schema).map_err(|e| match e {
             tantivy::TantivyError::SchemaError(why) => OpenError::Incompatible(why),
             other => OpenError::Broken(other.to_string()),
@@ -138,15 +146,52 @@ impl Engine {
     }
 
     /// Makes what the writer did visible (to this process after
-    /// [`Engine::reload`], to others when they open the index).
-    pub fn commit(&self, writer: &mut IndexWriter) -> Result<()> {
-        writer.commit().map_err(|e| self.error("commit", e))?;
+    /// [`Engine::reload`], to others when they open the index), as the
+    /// commit named `payload`: the manifest saved after it names it too.
+    pub fn commit(&self, writer: &mut IndexWriter, payload: &str) -> Result<()> {
+        let mut prepared = writer
+            .prepare_commit()
+            .map_err(|e| self.error("commit", e))?;
+        prepared.set_payload(payload);
+        prepared.commit().map_err(|e| self.error("commit", e))?;
         Ok(())
     }
 
     /// Sees the latest commit.
     pub fn reload(&self) -> Result<()> {
         self.reader.reload().map_err(|e| self.error("reload", e))
+    }
+
+    /// Sees the latest commit, and says which it is: its payload and its
+    /// documents. None when a commit landed while looking (ask again).
+    pub fn reload_and_name(&self) -> Result<Option<Commit>> {
+        let metas = self
+            .index
+            .load_metas()
+            .map_err(|e| self.error("read the commit of", e))?;
+        self.reload()?;
+        let searcher = self.reader.searcher();
+        let seen = |pairs: &mut Vec<(String, u32)>| {
+            pairs.sort();
+            pairs.clone()
+        };
+        let mut wanted: Vec<(String, u32)> = metas
+            .segments
+            .iter()
+            .map(|m| (m.id().uuid_string(), m.num_docs()))
+            .collect();
+        let mut loaded: Vec<(String, u32)> = searcher
+            .segment_readers()
+            .iter()
+            .map(|r| (r.segment_id().uuid_string(), r.num_docs()))
+            .collect();
+        if seen(&mut wanted) != seen(&mut loaded) {
+            return Ok(None);
+        }
+        Ok(Some(Commit {
+            payload: metas.payload,
+            documents: searcher.num_docs(),
+        }))
     }
 
     /// Messages matching `query` (in `session` only, when given): the best
