@@ -8,6 +8,8 @@
 //! session unaffected. The UI resumes exactly what the CLI resumes.
 
 mod common;
+#[path = "hostile/full_disk.rs"]
+mod full_disk;
 #[path = "hostile/index.rs"]
 mod index;
 #[path = "hostile/paths.rs"]

@@ -2,6 +2,7 @@
 //! store and snapshotting a tree to prove nothing changed.
 #![allow(dead_code)]
 
+pub mod mounts;
 pub mod tmux;
 
 use std::collections::BTreeMap;
