@@ -7,7 +7,7 @@ use crate::store::index::hit::Hit;
 use crate::store::index::query::SearchQuery;
 use crate::store::index::snippet::snippet;
 use crate::store::index::text::Searchable;
-use crate::store::index::words::{Word, words};
+use crate::store::index::words::{Word, indexed_form, words};
 use std::path::{Path, PathBuf};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, PhrasePrefixQuery, PhraseQuery, Query, TermQuery};
@@ -205,7 +205,7 @@ impl Engine {
     ) -> Result<(Vec<Hit>, usize)> {
         let searcher = self.reader.searcher();
         let built = self.query(query, session);
-        let (top, total) = searcher
+        let (top, mut total) = searcher
             .search(
                 built.as_ref(),
                 &(TopDocs::with_limit(limit.max(1)).order_by_score(), Count),
@@ -225,6 +225,12 @@ impl Engine {
             let text = text_of(self.fields.text);
             let found: Vec<Word> = words(&text);
             let texts: Vec<String> = found.iter().map(|w| w.text.clone()).collect();
+            if !query.matches(&texts) {
+                // Only a word longer than the index keeps can match by its
+                // first characters alone.
+                total = total.saturating_sub(1);
+                continue;
+            }
             let shown = snippet(&text, &found, &query.matched_positions(&texts));
             hits.push(Hit {
                 session_id: text_of(self.fields.session),
@@ -244,14 +250,16 @@ impl Engine {
 
     fn query(&self, query: &SearchQuery, session: Option<&str>) -> Box<dyn Query> {
         let text = self.fields.text;
-        let term = |word: &str| Term::from_field_text(text, word);
+        let term = |word: &str| Term::from_field_text(text, indexed_form(word));
         let last = query.clauses.len() - 1;
         let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (i, clause) in query.clauses.iter().enumerate() {
             let terms: Vec<Term> = clause.iter().map(|w| term(w)).collect();
             let built: Box<dyn Query> = if query.prefix_last && i == last {
+                // Every word the prefix starts: a cap would leave messages
+                // out (one letter can start tens of thousands of words).
                 let mut prefix = PhrasePrefixQuery::new(terms);
-                prefix.set_max_expansions(1_000);
+                prefix.set_max_expansions(u32::MAX);
                 Box::new(prefix)
             } else if terms.len() == 1 {
                 Box::new(TermQuery::new(
@@ -317,11 +325,15 @@ impl TokenStream for WordsStream {
         let Some(word) = self.words.next() else {
             return false;
         };
+        let text = match indexed_form(&word.text).len() {
+            len if len < word.text.len() => word.text[..len].to_string(),
+            _ => word.text,
+        };
         self.token = Token {
             offset_from: word.from,
             offset_to: word.to,
             position: self.position,
-            text: word.text,
+            text,
             position_length: 1,
         };
         self.position += 1;
