@@ -361,3 +361,14 @@ fn generators_make_valid_and_invalid_documents() {
     assert!(contexts.iter().any(|d| !d.raw.contains_key("messages")));
     assert!(contexts.iter().any(|d| d.bad.is_none() && d.ids.len() > 5));
 }
+
+/// Under CI (`CI` set, and not "", "0" or "false") every property runs its
+/// documented 256 cases: PROPTEST_CASES is refused.
+#[test]
+fn ci_runs_the_documented_cases() {
+    let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"));
+    assert!(
+        !(ci && std::env::var_os("PROPTEST_CASES").is_some()),
+        "PROPTEST_CASES is set under CI: it changes how many cases each property checks"
+    );
+}

@@ -24,6 +24,7 @@ pub const NO_CONFIG_HOME: &str = "/nonexistent-loki-sessions-test-config";
 
 /// The binary, reading no config file and no `LOKI_HOME`.
 pub fn command() -> Command {
+    ci_guard();
     let mut command = Command::new(bin());
     command
         .env("XDG_CONFIG_HOME", NO_CONFIG_HOME)
@@ -208,6 +209,8 @@ pub fn in_ci() -> bool {
 /// Under CI, fails unless the harness runs the ignored checks too
 /// (`cargo test -- --include-ignored`): they need root or peteos, which a
 /// local run may lack (the summary shows them as ignored) but CI provides.
+/// Also fails on anything else that would make a green run mean less: see
+/// [`ci_guard`].
 pub fn assert_ci_runs_ignored_checks() {
     if in_ci() {
         let args: Vec<String> = std::env::args().collect();
@@ -215,6 +218,52 @@ pub fn assert_ci_runs_ignored_checks() {
             args.iter()
                 .any(|a| a == "--include-ignored" || a == "--ignored"),
             "CI must run the ignored checks: cargo test -- --include-ignored (args: {args:?})"
+        );
+        ci_guard();
+    }
+}
+
+/// The variables that shrink a run (fewer rounds, kills or cases), bless
+/// it (snapshots accepted or rewritten, docs rewritten) or redirect a check.
+pub const WEAKENING: [&str; 7] = [
+    "LOKI_STRESS_ROUNDS",
+    "LOKI_CRASH_KILLS",
+    "PROPTEST_CASES",
+    "INSTA_FORCE_PASS",
+    "INSTA_UPDATE",
+    "UPDATE_DOCS",
+    "PETEOS_FIXTURES",
+];
+
+/// Under CI, refuses what makes a green run mean less than every test
+/// passing: the variables of [`WEAKENING`], and test filters (`--skip`,
+/// `--exact`, `--ignored` alone, a name). Called by every run of the binary
+/// ([`command`]) and by the guard tests.
+pub fn ci_guard() {
+    if !in_ci() {
+        return;
+    }
+    for var in WEAKENING {
+        assert!(
+            std::env::var_os(var).is_none(),
+            "{var} is set under CI: it changes what the tests check"
+        );
+    }
+    // libtest's options that take a value; anything else not an option is a filter.
+    const WITH_VALUE: [&str; 5] = ["--test-threads", "--color", "--format", "--logfile", "-Z"];
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if WITH_VALUE.contains(&arg.as_str()) {
+            rest.next();
+            continue;
+        }
+        let option = arg.split('=').next().unwrap_or_default();
+        let filtering =
+            ["--skip", "--exact", "--ignored"].contains(&option) || !arg.starts_with('-');
+        assert!(
+            !filtering,
+            "CI runs every test: {arg:?} would leave some out (args: {args:?})"
         );
     }
 }
