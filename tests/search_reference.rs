@@ -459,8 +459,9 @@ fn the_search_as_one_types_answers_as_the_files_over_thousands_of_words() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("store");
     let ids = generate(&root, &mut rng, &vocab, 40);
+    let mut planted = Vec::new();
     for id in &ids[..ids.len() - 1] {
-        dense(&root, id, &mut rng, &vocab);
+        planted = dense(&root, id, &mut rng, &vocab);
     }
     // More than 1,000 distinct words start with each prefix tested.
     let used = used_words(&root);
@@ -475,8 +476,11 @@ fn the_search_as_one_types_answers_as_the_files_over_thousands_of_words() {
     let mut typed: Vec<String> = ["q", "qu", "r", "qa", "ra", "x", "role:tool q"]
         .map(String::from)
         .to_vec();
+    // A word then a prefix of the next (a phrase whose last word is being
+    // typed), as written in a message.
+    typed.push(format!("{} {}", planted[0], &planted[1][..1]));
+    typed.push(format!("\"{} {}", planted[2], &planted[3][..2]));
     typed.push(format!("{} q", vocab[7]));
-    typed.push(format!("\"{} qu", vocab[9]));
     let check = |store: &Store, label: &str| {
         let mut live = store.live_search().unwrap();
         let want = reference(&root, &typed, true);
@@ -536,8 +540,9 @@ fn the_search_as_one_types_answers_as_the_files_over_thousands_of_words() {
     check(&store, "after changes the index has not seen");
 }
 
-/// Appends a message of 120 words of `vocab` to the active context of `id`.
-fn dense(root: &Path, id: &str, rng: &mut Rng, vocab: &[String]) {
+/// Appends a message of 120 words of `vocab` to the active context of
+/// `id`; returns them.
+fn dense(root: &Path, id: &str, rng: &mut Rng, vocab: &[String]) -> Vec<String> {
     let memory = sessions(root).join(id).join("memory");
     let session: Value =
         serde_json::from_slice(&std::fs::read(memory.join("session.json")).unwrap()).unwrap();
@@ -560,6 +565,7 @@ fn dense(root: &Path, id: &str, rng: &mut Rng, vocab: &[String]) {
         .unwrap()[1] = json!(n + 1);
     ctx["message_sequence"] = json!(n + 1);
     write(&path, &ctx);
+    words.into_iter().map(str::to_string).collect()
 }
 
 /// The distinct ASCII words of every context file of the store.

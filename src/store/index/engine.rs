@@ -204,7 +204,7 @@ impl Engine {
         limit: usize,
     ) -> Result<(Vec<Hit>, usize)> {
         let searcher = self.reader.searcher();
-        let built = self.query(query, session);
+        let built = self.query(query, session, &searcher);
         let (top, mut total) = searcher
             .search(
                 built.as_ref(),
@@ -248,7 +248,12 @@ impl Engine {
         Ok((hits, total))
     }
 
-    fn query(&self, query: &SearchQuery, session: Option<&str>) -> Box<dyn Query> {
+    fn query(
+        &self,
+        query: &SearchQuery,
+        session: Option<&str>,
+        searcher: &tantivy::Searcher,
+    ) -> Box<dyn Query> {
         let text = self.fields.text;
         let term = |word: &str| Term::from_field_text(text, indexed_form(word));
         let last = query.clauses.len() - 1;
@@ -258,8 +263,9 @@ impl Engine {
             let built: Box<dyn Query> = if query.prefix_last && i == last {
                 // Every word the prefix starts: a cap would leave messages
                 // out (one letter can start tens of thousands of words).
+                let expansions = prefix_expansions(searcher, terms.last().unwrap());
                 let mut prefix = PhrasePrefixQuery::new(terms);
-                prefix.set_max_expansions(u32::MAX);
+                prefix.set_max_expansions(expansions);
                 Box::new(prefix)
             } else if terms.len() == 1 {
                 Box::new(TermQuery::new(
@@ -286,6 +292,40 @@ impl Engine {
             self.dir.display()
         ))
     }
+}
+
+/// How many words of the index start with `prefix`, in the segment holding
+/// the most (tantivy takes a number of expansions, and sets room aside for
+/// as many, so "every word" must be counted).
+fn prefix_expansions(searcher: &tantivy::Searcher, prefix: &Term) -> u32 {
+    let start = prefix.serialized_value_bytes();
+    // The first byte string after every one starting with `start`.
+    let mut end = start.to_vec();
+    while end.last() == Some(&0xFF) {
+        end.pop();
+    }
+    if let Some(last) = end.last_mut() {
+        *last += 1;
+    }
+    let mut most = 1;
+    for reader in searcher.segment_readers() {
+        let Ok(inverted) = reader.inverted_index(prefix.field()) else {
+            continue;
+        };
+        let mut range = inverted.terms().range().ge(start);
+        if !end.is_empty() {
+            range = range.lt(&end);
+        }
+        let Ok(mut stream) = range.into_stream() else {
+            continue;
+        };
+        let mut count: u32 = 0;
+        while stream.advance() {
+            count = count.saturating_add(1);
+        }
+        most = most.max(count);
+    }
+    most
 }
 
 /// A filter on a field holding exact values.
