@@ -74,9 +74,9 @@ echo "== trim --max-tokens on the 10,000-message context (no cached counts)"
 budget=50000
 hyperfine --warmup 1 --runs 15 --export-json "$work/trim.json" \
   --prepare "rm -rf $work/trimcopy && cp -a $sessions/$big $work/trimcopy" \
-  "$bin trim $work/trimcopy --max-tokens $budget --json" >/dev/null
+  "$bin --root $s10k --user bench trim $work/trimcopy --max-tokens $budget --json" >/dev/null
 rm -rf "$work/trimcopy" && cp -a "$sessions/$big" "$work/trimcopy"
-"$bin" trim "$work/trimcopy" --max-tokens $budget --json > "$work/trim-ours.json"
+"$bin" --root "$s10k" --user bench trim "$work/trimcopy" --max-tokens $budget --json > "$work/trim-ours.json"
 echo '{}' > "$work/peteos.json"
 export TIKTOKEN_CACHE_DIR=$cache PETEOS_SESSIONS_DIR=$sessions PETEOS_CONFIG=$work/peteos.json
 "$py" scripts/bench_peteos_trim.py stdlib "$big" $budget 5 > "$work/peteos-stdlib.json"

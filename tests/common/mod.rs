@@ -65,10 +65,12 @@ pub fn run_bounded(root: &Path, args: &[&str]) -> Output {
 
 /// Runs `command` (no stdin), killing it and failing the test if it is
 /// still running after `deadline`; returns its output and its peak
-/// resident memory in KiB (from `wait4`, for this child alone).
+/// resident memory in KiB: the highest `VmHWM` of its own image, read every
+/// few milliseconds (`wait4`'s figure would count this test process too,
+/// whose memory a spawned child starts from).
 pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -> (Output, u64) {
     use std::io::Read;
-    // Reaped by wait4 below, which also gives its peak memory.
+    // Reaped by waitpid below.
     #[allow(clippy::zombie_processes)]
     let mut child = command
         .stdin(Stdio::null())
@@ -88,18 +90,18 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -
     let pid = child.id() as libc::pid_t;
     let started = Instant::now();
     let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for the child we spawned.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let mut hung = false;
+    let mut peak_kib = 0;
     loop {
-        // SAFETY: pid is our own child, not reaped yet; the pointers are valid.
-        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        peak_kib = peak_kib.max(high_water_kib(pid));
+        // SAFETY: pid is our own child, not reaped yet; the pointer is valid.
+        let done = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
         if done == pid {
             break;
         }
         assert!(
             done == 0,
-            "wait4 failed: {}",
+            "waitpid failed: {}",
             std::io::Error::last_os_error()
         );
         if !hung && started.elapsed() > deadline {
@@ -116,7 +118,6 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -
         String::from_utf8_lossy(&stderr)
     );
     let status = std::os::unix::process::ExitStatusExt::from_raw(status);
-    let peak_kib = usage.ru_maxrss as u64;
     (
         Output {
             status,
@@ -125,6 +126,17 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -
         },
         peak_kib,
     )
+}
+
+/// The peak resident memory (`VmHWM`, KiB) of process `pid` so far; 0 once
+/// it has exited.
+fn high_water_kib(pid: libc::pid_t) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Stdout of a run that must succeed.
