@@ -79,26 +79,46 @@ rm -rf "$work/trimcopy" && cp -a "$sessions/$big" "$work/trimcopy"
 "$bin" --root "$s10k" --user bench trim "$work/trimcopy" --max-tokens $budget --json > "$work/trim-ours.json"
 echo '{}' > "$work/peteos.json"
 export TIKTOKEN_CACHE_DIR=$cache PETEOS_SESSIONS_DIR=$sessions PETEOS_CONFIG=$work/peteos.json
-"$py" scripts/bench_peteos_trim.py stdlib "$big" $budget 5 > "$work/peteos-stdlib.json"
+# One run a process: a second run in the same process starts from what the
+# first left (peteos caches counts in the messages it loaded) and keeps
+# other messages, faster.
+for i in 1 2 3 4 5; do
+  "$py" scripts/bench_peteos_trim.py stdlib "$big" $budget 1
+done > "$work/peteos-stdlib.json"
 "$py" scripts/bench_peteos_trim.py installed "$big" $budget 1 > "$work/peteos-json5.json"
 # The same Python run as a whole process (start-up and imports included), for
 # a like-for-like comparison with our whole-process figure.
 hyperfine --warmup 1 --runs 5 --export-json "$work/peteos-process.json" \
   "$py scripts/bench_peteos_trim.py stdlib $big $budget 1" >/dev/null
-python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
+ctx=$(python3 -c "import json; print(json.load(open('$sessions/$big/session.json'))['active_context_id'])")
+python3 - "$work" "$sessions/$big/$ctx.json" <<'PY'
+import json, statistics, sys
+w, context = sys.argv[1], sys.argv[2]
 ours = json.load(open(w + "/trim.json"))["results"][0]["median"]
 kept = json.load(open(w + "/trim-ours.json"))["kept_message_ids"]
-std = json.load(open(w + "/peteos-stdlib.json"))
+std = [json.loads(line) for line in open(w + "/peteos-stdlib.json")]
 j5 = json.load(open(w + "/peteos-json5.json"))
-for run in (std, j5):
-    if run["kept_ids"] != kept:
+messages = {m["id"]: m for m in json.load(open(context))["messages"]}
+def tool_result_only(mid):
+    parts = messages[mid].get("content")
+    return isinstance(parts, list) and parts and all(
+        isinstance(p, dict) and p.get("type") == "tool_result" for p in parts)
+# The same messages, but for the one documented difference (docs/FORMATS.md,
+# section 8): peteos walks the dangling tool results in a set's order, which
+# varies with Python's hash seed, and may drop a result loki-sessions keeps.
+same = 0
+for run in std + [j5]:
+    theirs = run["kept_ids"]
+    extra = set(kept) - set(theirs)
+    if set(theirs) - set(kept) or not all(tool_result_only(m) for m in extra) \
+            or [m for m in kept if m not in extra] != theirs:
         sys.exit("peteos (%s) kept %s messages, loki-sessions %d: not the same trim" % (run["mode"], run["kept"], len(kept)))
+    same += not extra
 proc = json.load(open(w + "/peteos-process.json"))["results"][0]["median"]
-std, j5 = std["median_s"], j5["median_s"]
-print("both keep the same %d messages; loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f ms (%.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx)"
-      % (len(kept), ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
+runs = len(std) + 1
+std, j5 = statistics.median(r["median_s"] for r in std), j5["median_s"]
+print("the same %d messages kept (%d of %d peteos runs exactly; the others dropped one more tool result, the documented difference); loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f ms (%.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx)"
+      % (len(kept), same, runs, ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
 PY
 fi
 

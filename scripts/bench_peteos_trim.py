@@ -4,6 +4,9 @@ and run rolling_token_window in-process, timing only that (not Python's
 start-up or imports). Nothing is saved.
 
 Usage: PETEOS_SESSIONS_DIR=DIR bench_peteos_trim.py stdlib|installed UUID BUDGET RUNS
+(scripts/bench.sh runs it with RUNS 1, a process a run: in one process a
+second run starts from the token counts the first cached in the messages,
+and keeps one message fewer.)
   stdlib     peteos with its JSON loader swapped for Python's stdlib json
   installed  peteos as installed (its loader parses with json5)
 Prints the median seconds, the number of messages kept and their ids (in
