@@ -33,6 +33,8 @@ pub struct LiveSearch {
     manifest: Manifest,
     /// Why the index is not used, when its files do not match.
     note: Option<String>,
+    /// The indexed sessions whose conversation could not be read.
+    damaged: Vec<Unreadable>,
     /// The stamps of the manifest and of tantivy's meta.json when read:
     /// other stamps mean a commit.
     seen: Option<(stamp::FileStamp, stamp::FileStamp)>,
@@ -47,6 +49,7 @@ impl SearchIndex {
             engine,
             manifest: self.empty_manifest(),
             note: None,
+            damaged: Vec::new(),
             seen: None,
         };
         live.refresh()?;
@@ -64,6 +67,14 @@ impl LiveSearch {
             return Ok(());
         }
         let (manifest, note) = self.index.consistent_manifest(&self.engine, ATTEMPTS)?;
+        self.damaged = (manifest.sessions.iter())
+            .filter_map(|(id, e)| {
+                Some(Unreadable {
+                    session_id: id.clone(),
+                    error: e.error.clone()?,
+                })
+            })
+            .collect();
         self.manifest = manifest;
         self.note = note;
         self.seen = stamps;
@@ -97,7 +108,10 @@ impl LiveSearch {
                 None => total = total.saturating_sub(1),
             }
         }
-        let mut unreadable = Vec::new();
+        let mut unreadable: Vec<Unreadable> = (self.damaged.iter())
+            .filter(|d| !changed.contains(&d.session_id))
+            .cloned()
+            .collect();
         for id in &changed {
             match self.scan(id, query) {
                 Ok(found) => {
