@@ -106,19 +106,20 @@ def tool_result_only(mid):
 # The same messages, but for the one documented difference (docs/FORMATS.md,
 # section 8): peteos walks the dangling tool results in a set's order, which
 # varies with Python's hash seed, and may drop a result loki-sessions keeps.
-same = 0
+extras = []
 for run in std + [j5]:
     theirs = run["kept_ids"]
     extra = set(kept) - set(theirs)
     if set(theirs) - set(kept) or not all(tool_result_only(m) for m in extra) \
             or [m for m in kept if m not in extra] != theirs:
         sys.exit("peteos (%s) kept %s messages, loki-sessions %d: not the same trim" % (run["mode"], run["kept"], len(kept)))
-    same += not extra
+    extras.append(len(extra))
+same = extras.count(0)
 proc = json.load(open(w + "/peteos-process.json"))["results"][0]["median"]
 runs = len(std) + 1
 std, j5 = statistics.median(r["median_s"] for r in std), j5["median_s"]
-print("the same %d messages kept (%d of %d peteos runs exactly; the others dropped one more tool result, the documented difference); loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f ms (%.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx)"
-      % (len(kept), same, runs, ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
+print("the same %d messages kept (%d of %d peteos runs exactly; the others dropped up to %d tool results more, the documented difference); loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f ms (%.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx)"
+      % (len(kept), same, runs, max(extras), ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
 PY
 fi
 
