@@ -4,9 +4,11 @@
 //! tool calls with their arguments, the tool results. Media and the tool
 //! definitions (the same in every session) are left out.
 
-use crate::store::error::Result;
+use crate::store::error::{Result, StoreError};
 use crate::store::format::tokens::Encoding;
 use crate::store::format::{Context, Session, Special};
+use crate::store::index::Layout;
+use crate::store::ops::conversation::has_visible_files;
 use crate::store::ops::counting::message_counts;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -39,12 +41,23 @@ pub struct Facts {
     pub is_active: bool,
 }
 
-/// Every message of the conversation in `dir` once, the active context
-/// first; with `count`, the active context's tokens too.
-pub fn session_messages(dir: &Path, count: bool) -> Result<(Vec<Searchable>, Facts)> {
-    let session = match Session::load(dir) {
+/// Every message of the conversation of the session in `session_dir` once,
+/// the active context first; with `count`, the active context's tokens too.
+/// A session directory (or a Loki session's `memory/`) that is a link is
+/// not entered, as the listing never enters one; conversation files without
+/// a session.json are damage, as the listing says, not an empty session.
+pub fn session_messages(
+    layout: Layout,
+    session_dir: &Path,
+    count: bool,
+) -> Result<(Vec<Searchable>, Facts)> {
+    let dir = layout.conversation(session_dir);
+    refuse_links(session_dir, &dir)?;
+    let session = match Session::load(&dir) {
         Ok(s) => s,
-        Err(e) if e.is_not_found() => return Ok((Vec::new(), Facts::default())),
+        Err(e) if e.is_not_found() && !has_visible_files(&dir) => {
+            return Ok((Vec::new(), Facts::default()));
+        }
         Err(e) => return Err(e),
     };
     let mut facts = Facts {
@@ -93,6 +106,32 @@ pub fn session_messages(dir: &Path, count: bool) -> Result<(Vec<Searchable>, Fac
         }
     }
     Ok((out, facts))
+}
+
+/// Refuses a session directory that is not a directory or is a link, and a
+/// conversation directory (inside it) that is a link.
+fn refuse_links(session_dir: &Path, conversation: &Path) -> Result<()> {
+    let link = |path: &Path| StoreError::Unsafe {
+        path: path.to_path_buf(),
+        reason: "it is a symbolic link; not followed".into(),
+    };
+    match std::fs::symlink_metadata(session_dir) {
+        Ok(m) if m.file_type().is_symlink() => return Err(link(session_dir)),
+        Ok(m) if !m.is_dir() => {
+            return Err(StoreError::Invalid(format!(
+                "{} is not a session directory",
+                session_dir.display()
+            )));
+        }
+        Ok(_) => {}
+        Err(e) => return Err(StoreError::io("inspect", session_dir, e)),
+    }
+    if conversation != session_dir
+        && std::fs::symlink_metadata(conversation).is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return Err(link(conversation));
+    }
+    Ok(())
 }
 
 /// The searchable text of a message's `content`.
