@@ -1,106 +1,177 @@
 #!/usr/bin/env bash
 # Every figure of docs/PERFORMANCE.md, measured side by side on this machine.
 #   scripts/bench.sh [WORK_DIR]
+#   BENCH_ONLY=list,memory,trim,count,tui,edits,search,build,searchbench scripts/bench.sh
 # Makes the stores (10k sessions with one 10,000-message context; 100k
 # sessions) once in WORK_DIR, then: list --json against cat of every
-# meta.json (hyperfine), peak memory of listing 100k sessions, a whole-process
-# trim against peteos 0.6.13 in-process (stdlib json, and json5 as installed),
-# Python tiktoken's throughput on the same texts (one thread, and its threaded
-# batch encoder; cargo bench reports ours), the UI figures (cargo bench
-# --bench tui) and those of trimming by hand (cargo bench --bench edits).
-# Needs hyperfine, GNU time, Python >= 3.12 (for peteos) and network access
-# to PyPI the first time.
+# meta.json (hyperfine, no shell in either), peak memory of listing 100k
+# sessions without a search index and with one (each in its own cache
+# folder, never the user's), a whole-process trim against peteos 0.6.13
+# in-process (stdlib json, and json5 as installed; both must keep the same
+# messages), Python tiktoken's throughput on the same texts (one thread,
+# and its threaded batch encoder; cargo bench reports ours), the UI figures
+# (cargo bench --bench tui), those of trimming by hand (cargo bench --bench
+# edits), the message search against rg (the same phrase, and the same
+# sessions found) and the search figures (cargo bench --bench search).
+# BENCH_ONLY runs some parts. Needs hyperfine, GNU time, Python >= 3.12
+# (for peteos) and network access to PyPI the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-${TMPDIR:-/tmp}/loki-sessions-bench}
 mkdir -p "$work"
+only=${BENCH_ONLY:-}
+part() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 cargo build --release --quiet
-bin=$PWD/target/release/loki-sessions
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/loki-sessions
 s10k=$work/s10k s100k=$work/s100k
 [ -d "$s10k/users" ] || "$bin" --root "$s10k" --user bench demo --sessions 10000 --messages 12 --big-context 10000 --plain >/dev/null
 [ -d "$s100k/users" ] || "$bin" --root "$s100k" --user bench demo --sessions 100000 --messages 6 --big-context 0 --plain >/dev/null
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+# No run below reads the user's own cache: an empty one, or the bench's.
+empty_cache=$work/no-cache
+rm -rf "$empty_cache" && mkdir -p "$empty_cache"
+export XDG_CACHE_HOME=$work/cache
 
-echo "== list --json on 10k sessions vs cat of every meta.json"
+if part list; then
+echo "== list --json on 10k sessions (no search index) vs cat of every meta.json (xargs, no shell)"
+find "$s10k/users/bench/session" -mindepth 2 -maxdepth 2 -name meta.json -print0 > "$work/metas0"
 hyperfine -N --warmup 3 --runs 15 --export-json "$work/list.json" \
-  "$bin --root $s10k --user bench list --json" >/dev/null
-hyperfine --warmup 3 --runs 15 --export-json "$work/cat.json" \
-  "cat $s10k/users/bench/session/*/meta.json" >/dev/null
+  "env XDG_CACHE_HOME=$empty_cache $bin --root $s10k --user bench list --json" >/dev/null
+hyperfine -N --warmup 3 --runs 15 --export-json "$work/cat.json" \
+  "xargs -0 -a $work/metas0 cat" >/dev/null
 python3 - "$work" <<'PY'
 import json, sys
 w = sys.argv[1]
 l = json.load(open(w + "/list.json"))["results"][0]["median"]
 c = json.load(open(w + "/cat.json"))["results"][0]["median"]
-print("list --json %.1f ms, cat %.1f ms, ratio %.2f" % (l * 1000, c * 1000, l / c))
+n = open(w + "/metas0", "rb").read().count(b"\0")
+print("list --json %.1f ms, cat of %d meta.json %.1f ms, ratio %.2f" % (l * 1000, n, c * 1000, l / c))
 PY
+fi
 
-echo "== peak memory, list --json on 100k sessions (second run: page cache warm)"
-"$bin" --root "$s100k" --user bench list --json >/dev/null
-/usr/bin/time -f "%M KiB peak RSS, %e s" "$bin" --root "$s100k" --user bench list --json >/dev/null
+if part memory; then
+echo "== peak memory, list --json on 100k sessions, without a search index and with one (second run of each: page cache warm)"
+"$bin" --root "$s100k" --user bench index >/dev/null
+for cache in "$empty_cache" "$XDG_CACHE_HOME"; do
+  what=$([ "$cache" = "$empty_cache" ] && echo "without an index" || echo "with an index")
+  XDG_CACHE_HOME=$cache "$bin" --root "$s100k" --user bench list --json >/dev/null
+  XDG_CACHE_HOME=$cache /usr/bin/time -f "$what: %M KiB peak RSS, %e s" "$bin" --root "$s100k" --user bench list --json >/dev/null
+done
+fi
 
-echo "== trim --max-tokens on the 10,000-message context (no cached counts)"
-big=$("$bin" --root "$s10k" --user bench list --json | python3 -c 'import json,sys; print(max(json.load(sys.stdin), key=lambda i: i["messages"] or 0)["id"])')
+big=$(XDG_CACHE_HOME=$empty_cache "$bin" --root "$s10k" --user bench list --json | python3 -c 'import json,sys; print(max(json.load(sys.stdin), key=lambda i: i["messages"] or 0)["id"])')
 sessions=$work/peteos-sessions
+if part trim || part count; then
 rm -rf "$sessions" && mkdir -p "$sessions"
 cp -a "$s10k/users/bench/session/$big/memory" "$sessions/$big"
-budget=50000
-hyperfine --warmup 1 --runs 15 --export-json "$work/trim.json" \
-  --prepare "rm -rf $work/trimcopy && cp -a $sessions/$big $work/trimcopy" \
-  "$bin trim $work/trimcopy --max-tokens $budget --json" >/dev/null
 py=$(scripts/peteos_venv.sh tiktoken)
 cache=$work/tiktoken-cache && mkdir -p "$cache"
 assets=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tiktoken-rs-*/assets | tail -n 1)
 cp "$assets/cl100k_base.tiktoken" "$cache/9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+fi
+if part trim; then
+echo "== trim --max-tokens on the 10,000-message context (no cached counts)"
+budget=50000
+hyperfine --warmup 1 --runs 15 --export-json "$work/trim.json" \
+  --prepare "rm -rf $work/trimcopy && cp -a $sessions/$big $work/trimcopy" \
+  "$bin --root $s10k --user bench trim $work/trimcopy --max-tokens $budget --json" >/dev/null
+rm -rf "$work/trimcopy" && cp -a "$sessions/$big" "$work/trimcopy"
+"$bin" --root "$s10k" --user bench trim "$work/trimcopy" --max-tokens $budget --json > "$work/trim-ours.json"
 echo '{}' > "$work/peteos.json"
 export TIKTOKEN_CACHE_DIR=$cache PETEOS_SESSIONS_DIR=$sessions PETEOS_CONFIG=$work/peteos.json
-"$py" scripts/bench_peteos_trim.py stdlib "$big" $budget 5 > "$work/peteos-stdlib.json"
+# One run a process: a second run in the same process starts from what the
+# first left (peteos caches counts in the messages it loaded) and keeps
+# other messages, faster.
+for i in 1 2 3 4 5; do
+  "$py" scripts/bench_peteos_trim.py stdlib "$big" $budget 1
+done > "$work/peteos-stdlib.json"
 "$py" scripts/bench_peteos_trim.py installed "$big" $budget 1 > "$work/peteos-json5.json"
 # The same Python run as a whole process (start-up and imports included), for
 # a like-for-like comparison with our whole-process figure.
 hyperfine --warmup 1 --runs 5 --export-json "$work/peteos-process.json" \
   "$py scripts/bench_peteos_trim.py stdlib $big $budget 1" >/dev/null
-python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
+ctx=$(python3 -c "import json; print(json.load(open('$sessions/$big/session.json'))['active_context_id'])")
+python3 - "$work" "$sessions/$big/$ctx.json" <<'PY'
+import json, statistics, sys
+w, context = sys.argv[1], sys.argv[2]
 ours = json.load(open(w + "/trim.json"))["results"][0]["median"]
-std = json.load(open(w + "/peteos-stdlib.json"))["median_s"]
-j5 = json.load(open(w + "/peteos-json5.json"))["median_s"]
+kept = json.load(open(w + "/trim-ours.json"))["kept_message_ids"]
+std = [json.loads(line) for line in open(w + "/peteos-stdlib.json")]
+j5 = json.load(open(w + "/peteos-json5.json"))
+messages = {m["id"]: m for m in json.load(open(context))["messages"]}
+def tool_result_only(mid):
+    parts = messages[mid].get("content")
+    return isinstance(parts, list) and parts and all(
+        isinstance(p, dict) and p.get("type") == "tool_result" for p in parts)
+# The same messages, but for the one documented difference (docs/FORMATS.md,
+# section 8): peteos walks the dangling tool results in a set's order, which
+# varies with Python's hash seed, and may drop a result loki-sessions keeps.
+extras = []
+for run in std + [j5]:
+    theirs = run["kept_ids"]
+    extra = set(kept) - set(theirs)
+    if set(theirs) - set(kept) or not all(tool_result_only(m) for m in extra) \
+            or [m for m in kept if m not in extra] != theirs:
+        sys.exit("peteos (%s) kept %s messages, loki-sessions %d: not the same trim" % (run["mode"], run["kept"], len(kept)))
+    extras.append(len(extra))
+same = extras.count(0)
 proc = json.load(open(w + "/peteos-process.json"))["results"][0]["median"]
-print("loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f ms (%.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx)"
-      % (ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
+runs = len(std) + 1
+std, j5 = statistics.median(r["median_s"] for r in std), j5["median_s"]
+print("the same %d messages kept (%d of %d peteos runs exactly; the others dropped up to %d tool results more, the documented difference); loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f ms (%.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx)"
+      % (len(kept), same, runs, max(extras), ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
 PY
+fi
 
+if part count; then
 echo "== token counting on the same texts (cl100k_base): one thread, and the threaded batch encoder on every core"
 ctx=$(python3 -c "import json; print(json.load(open('$sessions/$big/session.json'))['active_context_id'])")
 "$py" scripts/bench_tiktoken.py "$sessions/$big/$ctx.json" "$(nproc)" | tee "$work/tiktoken.json"
+fi
 
+if part tui; then
 echo "== UI figures (cargo bench --bench tui)"
 LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench tui 2>/dev/null | tee "$work/tui.json"
+fi
 
+if part edits; then
 echo "== trimming by hand on the 10,000-message context (cargo bench --bench edits)"
 LOKI_BENCH_10K=$s10k cargo bench --quiet --bench edits 2>/dev/null | tee "$work/edits.json"
+fi
 
-echo "== message search on 10k sessions, whole process, vs rg over the same conversation files"
-export XDG_CACHE_HOME=$work/cache
+if part search; then
+echo "== message search on 10k sessions, whole process, vs rg over the same conversation files: the same phrase"
 "$bin" --root "$s10k" --user bench index >/dev/null
-query="connection refused"
+phrase="connection refused"
 hyperfine -N --warmup 3 --runs 10 --export-json "$work/search.json" \
-  "$bin --root $s10k --user bench search $query --limit 20" >/dev/null
+  "$bin --root $s10k --user bench search '\"$phrase\"' --limit 20" >/dev/null
 hyperfine -N --warmup 1 --runs 5 --export-json "$work/search-files.json" \
-  "$bin --root $s10k --user bench search $query --limit 20 --no-index" >/dev/null
-hyperfine --warmup 1 --runs 10 --export-json "$work/rg.json" \
-  "rg -F -i -l '$query' $s10k/users/bench/session" >/dev/null
-python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
+  "$bin --root $s10k --user bench search '\"$phrase\"' --limit 20 --no-index" >/dev/null
+hyperfine -N --warmup 1 --runs 10 --export-json "$work/rg.json" \
+  "rg -F -i -l '$phrase' $s10k/users/bench/session" >/dev/null
+# Both find the same sessions (rg: the sessions of the files it lists).
+"$bin" --root "$s10k" --user bench search "\"$phrase\"" --limit 100000000 --json > "$work/search-hits.json"
+rg -F -i -l "$phrase" "$s10k/users/bench/session" > "$work/rg-files.txt" || true
+python3 - "$work" "$s10k/users/bench/session" <<'PY'
+import json, os, sys
+w, folder = sys.argv[1], sys.argv[2]
 m = lambda f: json.load(open(w + f))["results"][0]["median"]
 s, f, r = m("/search.json"), m("/search-files.json"), m("/rg.json")
-print("search (index) %.1f ms, search --no-index %.0f ms, rg -F -i -l %.0f ms: index %.1fx faster than rg, --no-index %.2fx of rg"
-      % (s * 1000, f * 1000, r * 1000, r / s, f / r))
+ours = {h["session_id"] for h in json.load(open(w + "/search-hits.json"))}
+theirs = {os.path.relpath(p.strip(), folder).split(os.sep)[0] for p in open(w + "/rg-files.txt") if p.strip()}
+if ours != theirs:
+    sys.exit("search found %d sessions, rg %d: not the same question" % (len(ours), len(theirs)))
+print("both find the same %d sessions; search (index) %.1f ms, search --no-index %.0f ms, rg -F -i -l %.0f ms: index %.1fx faster than rg, --no-index %.2fx of rg"
+      % (len(ours), s * 1000, f * 1000, r * 1000, r / s, f / r))
 PY
+fi
 
+if part build; then
 echo "== index build on 100k sessions from nothing, whole process: time and peak memory"
 /usr/bin/time -f "%M KiB peak RSS, %e s" "$bin" --root "$s100k" --user bench index --rebuild >/dev/null
+fi
 
+if part searchbench; then
 echo "== search figures (cargo bench --bench search)"
 LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench search 2>/dev/null | tee "$work/search-bench.json"
+fi

@@ -64,7 +64,7 @@ impl Config {
 
     /// Reads the config at `path`; a missing file is the empty config.
     pub fn load(path: &Path) -> Result<Config, String> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match read_text(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
@@ -90,6 +90,24 @@ impl Config {
     }
 }
 
+/// The text of a config file: opened without waiting (a FIFO would wait
+/// for a writer) and read only when it is a regular file (a link to one is
+/// fine: dotfiles are often links).
+fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// The file of what the UI remembers, beside the config file `config`.
 pub fn state_path(config: &Path) -> Option<PathBuf> {
     Some(config.parent()?.join("state.toml"))
@@ -99,7 +117,7 @@ pub fn state_path(config: &Path) -> Option<PathBuf> {
 /// when the file or a key is missing or not understood: it is only a memory).
 pub fn load_display(path: &Path) -> Display {
     let mut display = Display::default();
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = read_text(path) else {
         return display;
     };
     let Ok(table) = text.parse::<toml::Table>() else {
@@ -133,7 +151,7 @@ pub fn save_display(path: &Path, display: Display) -> Result<(), String> {
     if !dir.is_dir() && !dir.parent().is_some_and(Path::is_dir) {
         return Ok(());
     }
-    let mut table = match std::fs::read_to_string(path) {
+    let mut table = match read_text(path) {
         Ok(text) => text.parse::<toml::Table>().unwrap_or_default(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
         Err(e) => return Err(fail(&e)),
@@ -210,6 +228,13 @@ mod tests {
         assert!(Config::load(&path).unwrap_err().contains("config.toml"));
         std::fs::write(&path, "theme = \"light\"\n").unwrap();
         assert_eq!(Config::load(&path).unwrap().theme.as_deref(), Some("light"));
+        // A FIFO is refused at once, never waited on.
+        std::fs::remove_file(&path).unwrap();
+        let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let err = Config::load(&path).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
     }
 
     #[test]

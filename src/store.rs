@@ -39,7 +39,7 @@ pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
 pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,
-    UpdateReport, match_ranges,
+    Unreadable, UpdateReport, match_ranges,
 };
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;

@@ -82,6 +82,12 @@ pub fn run(env: &CliEnv, args: SearchArgs) -> Result<(), CliError> {
     if let Some(note) = &outcome.note {
         eprintln!("note: {note}");
     }
+    for unreadable in &outcome.unreadable {
+        eprintln!(
+            "note: session {} could not be read, so it was not searched: {}",
+            unreadable.session_id, unreadable.error
+        );
+    }
     if !outcome.is_complete() {
         eprintln!(
             "note: searched {} of {} sessions",

@@ -7,6 +7,8 @@
 //! being written by another process is rebuilt or worked around, and an
 //! answer that does not cover every session says so.
 
+mod consistent;
+mod directory;
 mod engine;
 pub(crate) mod hit;
 mod live;
@@ -14,6 +16,7 @@ mod manifest;
 pub mod query;
 mod scan;
 pub(crate) mod search;
+mod slot;
 mod snippet;
 mod stamp;
 mod text;
@@ -23,7 +26,7 @@ pub mod words;
 pub use hit::Hit;
 pub use live::LiveSearch;
 pub use query::{Role, SearchQuery};
-pub use search::{SearchOptions, SearchOutcome};
+pub use search::{SearchOptions, SearchOutcome, Unreadable};
 pub use update::UpdateReport;
 
 use crate::store::error::{Result, StoreError};
@@ -31,6 +34,7 @@ use crate::store::sources::layout::{MEMORY_DIR, META_FILE};
 use engine::{Engine, OpenError};
 use manifest::Manifest;
 use serde::Serialize;
+use slot::StoreIdentity;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -64,8 +68,10 @@ impl Layout {
 pub struct SearchIndex {
     /// Where the index lives (None: no cache directory on this system).
     dir: Option<PathBuf>,
-    /// The session folder it indexes.
+    /// The session folder it indexes, as given.
     store_dir: PathBuf,
+    /// Who that folder is (canonical path, device and inode).
+    store: StoreIdentity,
     layout: Layout,
 }
 
@@ -107,16 +113,15 @@ pub struct IndexedStats {
 
 impl SearchIndex {
     /// The index of `store_dir` in `cache` or else the user's cache
-    /// directory (`$XDG_CACHE_HOME/loki-sessions/<id of the folder>`).
+    /// directory (`$XDG_CACHE_HOME/loki-sessions/<key of the folder>`, the
+    /// key made of its canonical path, device and inode).
     pub fn for_store(store_dir: &Path, layout: Layout, cache: Option<&Path>) -> SearchIndex {
-        let key = uuid::Uuid::new_v5(
-            &uuid::Uuid::NAMESPACE_URL,
-            store_dir.as_os_str().as_encoded_bytes(),
-        );
+        let store = StoreIdentity::of(store_dir);
         let cache = cache.map(Path::to_path_buf).or_else(dirs::cache_dir);
         SearchIndex {
-            dir: cache.map(|c| c.join("loki-sessions").join(key.to_string())),
+            dir: cache.map(|c| store.slot(&c)),
             store_dir: store_dir.to_path_buf(),
+            store,
             layout,
         }
     }
@@ -131,12 +136,14 @@ impl SearchIndex {
         })
     }
 
-    /// Opens the index, rebuilding it from nothing when it is of another
-    /// format or damaged (it is a cache); the note says which.
+    /// Opens the index, its folder made safe first (see `slot`), rebuilding
+    /// it from nothing when it is of another format or damaged (it is a
+    /// cache); the note says what was replaced.
     fn open(&self) -> Result<(Engine, Option<String>)> {
         let dir = self.dir()?;
+        let prepared = slot::prepare(dir)?;
         match Engine::open(dir) {
-            Ok(engine) => Ok((engine, None)),
+            Ok(engine) => Ok((engine, prepared)),
             Err(OpenError::Incompatible(why) | OpenError::Broken(why)) => {
                 let note = format!(
                     "the search index in {} could not be used ({why}); it was rebuilt",
@@ -144,6 +151,7 @@ impl SearchIndex {
                 );
                 std::fs::remove_dir_all(dir)
                     .map_err(|e| StoreError::io("remove the damaged search index", dir, e))?;
+                slot::prepare(dir)?;
                 let engine = Engine::open(dir).map_err(|e| {
                     let why = match e {
                         OpenError::Incompatible(w) | OpenError::Broken(w) => w,
@@ -153,51 +161,62 @@ impl SearchIndex {
                         dir.display()
                     ))
                 })?;
-                Ok((engine, Some(note)))
+                Ok((engine, Some(join_notes(prepared, note))))
             }
         }
     }
 
     /// The manifest, or an empty one (with why, when one was there but unusable).
     fn manifest(&self) -> (Manifest, Option<String>) {
-        let Ok(dir) = self.dir() else {
-            return (self.empty_manifest(), None);
-        };
-        match Manifest::load(dir, &self.store_dir) {
+        match self.load_manifest() {
             Ok(m) => (m, None),
             Err(manifest::Unusable::Missing) => (self.empty_manifest(), None),
             Err(manifest::Unusable::Invalid(why)) => (self.empty_manifest(), Some(why)),
         }
     }
 
-    /// The manifest's path (None without a cache directory).
-    fn manifest_path(&self) -> Option<PathBuf> {
-        self.dir.as_ref().map(|d| d.join(manifest::FILE))
+    /// The manifest as it is on disk.
+    fn load_manifest(&self) -> std::result::Result<Manifest, manifest::Unusable> {
+        match self.dir() {
+            Ok(dir) => Manifest::load(dir, &self.store),
+            Err(_) => Err(manifest::Unusable::Missing),
+        }
     }
 
     fn empty_manifest(&self) -> Manifest {
         Manifest {
             format: manifest::FORMAT,
-            store: self.store_dir.clone(),
+            store: self.store.path.clone(),
+            store_id: self.store.id,
             ..Manifest::default()
         }
+    }
+
+    /// The index directory when it is one a reader may trust (a real
+    /// folder of this user); readers that change nothing read an untrusted
+    /// one as no index.
+    fn trusted_dir(&self) -> Option<&Path> {
+        self.dir.as_deref().filter(|d| slot::is_trusted(d))
     }
 
     /// What the index holds now. Reads only.
     pub fn status(&self) -> IndexStatus {
         let path = self.dir.clone();
-        let Ok(dir) = self.dir() else {
+        if self.dir.is_none() {
             return IndexStatus {
                 note: Some("no cache directory".into()),
                 ..IndexStatus::default()
             };
+        }
+        let (manifest, note) = match self.trusted_dir() {
+            Some(_) => self.manifest(),
+            None => (self.empty_manifest(), None),
         };
-        let (manifest, note) = self.manifest();
         let built = !manifest.sessions.is_empty() || manifest.built_at > 0.0;
         IndexStatus {
             sessions: manifest.sessions.len(),
             messages: manifest.documents(),
-            bytes: dir_bytes(dir),
+            bytes: self.trusted_dir().map_or(0, dir_bytes),
             built_at: built.then_some(manifest.built_at),
             updated_at: built.then_some(manifest.updated_at),
             note: note.or_else(|| (!built).then(|| "not built yet".to_string())),
@@ -222,9 +241,9 @@ impl SearchIndex {
     /// usable one): a fraction of the owned manifest's memory, which matters
     /// at 100k sessions.
     fn with_view<R>(&self, f: impl FnOnce(&manifest::ManifestView) -> R) -> Option<R> {
-        let dir = self.dir().ok()?;
+        let dir = self.trusted_dir()?;
         let bytes = manifest::read(dir).ok()?;
-        let view = manifest::ManifestView::decode(&bytes, dir, &self.store_dir).ok()?;
+        let view = manifest::ManifestView::decode(&bytes, dir, &self.store).ok()?;
         Some(f(&view))
     }
 
@@ -264,15 +283,13 @@ impl SearchIndex {
             .filter_map(|(id, stats)| Some((id, stats?)))
             .collect()
     }
+}
 
-    /// Removes the index entirely (the next update builds it again).
-    pub fn remove(&self) -> Result<()> {
-        let dir = self.dir()?;
-        match std::fs::remove_dir_all(dir) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(StoreError::io("remove the search index", dir, e)),
-        }
+/// Two notes as one.
+fn join_notes(first: Option<String>, second: String) -> String {
+    match first {
+        Some(first) => format!("{first}; {second}"),
+        None => second,
     }
 }
 

@@ -10,13 +10,15 @@
 //!   trims through the loop);
 //! - `terminal`: the binary in tmux, keys typed and the screen read;
 //! - `peteos`: conformance with the real peteos;
-//! - `architecture`: the rooms of docs/ARCHITECTURE.md, checked on the source.
+//! - `architecture`: the rooms of docs/ARCHITECTURE.md, checked on the source;
+//! - `ci_guard`: a green CI means every test ran as written.
 //!
 //! Shared helpers are in `common`. The long loops are sized by
 //! `LOKI_TEST_SCALE` (see `common::sized`): small for a newcomer's
 //! `cargo test`, the full size under CI.
 
 mod architecture;
+mod ci_guard;
 mod cli;
 mod common;
 mod peteos;

@@ -24,11 +24,33 @@ pub fn read_no_follow(path: &Path) -> Result<Vec<u8>> {
     read_all(&mut file).ctx("read", path)
 }
 
-/// Opens a session file for reading, refusing a symbolic link.
+/// [`read_no_follow`] for a file that cannot be larger than `limit` bytes
+/// when it is ours (the search index's): a bigger one is refused before a
+/// byte of it is read.
+pub fn read_no_follow_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let file = open_no_follow(path)?;
+    let size = file.metadata().ctx("inspect", path)?.len();
+    if size > limit {
+        return Err(StoreError::Unsafe {
+            path: path.to_path_buf(),
+            reason: format!("it holds {size} bytes, more than such a file ever does ({limit})"),
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .ctx("read", path)?;
+    Ok(bytes)
+}
+
+/// Opens a session file for reading: never through a symbolic link, and
+/// never waiting (`O_NONBLOCK`: opening a FIFO for reading would wait for a
+/// writer that may never come); anything but a regular file (a FIFO, a
+/// device, a socket, a directory) is refused before it is read.
 pub fn open_no_follow(path: &Path) -> Result<std::fs::File> {
-    std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| match e.raw_os_error() {
             Some(libc::ELOOP) => StoreError::Unsafe {
@@ -36,7 +58,39 @@ pub fn open_no_follow(path: &Path) -> Result<std::fs::File> {
                 reason: "it is a symbolic link; session files are never read through links".into(),
             },
             _ => StoreError::io("read", path, e),
-        })
+        })?;
+    let kind = file.metadata().ctx("inspect", path)?.file_type();
+    if kind.is_file() {
+        return Ok(file);
+    }
+    if kind.is_dir() {
+        // As reading it would say (and as the corpus documents it).
+        let e = std::io::Error::from_raw_os_error(libc::EISDIR);
+        return Err(StoreError::io("read", path, e));
+    }
+    Err(StoreError::Unsafe {
+        path: path.to_path_buf(),
+        reason: format!(
+            "it is {}, not a regular file; it is not read",
+            special_kind(&kind)
+        ),
+    })
+}
+
+/// What kind of special file `kind` is, in words.
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
 }
 
 /// Reads a regular file to its end with as few system calls as possible:

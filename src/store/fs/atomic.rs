@@ -23,12 +23,14 @@ pub const FILE_MODE: u32 = 0o600;
 /// Replaces `path` with `bytes` atomically (temp, fsync, rename, fsync dir).
 ///
 /// An existing file keeps its permission bits; a new one gets [`FILE_MODE`].
+/// A failure names `path` (the temp file is a detail) and leaves no temp
+/// file behind.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = parent_of(path);
     let mode = fs::metadata(path)
         .ok()
         .map(|m| m.permissions().mode() & 0o7777);
-    let temp = synced_temp(dir, bytes, mode)?;
+    let temp = synced_temp(dir, path, bytes, mode)?;
     temp.persist(path)
         .map_err(|e| e.error)
         .ctx("replace", path)?;
@@ -38,28 +40,70 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Creates `path` with `bytes` only if it does not exist yet, atomically.
 pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = parent_of(path);
-    let temp = synced_temp(dir, bytes, None)?;
+    let temp = synced_temp(dir, path, bytes, None)?;
     temp.persist_noclobber(path)
         .map_err(|e| e.error)
         .ctx("create", path)?;
     sync_dir(dir)
 }
 
-/// A hidden temp file in `dir` holding `bytes`, synced to disk, with `mode`
-/// (else [`FILE_MODE`]): ready to be renamed over its target.
-fn synced_temp(dir: &Path, bytes: &[u8], mode: Option<u32>) -> Result<tempfile::NamedTempFile> {
+/// A hidden temp file in `dir` holding `bytes` meant for `target`, synced
+/// to disk, with `mode` (else [`FILE_MODE`]): ready to be renamed over its
+/// target. Errors name the target; the temp file goes when it is dropped.
+fn synced_temp(
+    dir: &Path,
+    target: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> Result<tempfile::NamedTempFile> {
     let mut temp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .permissions(fs::Permissions::from_mode(FILE_MODE))
         .tempfile_in(dir)
-        .ctx("create a temp file in", dir)?;
+        .map_err(without_temp_path)
+        .ctx("write", target)?;
     if let Some(mode) = mode {
-        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
-            .ctx("set permissions of", temp.path())?;
+        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode)).ctx("write", target)?;
     }
-    temp.write_all(bytes).ctx("write", temp.path())?;
-    temp.as_file().sync_all().ctx("sync", temp.path())?;
+    // Through the File, whose errors do not name the temp file.
+    temp.as_file_mut().write_all(bytes).ctx("write", target)?;
+    temp.as_file().sync_all().ctx("write", target)?;
     Ok(temp)
+}
+
+/// tempfile's error without the temp file's path it appends (" at path
+/// …"): the error names the target instead.
+fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    let inner = e
+        .get_ref()
+        .and_then(|wrapper| wrapper.source())
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error);
+    match inner {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => e,
+    }
+}
+
+/// The file `path` as it is now, held under a hidden name in its folder
+/// (a hard link: no byte is copied, no space is needed), so a write that
+/// replaces it can be undone by [`put_back`] even on a full disk. None
+/// where the filesystem has no hard links.
+pub fn hold(path: &Path) -> Option<std::path::PathBuf> {
+    let held = parent_of(path).join(format!("{TEMP_PREFIX}held-{}", uuid::Uuid::new_v4()));
+    fs::hard_link(path, &held).ok().map(|()| held)
+}
+
+/// Puts the file [`hold`] kept back at `path` (a rename, atomic).
+pub fn put_back(held: &Path, path: &Path) -> Result<()> {
+    fs::rename(held, path).ctx("put back", path)?;
+    sync_dir(parent_of(path))
+}
+
+/// Removes a file, then syncs its folder.
+pub fn remove_synced(path: &Path) -> Result<()> {
+    fs::remove_file(path).ctx("remove", path)?;
+    sync_dir(parent_of(path))
 }
 
 /// Flushes a directory's entries (a rename is durable only after this).

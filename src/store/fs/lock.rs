@@ -10,7 +10,7 @@
 
 use crate::store::error::{IoContext, Result, StoreError};
 use std::fs::{File, TryLockError};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -47,7 +47,12 @@ impl SessionLock {
 
     /// Locks `dir` if nobody else holds it; `Ok(None)` when it is busy.
     pub fn try_acquire(dir: &Path) -> Result<Option<SessionLock>> {
-        let handle = File::open(dir).ctx("open for locking", dir)?;
+        // A directory only, never through a link, never waiting on a FIFO.
+        let handle = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(dir)
+            .ctx("open for locking", dir)?;
         match handle.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => return Ok(None),

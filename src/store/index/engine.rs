@@ -2,14 +2,14 @@
 //! message, its text tokenized into the same words the direct scan uses.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::index::directory::PrivateDirectory;
 use crate::store::index::hit::Hit;
 use crate::store::index::query::SearchQuery;
 use crate::store::index::snippet::snippet;
 use crate::store::index::text::Searchable;
-use crate::store::index::words::{Word, words};
+use crate::store::index::words::{Word, indexed_form, words};
 use std::path::{Path, PathBuf};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::directory::MmapDirectory;
 use tantivy::query::{BooleanQuery, Occur, PhrasePrefixQuery, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
@@ -61,6 +61,15 @@ pub struct Engine {
     dir: PathBuf,
 }
 
+/// Which commit of the index a reader sees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    /// The payload it was made with (None: not by us, or none yet).
+    pub payload: Option<String>,
+    /// Messages it holds.
+    pub documents: u64,
+}
+
 /// Why the index could not be used as it is.
 #[derive(Debug)]
 pub enum OpenError {
@@ -71,13 +80,12 @@ pub enum OpenError {
 }
 
 impl Engine {
-    /// Opens the index in `dir`, creating an empty one if there is none.
+    /// Opens the index in `dir` (a slot made safe by `slot::prepare`),
+    /// creating an empty one if there is none.
     pub fn open(dir: &Path) -> std::result::Result<Engine, OpenError> {
-        // What people said in their sessions is theirs alone: 0700 folders.
-        crate::store::fs::atomic::create_private_dir_all(dir)
-            .map_err(|e| OpenError::Broken(e.to_string()))?;
         let (schema, fields) = schema();
-        let directory = MmapDirectory::open(dir).map_err(|e| OpenError::Broken(e.to_string()))?;
+        let directory =
+            PrivateDirectory::open(dir).map_err(|e| OpenError::Broken(e.to_string()))?;
         let index = Index::open_or_create(directory, schema).map_err(|e| match e {
             tantivy::TantivyError::SchemaError(why) => OpenError::Incompatible(why),
             other => OpenError::Broken(other.to_string()),
@@ -138,15 +146,52 @@ impl Engine {
     }
 
     /// Makes what the writer did visible (to this process after
-    /// [`Engine::reload`], to others when they open the index).
-    pub fn commit(&self, writer: &mut IndexWriter) -> Result<()> {
-        writer.commit().map_err(|e| self.error("commit", e))?;
+    /// [`Engine::reload`], to others when they open the index), as the
+    /// commit named `payload`: the manifest saved after it names it too.
+    pub fn commit(&self, writer: &mut IndexWriter, payload: &str) -> Result<()> {
+        let mut prepared = writer
+            .prepare_commit()
+            .map_err(|e| self.error("commit", e))?;
+        prepared.set_payload(payload);
+        prepared.commit().map_err(|e| self.error("commit", e))?;
         Ok(())
     }
 
     /// Sees the latest commit.
     pub fn reload(&self) -> Result<()> {
         self.reader.reload().map_err(|e| self.error("reload", e))
+    }
+
+    /// Sees the latest commit, and says which it is: its payload and its
+    /// documents. None when a commit landed while looking (ask again).
+    pub fn reload_and_name(&self) -> Result<Option<Commit>> {
+        let metas = self
+            .index
+            .load_metas()
+            .map_err(|e| self.error("read the commit of", e))?;
+        self.reload()?;
+        let searcher = self.reader.searcher();
+        let seen = |pairs: &mut Vec<(String, u32)>| {
+            pairs.sort();
+            pairs.clone()
+        };
+        let mut wanted: Vec<(String, u32)> = metas
+            .segments
+            .iter()
+            .map(|m| (m.id().uuid_string(), m.num_docs()))
+            .collect();
+        let mut loaded: Vec<(String, u32)> = searcher
+            .segment_readers()
+            .iter()
+            .map(|r| (r.segment_id().uuid_string(), r.num_docs()))
+            .collect();
+        if seen(&mut wanted) != seen(&mut loaded) {
+            return Ok(None);
+        }
+        Ok(Some(Commit {
+            payload: metas.payload,
+            documents: searcher.num_docs(),
+        }))
     }
 
     /// Messages matching `query` (in `session` only, when given): the best
@@ -159,8 +204,8 @@ impl Engine {
         limit: usize,
     ) -> Result<(Vec<Hit>, usize)> {
         let searcher = self.reader.searcher();
-        let built = self.query(query, session);
-        let (top, total) = searcher
+        let built = self.query(query, session, &searcher);
+        let (top, mut total) = searcher
             .search(
                 built.as_ref(),
                 &(TopDocs::with_limit(limit.max(1)).order_by_score(), Count),
@@ -180,6 +225,12 @@ impl Engine {
             let text = text_of(self.fields.text);
             let found: Vec<Word> = words(&text);
             let texts: Vec<String> = found.iter().map(|w| w.text.clone()).collect();
+            if !query.matches(&texts) {
+                // Only a word longer than the index keeps can match by its
+                // first characters alone.
+                total = total.saturating_sub(1);
+                continue;
+            }
             let shown = snippet(&text, &found, &query.matched_positions(&texts));
             hits.push(Hit {
                 agent: Default::default(),
@@ -198,16 +249,24 @@ impl Engine {
         Ok((hits, total))
     }
 
-    fn query(&self, query: &SearchQuery, session: Option<&str>) -> Box<dyn Query> {
+    fn query(
+        &self,
+        query: &SearchQuery,
+        session: Option<&str>,
+        searcher: &tantivy::Searcher,
+    ) -> Box<dyn Query> {
         let text = self.fields.text;
-        let term = |word: &str| Term::from_field_text(text, word);
+        let term = |word: &str| Term::from_field_text(text, indexed_form(word));
         let last = query.clauses.len() - 1;
         let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (i, clause) in query.clauses.iter().enumerate() {
             let terms: Vec<Term> = clause.iter().map(|w| term(w)).collect();
             let built: Box<dyn Query> = if query.prefix_last && i == last {
+                // Every word the prefix starts: a cap would leave messages
+                // out (one letter can start tens of thousands of words).
+                let expansions = prefix_expansions(searcher, terms.last().unwrap());
                 let mut prefix = PhrasePrefixQuery::new(terms);
-                prefix.set_max_expansions(1_000);
+                prefix.set_max_expansions(expansions);
                 Box::new(prefix)
             } else if terms.len() == 1 {
                 Box::new(TermQuery::new(
@@ -234,6 +293,40 @@ impl Engine {
             self.dir.display()
         ))
     }
+}
+
+/// How many words of the index start with `prefix`, in the segment holding
+/// the most (tantivy takes a number of expansions, and sets room aside for
+/// as many, so "every word" must be counted).
+fn prefix_expansions(searcher: &tantivy::Searcher, prefix: &Term) -> u32 {
+    let start = prefix.serialized_value_bytes();
+    // The first byte string after every one starting with `start`.
+    let mut end = start.to_vec();
+    while end.last() == Some(&0xFF) {
+        end.pop();
+    }
+    if let Some(last) = end.last_mut() {
+        *last += 1;
+    }
+    let mut most = 1;
+    for reader in searcher.segment_readers() {
+        let Ok(inverted) = reader.inverted_index(prefix.field()) else {
+            continue;
+        };
+        let mut range = inverted.terms().range().ge(start);
+        if !end.is_empty() {
+            range = range.lt(&end);
+        }
+        let Ok(mut stream) = range.into_stream() else {
+            continue;
+        };
+        let mut count: u32 = 0;
+        while stream.advance() {
+            count = count.saturating_add(1);
+        }
+        most = most.max(count);
+    }
+    most
 }
 
 /// A filter on a field holding exact values.
@@ -273,11 +366,15 @@ impl TokenStream for WordsStream {
         let Some(word) = self.words.next() else {
             return false;
         };
+        let text = match indexed_form(&word.text).len() {
+            len if len < word.text.len() => word.text[..len].to_string(),
+            _ => word.text,
+        };
         self.token = Token {
             offset_from: word.from,
             offset_to: word.to,
             position: self.position,
-            text: word.text,
+            text,
             position_length: 1,
         };
         self.position += 1;

@@ -4,18 +4,26 @@
 //! and JSON of 10,000 sessions took 20 ms to parse), written atomically
 //! after each commit of the index.
 
+use crate::store::format::jsonfile;
 use crate::store::format::usage::UsageByModel;
 use crate::store::fs::atomic;
-use crate::store::index::stamp::{FileStamp, Stamp, stat_matches};
+use crate::store::index::slot::StoreIdentity;
+use crate::store::index::stamp::{FileStamp, Stamp, StampTimes, stat_matches};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Changes whenever what is indexed, or how, changes: an index of another
-/// format is rebuilt.
-pub const FORMAT: u32 = 2;
+/// format is rebuilt. 2: stamps hold the change time; the manifest names
+/// the commit of the tantivy index it describes and the folder's device
+/// and inode. 3: an entry holds another agent's usage, and its files are
+/// stamped by their path in the agent's folder.
+pub const FORMAT: u32 = 3;
 /// The manifest's file name in the index directory.
 pub const FILE: &str = "sessions.postcard";
+/// The largest manifest read (about 230 bytes a session: a million
+/// sessions fit); a bigger file is not ours and is not read.
+pub const LIMIT: u64 = 256 << 20;
 
 /// One indexed session.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -49,8 +57,15 @@ pub struct Entry {
 pub struct Manifest {
     /// [`FORMAT`] when written.
     pub format: u32,
-    /// The session folder indexed.
+    /// The session folder indexed (its canonical path).
     pub store: PathBuf,
+    /// Its device and inode.
+    pub store_id: Option<(u64, u64)>,
+    /// The payload of the tantivy commit this manifest describes: a
+    /// manifest and an index that do not name the same commit do not
+    /// describe each other (one was deleted, replaced or left behind by a
+    /// writer killed between the two).
+    pub commit: String,
     /// When the index was last brought up to date (seconds since the epoch).
     pub updated_at: f64,
     /// When the index was first built.
@@ -68,14 +83,15 @@ pub enum Unusable {
     Invalid(String),
 }
 
-/// The manifest's bytes in `dir`.
+/// The manifest's bytes in `dir`: never through a link, never waiting on
+/// a FIFO, never more than [`LIMIT`].
 pub fn read(dir: &Path) -> Result<Vec<u8>, Unusable> {
     let path = dir.join(FILE);
-    match std::fs::read(&path) {
+    match jsonfile::read_no_follow_at_most(&path, LIMIT) {
         Ok(bytes) => Ok(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Unusable::Missing),
+        Err(e) if e.is_not_found() => Err(Unusable::Missing),
         Err(e) => Err(Unusable::Invalid(format!(
-            "cannot read {}: {e}",
+            "cannot use {}: {e}",
             path.display()
         ))),
     }
@@ -86,25 +102,27 @@ pub fn read(dir: &Path) -> Result<Vec<u8>, Unusable> {
 fn decode<'a, T: Deserialize<'a>>(
     bytes: &'a [u8],
     dir: &Path,
-    store: &Path,
-    header: impl Fn(&T) -> (u32, &Path),
+    store: &StoreIdentity,
+    header: impl Fn(&T) -> (u32, &Path, Option<(u64, u64)>),
 ) -> Result<T, Unusable> {
     let path = dir.join(FILE);
-    let manifest: T = postcard::from_bytes(bytes)
-        .map_err(|e| Unusable::Invalid(format!("{} is damaged: {e}", path.display())))?;
-    let (format, indexed) = header(&manifest);
-    if format != FORMAT {
+    let format = postcard::take_from_bytes::<u32>(bytes).map(|(f, _)| f);
+    if let Some(format) = format.ok().filter(|f| *f != FORMAT) {
         return Err(Unusable::Invalid(format!(
             "{} is of format {format}, this version reads {FORMAT}",
             path.display(),
         )));
     }
-    if indexed != store {
+    let manifest: T = postcard::from_bytes(bytes)
+        .map_err(|e| Unusable::Invalid(format!("{} is damaged: {e}", path.display())))?;
+    let (_, indexed, indexed_id) = header(&manifest);
+    if indexed != store.path || indexed_id != store.id {
         return Err(Unusable::Invalid(format!(
-            "{} indexes {}, not {}",
+            "{} indexes {} (device and inode {indexed_id:?}), not {} ({:?}): another folder's index",
             path.display(),
             indexed.display(),
-            store.display()
+            store.path.display(),
+            store.id,
         )));
     }
     Ok(manifest)
@@ -122,6 +140,9 @@ pub struct ManifestView<'a> {
     pub format: u32,
     #[serde(borrow)]
     pub store: &'a Path,
+    pub store_id: Option<(u64, u64)>,
+    #[serde(borrow)]
+    pub commit: &'a str,
     pub updated_at: f64,
     pub built_at: f64,
     #[serde(borrow)]
@@ -153,6 +174,7 @@ pub struct StampView<'a> {
     pub name: &'a str,
     pub size: u64,
     pub mtime_ns: i128,
+    pub ctime_ns: i128,
     pub ino: u64,
 }
 
@@ -162,7 +184,11 @@ impl Stamp for StampView<'_> {
     }
 
     fn matches(&self, st: &rustix::fs::Stat) -> bool {
-        stat_matches(st, self.size, self.ino, self.mtime_ns)
+        let times = StampTimes {
+            mtime_ns: self.mtime_ns,
+            ctime_ns: self.ctime_ns,
+        };
+        stat_matches(st, self.size, self.ino, times)
     }
 }
 
@@ -182,16 +208,20 @@ impl EntryView<'_> {
 
 impl<'a> ManifestView<'a> {
     /// Decodes `bytes` (from [`read`] in `dir`), checking it is ours for `store`.
-    pub fn decode(bytes: &'a [u8], dir: &Path, store: &Path) -> Result<Self, Unusable> {
-        decode(bytes, dir, store, |m: &ManifestView| (m.format, m.store))
+    pub fn decode(bytes: &'a [u8], dir: &Path, store: &StoreIdentity) -> Result<Self, Unusable> {
+        decode(bytes, dir, store, |m: &ManifestView| {
+            (m.format, m.store, m.store_id)
+        })
     }
 }
 
 impl Manifest {
     /// Reads the manifest in `dir`, checking it is ours for `store`.
-    pub fn load(dir: &Path, store: &Path) -> Result<Manifest, Unusable> {
+    pub fn load(dir: &Path, store: &StoreIdentity) -> Result<Manifest, Unusable> {
         let bytes = read(dir)?;
-        decode(&bytes, dir, store, |m: &Manifest| (m.format, &m.store))
+        decode(&bytes, dir, store, |m: &Manifest| {
+            (m.format, &m.store, m.store_id)
+        })
     }
 
     /// Writes it atomically into `dir`.
@@ -221,11 +251,18 @@ mod tests {
             name: name.into(),
             size,
             mtime_ns: -5 + i128::from(size),
+            ctime_ns: 9 + i128::from(size),
             ino: 77,
+        };
+        let identity = StoreIdentity {
+            path: PathBuf::from("/store/users/u/session"),
+            id: Some((3, 4)),
         };
         let mut manifest = Manifest {
             format: FORMAT,
-            store: PathBuf::from("/store/users/u/session"),
+            store: identity.path.clone(),
+            store_id: identity.id,
+            commit: "c1".into(),
             updated_at: 2.5,
             built_at: 1.5,
             ..Manifest::default()
@@ -248,10 +285,10 @@ mod tests {
         );
         manifest.save(dir.path()).unwrap();
         let bytes = read(dir.path()).unwrap();
-        let view = ManifestView::decode(&bytes, dir.path(), &manifest.store).unwrap();
+        let view = ManifestView::decode(&bytes, dir.path(), &identity).unwrap();
         assert_eq!(
-            (view.format, view.store),
-            (FORMAT, manifest.store.as_path())
+            (view.format, view.store, view.store_id, view.commit),
+            (FORMAT, manifest.store.as_path(), Some((3, 4)), "c1")
         );
         assert_eq!((view.updated_at, view.built_at), (2.5, 1.5));
         let entry = &view.sessions["20261129-a"];
@@ -260,7 +297,10 @@ mod tests {
         let names: Vec<&str> = entry.files.iter().map(|f| f.name).collect();
         assert_eq!(names, [".", "session.json"]);
         let file = &entry.files[1];
-        assert_eq!((file.size, file.mtime_ns, file.ino), (120, 115, 77));
+        assert_eq!(
+            (file.size, file.mtime_ns, file.ctime_ns, file.ino),
+            (120, 115, 129, 77)
+        );
         assert_eq!(entry.meta.as_ref().map(|m| m.name), Some("meta.json"));
         assert_eq!(entry.documents, 11);
         let stats = entry.stats();
@@ -269,7 +309,28 @@ mod tests {
             (owned.bytes, owned.messages, owned.tokens, owned.is_active)
         );
         assert_eq!(stats.error.as_deref(), Some("broken"));
-        // Another folder's manifest is refused, as the owned one is.
-        assert!(ManifestView::decode(&bytes, dir.path(), Path::new("/other")).is_err());
+        // Another folder's manifest is refused, as the owned one is: by
+        // path, or by device and inode (a folder made again at the same path).
+        for other in [
+            StoreIdentity {
+                path: PathBuf::from("/other"),
+                ..identity.clone()
+            },
+            StoreIdentity {
+                id: Some((3, 5)),
+                ..identity.clone()
+            },
+        ] {
+            assert!(ManifestView::decode(&bytes, dir.path(), &other).is_err());
+            assert!(Manifest::load(dir.path(), &other).is_err());
+        }
+        // A manifest of another format is named as such.
+        let mut old = manifest.clone();
+        old.format = 1;
+        old.save(dir.path()).unwrap();
+        let Err(Unusable::Invalid(why)) = Manifest::load(dir.path(), &identity) else {
+            panic!("a manifest of format 1 was used");
+        };
+        assert!(why.contains("format 1"), "{why}");
     }
 }

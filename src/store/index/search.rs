@@ -4,12 +4,15 @@
 
 use crate::store::clock;
 use crate::store::error::Result;
+use crate::store::index::consistent::READER_ATTEMPTS;
+use crate::store::index::engine::Engine;
 use crate::store::index::hit::{Hit, rank};
+use crate::store::index::manifest::Manifest;
 use crate::store::index::query::SearchQuery;
 use crate::store::index::scan;
 use crate::store::index::text::record_messages;
 use crate::store::index::update::{Change, refresh, start_afresh_if_empty};
-use crate::store::index::{Layout, SearchIndex};
+use crate::store::index::{Layout, SearchIndex, join_notes};
 use crate::store::parallel;
 use crate::store::sources::record::SessionRecord;
 use serde::Serialize;
@@ -37,12 +40,24 @@ pub struct SearchOutcome {
     pub hits: Vec<Hit>,
     /// Messages that matched in all (hits holds at most the limit).
     pub total: usize,
-    /// Sessions the answer covers.
+    /// Sessions the answer covers (searched, from the index or the files).
     pub covered: usize,
     /// Sessions in the store.
     pub sessions: usize,
+    /// Sessions whose conversation could not be read, so were not searched
+    /// (not counted in `covered`): each with why, the file named.
+    pub unreadable: Vec<Unreadable>,
     /// Anything a person should know about how it was answered.
     pub note: Option<String>,
+}
+
+/// A session a search could not read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Unreadable {
+    /// The session.
+    pub session_id: String,
+    /// Why, naming the file.
+    pub error: String,
 }
 
 impl SearchOutcome {
@@ -60,24 +75,37 @@ pub fn direct(
     layout: Layout,
 ) -> SearchOutcome {
     let found = parallel::map_ordered(records, |r| {
-        let Ok((messages, _)) = record_messages(r, layout, false) else {
-            return Vec::new();
-        };
-        let mut hits = scan::matching(&messages, query, (&r.id, r.shown_name(), r.last_used_at));
-        for hit in &mut hits {
-            hit.agent = r.agent;
-        }
-        hits
+        record_messages(r, layout, false)
+            .map(|(messages, _)| {
+                let mut hits =
+                    scan::matching(&messages, query, (&r.id, r.shown_name(), r.last_used_at));
+                for hit in &mut hits {
+                    hit.agent = r.agent;
+                }
+                hits
+            })
+            .map_err(|e| Unreadable {
+                session_id: r.id.clone(),
+                error: e.to_string(),
+            })
     });
-    let mut hits: Vec<Hit> = found.into_iter().flatten().collect();
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut unreadable = Vec::new();
+    for result in found {
+        match result {
+            Ok(found) => hits.extend(found),
+            Err(why) => unreadable.push(why),
+        }
+    }
     let total = hits.len();
     rank(&mut hits);
     hits.truncate(limit);
     SearchOutcome {
         hits,
         total,
-        covered: records.len(),
+        covered: records.len() - unreadable.len(),
         sessions: records.len(),
+        unreadable,
         note: None,
     }
 }
@@ -94,58 +122,120 @@ impl SearchIndex {
         record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<SearchOutcome> {
-        let (engine, mut note) = self.open()?;
-        let (mut manifest, why) = self.manifest();
-        if why.is_some() {
-            note = why;
-        }
+        let (engine, opened) = self.open()?;
         let names: Vec<String> = match &options.session {
             Some(id) => names.into_iter().filter(|n| n == id).collect(),
             None => names,
         };
+        // The manifest of the commit the reader sees, or none. A first look;
+        // a mismatch is settled under the writer lock when this search may
+        // update the index, else looked at again while a writer finishes.
+        let (mut manifest, mut mismatch) = self.consistent_manifest(&engine, 1)?;
         // Which sessions the index knows as they are now (a touch or a
         // rename makes a session stale too: its name and last use changed).
-        let changes = self.changes(&names, &manifest);
-        let mut stale: Vec<&String> = names
+        let mut stale = self.stale(&names, &manifest);
+        let mut note = opened;
+        let needs_work = !stale.is_empty() || mismatch.is_some();
+        // Kept until the search is done, so no other commit lands meanwhile.
+        let mut writer = match options.update && needs_work {
+            true => engine.writer()?,
+            false => None,
+        };
+        if writer.is_none() && mismatch.is_some() {
+            (manifest, mismatch) = self.consistent_manifest(&engine, READER_ATTEMPTS)?;
+            stale = self.stale(&names, &manifest);
+        }
+        if options.update && needs_work {
+            match writer.as_mut() {
+                Some(writer) => {
+                    // Under the writer lock what is on disk is settled.
+                    let (settled, why) = self.consistent_manifest(&engine, 1)?;
+                    manifest = settled;
+                    if let Some(why) = why.or(mismatch.take()) {
+                        note = Some(join_notes(note, format!("{why}; the index was rebuilt")));
+                    }
+                    start_afresh_if_empty(writer, &mut manifest, clock::now_seconds())?;
+                    let stale_now = self.stale(&names, &manifest);
+                    refresh(
+                        &engine,
+                        writer,
+                        &mut manifest,
+                        self,
+                        &stale_now,
+                        record_of,
+                        progress,
+                    )?;
+                    self.commit(&engine, writer, &mut manifest)?;
+                    engine.reload()?;
+                    stale.clear();
+                }
+                None => {
+                    note = Some(join_notes(
+                        note,
+                        "another process is updating the search index; sessions it has not reached were searched directly"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        if let Some(why) = mismatch {
+            note = Some(join_notes(
+                note,
+                format!("{why}; the session files were searched directly"),
+            ));
+        }
+        let mut outcome = self.answer(&engine, query, options, &names, &manifest, &stale)?;
+        drop(writer);
+        if options.scan_stale && !stale.is_empty() {
+            let records: Vec<SessionRecord> = parallel::map_ordered(&stale, |n| record_of(n));
+            let scanned = direct(&records, query, usize::MAX, self.layout);
+            outcome.total += scanned.total;
+            outcome.covered += scanned.covered;
+            outcome.hits.extend(scanned.hits);
+            outcome.unreadable.extend(scanned.unreadable);
+        }
+        rank(&mut outcome.hits);
+        outcome.hits.truncate(options.limit);
+        outcome.note = note;
+        Ok(outcome)
+    }
+
+    /// The sessions of `names` the manifest does not know as they are.
+    fn stale<'a>(&self, names: &'a [String], manifest: &Manifest) -> Vec<&'a String> {
+        let changes = self.changes(names, manifest);
+        names
             .iter()
             .zip(&changes)
             .filter(|(_, c)| **c != Change::None)
             .map(|(n, _)| n)
-            .collect();
-        if options.update && !stale.is_empty() {
-            if let Some(mut writer) = engine.writer()? {
-                start_afresh_if_empty(&mut writer, &mut manifest, clock::now_seconds())?;
-                refresh(
-                    &engine,
-                    &mut writer,
-                    &mut manifest,
-                    self,
-                    &stale,
-                    record_of,
-                    progress,
-                )?;
-                engine.commit(&mut writer)?;
-                manifest.save(self.dir()?)?;
-                stale.clear();
-            } else {
-                note.get_or_insert(
-                    "another process is updating the search index; sessions it has not reached were searched directly"
-                        .into(),
-                );
-            }
-        }
-        engine.reload()?;
+            .collect()
+    }
+
+    /// The index's answer for the sessions of `names` it knows as they are
+    /// (those not in `stale`), with their unreadable ones.
+    fn answer(
+        &self,
+        engine: &Engine,
+        query: &SearchQuery,
+        options: &SearchOptions,
+        names: &[String],
+        manifest: &Manifest,
+        stale: &[&String],
+    ) -> Result<SearchOutcome> {
         let stale_set: HashSet<&str> = stale.iter().map(|s| s.as_str()).collect();
+        let fresh = |id: &str| !stale_set.contains(id);
         let current: HashSet<&str> = names.iter().map(String::as_str).collect();
-        // A little more than asked for: hits of sessions that changed are dropped.
-        let (indexed_hits, indexed_total) =
-            engine.search(query, options.session.as_deref(), options.limit + 200)?;
+        // A little more than asked for: hits of sessions that changed are
+        // dropped. An index whose manifest is not used answers nothing.
+        let (indexed_hits, indexed_total) = match manifest.sessions.is_empty() {
+            true => (Vec::new(), 0),
+            false => engine.search(query, options.session.as_deref(), options.limit + 200)?,
+        };
         let mut dropped = 0;
         let mut hits: Vec<Hit> = Vec::new();
         for mut hit in indexed_hits {
-            let fresh = current.contains(hit.session_id.as_str())
-                && !stale_set.contains(hit.session_id.as_str());
-            match manifest.sessions.get(&hit.session_id).filter(|_| fresh) {
+            let known = current.contains(hit.session_id.as_str()) && fresh(&hit.session_id);
+            match manifest.sessions.get(&hit.session_id).filter(|_| known) {
                 Some(entry) => {
                     hit.session_name = entry.name.clone();
                     hit.last_used_at = entry.last_used_at;
@@ -154,23 +244,24 @@ impl SearchIndex {
                 None => dropped += 1,
             }
         }
-        let mut total = indexed_total - dropped;
-        let mut covered = names.len() - stale.len();
-        if options.scan_stale && !stale.is_empty() {
-            let records: Vec<SessionRecord> = parallel::map_ordered(&stale, |n| record_of(n));
-            let scanned = direct(&records, query, usize::MAX, self.layout);
-            total += scanned.total;
-            covered += records.len();
-            hits.extend(scanned.hits);
-        }
-        rank(&mut hits);
-        hits.truncate(options.limit);
+        let unreadable: Vec<Unreadable> = names
+            .iter()
+            .filter(|n| fresh(n))
+            .filter_map(|n| {
+                let error = manifest.sessions.get(n)?.error.clone()?;
+                Some(Unreadable {
+                    session_id: n.clone(),
+                    error,
+                })
+            })
+            .collect();
         Ok(SearchOutcome {
             hits,
-            total,
-            covered,
+            total: indexed_total - dropped,
+            covered: names.len() - stale.len() - unreadable.len(),
             sessions: names.len(),
-            note,
+            unreadable,
+            note: None,
         })
     }
 }

@@ -1,6 +1,9 @@
-//! What a session's files looked like when it was indexed: size, change
-//! time and inode of each file. A session whose stamp differs from the one
-//! the index recorded is read again; the others are not.
+//! What a session's files looked like when it was indexed: size,
+//! modification time, change time and inode of each file. A session whose
+//! stamp differs from the one the index recorded is read again; the others
+//! are not. The change time is what a user cannot set back: an edit that
+//! keeps the size and restores the modification time (`touch -d`) still
+//! moves it.
 
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
@@ -15,8 +18,19 @@ pub struct FileStamp {
     pub size: u64,
     /// Modification time in nanoseconds.
     pub mtime_ns: i128,
+    /// Change time (of the inode) in nanoseconds.
+    pub ctime_ns: i128,
     /// Inode: a file replaced by rename has a new one even at the same size and time.
     pub ino: u64,
+}
+
+/// The two times of a stamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StampTimes {
+    /// Modification time in nanoseconds.
+    pub mtime_ns: i128,
+    /// Change time in nanoseconds.
+    pub ctime_ns: i128,
 }
 
 /// What a stamp says of a file, whether owned ([`FileStamp`]) or borrowed
@@ -28,11 +42,12 @@ pub trait Stamp {
     fn matches(&self, st: &rustix::fs::Stat) -> bool;
 }
 
-/// True when `st` has this size, inode and modification time.
-pub fn stat_matches(st: &rustix::fs::Stat, size: u64, ino: u64, mtime_ns: i128) -> bool {
+/// True when `st` has this size, inode, modification and change time.
+pub fn stat_matches(st: &rustix::fs::Stat, size: u64, ino: u64, times: StampTimes) -> bool {
     st.st_size as u64 == size
         && st.st_ino == ino
-        && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128 == mtime_ns
+        && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128 == times.mtime_ns
+        && st.st_ctime as i128 * 1_000_000_000 + st.st_ctime_nsec as i128 == times.ctime_ns
 }
 
 impl Stamp for FileStamp {
@@ -41,7 +56,11 @@ impl Stamp for FileStamp {
     }
 
     fn matches(&self, st: &rustix::fs::Stat) -> bool {
-        stat_matches(st, self.size, self.ino, self.mtime_ns)
+        let times = StampTimes {
+            mtime_ns: self.mtime_ns,
+            ctime_ns: self.ctime_ns,
+        };
+        stat_matches(st, self.size, self.ino, times)
     }
 }
 
@@ -55,6 +74,7 @@ pub fn file(path: &Path) -> Option<FileStamp> {
             .unwrap_or_default(),
         size: meta.len(),
         mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
         ino: meta.ino(),
     })
 }

@@ -4,11 +4,12 @@
 //! tool calls with their arguments, the tool results. Media and the tool
 //! definitions (the same in every session) are left out.
 
-use crate::store::error::Result;
+use crate::store::error::{Result, StoreError};
 use crate::store::format::tokens::Encoding;
 use crate::store::format::usage::UsageByModel;
 use crate::store::format::{Context, Session, Special};
 use crate::store::index::Layout;
+use crate::store::ops::conversation::has_visible_files;
 use crate::store::ops::counting::message_counts;
 use crate::store::sources::agents;
 use crate::store::sources::record::SessionRecord;
@@ -54,7 +55,7 @@ pub fn record_messages(
     count: bool,
 ) -> Result<(Vec<Searchable>, Facts)> {
     if !record.agent.is_external() {
-        return session_messages(&layout.conversation(&record.path), count);
+        return session_messages(layout, &record.path, count);
     }
     let read = agents::read(record)?;
     let mut facts = Facts {
@@ -84,12 +85,23 @@ pub fn session_bytes(record: &SessionRecord) -> u64 {
     }
 }
 
-/// Every message of the conversation in `dir` once, the active context
-/// first; with `count`, the active context's tokens too.
-pub fn session_messages(dir: &Path, count: bool) -> Result<(Vec<Searchable>, Facts)> {
-    let session = match Session::load(dir) {
+/// Every message of the conversation of the session in `session_dir` once,
+/// the active context first; with `count`, the active context's tokens too.
+/// A session directory (or a Loki session's `memory/`) that is a link is
+/// not entered, as the listing never enters one; conversation files without
+/// a session.json are damage, as the listing says, not an empty session.
+pub fn session_messages(
+    layout: Layout,
+    session_dir: &Path,
+    count: bool,
+) -> Result<(Vec<Searchable>, Facts)> {
+    let dir = layout.conversation(session_dir);
+    refuse_links(session_dir, &dir)?;
+    let session = match Session::load(&dir) {
         Ok(s) => s,
-        Err(e) if e.is_not_found() => return Ok((Vec::new(), Facts::default())),
+        Err(e) if e.is_not_found() && !has_visible_files(&dir) => {
+            return Ok((Vec::new(), Facts::default()));
+        }
         Err(e) => return Err(e),
     };
     let mut facts = Facts {
@@ -143,6 +155,32 @@ fn searchables(contexts: &[Context]) -> Vec<Searchable> {
         }
     }
     out
+}
+
+/// Refuses a session directory that is not a directory or is a link, and a
+/// conversation directory (inside it) that is a link.
+fn refuse_links(session_dir: &Path, conversation: &Path) -> Result<()> {
+    let link = |path: &Path| StoreError::Unsafe {
+        path: path.to_path_buf(),
+        reason: "it is a symbolic link; not followed".into(),
+    };
+    match std::fs::symlink_metadata(session_dir) {
+        Ok(m) if m.file_type().is_symlink() => return Err(link(session_dir)),
+        Ok(m) if !m.is_dir() => {
+            return Err(StoreError::Invalid(format!(
+                "{} is not a session directory",
+                session_dir.display()
+            )));
+        }
+        Ok(_) => {}
+        Err(e) => return Err(StoreError::io("inspect", session_dir, e)),
+    }
+    if conversation != session_dir
+        && std::fs::symlink_metadata(conversation).is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return Err(link(conversation));
+    }
+    Ok(())
 }
 
 /// The searchable text of a message's `content`.

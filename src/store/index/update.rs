@@ -114,6 +114,30 @@ impl SearchIndex {
         now: f64,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<UpdateReport> {
+        self.update_or_rebuild(names, record_of, now, progress, false)
+    }
+
+    /// Builds the index again from nothing. It takes the writer lock like
+    /// an update (a build of another process is left to finish, and
+    /// reported busy), then forgets what the index held.
+    pub fn rebuild(
+        &self,
+        names: Vec<String>,
+        record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
+        now: f64,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<UpdateReport> {
+        self.update_or_rebuild(names, record_of, now, progress, true)
+    }
+
+    fn update_or_rebuild(
+        &self,
+        names: Vec<String>,
+        record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
+        now: f64,
+        progress: &(dyn Fn(usize, usize) + Sync),
+        afresh: bool,
+    ) -> Result<UpdateReport> {
         let started = Instant::now();
         let (engine, mut note) = self.open()?;
         let Some(mut writer) = engine.writer()? else {
@@ -123,9 +147,16 @@ impl SearchIndex {
                 ..UpdateReport::default()
             });
         };
-        let (mut manifest, why) = self.manifest();
-        if let Some(why) = why {
-            note.get_or_insert(format!("{why}; the index was rebuilt"));
+        // Holding the writer, nobody else commits: one look settles it.
+        let (mut manifest, why) = self.consistent_manifest(&engine, 1)?;
+        if let Some(why) = why.filter(|_| !afresh) {
+            note = Some(super::join_notes(
+                note,
+                format!("{why}; the index was rebuilt"),
+            ));
+        }
+        if afresh {
+            manifest = self.empty_manifest();
         }
         start_afresh_if_empty(&mut writer, &mut manifest, now)?;
         let changes = self.changes(&names, &manifest);
@@ -175,8 +206,7 @@ impl SearchIndex {
         )?;
         if changed {
             manifest.updated_at = now;
-            engine.commit(&mut writer)?;
-            manifest.save(self.dir()?)?;
+            self.commit(&engine, &mut writer, &mut manifest)?;
         }
         Ok(UpdateReport {
             sessions: manifest.sessions.len(),
@@ -188,16 +218,18 @@ impl SearchIndex {
         })
     }
 
-    /// Builds the index again from nothing.
-    pub fn rebuild(
+    /// Commits what `writer` did as a new commit, then saves `manifest`
+    /// naming it (the order a reader relies on: see `consistent`).
+    pub(super) fn commit(
         &self,
-        names: Vec<String>,
-        record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
-        now: f64,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<UpdateReport> {
-        self.remove()?;
-        self.update(names, record_of, now, progress)
+        engine: &Engine,
+        writer: &mut IndexWriter,
+        manifest: &mut Manifest,
+    ) -> Result<()> {
+        let payload = uuid::Uuid::new_v4().to_string();
+        engine.commit(writer, &payload)?;
+        manifest.commit = payload;
+        manifest.save(self.dir()?)
     }
 }
 
@@ -276,8 +308,7 @@ pub(super) fn refresh(
         progress(done, total);
         let interval = COMMIT_EVERY.max(started.elapsed() / 3);
         if last_commit.elapsed() >= interval && done < total {
-            engine.commit(writer)?;
-            manifest.save(index.dir()?)?;
+            index.commit(engine, writer, manifest)?;
             last_commit = Instant::now();
         }
     }

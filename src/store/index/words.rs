@@ -18,9 +18,18 @@ pub struct Word {
     pub text: String,
 }
 
-/// Longer runs of letters and digits (a base64 blob, a hash) are not words
-/// anyone searches for; leaving them out keeps the index small.
+/// The index keeps the first this many characters of a longer word (a
+/// hash, a base64 blob), which keeps it small; such a word is still found,
+/// the index's hits being checked against the words of their text.
 pub const LONGEST_WORD: usize = 64;
+
+/// `word` as the index holds it: its first [`LONGEST_WORD`] characters.
+pub fn indexed_form(word: &str) -> &str {
+    match word.char_indices().nth(LONGEST_WORD) {
+        Some((end, _)) => &word[..end],
+        None => word,
+    }
+}
 
 /// The words of `text`, in order.
 pub fn words(text: &str) -> Vec<Word> {
@@ -45,9 +54,6 @@ fn split_segment(start: usize, segment: &str, out: &mut Vec<Word>) {
     let mut run: Option<usize> = None;
     let close = |run: &mut Option<usize>, end: usize, out: &mut Vec<Word>| {
         if let Some(from) = run.take() {
-            if end - from > LONGEST_WORD {
-                return;
-            }
             let text = segment[from..end].to_lowercase();
             out.push(Word {
                 from: start + from,
@@ -118,6 +124,12 @@ mod tests {
         );
         assert_eq!(texts("東京オフィス"), ["東", "京", "オ", "フ", "ィ", "ス"]);
         assert_eq!(texts("deploy 🚀 done ✅"), ["deploy", "🚀", "done", "✅"]);
+        // A long word is a word (40 Cyrillic letters are 80 bytes); the
+        // index keeps its first 64 characters.
+        let long = "д".repeat(40) + " " + &"z".repeat(70);
+        assert_eq!(texts(&long), ["д".repeat(40), "z".repeat(70)]);
+        assert_eq!(indexed_form(&"z".repeat(70)), "z".repeat(64));
+        assert_eq!(indexed_form(&"д".repeat(40)), "д".repeat(40));
         let w = &words("a  Bc")[1];
         assert_eq!((w.from, w.to, w.text.as_str()), (3, 5, "bc"));
     }

@@ -81,11 +81,65 @@ impl Locked {
         // must not leave an orphan context file behind.
         push_child(&mut self.parent, child_id)?;
         jsonfile::create_object(child.path(), child.raw_dict())?;
-        jsonfile::write_object(self.parent.path(), self.parent.raw_dict())?;
+        // A later step that fails (a full disk) is undone, so a failed trim
+        // leaves the folder as it was: the child removed, the parent put
+        // back as it was, byte for byte, from a hard link kept meanwhile.
+        let parent = self.parent.path().to_path_buf();
+        let held = atomic::hold(&parent);
+        let undo = |e: StoreError, parent_written: bool| {
+            undo_fork(e, child.path(), &parent, held.as_deref(), parent_written)
+        };
+        if let Err(e) = jsonfile::write_object(&parent, self.parent.raw_dict()) {
+            return Err(undo(e, false));
+        }
         self.session.set_active_context(child_id);
-        self.session.save()?;
+        if let Err(e) = self.session.save() {
+            return Err(undo(e, true));
+        }
+        if let Some(held) = &held {
+            // A leftover would be a hidden temp file, removed by the next writer.
+            let _ = std::fs::remove_file(held);
+        }
         Ok(child)
     }
+}
+
+/// Undoes the steps of a fork that were made before `error`: the parent
+/// put back (when it was written) and the child removed. The error returned
+/// is `error`, with what could not be undone, if anything.
+fn undo_fork(
+    error: StoreError,
+    child: &Path,
+    parent: &Path,
+    held: Option<&Path>,
+    parent_written: bool,
+) -> StoreError {
+    let mut failed = Vec::new();
+    match (parent_written, held) {
+        (true, Some(held)) => {
+            if let Err(e) = atomic::put_back(held, parent) {
+                failed.push(e.to_string());
+            }
+        }
+        (true, None) => failed.push(format!(
+            "{} keeps the new context in its \"children\"",
+            parent.display()
+        )),
+        (false, Some(held)) => {
+            let _ = std::fs::remove_file(held);
+        }
+        (false, None) => {}
+    }
+    if let Err(e) = atomic::remove_synced(child) {
+        failed.push(e.to_string());
+    }
+    if failed.is_empty() {
+        return error;
+    }
+    StoreError::Invalid(format!(
+        "{error}; undoing the trim left part of it: {}",
+        failed.join("; ")
+    ))
 }
 
 /// The active context of `session`, which must have one.

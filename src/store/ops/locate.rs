@@ -159,28 +159,45 @@ fn one_of<'a>(arg: &str, found: Vec<&'a SessionRecord>) -> Result<Option<&'a Ses
 
 /// A path to a Loki session directory, to its `memory/`, to any directory
 /// holding session.json, or to anything inside one of these (`.` in a
-/// session's workspace): the nearest session the path is in.
+/// session's workspace): the nearest session the path is in. It resolves as
+/// the listing reads: the session directory, and a Loki session's
+/// `memory/`, are never entered through a symbolic link, whatever form the
+/// path takes; links above them (the root, a folder holding the store) are
+/// followed.
 pub fn locate_path(path: &Path) -> Result<Target> {
-    let dir = std::fs::canonicalize(path).map_err(|e| StoreError::io("find session", path, e))?;
+    let (dir, typed) = resolve_no_follow(path)?;
     if is_session_dir(&dir) {
-        return locate_dir(&dir);
+        return locate_dir(&dir, &typed);
     }
-    // Inside a session: the nearest enclosing one. An ancestor counts only
-    // with the shape of a session (meta.json beside memory/ or workspace/,
-    // or session.json), so a stray meta.json up the tree is not taken.
-    let enclosing = dir.ancestors().skip(1).find(|a| {
-        a.join(SESSION_FILE).is_file()
-            || (a.join(META_FILE).is_file()
-                && (a.join(MEMORY_DIR).is_dir() || a.join(WORKSPACE_DIR).is_dir()))
-    });
-    match enclosing {
-        Some(session) => locate_dir(session),
-        None => Err(StoreError::NotFound(format!(
-            "{} is not a session, nor inside one: no meta.json (Loki) or session.json (peteos) \
-             there or in a folder above it",
-            dir.display()
-        ))),
+    // Inside a session: the nearest enclosing one, each folder up the path
+    // looked at as typed (a link to a session is refused, not entered). A
+    // path with `..` is walked up from where it leads.
+    let walk_from = if typed
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        dir.clone()
+    } else {
+        typed.clone()
+    };
+    for ancestor in walk_from.ancestors().skip(1) {
+        let (Some(name), Some(parent)) = (ancestor.file_name(), ancestor.parent()) else {
+            break;
+        };
+        let Ok(folder) = std::fs::canonicalize(parent) else {
+            continue;
+        };
+        let real = folder.join(name);
+        if encloses_as_session(&real) {
+            refuse_link(ancestor, &real)?;
+            return locate_dir(&real, ancestor);
+        }
     }
+    Err(StoreError::NotFound(format!(
+        "{} is not a session, nor inside one: no meta.json (Loki) or session.json (peteos) \
+         there or in a folder above it",
+        dir.display()
+    )))
 }
 
 /// True when `dir` itself holds a session's file.
@@ -188,8 +205,18 @@ fn is_session_dir(dir: &Path) -> bool {
     dir.join(META_FILE).is_file() || dir.join(SESSION_FILE).is_file()
 }
 
-/// The session whose directory (or `memory/`) is `dir`.
-fn locate_dir(dir: &Path) -> Result<Target> {
+/// True when a folder above a path is a session that path is inside: it
+/// has the shape of one (meta.json beside memory/ or workspace/, or
+/// session.json), so a stray meta.json up the tree is not taken.
+fn encloses_as_session(dir: &Path) -> bool {
+    dir.join(SESSION_FILE).is_file()
+        || (dir.join(META_FILE).is_file()
+            && (dir.join(MEMORY_DIR).is_dir() || dir.join(WORKSPACE_DIR).is_dir()))
+}
+
+/// The session whose directory (or `memory/`) is `dir`, reached by the
+/// path `typed` (absolute, as typed).
+fn locate_dir(dir: &Path, typed: &Path) -> Result<Target> {
     let dir = dir.to_path_buf();
     if dir.join(META_FILE).is_file() {
         return loki_target(&dir);
@@ -200,6 +227,10 @@ fn locate_dir(dir: &Path) -> Result<Target> {
             && let Some(parent) = dir.parent()
             && parent.join(META_FILE).is_file()
         {
+            // The session directory as typed must not be a link either.
+            if let Some(session) = typed.parent() {
+                refuse_link(session, session)?;
+            }
             return loki_target(parent);
         }
         return Ok(Target {
@@ -211,6 +242,50 @@ fn locate_dir(dir: &Path) -> Result<Target> {
         "{} is neither a Loki session (no meta.json) nor a peteos session (no session.json)",
         dir.display()
     )))
+}
+
+/// `path` made absolute with the folder holding its last component
+/// resolved (links and all) and the last component itself looked at, not
+/// followed: a link there is refused, naming the path as typed. Returns the
+/// directory and the path as typed, absolute, without `.` components.
+fn resolve_no_follow(path: &Path) -> Result<(PathBuf, PathBuf)> {
+    let absolute =
+        std::path::absolute(path).map_err(|e| StoreError::io("find session", path, e))?;
+    // `a/b/.` and `a/b/` name `a/b`; a `..` at the end names a directory
+    // reached from a real one, which canonicalizing finds without a link.
+    let typed: PathBuf = absolute
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    let last = typed.file_name().filter(|_| {
+        typed
+            .components()
+            .next_back()
+            .is_some_and(|c| matches!(c, std::path::Component::Normal(_)))
+    });
+    let (Some(name), Some(parent)) = (last, typed.parent()) else {
+        let dir =
+            std::fs::canonicalize(&typed).map_err(|e| StoreError::io("find session", path, e))?;
+        return Ok((dir, typed));
+    };
+    let folder =
+        std::fs::canonicalize(parent).map_err(|e| StoreError::io("find session", path, e))?;
+    let dir = folder.join(name);
+    refuse_link(&typed, &dir)?;
+    Ok((dir, typed))
+}
+
+/// Refuses `resolved` (the path `typed` names) when it is a symbolic link.
+fn refuse_link(typed: &Path, resolved: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(resolved) {
+        Ok(m) if m.file_type().is_symlink() => Err(StoreError::Unsafe {
+            path: typed.to_path_buf(),
+            reason: "it is a symbolic link; session directories are never entered through links"
+                .into(),
+        }),
+        Ok(_) => Ok(()),
+        Err(e) => Err(StoreError::io("find session", typed, e)),
+    }
 }
 
 fn loki_target(dir: &Path) -> Result<Target> {

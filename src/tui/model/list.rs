@@ -104,6 +104,8 @@ pub struct MessageHits {
     pub covered: usize,
     /// Sessions in the store.
     pub sessions: usize,
+    /// Sessions whose conversation could not be read, so were not searched.
+    pub unreadable: usize,
     /// Why there is no answer (a query being typed, an index problem).
     pub error: Option<UiError>,
     /// True once an answer arrived for the current query.

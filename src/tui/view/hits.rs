@@ -99,6 +99,12 @@ pub fn counts(hits: &MessageHits) -> String {
             humanize::count(hits.sessions as u64)
         ));
     }
+    if hits.unreadable > 0 {
+        text.push_str(&format!(
+            "  ({} could not be read)",
+            humanize::plural(hits.unreadable as u64, "session")
+        ));
+    }
     text
 }
 
@@ -146,4 +152,25 @@ fn marked(text: &str, marks: &[(usize, usize)], room: usize, theme: Theme) -> Li
     }
     spans.push(Span::raw(text[at..].to_string()));
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counts_say_what_was_not_searched() {
+        let hits = MessageHits {
+            total: 3,
+            covered: 8,
+            sessions: 10,
+            unreadable: 1,
+            answered: true,
+            ..MessageHits::default()
+        };
+        assert_eq!(
+            counts(&hits),
+            "3 messages matching  (8 of 10 sessions indexed so far)  (1 session could not be read)"
+        );
+    }
 }

@@ -8,6 +8,10 @@
 //! session unaffected. The UI resumes exactly what the CLI resumes.
 
 use crate::common::*;
+mod full_disk;
+mod index;
+mod paths;
+mod special;
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::store::{Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
@@ -101,6 +105,12 @@ const CASES: &[Case] = &[
     case("session-json-truncated", Some("EOF while parsing"), SESSION, [2, 2, 2], false),
     case("stray-file", Some("not a session directory"), DIR, [2, 2, 2], false),
 ];
+
+/// Every command of this test runs with a deadline: a hang fails the test
+/// instead of stalling it (shadows `common::run`).
+fn run(root: &Path, args: &[&str]) -> Output {
+    run_bounded(root, args)
+}
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases")
@@ -257,6 +267,39 @@ fn hand_edits_follow_the_window(c: &Case, root: &Path, case_dir: &Path, id: &str
     }
 }
 
+/// A search (by the index, and by the files) finds the same messages,
+/// and a session it cannot read is named in its notes, not silently left out.
+fn search_reads_what_it_can(c: &Case, root: &Path, case_dir: &Path) {
+    let hits = |extra: &[&str]| {
+        let args: Vec<&str> = [&["search", "message", "--json"][..], extra].concat();
+        let out = run(root, &args);
+        no_panic("search", &out);
+        let code = out.status.code();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            matches!(code, Some(0 | 1)),
+            "{} search {extra:?}: {code:?} {stderr}",
+            c.name
+        );
+        let found: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let mut found: Vec<(String, String)> = found
+            .iter()
+            .map(|h| (h["session_id"].to_string(), h["message_id"].to_string()))
+            .collect();
+        found.sort();
+        (found, stderr)
+    };
+    let (indexed, noted) = hits(&[]);
+    let (direct, direct_noted) = hits(&["--no-index"]);
+    assert_eq!(indexed, direct, "{}: the index and the files agree", c.name);
+    let conversation_damaged = c.list_error.is_some() && c.show != 0;
+    if conversation_damaged {
+        for (what, text) in [("search", &noted), ("search --no-index", &direct_noted)] {
+            names_the_file(c, case_dir, what, text);
+        }
+    }
+}
+
 /// Asserts that `text` names the case's broken file by its full path.
 fn names_the_file(c: &Case, case_dir: &Path, what: &str, text: &str) {
     let path = match c.broken {
@@ -300,8 +343,36 @@ fn only_last_use_changed(c: &Case, case_dir: &Path, prior: &Files, after: &Files
     );
 }
 
+/// The generated cases this process can make (device nodes need root,
+/// which CI has).
+fn generated_cases() -> Vec<&'static special::Generated> {
+    special::GENERATED
+        .iter()
+        .filter(|g| {
+            let possible =
+                matches!(g.special, special::Special::Fifo(_)) || special::can_make_devices();
+            assert!(
+                possible || !in_ci(),
+                "{}: CI runs as root, so it makes device nodes",
+                g.case.name
+            );
+            possible
+        })
+        .collect()
+}
+
+/// [`setup`] for a generated case: its healthy base with the special file.
+fn setup_generated(g: &special::Generated) -> (tempfile::TempDir, PathBuf, String, String) {
+    let (tmp, root, healthy, id) = setup(g.base);
+    special::make(&sessions(&root).join(&id), g.special);
+    (tmp, root, healthy, id)
+}
+
 fn check_case(c: &Case) {
-    let (tmp, root, healthy, id) = setup(c.name);
+    check_case_in(c, setup(c.name));
+}
+
+fn check_case_in(c: &Case, (tmp, root, healthy, id): (tempfile::TempDir, PathBuf, String, String)) {
     let case_dir = sessions(&root).join(&id);
     let before = case_files(&case_dir);
     assert!(!before.is_empty(), "{}: copied", c.name);
@@ -346,6 +417,13 @@ fn check_case(c: &Case) {
         case_files(&case_dir),
         before,
         "{}: list wrote nothing",
+        c.name
+    );
+    search_reads_what_it_can(c, &root, &case_dir);
+    assert_eq!(
+        case_files(&case_dir),
+        before,
+        "{}: search wrote nothing",
         c.name
     );
 
@@ -438,9 +516,14 @@ fn every_case_of_the_corpus_is_handled() {
     for c in CASES {
         check_case(c);
     }
+    let generated = generated_cases();
+    for g in &generated {
+        check_case_in(&g.case, setup_generated(g));
+    }
     eprintln!(
-        "{} hostile cases handled (+1 generated 100 MB message)",
-        CASES.len()
+        "{} hostile cases handled, {} of them special files made here (+1 generated 100 MB message)",
+        CASES.len() + generated.len(),
+        generated.len()
     );
 }
 
@@ -450,8 +533,35 @@ fn every_case_of_the_corpus_is_handled() {
 #[test]
 fn the_ui_resumes_exactly_what_the_cli_resumes() {
     let settings = ui_settings(StoreKind::Loki);
-    for c in CASES {
-        let (_tmp, root, _, id) = setup(c.name);
+    let corpus = CASES.iter().map(|c| (c, setup(c.name)));
+    let generated = generated_cases()
+        .into_iter()
+        .map(|g| (&g.case, setup_generated(g)));
+    for (c, prepared) in corpus.chain(generated) {
+        // The UI runs in this process: a hang would stall the test, so it
+        // runs on a thread with a deadline.
+        let settings = settings.clone();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            ui_resumes_as_the_cli(c, prepared, settings);
+            let _ = done.send(());
+        });
+        match finished.recv_timeout(DEADLINE) {
+            Ok(()) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                panic!("{}: the UI hung", c.name)
+            }
+            Err(_) => panic!("{}: the UI check failed (see above)", c.name),
+        }
+    }
+}
+
+fn ui_resumes_as_the_cli(
+    c: &Case,
+    (_tmp, root, _, id): (tempfile::TempDir, PathBuf, String, String),
+    settings: loki_sessions::tui::model::Settings,
+) {
+    {
         let case_dir = sessions(&root).join(&id);
         let before = case_files(&case_dir);
         let cache = tempfile::tempdir().unwrap();

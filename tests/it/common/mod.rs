@@ -1,11 +1,14 @@
 //! Helpers shared by the integration tests: running the binary on a temp
 //! store and snapshotting a tree to prove nothing changed.
 
+pub mod mounts;
 pub mod tmux;
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub mod peteos;
 
@@ -25,6 +28,7 @@ pub const NO_HOME: &str = "/nonexistent-loki-sessions-test-home";
 /// The binary, reading no config file, no `LOKI_HOME`, and no other
 /// agent's sessions but those a test lays out.
 pub fn command() -> Command {
+    ci_guard();
     let mut command = Command::new(bin());
     command
         .env("XDG_CONFIG_HOME", NO_CONFIG_HOME)
@@ -48,6 +52,98 @@ pub fn run(root: &Path, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run loki-sessions")
+}
+
+/// How long a command of the tests may take before it counts as hung.
+pub const DEADLINE: Duration = Duration::from_secs(60);
+
+/// [`run`], killed and reported as a hang if it outlives [`DEADLINE`].
+pub fn run_bounded(root: &Path, args: &[&str]) -> Output {
+    let mut command = command();
+    command
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
+        .arg("--root")
+        .arg(root)
+        .args(["--user", "tester"])
+        .args(args);
+    let (out, _) = run_with_deadline(command, DEADLINE, &format!("{args:?}"));
+    out
+}
+
+/// Runs `command` (no stdin), killing it and failing the test if it is
+/// still running after `deadline`; returns its output and its peak
+/// resident memory in KiB: the highest `VmHWM` of its own image, read every
+/// few milliseconds (`wait4`'s figure would count this test process too,
+/// whose memory a spawned child starts from).
+pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -> (Output, u64) {
+    use std::io::Read;
+    // Reaped by waitpid below.
+    #[allow(clippy::zombie_processes)]
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run loki-sessions");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let pid = child.id() as libc::pid_t;
+    let started = Instant::now();
+    let mut status = 0;
+    let mut hung = false;
+    let mut peak_kib = 0;
+    loop {
+        peak_kib = peak_kib.max(high_water_kib(pid));
+        // SAFETY: pid is our own child, not reaped yet; the pointer is valid.
+        let done = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if done == pid {
+            break;
+        }
+        assert!(
+            done == 0,
+            "waitpid failed: {}",
+            std::io::Error::last_os_error()
+        );
+        if !hung && started.elapsed() > deadline {
+            hung = true;
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(
+        !hung,
+        "{what} hung: still running after {deadline:?} (killed); stderr: {}",
+        String::from_utf8_lossy(&stderr)
+    );
+    let status = std::os::unix::process::ExitStatusExt::from_raw(status);
+    (
+        Output {
+            status,
+            stdout,
+            stderr,
+        },
+        peak_kib,
+    )
+}
+
+/// The peak resident memory (`VmHWM`, KiB) of process `pid` so far; 0 once
+/// it has exited.
+fn high_water_kib(pid: libc::pid_t) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Stdout of a run that must succeed.
@@ -89,6 +185,10 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             } else if meta.is_dir() {
                 out.insert(path.clone(), b"<dir>".to_vec());
                 stack.push(path);
+            } else if !meta.is_file() {
+                // A FIFO or a device: reading it would block or never end.
+                let kind = format!("<special {:o}>", meta.permissions().mode() >> 12);
+                out.insert(path, kind.into_bytes());
             } else {
                 out.insert(path.clone(), std::fs::read(&path).unwrap());
             }
@@ -136,6 +236,8 @@ pub fn sized(full: usize, quick: usize) -> usize {
 /// Under CI, fails unless the harness runs the ignored checks too
 /// (`cargo test -- --include-ignored`): they need root or peteos, which a
 /// local run may lack (the summary shows them as ignored) but CI provides.
+/// Also fails on anything else that would make a green run mean less: see
+/// [`ci_guard`].
 pub fn assert_ci_runs_ignored_checks() {
     if in_ci() {
         let args: Vec<String> = std::env::args().collect();
@@ -144,7 +246,61 @@ pub fn assert_ci_runs_ignored_checks() {
                 .any(|a| a == "--include-ignored" || a == "--ignored"),
             "CI must run the ignored checks: cargo test -- --include-ignored (args: {args:?})"
         );
+        ci_guard();
     }
+}
+
+/// The variables that shrink a run (fewer rounds, kills or cases), bless
+/// it (snapshots accepted or rewritten, docs rewritten) or redirect a check.
+pub const WEAKENING: [&str; 7] = [
+    "LOKI_STRESS_ROUNDS",
+    "LOKI_CRASH_KILLS",
+    "PROPTEST_CASES",
+    "INSTA_FORCE_PASS",
+    "INSTA_UPDATE",
+    "UPDATE_DOCS",
+    "PETEOS_FIXTURES",
+];
+
+/// Under CI, refuses what makes a green run mean less than every test
+/// passing (see [`ci_verdict`]). Called by every run of the binary
+/// ([`command`]) and by the checks that need root or peteos.
+pub fn ci_guard() {
+    if !in_ci() {
+        return;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(why) = ci_verdict(&args, |var| std::env::var_os(var).is_some()) {
+        panic!("{why}");
+    }
+}
+
+/// Why a run with the test harness's `args` and the variables `is_set`
+/// says is set would mean less than every test passing: a variable of
+/// [`WEAKENING`], or a test filter (`--skip`, `--exact`, `--ignored` alone,
+/// a name).
+pub fn ci_verdict(args: &[String], is_set: impl Fn(&str) -> bool) -> Result<(), String> {
+    if let Some(var) = WEAKENING.into_iter().find(|var| is_set(var)) {
+        return Err(format!(
+            "{var} is set under CI: it changes what the tests check"
+        ));
+    }
+    // libtest's options that take a value; anything else not an option is a filter.
+    const WITH_VALUE: [&str; 5] = ["--test-threads", "--color", "--format", "--logfile", "-Z"];
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if WITH_VALUE.contains(&arg.as_str()) {
+            rest.next();
+            continue;
+        }
+        let option = arg.split('=').next().unwrap_or_default();
+        if ["--skip", "--exact", "--ignored"].contains(&option) || !arg.starts_with('-') {
+            return Err(format!(
+                "CI runs every test: {arg:?} would leave some out (args: {args:?})"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The settings a headless UI test runs with: cl100k_base, a 128k window,

@@ -2,10 +2,13 @@
 //! appending messages, tool calls and their results, and touching meta.json
 //! under the session lock) while the CLI trims (by window, by dropping the
 //! newest message, by clearing big tool results), touches and purges the
-//! same store. Afterwards every message
-//! the agent appended is in the active context or one of its ancestors, every
-//! fork is recorded in its parent's `children`, and every file parses.
-//! Rounds: LOKI_STRESS_ROUNDS, else 500 under CI (`common::sized`), 60 in a
+//! same store. Each trim's JSON is checked against the fork it wrote (what
+//! it kept is there, what it dropped is not). Afterwards every message the
+//! agent appended is in the active context (itself, or as its cleared
+//! copy) or was reported dropped by a trim: a message left behind in a
+//! parent that a trim forked from without it (a lost update) counts as
+//! lost. Every fork is recorded in its parent's `children`, and every file
+//! parses. Rounds: LOKI_STRESS_ROUNDS, else 500 under CI (`common::sized`), 60 in a
 //! local run.
 
 use crate::common::*;
@@ -27,19 +30,71 @@ fn read_json(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()))
 }
 
-/// Every message id in the active context and its ancestors.
-fn reachable_messages(memory: &Path) -> HashSet<String> {
-    let session = read_json(&memory.join("session.json"));
-    let mut next = session["active_context_id"].as_str().map(str::to_string);
-    let mut ids = HashSet::new();
-    while let Some(id) = next {
-        let ctx = read_json(&memory.join(format!("{id}.json")));
-        for m in ctx["messages"].as_array().unwrap() {
-            ids.insert(m["id"].as_str().unwrap().to_string());
+/// The message ids of context `id`.
+fn context_messages(memory: &Path, id: &str) -> HashSet<String> {
+    let ctx = read_json(&memory.join(format!("{id}.json")));
+    ctx["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// What the trims said they did: the ids they dropped, and the copies
+/// their clears made (new id to the id cleared).
+#[derive(Default)]
+struct Ledger {
+    dropped: HashSet<String>,
+    copies: HashMap<String, String>,
+    checked: usize,
+}
+
+impl Ledger {
+    /// Checks a trim's JSON against the fork it wrote, and records it.
+    fn record(&mut self, answer: &Value, memory: &Path) {
+        if answer["changed"] != true {
+            return;
         }
-        next = ctx["origin_context_id"].as_str().map(str::to_string);
+        let child = answer["new_context_id"].as_str().expect("a fork's id");
+        let held = context_messages(memory, child);
+        let mut copies: HashMap<String, String> = HashMap::new();
+        for c in answer["cleared"].as_array().into_iter().flatten() {
+            let (id, new) = (c["id"].as_str().unwrap(), c["new_id"].as_str().unwrap());
+            copies.insert(id.to_string(), new.to_string());
+            self.copies.insert(new.to_string(), id.to_string());
+        }
+        let ids = |key: &str| -> Vec<String> {
+            (answer[key].as_array().into_iter().flatten())
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect()
+        };
+        for kept in ids("kept_message_ids") {
+            let want = copies.get(&kept).unwrap_or(&kept);
+            assert!(
+                held.contains(want),
+                "the trim kept {kept}, its fork {child} lacks it"
+            );
+        }
+        let partners = (answer["also_dropped"].as_array().into_iter().flatten())
+            .map(|p| p["id"].as_str().unwrap().to_string());
+        for dropped in ids("dropped_message_ids").into_iter().chain(partners) {
+            assert!(
+                !held.contains(&dropped),
+                "the trim dropped {dropped}, its fork {child} holds it"
+            );
+            self.dropped.insert(dropped);
+        }
+        self.checked += 1;
     }
-    ids
+
+    /// The message `id` stands for: the one it is a cleared copy of (of a copy...).
+    fn original<'a>(&'a self, mut id: &'a str) -> &'a str {
+        while let Some(from) = self.copies.get(id) {
+            id = from;
+        }
+        id
+    }
 }
 
 /// Every visible JSON file under `dir` parses; returns how many there were.
@@ -85,6 +140,7 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
         .expect("python3 runs the agent simulator");
 
     let mut outcomes: HashMap<&str, usize> = HashMap::new();
+    let mut ledger = Ledger::default();
     for round in 0..rounds {
         let newest;
         let (what, args): (&str, Vec<&str>) = match round % 5 {
@@ -96,7 +152,10 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
                 // Drop the newest message the CLI sees (the agent appends meanwhile).
                 newest = newest_message(root, &live);
                 match &newest {
-                    Some(id) => ("drop", vec!["trim", &live, "--drop", id, "--with-pairs"]),
+                    Some(id) => (
+                        "drop",
+                        vec!["trim", &live, "--drop", id, "--with-pairs", "--json"],
+                    ),
                     None => ("touch", vec!["resume", &live, "--print", "id"]),
                 }
             }
@@ -108,6 +167,11 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
             _ => ("purge", vec!["purge", "--yes", "--json"]),
         };
         let out = run(root, &args);
+        if matches!(what, "trim" | "drop" | "clear") && out.status.code() == Some(0) {
+            let answer: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{what}: not JSON ({e})"));
+            ledger.record(&answer, &dir.join("memory"));
+        }
         match out.status.code() {
             Some(0) => *outcomes.entry(what).or_default() += 1,
             // trim with nothing to drop, purge with nothing stale: "nothing to do"
@@ -132,17 +196,22 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
         .collect();
     assert_eq!(appended.len(), rounds * 2);
     let memory = dir.join("memory");
-    let reachable = reachable_messages(&memory);
+    let session = read_json(&memory.join("session.json"));
+    let active = context_messages(&memory, session["active_context_id"].as_str().unwrap());
+    let accounted: HashSet<&str> = (active.iter().chain(&ledger.dropped))
+        .map(|id| ledger.original(id))
+        .collect();
     let lost: Vec<&String> = appended
         .iter()
-        .filter(|id| !reachable.contains(*id))
+        .filter(|id| !accounted.contains(id.as_str()))
         .collect();
     assert!(
         lost.is_empty(),
-        "{} appended messages were lost: {:?}",
+        "{} appended messages are neither in the active context nor reported dropped: {:?}",
         lost.len(),
         &lost[..lost.len().min(5)]
     );
+    let reachable = active.len();
 
     // Every fork is recorded in its parent (no lost update of `children`).
     for entry in std::fs::read_dir(&memory).unwrap() {
@@ -171,9 +240,9 @@ fn an_agent_and_the_cli_write_the_same_session_without_losing_anything() {
         "the live session was never purged"
     );
     eprintln!(
-        "{rounds} CLI rounds ({outcomes:?}) against {} agent appends; {} messages reachable, none lost; {files} files parse",
+        "{rounds} CLI rounds ({outcomes:?}, {} trims checked against their forks) against {} agent appends; {reachable} messages in the active context, none lost; {files} files parse",
+        ledger.checked,
         appended.len(),
-        reachable.len()
     );
     for (what, least) in [
         ("trim", rounds / 10),

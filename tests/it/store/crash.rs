@@ -1,9 +1,14 @@
 //! Crash consistency: writers (new, touch, trim by a window, drop, clear,
-//! purge) are killed with
-//! SIGKILL at random moments. After every kill each visible file parses, each
-//! visible session is whole, leftovers are hidden from readers, and the next
-//! writers clean them up. Kills: LOKI_CRASH_KILLS, else 300 under CI and 40 in a
-//! local run (`common::sized`):
+//! purge, and the search index's: `index --rebuild`, a `search` that
+//! updates it) are killed with SIGKILL at random moments. After every kill
+//! each visible file parses, each visible session is whole, every fork is
+//! linked both ways (the active one in its parent's `children`, every
+//! child in `children` on disk and naming its parent), leftovers are hidden
+//! from readers, and the next writers clean them up; after a kill of an
+//! index writer, searches answer as the files do. Each kind of writer is
+//! killed after its first write often enough (a tenth of its kills at
+//! least). Kills: LOKI_CRASH_KILLS, else 300 under CI and 40 in
+//! a local run (`common::sized`):
 //! writers killed while still running; the random choices come from a seed
 //! printed at the start and in the failure message (LOKI_CRASH_SEED replays
 //! them; kill timings still vary from run to run).
@@ -60,8 +65,59 @@ fn parse(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("torn or broken {}: {e}", path.display()))
 }
 
+/// Every fork of the conversation in `memory` is linked both ways: the
+/// active context, when a fork whose parent is there, is in the parent's
+/// `children` (session.json is written last); every id in a `children` is a
+/// context on disk that names that parent (the parent is written after
+/// its child).
+fn check_links(memory: &Path, active: &str) {
+    let context = |id: &str| {
+        let path = memory.join(format!("{id}.json"));
+        path.exists().then(|| parse(&path))
+    };
+    let children = |ctx: &Value| -> Vec<String> {
+        (ctx["children"].as_array().into_iter().flatten())
+            .filter_map(|c| c.as_str().map(str::to_string))
+            .collect()
+    };
+    let head = context(active).unwrap();
+    if let Some(parent_id) = head["origin_context_id"].as_str()
+        && let Some(parent) = context(parent_id)
+    {
+        assert!(
+            children(&parent).iter().any(|c| c == active),
+            "{}: the active fork {active} is missing from its parent's children",
+            memory.display()
+        );
+    }
+    for entry in std::fs::read_dir(memory).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(id) = name.strip_suffix(".json") else {
+            continue;
+        };
+        if name.starts_with('.') || name == "session.json" {
+            continue;
+        }
+        for child in children(&parse(&memory.join(&name))) {
+            let Some(ctx) = context(&child) else {
+                panic!(
+                    "{}: {id} lists {child}, which is not on disk",
+                    memory.display()
+                );
+            };
+            assert_eq!(
+                ctx["origin_context_id"],
+                id,
+                "{}: {child} is in the children of {id}",
+                memory.display()
+            );
+        }
+    }
+}
+
 /// What a reader sees is consistent: every visible JSON file parses and every
-/// visible session is whole (meta, session.json, its active context).
+/// visible session is whole (meta, session.json, its active context) with
+/// its forks linked.
 fn check_store(root: &Path) -> usize {
     for (path, bytes) in snapshot(root) {
         if bytes != b"<dir>"
@@ -82,6 +138,7 @@ fn check_store(root: &Path) -> usize {
         let session = parse(&dir.join("memory/session.json"));
         let active = session["active_context_id"].as_str().unwrap();
         parse(&dir.join("memory").join(format!("{active}.json")));
+        check_links(&dir.join("memory"), active);
         assert!(
             dir.join("workspace").is_dir() && dir.join("cache").is_dir(),
             "{} is not whole",
@@ -149,6 +206,7 @@ fn wrote(before: &State, after: &State, root: &Path) -> bool {
 
 fn spawn(root: &Path, args: &[String]) -> std::process::Child {
     command()
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
         .arg("--root")
         .arg(root)
         .args(["--user", "tester"])
@@ -174,7 +232,45 @@ fn killed_writers_leave_every_file_whole_and_their_leftovers_are_cleaned() {
 }
 
 /// The writers killed, in turn.
-const KINDS: [&str; 6] = ["new", "resume", "trim", "drop", "clear", "purge"];
+const KINDS: [&str; 8] = [
+    "new", "resume", "trim", "drop", "clear", "purge", "index", "search",
+];
+
+/// The queries searched after a kill of an index writer.
+const QUERIES: [&str; 3] = ["the", "login", "\"connection refused\""];
+
+/// A search through the index answers as the files do (session, context,
+/// message and role of every hit).
+fn searches_agree(root: &Path) {
+    let hits = |query: &str, extra: &[&str]| {
+        let mut args = vec!["search", query, "--json", "--limit", "100000"];
+        args.extend(extra);
+        let out = run(root, &args);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let hits: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let tuples: std::collections::BTreeSet<Vec<String>> = hits
+            .iter()
+            .map(|h| {
+                ["session_id", "context_id", "message_id", "role"]
+                    .iter()
+                    .map(|k| h[*k].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .collect();
+        tuples
+    };
+    for query in QUERIES {
+        assert_eq!(
+            hits(query, &[]),
+            hits(query, &["--no-index"]),
+            "after an index writer was killed, {query:?}"
+        );
+    }
+}
 
 /// The ids of the messages a drop may take from a session's active context
 /// (not the system prompt or the tool definitions), oldest first.
@@ -196,7 +292,8 @@ fn droppable_message_ids(session: &Path) -> Vec<String> {
 
 fn kill_writers(seed: u64) {
     let tmp = tempfile::tempdir().unwrap();
-    let root: PathBuf = tmp.path().to_path_buf();
+    // The search index lives beside it, in <root>.cache (inside tmp).
+    let root: PathBuf = tmp.path().join("store");
     ok(
         &root,
         &[
@@ -251,7 +348,31 @@ fn kill_writers(seed: u64) {
             (ids[start].clone(), Vec::new())
         };
         let session = sessions(&root).join(&id);
-        let watched = [sessions(&root), session.join("memory"), session];
+        let indexing = matches!(KINDS[kind], "index" | "search");
+        // What the writer changes first: the session's folders, or the index's.
+        let cache = root.with_extension("cache");
+        let slot = std::fs::read_dir(cache.join("loki-sessions"))
+            .ok()
+            .and_then(|mut slots| slots.next())
+            .and_then(|slot| slot.ok())
+            .map(|slot| slot.path());
+        let watched: Vec<PathBuf> = match (indexing, slot) {
+            (true, Some(slot)) => vec![slot],
+            (true, None) => vec![cache.clone()],
+            (false, _) => vec![sessions(&root), session.join("memory"), session],
+        };
+        let written = if indexing {
+            cache.clone()
+        } else {
+            root.clone()
+        };
+        if KINDS[kind] == "search" {
+            // Without its manifest the index is rebuilt by the search: a
+            // long write to kill.
+            if let Some(slot) = watched.first() {
+                let _ = std::fs::remove_file(slot.join("sessions.postcard"));
+            }
+        }
         let args: Vec<String> = match KINDS[kind] {
             "new" => vec!["new".into(), format!("task {rounds}"), "--no-purge".into()],
             "resume" => vec!["resume".into(), id],
@@ -274,6 +395,11 @@ fn kill_writers(seed: u64) {
                 "--clear-tool-results-over".into(),
                 rng.below(40).to_string(),
             ],
+            "index" => vec!["index".into(), "--rebuild".into()],
+            "search" => vec![
+                "search".into(),
+                QUERIES[rng.below(QUERIES.len() as u64) as usize].into(),
+            ],
             _ => vec![
                 "purge".into(),
                 "--yes".into(),
@@ -281,7 +407,7 @@ fn kill_writers(seed: u64) {
                 (ids.len() as u64 - 1 - rng.below(3)).to_string(),
             ],
         };
-        let before = state(&root);
+        let before = state(&written);
         let started = std::time::Instant::now();
         let stamps = dir_stamps(&watched);
         let mut child = spawn(&root, &args);
@@ -299,7 +425,7 @@ fn kill_writers(seed: u64) {
         child.wait().unwrap();
         if running {
             killed += 1;
-            let had_written = usize::from(wrote(&before, &state(&root), &root));
+            let had_written = usize::from(wrote(&before, &state(&written), &written));
             after_first_write += had_written;
             per_kind[kind][0] += 1;
             per_kind[kind][1] += had_written;
@@ -308,6 +434,9 @@ fn kill_writers(seed: u64) {
             typical_us[kind] = (typical_us[kind] * 3 + took) / 4;
         }
         check_store(&root);
+        if indexing && running {
+            searches_agree(&root);
+        }
     }
     // The next writers clean up: trash and dead staging on new/purge, temp
     // files of a session when it is written again.
@@ -326,12 +455,21 @@ fn kill_writers(seed: u64) {
     eprintln!(
         "{killed} writers killed while running ({after_first_write} after their first write), {rounds} rounds; {whole} sessions whole, no leftovers"
     );
-    let per_kind: Vec<String> = (KINDS.iter().zip(per_kind))
+    let summary: Vec<String> = (KINDS.iter().zip(per_kind))
         .map(|(kind, [k, w])| format!("{kind} {k}/{w}"))
         .collect();
-    eprintln!("killed/after a write: {}", per_kind.join(", "));
+    eprintln!("killed/after a write: {}", summary.join(", "));
     assert!(
         after_first_write > killed / 3,
         "too few kills landed after a write: {after_first_write} of {killed}"
     );
+    // A kind killed a handful of times (a short local run) may miss its
+    // writes by chance; at CI's size each kind is killed dozens of times.
+    for (kind, [k, w]) in KINDS.iter().zip(per_kind).filter(|(_, [k, _])| *k >= 10) {
+        assert!(
+            w >= k / 10,
+            "too few {kind} writers were killed after a write: {w} of {k}"
+        );
+    }
+    searches_agree(&root);
 }

@@ -6,4 +6,5 @@ mod isolation;
 mod properties;
 mod purge_safety;
 mod search;
+mod search_reference;
 mod undo;

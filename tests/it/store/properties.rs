@@ -3,7 +3,9 @@
 //! (the real keys with right or wrong types, missing and extra fields, real
 //! message lists) are accepted exactly when valid, rejected with an error
 //! naming the file and the field, and keep unknown fields through a write;
-//! only JSON objects are accepted; parsing bytes never panics; Python-style
+//! only JSON objects are accepted; parsing damaged documents (a fifth of
+//! which still parse) never panics and what parses is written back as it
+//! was read; Python-style
 //! JSON round-trips; token counting never fails on any text; both windows
 //! stay within what was asked, keep order and the special messages; a fork
 //! is a well-formed context; drops never split a tool pair, clears keep the
@@ -39,6 +41,60 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// A document as damage leaves it: a valid meta.json or context with one
+/// or two bytes replaced, removed or added, cut short, or a span repeated;
+/// sometimes behind a BOM; now and then bytes at random. About a fifth
+/// still parse (`generators_make_valid_and_invalid_documents` checks it),
+/// so both branches are exercised.
+fn damaged_document() -> impl Strategy<Value = Vec<u8>> {
+    let source = prop_oneof![
+        documents::meta().prop_map(|d| Value::Object(d.raw)),
+        documents::context().prop_map(|d| Value::Object(d.raw)),
+    ];
+    let text = (source, any::<bool>()).prop_map(|(v, pretty)| match pretty {
+        true => serde_json::to_vec_pretty(&v).unwrap(),
+        false => serde_json::to_vec(&v).unwrap(),
+    });
+    let significant = prop::sample::select(b"{}[]\",:0e-\\ \n\t\xff\xc3\x00atn".to_vec());
+    let edit = (
+        0u8..5,
+        any::<prop::sample::Index>(),
+        significant,
+        1usize..12,
+    );
+    let damaged = (text, prop::collection::vec(edit, 1..3), any::<bool>()).prop_map(
+        |(mut bytes, edits, bom)| {
+            for (kind, at, byte, len) in edits {
+                if bytes.is_empty() {
+                    break;
+                }
+                let i = at.index(bytes.len());
+                match kind {
+                    0..=2 => bytes[i] = byte,
+                    3 | 4 => {
+                        bytes.remove(i);
+                    }
+                    5 | 6 => bytes.insert(i, byte),
+                    7 if len % 2 == 0 => bytes.truncate(i.max(bytes.len() * 9 / 10)),
+                    _ => {
+                        let end = (i + len).min(bytes.len());
+                        let span = bytes[i..end].to_vec();
+                        bytes.splice(i..i, span);
+                    }
+                }
+            }
+            if bom {
+                bytes.splice(0..0, *b"\xEF\xBB\xBF");
+            }
+            bytes
+        },
+    );
+    prop_oneof![
+        3 => damaged,
+        1 => prop::collection::vec(any::<u8>(), 0..300),
+    ]
+}
+
 /// A context like peteos writes: an optional system prompt, then messages
 /// with increasing sequence numbers, some tool uses and results.
 fn context_strategy() -> impl Strategy<Value = (Context, Vec<u64>)> {
@@ -71,18 +127,29 @@ fn context_strategy() -> impl Strategy<Value = (Context, Vec<u64>)> {
 
 proptest! {
     #[test]
-    fn parsing_arbitrary_bytes_never_panics_or_takes_a_non_object(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
-        let path = Path::new("x.json");
-        if let Ok(map) = jsonfile::parse_object(path, &bytes) {
-            let text = String::from_utf8_lossy(&bytes);
-            let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\n', '\r']);
-            prop_assert!(start.starts_with('{'), "accepted a non-object: {:?}", text);
-            let _ = Meta::from_raw(map.clone(), path);
-            if let Ok(ctx) = Context::from_raw(map, path) {
-                for m in ctx.messages() {
-                    let _ = m.one_line();
+    fn parsing_damaged_documents_never_panics_or_takes_a_non_object(bytes in damaged_document()) {
+        let path = Path::new("/store/x.json");
+        match jsonfile::parse_object(path, &bytes) {
+            Ok(map) => {
+                let text = String::from_utf8_lossy(&bytes);
+                let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\n', '\r']);
+                prop_assert!(start.starts_with('{'), "accepted a non-object: {:?}", text);
+                // What was accepted is written back and read again as it was.
+                let again = jsonfile::parse_object(path, jsonfile::render(&map).as_bytes()).unwrap();
+                prop_assert_eq!(canonical(&Value::Object(again)), canonical(&Value::Object(map.clone())));
+                if let Err(e) = Meta::from_raw(map.clone(), path) {
+                    prop_assert!(e.to_string().contains("/store/x.json"), "{}", e);
+                }
+                match Context::from_raw(map, path) {
+                    Ok(ctx) => {
+                        for m in ctx.messages() {
+                            let _ = m.one_line();
+                        }
+                    }
+                    Err(e) => prop_assert!(e.to_string().contains("/store/x.json"), "{}", e),
                 }
             }
+            Err(e) => prop_assert!(e.to_string().contains("/store/x.json"), "{}", e),
         }
     }
 
@@ -276,6 +343,30 @@ fn generators_make_valid_and_invalid_documents() {
             .any(|d| d.bad.as_deref().is_some_and(|b| b.starts_with(text)))
     };
     assert!(bad("\"messages\" is") && bad("message #"));
+    // Damaged documents: both outcomes, often.
+    let path = Path::new("x.json");
+    let parsed = (0..400)
+        .filter(|_| {
+            let bytes = damaged_document().new_tree(&mut runner).unwrap().current();
+            jsonfile::parse_object(path, &bytes).is_ok()
+        })
+        .count();
+    eprintln!("{parsed} of 400 damaged documents parse");
+    assert!(
+        (40..360).contains(&parsed),
+        "{parsed} of 400 damaged documents parse"
+    );
     assert!(contexts.iter().any(|d| !d.raw.contains_key("messages")));
     assert!(contexts.iter().any(|d| d.bad.is_none() && d.ids.len() > 5));
+}
+
+/// Under CI (`CI` set, and not "", "0" or "false") every property runs its
+/// documented 256 cases: PROPTEST_CASES is refused.
+#[test]
+fn ci_runs_the_documented_cases() {
+    let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"));
+    assert!(
+        !(ci && std::env::var_os("PROPTEST_CASES").is_some()),
+        "PROPTEST_CASES is set under CI: it changes how many cases each property checks"
+    );
 }

@@ -3,6 +3,7 @@
 //! spare the live / active / locked / unreadable ones, and re-check every
 //! entry when applying (skip and report what changed since the preview).
 
+use crate::common::mounts::UnmountAllUnder;
 use crate::common::*;
 use loki_sessions::store::{Decision, PurgePolicy, Store, StoreError, tree_facts};
 use std::fs::File;
@@ -92,39 +93,6 @@ fn only_direct_children_of_the_users_own_folder() {
     assert!(other.sessions_dir().join(&theirs).exists());
 }
 
-/// Mounts a tmpfs at `at` (a directory made if missing).
-fn mount_tmpfs(at: &Path) -> PathBuf {
-    std::fs::create_dir_all(at).unwrap();
-    let status = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
-        .arg(at)
-        .status();
-    assert!(
-        status.is_ok_and(|s| s.success()),
-        "mounting a tmpfs needs root (and CAP_SYS_ADMIN); run this check as root, as CI does"
-    );
-    at.to_path_buf()
-}
-
-/// When dropped, unmounts every mount under its path, deepest first: also
-/// one that a faulty purge moved along with its session.
-struct UnmountAllUnder(PathBuf);
-
-impl Drop for UnmountAllUnder {
-    fn drop(&mut self) {
-        let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-        let mut points: Vec<&str> = mounts
-            .lines()
-            .filter_map(|line| line.split(' ').nth(1))
-            .filter(|p| Path::new(p).starts_with(&self.0))
-            .collect();
-        points.sort_by_key(|p| std::cmp::Reverse(p.len()));
-        for point in points {
-            let _ = std::process::Command::new("umount").arg(point).status();
-        }
-    }
-}
-
 /// The filesystem rule with a real mount: the walk notices it (and does not
 /// count what lies on it), the plan spares the session, and a mount that
 /// appears after the preview is caught when the plan is applied. Without
@@ -143,7 +111,7 @@ fn never_crosses_into_another_filesystem() {
     let facts = tree_facts(&dir).unwrap();
     assert!(!facts.crosses_filesystems, "{facts:?}");
 
-    let mount = mount_tmpfs(&dir.join("workspace/mnt"));
+    let mount = mount_tmpfs_4m(&dir.join("workspace/mnt"));
     std::fs::write(mount.join("on-tmpfs.bin"), vec![1u8; 1 << 20]).unwrap();
     let facts = tree_facts(&dir).unwrap();
     assert!(facts.crosses_filesystems, "the walk sees the mount point");
@@ -170,9 +138,9 @@ fn never_crosses_into_another_filesystem() {
     ));
 
     // After the preview: a mount inside one session, one over another.
-    let late_mount = mount_tmpfs(&sessions(&root).join(&late).join("workspace/mnt"));
+    let late_mount = mount_tmpfs_4m(&sessions(&root).join(&late).join("workspace/mnt"));
     std::fs::write(late_mount.join("data"), "other filesystem").unwrap();
-    mount_tmpfs(&sessions(&root).join(&on_own_fs));
+    mount_tmpfs_4m(&sessions(&root).join(&on_own_fs));
     let report = store(&root).apply_purge(&plan, &[], |_| {}).unwrap();
     assert!(
         report.removed.is_empty() && report.failed.is_empty(),
@@ -312,6 +280,10 @@ fn a_tree_of_another_uid_is_refused() {
 #[test]
 fn ci_runs_the_checks_that_need_root() {
     assert_ci_runs_ignored_checks();
+}
+
+fn mount_tmpfs_4m(at: &Path) -> PathBuf {
+    crate::common::mounts::mount_tmpfs(at, "4m")
 }
 
 fn unsafe_is_root() -> bool {

@@ -1,164 +1,18 @@
-//! Search: the index and the direct scan of the files (`--no-index`, the
-//! reference) find the same messages, for strings planted in every kind of
-//! part and script, and still after appends, trims, deletions and purges;
-//! a damaged, foreign or busy index changes how an answer is found, never
-//! what it is.
+//! Search: the index and the direct scan of the files (`--no-index`) find
+//! the same messages (session, context, message and role alike), for
+//! strings planted in every kind of part and script, and still after
+//! appends, trims, deletions and purges; a damaged, foreign, old or busy
+//! index, or two processes writing it at once, changes how an answer is
+//! found, never what it is; a session search cannot read is named.
+//! (tests/search_reference.rs checks both against an independent reference.)
 
+mod cases;
+mod fixture;
 use crate::common::*;
+use fixture::*;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-/// A store with demo sessions, planted sessions, and its own cache folder.
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    cache: PathBuf,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("store");
-        std::fs::create_dir(&root).unwrap();
-        let cache = tmp.path().join("cache");
-        let f = Fixture {
-            _tmp: tmp,
-            root,
-            cache,
-        };
-        f.ok(&[
-            "demo",
-            "--sessions",
-            "40",
-            "--messages",
-            "10",
-            "--big-context",
-            "0",
-            "--plain",
-        ]);
-        f
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        command()
-            .arg("--root")
-            .arg(&self.root)
-            .args(["--user", "tester"])
-            .args(args)
-            .env("XDG_CACHE_HOME", &self.cache)
-            .env("XDG_CONFIG_HOME", self.cache.with_extension("no-config"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    /// (session, message) of every hit, and stderr.
-    fn hits(&self, query: &str, extra: &[&str]) -> (BTreeSet<(String, String)>, String) {
-        let mut args = vec!["search", query, "--json", "--limit", "100000"];
-        args.extend(extra);
-        let out = self.run(&args);
-        let code = out.status.code();
-        assert!(
-            code == Some(0) || code == Some(1),
-            "{query:?} {extra:?} exited {code:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let hits: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-        let set = hits
-            .iter()
-            .map(|h| {
-                (
-                    h["session_id"].as_str().unwrap().to_string(),
-                    h["message_id"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        (set, String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-
-    /// Both ways give the same hits; returns them.
-    fn same_both_ways(&self, query: &str) -> BTreeSet<(String, String)> {
-        let (indexed, _) = self.hits(query, &[]);
-        let (direct, _) = self.hits(query, &["--no-index"]);
-        assert_eq!(indexed, direct, "index and files disagree on {query:?}");
-        indexed
-    }
-
-    fn index_dir(&self) -> PathBuf {
-        let base = self.cache.join("loki-sessions");
-        std::fs::read_dir(&base)
-            .unwrap()
-            .next()
-            .expect("an index")
-            .unwrap()
-            .path()
-    }
-}
-
-/// Writes a session whose active context holds `messages` (role, content).
-fn plant(f: &Fixture, prompt: &str, messages: &[(&str, Value)]) -> String {
-    let id = f.ok(&["new", prompt, "--no-purge"]).trim().to_string();
-    let memory = sessions(&f.root).join(&id).join("memory");
-    let session: Value =
-        serde_json::from_slice(&std::fs::read(memory.join("session.json")).unwrap()).unwrap();
-    let ctx_id = session["active_context_id"].as_str().unwrap().to_string();
-    write_context(&memory.join(format!("{ctx_id}.json")), &ctx_id, messages);
-    id
-}
-
-fn write_context(path: &Path, ctx_id: &str, messages: &[(&str, Value)]) {
-    let list: Vec<Value> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, (role, content))| {
-            json!({"role": role, "id": format!("{ctx_id}-m{i}"), "_type": "Message",
-                   "content": content, "_sequence_number": 3 + i})
-        })
-        .collect();
-    let n = list.len();
-    let ctx = json!({"messages": list, "id": ctx_id, "content_map": {},
-        "anchor_points": [["system_prompt", 0], ["tools", 0], ["messages", n]],
-        "message_sequence": n, "_mutation_counter": 3 + n, "children": []});
-    std::fs::write(path, serde_json::to_vec_pretty(&ctx).unwrap()).unwrap();
-}
-
-fn planted(f: &Fixture) -> String {
-    plant(
-        f,
-        "planted strings",
-        &[
-            (
-                "user",
-                json!([{"type": "text", "text": "Why does zebrafoil fail at 東京オフィス?"}]),
-            ),
-            (
-                "assistant",
-                json!([
-                    {"type": "thinking", "text": "maybe the quasarwidget cache"},
-                    {"type": "text", "text": "Let me look 🚀 at src/auth/quokka_login.py"},
-                    {"type": "tool_use", "call_id": "c1", "name": "bash", "arguments": "{\"cmd\": \"grep -r nebulakey .\"}"}
-                ]),
-            ),
-            (
-                "tool",
-                json!([{"type": "tool_result", "call_id": "c1", "content": "ERROR: token expired for Überprüfung"}]),
-            ),
-            ("user", json!("plain string content with marmaladepath")),
-        ],
-    )
-}
+use std::process::{Command, Stdio};
 
 #[test]
 fn index_and_files_find_the_same_messages_in_every_part_and_script() {
@@ -182,7 +36,7 @@ fn index_and_files_find_the_same_messages_in_every_part_and_script() {
     ] {
         let hits = f.same_both_ways(query);
         assert_eq!(hits.len(), count, "{query:?}: {hits:?}");
-        assert!(hits.iter().all(|(s, _)| *s == id), "{query:?}");
+        assert!(hits.iter().all(|(s, ..)| *s == id), "{query:?}");
     }
     // Common words across the demo sessions agree too.
     for query in [
@@ -237,15 +91,22 @@ fn updates_are_incremental_and_follow_appends_trims_deletes_and_purges() {
     assert!(f.same_both_ways("newword").is_empty());
     // A purge too.
     f.ok(&["purge", "--keep", "5", "--max-age", "365d", "--yes"]);
-    let hits = f.same_both_ways("login");
-    let left: BTreeSet<String> = hits.into_iter().map(|(s, _)| s).collect();
-    assert!(left.len() <= 5, "{left:?}");
+    // "the" is in every demo session: the hits come from the 5 kept ones, all of them.
+    let hits = f.same_both_ways("the");
+    let left: BTreeSet<String> = hits.into_iter().map(|(s, ..)| s).collect();
+    let listed: Vec<Value> = serde_json::from_str(&f.ok(&["list", "--json"])).unwrap();
+    let kept: BTreeSet<String> = listed
+        .iter()
+        .map(|i| i["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kept.len(), 5);
+    assert_eq!(left, kept, "hits in the 5 kept sessions, and only there");
     let status: Value = serde_json::from_str(&f.ok(&["index", "--json"])).unwrap();
     assert_eq!(status["status"]["sessions"], 5);
 }
 
 #[test]
-fn a_damaged_foreign_or_unwritable_index_changes_how_not_what() {
+fn a_damaged_or_unwritable_index_changes_how_not_what() {
     let f = Fixture::new();
     planted(&f);
     let want = f.same_both_ways("zebrafoil");
@@ -320,6 +181,18 @@ fn while_another_process_writes_the_index_changed_sessions_are_read_directly() {
     let (hits, err) = f.hits("lockedword", &[]);
     assert_eq!(hits.len(), 1, "found in the files: {err}");
     assert!(err.contains("another process"), "{err}");
+    // Every answer is the files' answer: the changed session's from its
+    // files, the others' from the index as it is.
+    for query in ["lockedword", "zebrafoil", "login", "\"connection refused\""] {
+        let (indexed, err) = f.hits(query, &[]);
+        let (direct, _) = f.hits(query, &["--no-index"]);
+        assert_eq!(indexed, direct, "{query:?}: {err}");
+    }
+    let (old, _) = f.hits("zebrafoil", &[]);
+    assert!(
+        old.is_empty(),
+        "the changed session's old words are gone: {old:?}"
+    );
     let _ = holder.kill();
     let _ = holder.wait();
 }

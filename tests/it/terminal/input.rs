@@ -39,9 +39,34 @@ fn a_paste_is_text_in_a_real_terminal_never_enter_and_never_gigabytes() {
     ui.wait_for("20 sessions");
     let pid = ui_pid(ui.pane_pid());
 
-    // A newline in a paste does not press Enter: nothing is resumed.
-    ui.paste("why does the build\nplease\n");
-    ui.wait_for("why does the build please");
+    // A newline in a paste does not press Enter: nothing is resumed, though
+    // the pasted text selects a session (Enter would resume it).
+    let listed = json(&root, &["list", "--json"]);
+    let prompt = listed[0]["first_prompt"].as_str().unwrap().to_string();
+    let words: Vec<&str> = prompt.split_whitespace().take(3).collect();
+    assert_eq!(words.len(), 3, "{prompt:?}");
+    // Three words of a session's first prompt, a newline after each: the
+    // query becomes them with spaces, which the prompt holds.
+    ui.paste(&format!("{}\n{}\n{}\n", words[0], words[1], words[2]));
+    let typed = format!("› {} {} {}", words[0], words[1], words[2]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let screen = ui.wait_for(&typed);
+        let matching = screen
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .windows(3)
+            .find(|w| w[1] == "of" && w[2] == "20")
+            .map(|w| w[0].to_string());
+        if matching.as_deref().is_some_and(|n| n != "0") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the pasted name selects a session: {screen}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     std::thread::sleep(Duration::from_millis(300));
     assert!(!code.exists(), "the paste resumed a session");
 

@@ -649,3 +649,17 @@ fn export_asks_for_a_file_name() {
     key(&mut ui, KeyCode::Char('='));
     check("jump_size_80x24", &ui, &dir);
 }
+
+/// Under CI (`CI` set, and not "", "0" or "false") a snapshot that differs
+/// fails: INSTA_FORCE_PASS and INSTA_UPDATE, which accept or rewrite
+/// snapshots, are refused.
+#[test]
+fn ci_accepts_no_snapshot_unseen() {
+    let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"));
+    for var in ["INSTA_FORCE_PASS", "INSTA_UPDATE"] {
+        assert!(
+            !(ci && std::env::var_os(var).is_some()),
+            "{var} is set under CI: it would accept or rewrite snapshots"
+        );
+    }
+}

@@ -63,6 +63,7 @@ pub fn on_hits(
             total: outcome.total,
             covered: outcome.covered,
             sessions: outcome.sessions,
+            unreadable: outcome.unreadable.len(),
             error: None,
             answered: true,
         },

@@ -69,6 +69,7 @@ fn searching() -> Model {
         covered: 2,
         sessions: 3,
         note: None,
+        ..SearchOutcome::default()
     };
     let effects = update(
         &mut m,
