@@ -309,6 +309,7 @@ fn merge(all: &mut SearchOutcome, outcome: SearchOutcome) {
     all.total += outcome.total;
     all.covered += outcome.covered;
     all.sessions += outcome.sessions;
+    all.unreadable.extend(outcome.unreadable);
     if let Some(note) = outcome.note {
         all.note = Some(match all.note.take() {
             Some(before) => format!("{before}; {note}"),
