@@ -102,8 +102,9 @@ impl Store {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<SearchOutcome> {
         let mut all = SearchOutcome::default();
-        for source in self.indexed()? {
-            let record_of = |id: &str| self.record_in(&source, id);
+        let sources = self.indexed()?;
+        for source in &sources {
+            let record_of = |id: &str| self.record_in(source, id);
             let names = source.names.clone();
             let mut outcome = match source
                 .index
@@ -132,7 +133,29 @@ impl Store {
         }
         index::hit::rank(&mut all.hits);
         all.hits.truncate(options.limit);
+        self.name_agent_hits(&sources, &mut all.hits);
         Ok(all)
+    }
+
+    /// Another agent's hits named as its sessions are named now: a title
+    /// set since the index read the session (Codex's `session_index.jsonl`
+    /// changes no session file) shows. One record read per session hit.
+    fn name_agent_hits(&self, sources: &[Indexed], hits: &mut [index::hit::Hit]) {
+        let mut names: HashMap<(Agent, String), String> = HashMap::new();
+        for hit in hits.iter_mut().filter(|h| h.agent.is_external()) {
+            let Some(source) = sources.iter().find(|s| s.agent == hit.agent) else {
+                continue;
+            };
+            let name = names
+                .entry((hit.agent, hit.session_id.clone()))
+                .or_insert_with(|| {
+                    let record = self.record_in(source, &hit.session_id);
+                    record.shown_name().to_string()
+                });
+            if !name.is_empty() {
+                hit.session_name = name.clone();
+            }
+        }
     }
 
     /// Messages matching `query`, read from the session files (no index):

@@ -382,6 +382,34 @@ fn the_index_finds_what_the_direct_scan_finds_over_every_agent() {
             assert_eq!(agents.len(), 3, "hits from every agent: {agents:?}");
         }
     }
+    // A Codex session named after it was indexed (no rollout file changes):
+    // its hits carry the new name.
+    let codex_hit = |hits: &Value| -> Option<(String, String)> {
+        hits.as_array().unwrap().iter().find_map(|hit| {
+            (hit["agent"] == "codex").then(|| {
+                (
+                    hit["session_id"].as_str().unwrap().to_string(),
+                    hit["session_name"].as_str().unwrap().to_string(),
+                )
+            })
+        })
+    };
+    let search = || -> Value { h.json(&["search", "test", "--json", "--limit", "1000"]) };
+    let (id, _) = codex_hit(&search()).expect("a Codex hit");
+    let index = h.home.join(".codex/session_index.jsonl");
+    let mut lines = std::fs::read_to_string(&index).unwrap_or_default();
+    lines.push_str(&format!(
+        "{{\"id\":\"{id}\",\"thread_name\":\"Renamed after indexing\",\"updated_at\":\"2026-11-30T10:00:00Z\"}}\n"
+    ));
+    std::fs::write(&index, lines).unwrap();
+    let renamed = search();
+    let named = renamed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|hit| hit["session_id"] == id.as_str())
+        .unwrap();
+    assert_eq!(named["session_name"], "Renamed after indexing");
 }
 
 #[test]
