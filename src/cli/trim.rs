@@ -7,7 +7,7 @@ use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome, TrimRequest, prewarm,
+    ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome, TrimRequest,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -167,10 +167,11 @@ impl Report {
 /// Forks the active context (or previews it); exits 1 when nothing would change.
 pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding)?;
-    // The tables build while the conversation is read.
-    prewarm(encoding);
     let asked = args.asked()?;
     let target = env.locate(&args.session)?;
+    // The tables build while the conversation is read, unless the counts
+    // were kept by an earlier trim.
+    env.store.prewarm_counting(&target, encoding);
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");
     }

@@ -283,7 +283,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
         target.writable()?;
-        trim::preview(target.conversation_dir(), request, encoding)
+        let cache = self.count_cache(target);
+        trim::preview(target.conversation_dir(), request, encoding, cache.as_ref())
     }
 
     /// Forks the active context keeping what `request` keeps, under the
@@ -298,6 +299,7 @@ impl Store {
         now: f64,
     ) -> Result<TrimOutcome> {
         target.writable()?;
+        let cache = self.count_cache(target);
         trim::apply(
             target.conversation_dir(),
             target.lock_dir(),
@@ -305,6 +307,7 @@ impl Store {
             encoding,
             expected,
             now,
+            cache.as_ref(),
         )
     }
 

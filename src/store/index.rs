@@ -126,6 +126,20 @@ impl SearchIndex {
         }
     }
 
+    /// The index's folder made safe to write in (see `slot`), for a file
+    /// kept beside the index (the token counts a trim made); None without
+    /// a cache directory or when it cannot be made safe.
+    pub fn prepared_dir(&self) -> Option<&Path> {
+        let dir = self.dir.as_deref()?;
+        slot::prepare(dir).ok()?;
+        Some(dir)
+    }
+
+    /// The index's folder when a reader may trust it, for a file kept beside it.
+    pub fn trusted_slot(&self) -> Option<&Path> {
+        self.trusted_dir()
+    }
+
     /// The index directory.
     fn dir(&self) -> Result<&Path> {
         self.dir.as_deref().ok_or_else(|| {
