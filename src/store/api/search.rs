@@ -258,6 +258,24 @@ impl Store {
         Ok(total)
     }
 
+    /// [`Store::current_indexed_stats`] of every session the folders hold,
+    /// found by their names alone (no record read): a listing asks this
+    /// before it reads its records, so the index's manifest is gone before
+    /// they are there (the peak memory of listing 100k sessions).
+    pub fn current_indexed_stats_of_all(&self) -> Result<HashMap<String, IndexedStats>> {
+        let mut out = HashMap::new();
+        if self.shows_primary() {
+            out.extend(self.primary_index().current_stats(&self.session_names()?));
+        }
+        for source in self.agent_sources() {
+            let ids: Vec<String> = source.ids().into_iter().map(|(id, _)| id).collect();
+            if !ids.is_empty() {
+                out.extend(self.agent_index(source).current_stats(&ids));
+            }
+        }
+        Ok(out)
+    }
+
     /// The stats the search indexes hold for those of `records` they know
     /// as they are now (token counts in cl100k_base without counting again).
     pub fn current_indexed_stats(
