@@ -34,7 +34,7 @@ smoke=${BENCH_SMOKE:-}
 # Runs of hyperfine (warm-up, measured); a smoke runs once.
 if [ -n "$smoke" ]; then
   W=0 R=1 W3=0 R15=1 R10=1 R5=1 PETEOS_RUNS=1
-  n10k=300 big_messages=1000 n100k=1000 budget=5000
+  n10k=300 big_messages=8000 n100k=1000 budget=40000
 else
   W=2 R=10 W3=3 R15=15 R10=10 R5=5 PETEOS_RUNS=5
   n10k=10000 big_messages=10000 n100k=100000 budget=50000
