@@ -197,7 +197,7 @@ impl Store {
             return Ok(false);
         };
         // The peteos folder lists only directories and links to them.
-        if !any_kind && !(meta.is_dir() || meta.file_type().is_symlink()) {
+        if !(any_kind || meta.is_dir() || meta.file_type().is_symlink()) {
             return Ok(false);
         }
         match &self.backend {

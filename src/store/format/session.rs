@@ -1,8 +1,8 @@
 //! A peteos session directory: `session.json` plus one file per context.
 
 use crate::store::error::{Result, StoreError};
-use crate::store::format::{jsonfile, shape_check};
 use crate::store::format::{Assembler, Context, ids};
+use crate::store::format::{jsonfile, shape_check};
 use crate::store::fs::names::check_component;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};

@@ -215,8 +215,8 @@ impl<'de> Visitor<'de> for Discard {
 #[cfg(test)]
 mod tests {
     use super::context_loads;
-    use crate::store::format::jsonfile::parse_object;
     use crate::store::format::Context;
+    use crate::store::format::jsonfile::parse_object;
     use std::path::Path;
 
     /// What a load says of the same bytes.

@@ -285,10 +285,7 @@ impl<'de, 'w> serde::de::Visitor<'de> for Walker<'w, 'de> {
         let _format: u32 = seq.next_element()?.ok_or_else(missing)?;
         let store: &'de Path = seq.next_element()?.ok_or_else(missing)?;
         let store_id: Option<(u64, u64)> = seq.next_element()?.ok_or_else(missing)?;
-        *self.header = Some(Header {
-            store,
-            store_id,
-        });
+        *self.header = Some(Header { store, store_id });
         if store != self.store.path || store_id != self.store.id {
             *self.foreign = true;
             return Err(A::Error::custom("another folder's index"));
@@ -330,7 +327,10 @@ impl<'de, 'w> serde::de::Visitor<'de> for Sessions<'w, 'de> {
         while let Some(id) = map.next_key::<&'de str>()? {
             pending.push((id, map.next_value::<EntryView<'de>>()?));
             if pending.len() == self.chunk {
-                (self.f)(std::mem::replace(&mut pending, Vec::with_capacity(self.chunk)));
+                (self.f)(std::mem::replace(
+                    &mut pending,
+                    Vec::with_capacity(self.chunk),
+                ));
             }
         }
         if !pending.is_empty() {

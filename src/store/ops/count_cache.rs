@@ -141,7 +141,10 @@ mod tests {
         cache.save(Encoding::Cl100kBase, &[(a, 3), (b, 4)]).unwrap();
         let loaded = cache.load(Encoding::Cl100kBase);
         assert_eq!((loaded.get(&a), loaded.get(&b)), (Some(&3), Some(&4)));
-        assert!(cache.load(Encoding::O200kBase).is_empty(), "another encoding");
+        assert!(
+            cache.load(Encoding::O200kBase).is_empty(),
+            "another encoding"
+        );
         // Any byte changed, or the file cut short, and nothing is used.
         let good = std::fs::read(cache.path()).unwrap();
         for at in [0, 9, 20, good.len() - 40, good.len() - 1] {
@@ -173,7 +176,11 @@ mod tests {
         let enc = Encoding::Cl100kBase;
         let dir = tempfile::tempdir().unwrap();
         let cache = CountCache::at(dir.path().join("counts"));
-        let texts = ["hello there", "a longer message with more words in it", "ok"];
+        let texts = [
+            "hello there",
+            "a longer message with more words in it",
+            "ok",
+        ];
         let ctx = context(&texts);
         let truth = message_counts(&ctx, enc).unwrap();
         // Missing: counted, and kept.
@@ -186,7 +193,10 @@ mod tests {
         let mut entries: Vec<(CountKey, u64)> = cache.load(enc).into_iter().collect();
         entries.iter_mut().find(|(k, _)| *k == planted).unwrap().1 = 999;
         cache.save(enc, &entries).unwrap();
-        assert_eq!(message_counts_kept(&ctx, enc, Some(&cache)).unwrap()[0], 999);
+        assert_eq!(
+            message_counts_kept(&ctx, enc, Some(&cache)).unwrap()[0],
+            999
+        );
         // Stale: the message changed, so its key did; counted afresh.
         let changed = context(&["hello there, and more", texts[1], texts[2]]);
         let truth_changed = message_counts(&changed, enc).unwrap();

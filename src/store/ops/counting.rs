@@ -99,15 +99,14 @@ pub fn message_counts_kept(
     let messages: Vec<_> = ctx.messages().collect();
     // A count the message carries wins where the encoding trusts it (as
     // `effective_count`); the others are looked up by their text's key.
-    let looked_up: Vec<(Option<CountKey>, Option<u64>)> = parallel::map_ordered(&messages, |m| {
-        match m.cached_token_count() {
+    let looked_up: Vec<(Option<CountKey>, Option<u64>)> =
+        parallel::map_ordered(&messages, |m| match m.cached_token_count() {
             Some(cached) if encoding.trusts_cached_counts() => (None, Some(cached)),
             _ => {
                 let key = count_cache::key(encoding, &tokens::message_text(m));
                 (Some(key), known.get(&key).copied())
             }
-        }
-    });
+        });
     let missing: Vec<usize> = (0..messages.len())
         .filter(|&i| looked_up[i].1.is_none())
         .collect();
