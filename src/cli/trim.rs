@@ -7,7 +7,7 @@ use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome, TrimRequest,
+    ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome, TrimRequest, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -169,9 +169,12 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding)?;
     let asked = args.asked()?;
     let target = env.locate(&args.session)?;
-    // The tables build while the conversation is read, unless the counts
-    // were kept by an earlier trim.
-    env.store.prewarm_counting(&target, encoding);
+    // The tables build while the conversation is read, unless a window's
+    // counts were kept by an earlier trim (edits by hand count afresh).
+    match asked {
+        Asked::Window(_) => env.store.prewarm_counting(&target, encoding),
+        Asked::Edit(_) => prewarm(encoding),
+    }
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");
     }
