@@ -45,7 +45,9 @@ impl Store {
             return None;
         }
         let index = self.primary_index();
-        let dir = index.prepared_dir()?;
+        // A slot a reader may trust is used as it is (its files are
+        // checked when the index opens it); else it is made safe first.
+        let dir = index.trusted_slot().or_else(|| index.prepared_dir())?;
         Some(CountCache::at(dir.join(count_file(target))))
     }
 
