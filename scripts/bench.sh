@@ -66,7 +66,7 @@ for cmd in "show %s --json" "trim %s --max-tokens 1000 --dry-run --json" "contex
   name=${cmd%% *}
   # Another agent's session is not trimmed (read-only): its row is left out.
   runs=("$s100 $id100 100" "$s100k $id100k 100k")
-  [ "$name" = trim ] || runs+=("$s100k $claude claude")
+  [ "$name" = trim ] || runs+=("$s100 $claude claude100" "$s100k $claude claude100k")
   for run in "${runs[@]}"; do
     set -- $run
     # It answers with JSON (trim exits 1 when nothing would change).
@@ -82,9 +82,9 @@ w, name = sys.argv[1:]
 m = lambda k: json.load(open("%s/lookup-%s-%s.json" % (w, name, k)))["results"][0]["median"]
 a, b = m("100"), m("100k")
 line = "%-9s 100 sessions %.1f ms, 100k %.1f ms (%.2fx)" % (name, a * 1e3, b * 1e3, b / a)
-if os.path.exists("%s/lookup-%s-claude.json" % (w, name)):
-    c = m("claude")
-    line += ", a Claude Code session among them %.1f ms (%.2fx)" % (c * 1e3, c / a)
+if os.path.exists("%s/lookup-%s-claude100k.json" % (w, name)):
+    c, d = m("claude100"), m("claude100k")
+    line += "; a Claude Code session's id beside 100 sessions %.1f ms, beside 100k %.1f ms (%.2fx)" % (c * 1e3, d * 1e3, d / c)
 print(line)
 PY
 done
