@@ -14,6 +14,7 @@ use crate::store::format::Context;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::transcript::TranscriptFormat;
+use crate::store::ops::agent_fork;
 use crate::store::ops::agent_threads;
 use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
@@ -282,6 +283,9 @@ impl Store {
         request: TrimRequest,
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::trim(&target.record, request, encoding, false, 0.0);
+        }
         target.writable()?;
         trim::preview(target.conversation_dir(), request, encoding)
     }
@@ -297,6 +301,9 @@ impl Store {
         expected: Option<&Expected>,
         now: f64,
     ) -> Result<TrimOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::trim(&target.record, request, encoding, true, now);
+        }
         target.writable()?;
         trim::apply(
             target.conversation_dir(),
@@ -331,6 +338,9 @@ impl Store {
         request: &EditRequest,
         encoding: Encoding,
     ) -> Result<EditOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::edit(&target.record, request, encoding, false, 0.0);
+        }
         target.writable()?;
         edit::preview(target.conversation_dir(), request, encoding)
     }
@@ -346,6 +356,9 @@ impl Store {
         expected: Option<&Expected>,
         now: f64,
     ) -> Result<EditOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::edit(&target.record, request, encoding, true, now);
+        }
         target.writable()?;
         edit::apply(
             target.conversation_dir(),

@@ -4,6 +4,7 @@
 //! and clears, planned as data), comparing and exporting contexts, and the
 //! purge (plan as data, then a careful apply).
 
+pub mod agent_fork;
 pub mod agent_threads;
 pub mod contexts;
 pub mod conversation;

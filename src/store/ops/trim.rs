@@ -5,6 +5,7 @@ use crate::store::format::tokens::Encoding;
 use crate::store::format::window::WindowFacts;
 use crate::store::format::{Context, Session, check_fork, ids};
 use crate::store::ops::counting::message_counts;
+use crate::store::ops::agent_fork::AgentFork;
 use crate::store::ops::forking;
 pub use crate::store::ops::forking::Expected;
 use std::collections::HashMap;
@@ -126,6 +127,8 @@ pub struct TrimOutcome {
     pub parent: Context,
     /// The new active context, when the trim forked one (None for dry runs).
     pub child: Option<Context>,
+    /// Another agent's session: the new session the trim writes beside it.
+    pub fork: Option<AgentFork>,
 }
 
 impl TrimOutcome {
@@ -155,6 +158,7 @@ pub fn preview(dir: &Path, request: TrimRequest, encoding: Encoding) -> Result<T
         plan,
         parent,
         child: None,
+        fork: None,
     })
 }
 
@@ -182,6 +186,7 @@ pub fn apply(
         plan,
         parent: locked.parent,
         child,
+        fork: None,
     })
 }
 
