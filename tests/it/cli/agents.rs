@@ -8,6 +8,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
+mod forks;
 mod usage;
 
 const NOW: f64 = 1_795_939_200.0;

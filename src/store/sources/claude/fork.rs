@@ -121,7 +121,8 @@ fn cleared_line(
 ) -> Option<Vec<u8>> {
     let mut v: Value = serde_json::from_slice(line).ok()?;
     let obj = v.as_object_mut()?;
-    let mut any = false;
+    // The first result replaced: Claude Code's copy is of the line's result.
+    let mut first: Option<String> = None;
     if let Some(Value::Array(blocks)) = obj.get_mut("message").and_then(|m| m.get_mut("content")) {
         for block in blocks.iter_mut() {
             let Some(b) = block.as_object_mut() else {
@@ -130,12 +131,13 @@ fn cleared_line(
             let id = b.get("tool_use_id").and_then(Value::as_str);
             if let Some(text) = id.and_then(|id| cleared.get(id)) {
                 b.insert("content".into(), Value::String(text.clone()));
-                any = true;
+                first.get_or_insert_with(|| text.clone());
             }
         }
     }
-    if any && obj.contains_key("toolUseResult") {
-        let text = cleared.values().next().cloned().unwrap_or_default();
+    if let Some(text) = first
+        && obj.contains_key("toolUseResult")
+    {
         obj.insert("toolUseResult".into(), Value::String(text));
     }
     if obj.contains_key("sessionId") {
