@@ -8,6 +8,7 @@ mod completions;
 mod contexts;
 mod delete;
 mod delete_context;
+mod trash;
 mod demo;
 mod diff;
 mod env;
@@ -152,6 +153,10 @@ pub enum Command {
     Purge(purge::PurgeArgs),
     /// Delete one session (asks first on a terminal).
     Delete(delete::DeleteArgs),
+    /// List the other agents' sessions `delete` moved to the trash, or empty it.
+    Trash(trash::TrashArgs),
+    /// Put a session `delete` moved to the trash back where it was.
+    Restore(trash::RestoreArgs),
     /// Print a shell completion script (it completes session names and ids too).
     Completions(completions::CompletionsArgs),
     /// Copy a bare peteos session into a new Loki session (the source is only read).
@@ -195,6 +200,8 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::DeleteContext(args) => delete_context::run(env, args),
         Command::Purge(args) => purge::run(env, args),
         Command::Delete(args) => delete::run(env, args),
+        Command::Trash(args) => trash::run(env, args),
+        Command::Restore(args) => trash::restore(env, args),
         Command::Completions(args) => completions::run(args),
         Command::Demo(args) => demo::run(env, args),
         Command::Import(args) => import::run(env, args),
@@ -219,6 +226,8 @@ impl Command {
             Command::DeleteContext(_) => "delete-context",
             Command::Purge(_) => "purge",
             Command::Delete(_) => "delete",
+            Command::Trash(_) => "trash",
+            Command::Restore(_) => "restore",
             Command::Completions(_) => "completions",
             Command::Import(_) => "import",
             Command::Demo(_) => "demo",

@@ -59,6 +59,7 @@ pub use ops::purge_plan::{
     PurgePolicy, RemoveReason,
 };
 pub use ops::stats::SessionStats;
+pub use ops::trash::{Move as TrashMove, TrashEntry};
 pub use ops::agent_fork::AgentFork;
 pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_facts};
 pub use parallel::workers;

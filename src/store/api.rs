@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 mod lifecycle;
 mod search;
 mod sources;
+mod trash;
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions,
 /// and the sessions other agents keep (Claude Code, Codex, Gemini CLI),
@@ -55,6 +56,8 @@ pub struct Store {
     primary_optional: bool,
     /// Where search indexes live (None: the user's cache directory).
     cache: Option<PathBuf>,
+    /// Where other agents' deleted sessions go (None: the user's data directory).
+    trash: Option<PathBuf>,
     /// What other agents' recorded usage costs, for the estimates.
     prices: std::sync::Arc<PriceTable>,
 }
@@ -130,6 +133,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
         })
     }
@@ -142,6 +146,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
         }
     }

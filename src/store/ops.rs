@@ -20,4 +20,5 @@ pub mod purge_apply;
 pub mod purge_facts;
 pub mod purge_plan;
 pub mod stats;
+pub mod trash;
 pub mod trim;
