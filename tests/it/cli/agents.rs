@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
 mod forks;
+mod trash;
 mod usage;
 
 const NOW: f64 = 1_795_939_200.0;
@@ -38,6 +39,7 @@ impl Home {
         command()
             .env("HOME", &self.home)
             .env("XDG_CACHE_HOME", &self.cache)
+            .env("XDG_DATA_HOME", self.cache.with_file_name("data"))
             .args(args)
             .stdin(Stdio::null())
             .output()
@@ -280,10 +282,10 @@ fn writes_are_refused_with_a_reason_and_nothing_changes() {
     let h = Home::new();
     let before = snapshot(&h.home);
     let id = h.made.claude[0].as_str();
-    // Trims fork beside the original (cli/agents/forks.rs); what would
-    // change the session itself is refused.
+    // Trims fork beside the original (cli/agents/forks.rs), a delete
+    // moves it to the trash (cli/agents/trash.rs); what would change the
+    // session itself is refused.
     for args in [
-        vec!["delete", id, "--yes"],
         vec!["activate", id, "agent-x"],
         vec!["delete-context", id, "agent-x", "--yes"],
     ] {
