@@ -50,7 +50,10 @@ pub struct RestoreArgs {
 /// An age: a number of seconds, or with a unit (`30d`, `12h`, `2w`, `1h30m`).
 fn age(text: &str) -> Result<f64, String> {
     let text = text.trim();
-    let days = text.strip_suffix('w').and_then(|n| n.parse::<f64>().ok()).map(|w| w * 7.0);
+    let days = text
+        .strip_suffix('w')
+        .and_then(|n| n.parse::<f64>().ok())
+        .map(|w| w * 7.0);
     let days = days.or_else(|| text.strip_suffix('d').and_then(|n| n.parse::<f64>().ok()));
     if let Some(d) = days {
         return Ok(d * 86_400.0);
@@ -92,7 +95,10 @@ pub fn run(env: &CliEnv, args: TrashArgs) -> Result<(), CliError> {
     }
     let doomed: Vec<&TrashEntry> = entries
         .iter()
-        .filter(|e| args.older_than.is_none_or(|age| env.now - e.trashed_at >= age))
+        .filter(|e| {
+            args.older_than
+                .is_none_or(|age| env.now - e.trashed_at >= age)
+        })
         .collect();
     if doomed.is_empty() {
         return Err(CliError::nothing("nothing in the trash to delete"));

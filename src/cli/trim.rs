@@ -7,7 +7,8 @@ use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    AgentFork, ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome, TrimRequest, prewarm,
+    AgentFork, ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome,
+    TrimRequest, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;

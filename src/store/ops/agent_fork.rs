@@ -335,7 +335,9 @@ fn utc_day_and_stamp(now: f64) -> (PathBuf, String) {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(now.max(0.0));
     let text = humantime::format_rfc3339_seconds(t).to_string(); // 2026-12-01T12:14:13Z
     let stamp = text.trim_end_matches('Z').replace(':', "-");
-    let day = PathBuf::from(&text[0..4]).join(&text[5..7]).join(&text[8..10]);
+    let day = PathBuf::from(&text[0..4])
+        .join(&text[5..7])
+        .join(&text[8..10]);
     (day, stamp)
 }
 

@@ -7,11 +7,11 @@ use crate::store::format::clear;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::{Context, Session, check_fork, ids};
+use crate::store::ops::agent_fork::AgentFork;
 use crate::store::ops::counting::{cleared_counts, message_counts};
 use crate::store::ops::edit_plan::{
     ClearedCounts, EditPlan, EditRequest, PairDrop, clear_targets, plan_edit,
 };
-use crate::store::ops::agent_fork::AgentFork;
 use crate::store::ops::forking::{self, Expected};
 use serde_json::{Map, Value};
 use std::collections::HashMap;

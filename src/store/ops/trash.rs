@@ -117,7 +117,11 @@ fn open_by_process(paths: &[PathBuf]) -> Option<u32> {
     let me = std::process::id();
     let targets: Vec<PathBuf> = paths.iter().filter_map(|p| p.canonicalize().ok()).collect();
     for proc_entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = proc_entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+        let Some(pid) = proc_entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
             continue;
         };
         if pid == me {
@@ -314,7 +318,8 @@ fn put_back(trash: &Path, e: &TrashEntry, dir: &Path) -> Result<()> {
             if let Some(parent) = m.from.parent()
                 && !parent.exists()
             {
-                std::fs::create_dir_all(parent).map_err(|err| StoreError::io("create", parent, err))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|err| StoreError::io("create", parent, err))?;
             }
             rename(&stored, &m.from)?;
         }

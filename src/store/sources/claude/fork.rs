@@ -3,8 +3,9 @@
 //! `parentUuid` re-linked over dropped lines to the nearest kept ancestor,
 //! so the conversation stays one chain. Every other byte of a kept line is
 //! the agent's; a line whose tool results are cleared is the one line
-//! written again (its results replaced by a placeholder). Lines we do not
-//! understand (not one JSON object, unknown types) are kept as they are.
+//! written again (its results replaced by a placeholder). Lines of types
+//! we do not know are kept as they are; damaged lines (not UTF-8, not one
+//! JSON object) are left in the original only.
 //! Pure: bytes in, bytes out; `ops/agent_fork.rs` reads and writes.
 
 use crate::store::sources::jsonl::fields::{replace_values, string_value, top_level_values};
@@ -38,12 +39,11 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str) -> Vec<u8> {
     for span in spans {
         let start = span.offset as usize;
         let line = &bytes[start..start + span.len as usize];
-        let Some(fields) = top_level_values(line) else {
-            // Not one JSON object: not ours to understand, kept.
-            if !edits.dropped.contains(&span.offset) {
-                out.extend_from_slice(line);
-                out.push(b'\n');
-            }
+        // A damaged line (not UTF-8, not one JSON object) stays in the
+        // original only: the agent skips it, and other readers of the fork
+        // would stumble on it.
+        let fields = std::str::from_utf8(line).ok().and(top_level_values(line));
+        let Some(fields) = fields else {
             continue;
         };
         let uuid = string_value(line, &fields, "uuid");
@@ -176,11 +176,19 @@ mod tests {
     #[test]
     fn nothing_dropped_changes_only_the_session_id() {
         let text = format!(
-            "{}\n{}\n{{\"type\":\"file-history-snapshot\"}}\nnot json\n",
+            "{}\n{}\n{{\"type\":\"file-history-snapshot\"}}\n",
             line("a", None, ""),
             line("b", Some("a"), "")
         );
         let out = fork_bytes(text.as_bytes(), &ForkEdits::default(), "new");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            text.replace("\"old\"", "\"new\"")
+        );
+        // Damaged lines stay in the original only.
+        let mut bytes = format!("not json\n{text}").into_bytes();
+        bytes.extend_from_slice(b"{\"a\":\"\xff\"}\n");
+        let out = fork_bytes(&bytes, &ForkEdits::default(), "new");
         assert_eq!(
             String::from_utf8(out).unwrap(),
             text.replace("\"old\"", "\"new\"")

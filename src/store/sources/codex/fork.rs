@@ -2,7 +2,8 @@
 //! the first `session_meta` carries the new id and `forked_from_id` (the
 //! original's id); every other kept line is copied byte for byte, but for
 //! the lines whose tool outputs are cleared (their `output` replaced by a
-//! placeholder). Lines we do not understand are kept. Pure: bytes in,
+//! placeholder). Lines of types we do not know are kept; damaged lines
+//! (not JSON) are left in the original only. Pure: bytes in,
 //! bytes out; `ops/agent_fork.rs` reads and writes.
 
 use crate::store::sources::jsonl::split_lines;
@@ -36,6 +37,10 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str, old_id: &str) -
         }
         let start = span.offset as usize;
         let line = &bytes[start..start + span.len as usize];
+        // A damaged line (not JSON) stays in the original only.
+        if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() {
+            continue;
+        }
         let rewritten = if !meta_done && is_type(line, "session_meta") {
             meta_done = true;
             meta_line(line, new_id, old_id)

@@ -137,7 +137,8 @@ mod tests {
 
     #[test]
     fn values_are_found_at_the_top_level_only() {
-        let line = br#"{"a": {"sessionId":"inner"}, "sessionId" : "s\"1", "n":1.50,"parentUuid":null}"#;
+        let line =
+            br#"{"a": {"sessionId":"inner"}, "sessionId" : "s\"1", "n":1.50,"parentUuid":null}"#;
         let fields = top_level_values(line).unwrap();
         let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["a", "sessionId", "n", "parentUuid"]);
@@ -145,7 +146,10 @@ mod tests {
         let out = replace_values(
             line,
             &fields,
-            &[("sessionId", "\"new\"".into()), ("parentUuid", "\"p\"".into())],
+            &[
+                ("sessionId", "\"new\"".into()),
+                ("parentUuid", "\"p\"".into()),
+            ],
         );
         assert_eq!(
             out,

@@ -69,7 +69,11 @@ pub fn on_checked(
                 "It moves to the trash with its subagents' files; `loki-sessions restore {}` brings it back.",
                 r.id
             ));
-            format!("Delete {} session {}?", r.agent.display_name(), r.shown_name())
+            format!(
+                "Delete {} session {}?",
+                r.agent.display_name(),
+                r.shown_name()
+            )
         }
         None => {
             lines.push("The whole session directory is removed. This cannot be undone.".into());

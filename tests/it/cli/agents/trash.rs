@@ -70,9 +70,12 @@ fn a_deleted_session_goes_to_the_trash_whole_and_comes_back_exactly() {
         .collect();
     assert!(gone.iter().any(|p| p.ends_with("subagents")), "{gone:?}");
     assert!(
-        gone.iter()
-            .any(|p| p.file_name().unwrap().to_string_lossy().starts_with("agent-")
-                && !p.to_string_lossy().contains("/subagents/")),
+        gone.iter().any(|p| p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("agent-")
+            && !p.to_string_lossy().contains("/subagents/")),
         "an older subagent file went along: {gone:?}"
     );
     let trash = h.json(&["trash", "--json"]);
@@ -86,7 +89,12 @@ fn a_deleted_session_goes_to_the_trash_whole_and_comes_back_exactly() {
     for id in ids {
         assert!(trashed.contains(&id));
     }
-    let entry = trash.as_array().unwrap().iter().find(|e| e["id"] == with_subagents).unwrap();
+    let entry = trash
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == with_subagents)
+        .unwrap();
     assert!(entry["from"].as_array().unwrap().len() >= 2, "{entry}");
     // Restored: every byte and modification time as it was.
     for id in ids {
@@ -105,7 +113,11 @@ fn a_session_being_written_is_not_deleted_and_says_why() {
     let id = h.made.claude[0].clone();
     let list = h.json(&["list", "--json"]);
     let path = PathBuf::from(
-        list.as_array().unwrap().iter().find(|r| r["id"] == id.as_str()).unwrap()["path"]
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .unwrap()["path"]
             .as_str()
             .unwrap(),
     );
