@@ -61,7 +61,9 @@ pub use ops::purge_plan::{
 };
 pub use ops::stats::SessionStats;
 pub use ops::trash::{Move as TrashMove, TrashEntry};
-pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_facts};
+pub use ops::trim::{
+    Expected, TrimOutcome, TrimPlan, TrimRequest, keep_pairs_whole, plan_with_facts,
+};
 pub use parallel::workers;
 pub use sources::agent::{Agent, AgentHomes};
 pub use sources::jsonl::LineSpan;

@@ -289,7 +289,7 @@ impl Store {
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::trim(&target.record, request, encoding, false, 0.0);
+            return agent_fork::trim(&target.record, request, encoding, None, 0.0);
         }
         target.writable()?;
         trim::preview(target.conversation_dir(), request, encoding)
@@ -307,7 +307,7 @@ impl Store {
         now: f64,
     ) -> Result<TrimOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::trim(&target.record, request, encoding, true, now);
+            return agent_fork::trim(&target.record, request, encoding, Some(expected), now);
         }
         target.writable()?;
         trim::apply(
@@ -344,7 +344,7 @@ impl Store {
         encoding: Encoding,
     ) -> Result<EditOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::edit(&target.record, request, encoding, false, 0.0);
+            return agent_fork::edit(&target.record, request, encoding, None, 0.0);
         }
         target.writable()?;
         edit::preview(target.conversation_dir(), request, encoding)
@@ -362,7 +362,7 @@ impl Store {
         now: f64,
     ) -> Result<EditOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::edit(&target.record, request, encoding, true, now);
+            return agent_fork::edit(&target.record, request, encoding, Some(expected), now);
         }
         target.writable()?;
         edit::apply(

@@ -14,7 +14,7 @@ use crate::store::fs::atomic;
 use crate::store::ops::counting::message_counts;
 use crate::store::ops::edit::{EditOutcome, plan_on};
 use crate::store::ops::edit_plan::{ClearedMessage, EditRequest};
-use crate::store::ops::trim::{TrimOutcome, TrimRequest, plan_trim};
+use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_whole, plan_trim};
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::Thread;
 use crate::store::sources::record::SessionRecord;
@@ -39,27 +39,28 @@ pub struct AgentFork {
     pub written: bool,
 }
 
-/// The agents whose sessions can be forked.
-pub fn forkable(agent: Agent) -> bool {
-    matches!(agent, Agent::Claude | Agent::Codex)
-}
-
 /// Refuses what cannot be forked: Gemini CLI's sessions, damaged ones.
 pub fn check(record: &SessionRecord) -> Result<()> {
-    if !forkable(record.agent) {
-        return Err(StoreError::Invalid(format!(
-            "{} sessions cannot be trimmed here yet (Claude Code and Codex sessions can): {}",
-            record.agent.display_name(),
-            record.path.display()
-        )));
+    record.trimmable()
+}
+
+/// Refuses a fork planned on a conversation the agent has added to since
+/// (its message count is in `_mutation_counter`, as a peteos counter).
+fn check_expected(
+    record: &SessionRecord,
+    parent: &Context,
+    expected: Option<&Expected>,
+) -> Result<()> {
+    match expected {
+        Some(e) if e.mutation_counter != parent.mutation_counter() => {
+            Err(StoreError::Invalid(format!(
+                "{} changed since the preview ({} wrote to it); review the trim again",
+                record.path.display(),
+                record.agent.display_name()
+            )))
+        }
+        _ => Ok(()),
     }
-    if let Some(error) = &record.error {
-        return Err(StoreError::Invalid(format!(
-            "session {} could not be read, so it is not forked: {error}",
-            record.id
-        )));
-    }
-    Ok(())
 }
 
 /// The session read for a fork: its main conversation and the file's
@@ -123,29 +124,24 @@ fn changed(record: &SessionRecord) -> StoreError {
 }
 
 /// A window trim of `record`'s conversation, written as a new session
-/// unless `write` is false (a preview, which reads only).
+/// when `write` is given (with what the preview saw, if known); None is a
+/// preview, which reads only.
 pub fn trim(
     record: &SessionRecord,
     request: TrimRequest,
     encoding: Encoding,
-    write: bool,
+    write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<TrimOutcome> {
     let source = read_source(record)?;
     let parent = source.thread.context.clone();
+    check_expected(record, &parent, write.flatten())?;
+    let write = write.is_some();
     let counts = message_counts(&parent, encoding)?;
     let mut plan = plan_trim(&parent, &counts, request)?;
-    if plan.changed {
-        // The agent's API refuses a result without its call: a window
-        // that cuts a pair drops the other half too.
-        let facts = EditFacts::new(&parent);
-        let dropped = with_partners(&facts, &plan.dropped);
-
-        plan.kept.retain(|i| !dropped.contains(i));
-        plan.dropped = (0..parent.len()).filter(|i| dropped.contains(i)).collect();
-        plan.tokens_after = plan.kept.iter().map(|&i| counts[i]).sum();
-        plan.dangling_tool_results = 0;
-    }
+    // The agent's API refuses a result without its call: a window that
+    // cuts a pair drops the other half too.
+    keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
     let fork = if plan.changed {
         Some(fork_file(record, &source, &plan.dropped, &[], write, now)?)
     } else {
@@ -160,16 +156,18 @@ pub fn trim(
 }
 
 /// An edit by hand (a drop, a clear) of `record`'s conversation, written
-/// as a new session unless `write` is false.
+/// as a new session when `write` is given, as [`trim`] does.
 pub fn edit(
     record: &SessionRecord,
     request: &EditRequest,
     encoding: Encoding,
-    write: bool,
+    write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<EditOutcome> {
     let source = read_source(record)?;
     let parent = source.thread.context.clone();
+    check_expected(record, &parent, write.flatten())?;
+    let write = write.is_some();
     let (plan, index, _) = plan_on(&parent, request, encoding)?;
     let fork = if plan.changed {
         Some(fork_file(
@@ -190,21 +188,6 @@ pub fn edit(
         child: None,
         fork,
     })
-}
-
-/// `dropped` and every message holding the other half of a tool pair of
-/// one of them, to a fixed point.
-fn with_partners(facts: &EditFacts, dropped: &[usize]) -> HashSet<usize> {
-    let mut out: HashSet<usize> = dropped.iter().copied().collect();
-    let mut todo: Vec<usize> = dropped.to_vec();
-    while let Some(i) = todo.pop() {
-        for p in facts.partners(i) {
-            if out.insert(p.index) {
-                todo.push(p.index);
-            }
-        }
-    }
-    out
 }
 
 /// Lays out the fork and, with `write`, creates its file (atomically, never

@@ -220,12 +220,13 @@ fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
         return edit::replan(viewer, app);
     }
     let counts = viewer.complete_counts(app.settings.encoding);
+    let external = viewer.record.agent.is_external();
     let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode) else {
         return Vec::new();
     };
     app.trims
         .insert((viewer.record.id.clone(), state.kind), state.value);
-    if let Err(e) = trim::replan(state, loaded, counts.as_deref()) {
+    if let Err(e) = trim::replan(state, loaded, counts.as_deref(), external) {
         app.complain(e);
     }
     Vec::new()

@@ -122,3 +122,48 @@ fn a_claude_code_session_opens_with_what_it_spent() {
         check(&format!("claude_viewer_{w}x{h}"), &ui, &dir);
     }
 }
+
+/// Every `*.jsonl` under `dir` with its bytes.
+fn session_files(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.insert(e.path(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_trim_of_a_claude_code_session_in_the_viewer_writes_a_new_session_beside_it() {
+    let dir = store();
+    let projects = dir.path().join("home/.claude/projects");
+    let before = session_files(&projects);
+    let mut ui = open(&dir, 120, 30);
+    ui.type_text("@claude login fix");
+    ui.press(KeyCode::Tab, KeyModifiers::NONE);
+    ui.press(KeyCode::Char('t'), KeyModifiers::NONE);
+    for _ in 0..5 {
+        ui.press(KeyCode::Down, KeyModifiers::NONE);
+    }
+    let screen = ui.screen();
+    assert!(screen.contains("keep the last 8 messages"), "{screen}");
+    assert!(screen.contains("a new session beside it"), "{screen}");
+    ui.press(KeyCode::Enter, KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(screen.contains("beside the original"), "{screen}");
+    let mut after = session_files(&projects);
+    let new: Vec<std::path::PathBuf> = after
+        .keys()
+        .filter(|p| !before.contains_key(*p))
+        .cloned()
+        .collect();
+    assert_eq!(new.len(), 1, "one fork: {new:?}");
+    after.remove(&new[0]);
+    assert_eq!(after, before, "the original is byte-identical");
+}
