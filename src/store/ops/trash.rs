@@ -250,6 +250,17 @@ pub fn recover(trash: &Path) {
             }
         }
     }
+    // An entry a kill left before its entry.json: nothing of it moved yet.
+    if let Ok(dirs) = std::fs::read_dir(trash) {
+        for d in dirs.flatten() {
+            let name = d.file_name().to_string_lossy().into_owned();
+            let files = d.path().join("files");
+            let empty = std::fs::read_dir(&files).map_or(true, |mut f| f.next().is_none());
+            if !name.starts_with('.') && !entry_file(trash, &name).exists() && empty {
+                let _ = std::fs::remove_dir_all(d.path());
+            }
+        }
+    }
     for (mut e, dir) in read_entries(trash) {
         match e.state.as_str() {
             "trashing" => {
