@@ -171,6 +171,14 @@ fn whole_process(home: &Path, args: &[&str]) -> Duration {
     percentile(&mut times, 0.5)
 }
 
+/// The binary measured: `LOKI_BENCH_BIN`, else this build's (a target
+/// folder shared with another checkout may hold another build's).
+fn bin() -> PathBuf {
+    std::env::var_os("LOKI_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions")))
+}
+
 /// A fork of the big session, whole process: the median of [`RUNS`] runs
 /// of `trim` with `args`, each fork deleted before the next run.
 fn fork_run(home: &Path, id: &str, args: &[&str]) -> (Duration, u64) {
@@ -180,7 +188,7 @@ fn fork_run(home: &Path, id: &str, args: &[&str]) -> (Duration, u64) {
         all.extend(args);
         all.push("--json");
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_loki-sessions"))
+        let out = Command::new(bin())
             .args(&all)
             .env("HOME", home)
             .env("XDG_CACHE_HOME", home.join("cache"))
@@ -205,13 +213,17 @@ fn fork_run(home: &Path, id: &str, args: &[&str]) -> (Duration, u64) {
 fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
     use loki_sessions::store::{EditFacts, Encoding, message_counts, plan_drop_at};
     let target = store.locate(id).unwrap();
+    let started = Instant::now();
     let context = store.active_context(&target).unwrap().unwrap();
+    let read = started.elapsed();
     let second = context.message(1).unwrap().id().to_string();
     let (window, window_bytes) = fork_run(home, id, &["--keep-messages", "200"]);
     let (drop, drop_bytes) = fork_run(home, id, &["--drop", &second, "--with-pairs"]);
     // The viewer's preview of a drop: planned again at every mark.
     let index = EditFacts::new(&context);
+    let started = Instant::now();
     let counts = message_counts(&context, Encoding::Cl100kBase).unwrap();
+    let counting = started.elapsed();
     let ordinary: Vec<usize> = (0..context.len()).filter(|&i| index.special(i).is_none()).collect();
     let mut marks = Vec::new();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -230,6 +242,12 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
     let p95 = percentile(&mut per_mark, 0.95);
     let max = percentile(&mut per_mark, 1.0);
     println!(
+        "fork: {} messages; in this process: reading it {:.1} ms, counting its tokens {:.1} ms",
+        context.len(),
+        ms(read),
+        ms(counting)
+    );
+    println!(
         "fork: {} messages, trim --keep-messages 200 {:.1} ms ({} bytes written), trim --drop one --with-pairs {:.1} ms ({} bytes written); a drop's preview per mark p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
         context.len(),
         ms(window),
@@ -240,7 +258,7 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
         ms(p95),
         ms(max)
     );
-    json!({"messages": context.len(), "keep_200_ms": ms(window), "keep_200_bytes": window_bytes,
+    json!({"messages": context.len(), "read_ms": ms(read), "count_ms": ms(counting), "keep_200_ms": ms(window), "keep_200_bytes": window_bytes,
            "drop_one_ms": ms(drop), "drop_one_bytes": drop_bytes,
            "preview_per_mark_ms": {"p50": ms(p50), "p95": ms(p95), "max": ms(max), "marks": 300}})
 }
