@@ -1,5 +1,6 @@
 //! The binary in a real terminal (tmux).
 
 mod agents;
+mod escape;
 mod input;
 mod keys;
