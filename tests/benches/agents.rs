@@ -199,7 +199,11 @@ fn fork_run(home: &Path, id: &str, args: &[&str]) -> (Duration, u64) {
             .output()
             .unwrap();
         let took = started.elapsed();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let done: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         bytes = done["bytes_after"].as_u64().unwrap();
         std::fs::remove_file(done["new_session_file"].as_str().unwrap()).unwrap();
@@ -224,7 +228,9 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
     let started = Instant::now();
     let counts = message_counts(&context, Encoding::Cl100kBase).unwrap();
     let counting = started.elapsed();
-    let ordinary: Vec<usize> = (0..context.len()).filter(|&i| index.special(i).is_none()).collect();
+    let ordinary: Vec<usize> = (0..context.len())
+        .filter(|&i| index.special(i).is_none())
+        .collect();
     let mut marks = Vec::new();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut per_mark: Vec<Duration> = (0..300)

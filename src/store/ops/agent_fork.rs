@@ -82,8 +82,8 @@ struct Stamp {
 fn stamp_of(st: &rustix::fs::Stat) -> Stamp {
     Stamp {
         size: st.st_size as u64,
-        mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
-        ino: st.st_ino as u64,
+        mtime: (st.st_mtime, st.st_mtime_nsec as i64),
+        ino: st.st_ino,
     }
 }
 

@@ -82,13 +82,15 @@ fn string_end(b: &[u8], at: usize) -> Option<usize> {
     if b.get(at) != Some(&b'"') {
         return None;
     }
+    // Jumps from quote or backslash to the next: a line's bytes are mostly
+    // long strings (tool output, file contents).
     let mut i = at + 1;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
+    while let Some(found) = memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+        let j = i + found;
+        if b[j] == b'"' {
+            return Some(j + 1);
         }
+        i = j + 2;
     }
     None
 }
@@ -155,6 +157,15 @@ mod tests {
             out,
             br#"{"a": {"sessionId":"inner"}, "sessionId" : "new", "n":1.50,"parentUuid":"p"}"#
         );
+    }
+
+    #[test]
+    fn escapes_at_the_end_of_a_string_are_read_through() {
+        let line = br#"{"k":"a\\","z":"\\\"q","n":2}"#;
+        let fields = top_level_values(line).unwrap();
+        assert_eq!(string_value(line, &fields, "k").unwrap(), "a\\");
+        assert_eq!(string_value(line, &fields, "z").unwrap(), "\\\"q");
+        assert_eq!(&line[fields[2].1.clone()], b"2");
     }
 
     #[test]

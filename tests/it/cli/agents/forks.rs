@@ -65,7 +65,6 @@ fn check_claude_fork(original: &[u8], fork: &[u8], new_id: &str) {
     for line in &fork_lines {
         let Some(v) = parse(line) else {
             panic!("a damaged line stays in the original only: {line:?}");
-            continue;
         };
         if v.get("sessionId").is_some() {
             assert_eq!(v["sessionId"], new_id, "{}", String::from_utf8_lossy(line));

@@ -64,7 +64,11 @@ fn a_fork_or_a_delete_while_the_agent_appends_loses_nothing() {
     };
     let list: Value = serde_json::from_slice(&run(&["list", "--json"]).stdout).unwrap();
     let path = PathBuf::from(
-        list.as_array().unwrap().iter().find(|r| r["id"] == id.as_str()).unwrap()["path"]
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .unwrap()["path"]
             .as_str()
             .unwrap(),
     );
@@ -78,13 +82,19 @@ fn a_fork_or_a_delete_while_the_agent_appends_loses_nothing() {
     let (mut forked, mut refused) = (0, 0);
     for _ in 0..sized(40, 12) {
         let before = last_uuid(&path);
-        let written = std::fs::read_to_string(&path).unwrap().matches("\"appended ").count();
+        let written = std::fs::read_to_string(&path)
+            .unwrap()
+            .matches("\"appended ")
+            .count();
         let out = run(&["trim", &id, "--drop", &first, "--with-pairs", "--json"]);
         if out.status.success() {
             let done: Value = serde_json::from_slice(&out.stdout).unwrap();
             let file = done["new_session_file"].as_str().unwrap();
             let fork = std::fs::read_to_string(file).unwrap();
-            assert!(fork.contains(&before), "the fork holds the line written before it began");
+            assert!(
+                fork.contains(&before),
+                "the fork holds the line written before it began"
+            );
             assert!(fork.matches("\"appended ").count() >= written);
             std::fs::remove_file(file).unwrap();
             forked += 1;
@@ -102,7 +112,10 @@ fn a_fork_or_a_delete_while_the_agent_appends_loses_nothing() {
     // The original has every line the agent wrote, in order.
     let text = std::fs::read_to_string(&path).unwrap();
     for n in [0, appended / 2, appended - 1] {
-        assert!(text.contains(&format!("\"appended {n}\"")), "line {n} of {appended}");
+        assert!(
+            text.contains(&format!("\"appended {n}\"")),
+            "line {n} of {appended}"
+        );
     }
     eprintln!("{forked} forks made, {refused} refused, {appended} lines appended");
     assert!(forked > 0, "some forks fall between the agent's bursts");

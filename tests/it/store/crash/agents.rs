@@ -102,7 +102,10 @@ fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
         kill_at_random(&h, &["trim", &id, "--keep-messages", "50"], &mut rng);
         for (path, bytes) in visible(&projects) {
             if path == session {
-                assert_eq!(bytes, original, "round {round}, seed {seed}: the original changed");
+                assert_eq!(
+                    bytes, original,
+                    "round {round}, seed {seed}: the original changed"
+                );
             } else {
                 whole(&path, &bytes);
                 std::fs::remove_file(&path).unwrap();
@@ -114,7 +117,10 @@ fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
         let listed = h.cmd(&["trash"]).status().unwrap();
         let here = session.exists();
         let in_trash = listed.code() == Some(0);
-        assert!(here != in_trash, "round {round}, seed {seed}: here {here}, in the trash {in_trash}");
+        assert!(
+            here != in_trash,
+            "round {round}, seed {seed}: here {here}, in the trash {in_trash}"
+        );
         if in_trash {
             kill_at_random(&h, &["restore", &id], &mut rng);
             h.cmd(&["trash"]).status().unwrap();
