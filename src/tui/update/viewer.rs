@@ -64,7 +64,12 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply
         }
         ViewerReply::Edited { result } if req == viewer.waiting => {
             if edit::on_edited(viewer, app, result) {
-                return Step::effects(reload(viewer, app));
+                let mut step = Step::effects(reload(viewer, app));
+                // Another agent's fork is a new session: the list reads it.
+                if viewer.record.agent.is_external() {
+                    step.go = Some(Go::Rescan);
+                }
+                return step;
             }
             Step::none()
         }

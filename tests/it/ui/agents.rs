@@ -166,4 +166,8 @@ fn a_trim_of_a_claude_code_session_in_the_viewer_writes_a_new_session_beside_it(
     assert_eq!(new.len(), 1, "one fork: {new:?}");
     after.remove(&new[0]);
     assert_eq!(after, before, "the original is byte-identical");
+    // The new session is in the list beside its original.
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert_eq!(screen.matches("Login fix").count(), 2, "{screen}");
 }

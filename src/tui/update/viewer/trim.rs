@@ -307,7 +307,7 @@ pub fn on_trimmed(
                 id.get(..8).unwrap_or(&id)
             ));
             viewer.mode = ViewerMode::Browse;
-            Step::none()
+            Step::go(crate::tui::update::Go::Rescan)
         }
         Ok(Some(id)) => {
             // The date and the first part of the id name it on screen, and
