@@ -37,7 +37,8 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
     let source = Store::loki(dir.path(), "ann")
         .unwrap()
         .with_agents(&AgentHomes::under(&dir.path().join("home")))
-        .with_cache_dir(&dir.path().join("cache"));
+        .with_cache_dir(&dir.path().join("cache"))
+        .with_trash_dir(&dir.path().join("trash"));
     let settings = Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
@@ -170,4 +171,38 @@ fn a_trim_of_a_claude_code_session_in_the_viewer_writes_a_new_session_beside_it(
     ui.press(KeyCode::Esc, KeyModifiers::NONE);
     let screen = ui.screen();
     assert_eq!(screen.matches("Login fix").count(), 2, "{screen}");
+}
+
+#[test]
+fn a_claude_code_session_deleted_in_the_list_goes_to_the_trash_after_the_question() {
+    let dir = store();
+    let projects = dir.path().join("home/.claude/projects");
+    // Written a day before the UI's clock: not one the agent may be writing.
+    let day_before = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(NOW - 86_400.0);
+    for path in session_files(&projects).keys() {
+        let f = std::fs::File::options().append(true).open(path).unwrap();
+        f.set_modified(day_before).unwrap();
+    }
+    let before = session_files(&projects);
+    let mut ui = open(&dir, 120, 30);
+    ui.type_text("@claude login fix");
+    ui.press(KeyCode::F(8), KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(screen.contains("moves to the trash"), "{screen}");
+    assert_eq!(
+        session_files(&projects),
+        before,
+        "nothing moves before the answer"
+    );
+    ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
+    let after = session_files(&projects);
+    assert_eq!(after.len(), before.len() - 1, "one session left its folder");
+    let trashed = session_files(&dir.path().join("trash"));
+    let moved: Vec<&Vec<u8>> = trashed.values().collect();
+    let gone: Vec<&std::path::PathBuf> =
+        before.keys().filter(|p| !after.contains_key(*p)).collect();
+    assert!(
+        moved.contains(&&before[gone[0]]),
+        "its bytes are in the trash"
+    );
 }
