@@ -55,8 +55,9 @@ it was made from), a unique name prefix, or a path to a session directory
 
 Claude Code ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects), Codex
 ($CODEX_HOME/sessions, else ~/.codex/sessions) and Gemini CLI
-(~/.gemini/tmp/*/chats) sessions are listed beside Loki's, read-only;
---agent NAME shows one agent's alone.";
+(~/.gemini/tmp/*/chats) sessions are listed beside Loki's; their files are
+never changed: `trim` writes a new session beside one, `delete` moves one to
+the trash (`trash`, `restore`). --agent NAME shows one agent's alone.";
 
 /// Browse, search, read, trim and purge AI-agent sessions.
 #[derive(Debug, Parser)]

@@ -120,7 +120,7 @@ impl SessionRecord {
     pub fn writable(&self) -> Result<()> {
         if self.agent.is_external() {
             return Err(StoreError::Invalid(format!(
-                "{} sessions are read-only here: loki-sessions lists, searches, shows and exports them, but does not trim, edit or delete them yet ({})",
+                "{} sessions are never changed here: a trim writes a new session beside one, a delete moves it to the trash; this cannot be done to it ({})",
                 self.agent.display_name(),
                 self.path.display()
             )));
