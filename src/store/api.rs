@@ -384,12 +384,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<ContextDiff> {
         if target.record.agent.is_external() {
-            return Err(StoreError::NotFound(format!(
-                "{} session {} has no fork to compare with its original (forks of {} sessions are not made yet)",
-                target.record.agent.display_name(),
-                target.record.id,
-                target.record.agent.display_name()
-            )));
+            // A fork made here, against the original it was made from.
+            return agent_fork::diff(&target.record, encoding);
         }
         diff::diff(target.conversation_dir(), context, encoding)
     }

@@ -12,11 +12,13 @@ use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::atomic;
 use crate::store::ops::counting::message_counts;
+use crate::store::ops::diff::{ContextDiff, compare};
 use crate::store::ops::edit::{EditOutcome, plan_on};
 use crate::store::ops::edit_plan::{ClearedMessage, EditRequest};
 use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_whole, plan_trim};
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::Thread;
+use crate::store::sources::claude::ClaudeProjects;
 use crate::store::sources::record::SessionRecord;
 use crate::store::sources::{agents, claude, codex, jsonl};
 use serde_json::Value;
@@ -322,6 +324,59 @@ fn utc_day_and_stamp(now: f64) -> (PathBuf, String) {
         .join(&text[5..7])
         .join(&text[8..10]);
     (day, stamp)
+}
+
+/// How a Claude Code fork differs from its original: the original is the
+/// other session of the same project folder holding every message the
+/// fork holds (a fork keeps Claude Code's message uuids), the largest if
+/// several do (forks of the same original hold fewer). Codex forks name
+/// their original (`forked_from_id`) but their messages have no ids to
+/// match, and are not compared. Reads only.
+pub fn diff(record: &SessionRecord, encoding: Encoding) -> Result<ContextDiff> {
+    let none = || {
+        StoreError::NotFound(format!(
+            "{} session {} is not a fork made here: no other session of its folder holds its messages",
+            record.agent.display_name(),
+            record.id
+        ))
+    };
+    if record.agent != Agent::Claude {
+        return Err(none());
+    }
+    let child = agents::read(record)?.main.context;
+    let needles: Vec<String> = child
+        .messages()
+        .map(|m| format!("\"uuid\":\"{}\"", m.id()))
+        .collect();
+    if needles.is_empty() {
+        return Err(none());
+    }
+    let mut best: Option<(u64, PathBuf)> = None;
+    for path in claude::plain_files(&record.conversation_dir) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let Some(name) = name.filter(|n| n.ends_with(".jsonl") && !n.starts_with("agent-")) else {
+            continue;
+        };
+        if path == record.path || name.trim_end_matches(".jsonl") == record.id {
+            continue;
+        }
+        let Ok(file) = jsonl::read(&path) else {
+            continue;
+        };
+        let holds_all = needles
+            .iter()
+            .all(|n| memchr::memmem::find(&file.bytes, n.as_bytes()).is_some());
+        let size = file.bytes.len() as u64;
+        if holds_all && best.as_ref().is_none_or(|(s, _)| size > *s) {
+            best = Some((size, path));
+        }
+    }
+    let (_, original) = best.ok_or_else(none)?;
+    let parent_record = ClaudeProjects::record_at(&original);
+    let parent = agents::read(&parent_record)?.main.context;
+    let child_counts = message_counts(&child, encoding)?;
+    let parent_counts = message_counts(&parent, encoding)?;
+    Ok(compare(&child, &child_counts, &parent, &parent_counts))
 }
 
 #[cfg(test)]

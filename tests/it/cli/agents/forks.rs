@@ -220,6 +220,23 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
                 assert_eq!(got.len(), kept.len());
             }
             assert_eq!(reread["total_tokens"], done["tokens_after"], "{trim:?}");
+            // The fork shows as a fork of its original: diff names what went.
+            if done["cleared_message_ids"].as_array().unwrap().is_empty() {
+                let diff = h.json(&["diff", new_id, "--json"]);
+                let gone: Vec<&Value> = diff["dropped"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| &m["id"])
+                    .collect();
+                let dropped: Vec<&Value> = done["dropped_message_ids"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .collect();
+                assert_eq!(gone, dropped, "{trim:?}: diff");
+                assert_eq!(diff["added"], Value::Array(Vec::new()));
+            }
             std::fs::remove_file(&new_file).unwrap();
         }
     }
