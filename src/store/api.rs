@@ -14,6 +14,7 @@ use crate::store::format::Context;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::transcript::TranscriptFormat;
+use crate::store::ops::agent_fork;
 use crate::store::ops::agent_threads;
 use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
@@ -37,6 +38,7 @@ use std::path::{Path, PathBuf};
 mod lifecycle;
 mod search;
 mod sources;
+mod trash;
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions,
 /// and the sessions other agents keep (Claude Code, Codex, Gemini CLI),
@@ -54,6 +56,8 @@ pub struct Store {
     primary_optional: bool,
     /// Where search indexes live (None: the user's cache directory).
     cache: Option<PathBuf>,
+    /// Where other agents' deleted sessions go (None: the user's data directory).
+    trash: Option<PathBuf>,
     /// What other agents' recorded usage costs, for the estimates.
     prices: std::sync::Arc<PriceTable>,
 }
@@ -129,6 +133,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
         })
     }
@@ -141,6 +146,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
         }
     }
@@ -282,6 +288,9 @@ impl Store {
         request: TrimRequest,
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::trim(&target.record, request, encoding, None, 0.0);
+        }
         target.writable()?;
         let cache = self.count_cache(target);
         trim::preview(target.conversation_dir(), request, encoding, cache.as_ref())
@@ -298,6 +307,9 @@ impl Store {
         expected: Option<&Expected>,
         now: f64,
     ) -> Result<TrimOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::trim(&target.record, request, encoding, Some(expected), now);
+        }
         target.writable()?;
         let cache = self.count_cache(target);
         trim::apply(
@@ -334,6 +346,9 @@ impl Store {
         request: &EditRequest,
         encoding: Encoding,
     ) -> Result<EditOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::edit(&target.record, request, encoding, None, 0.0);
+        }
         target.writable()?;
         edit::preview(target.conversation_dir(), request, encoding)
     }
@@ -349,6 +364,9 @@ impl Store {
         expected: Option<&Expected>,
         now: f64,
     ) -> Result<EditOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::edit(&target.record, request, encoding, Some(expected), now);
+        }
         target.writable()?;
         edit::apply(
             target.conversation_dir(),
@@ -369,12 +387,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<ContextDiff> {
         if target.record.agent.is_external() {
-            return Err(StoreError::NotFound(format!(
-                "{} session {} has no fork to compare with its original (forks of {} sessions are not made yet)",
-                target.record.agent.display_name(),
-                target.record.id,
-                target.record.agent.display_name()
-            )));
+            // A fork made here, against the original it was made from.
+            return agent_fork::diff(&target.record, encoding);
         }
         diff::diff(target.conversation_dir(), context, encoding)
     }
