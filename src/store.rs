@@ -23,6 +23,7 @@ pub(crate) mod ops;
 pub(crate) mod parallel;
 pub(crate) mod sources;
 
+pub use api::watch::{Reread, StoreEvent, StoreWatch};
 pub use api::{LokiOnly, Started, Store, StoreKind};
 pub use clock::now_seconds;
 pub use error::{Result, SessionMatch, StoreError};
@@ -36,6 +37,7 @@ pub use format::transcript::TranscriptFormat;
 pub use format::window::WindowFacts;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
+pub use fs::watch::{WatchMode, WatchOptions};
 pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,
     Unreadable, UpdateReport, match_ranges,
@@ -60,3 +62,4 @@ pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_fact
 pub use parallel::workers;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;
+pub use sources::watch::SessionRef;

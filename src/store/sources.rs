@@ -8,6 +8,7 @@ pub mod layout;
 pub mod loki;
 pub mod peteos_folder;
 pub mod record;
+pub mod watch;
 
 pub use loki::LokiTree;
 pub use peteos_folder::PeteosFolder;

@@ -20,7 +20,8 @@ pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overla
 pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
 pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState};
 pub use list::{
-    IndexState, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT, SessionRow, SortKey,
+    Following, IndexState, LIVE_MARK, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT,
+    SessionRow, SortKey,
 };
 pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
@@ -29,7 +30,7 @@ pub use text_field::{Pasted, TextField};
 pub use transcript::{TranscriptFind, TranscriptView};
 pub use viewer::{ContextsView, Loaded, Pending, TrimKind, TrimState, Viewer, ViewerMode};
 
-use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind};
+use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind, WatchMode, WatchOptions};
 use crate::tui::transcript::Display;
 use std::collections::HashMap;
 
@@ -49,6 +50,28 @@ pub struct Settings {
     pub store_kind: StoreKind,
     /// What the transcript shows (thinking, tools, markdown).
     pub display: Display,
+    /// How the UI follows the disk (None: it does not; the list is read
+    /// once and again on request).
+    pub watch: Option<WatchOptions>,
+    /// Context windows by agent name (`loki`, `peteos`, ...), over
+    /// `window_tokens`.
+    pub windows: Vec<(String, u64)>,
+}
+
+impl Settings {
+    /// The context window a session of `record`'s agent is measured against.
+    pub fn window_for(&self, record: &SessionRecord) -> u64 {
+        let agent = match self.store_kind {
+            StoreKind::Loki => "loki",
+            StoreKind::PeteosFolder => "peteos",
+        };
+        let _ = record;
+        self.windows
+            .iter()
+            .find(|(name, _)| name == agent)
+            .map_or(self.window_tokens, |(_, w)| *w)
+            .max(1)
+    }
 }
 
 /// The screen showing, with the state only it uses.
@@ -115,6 +138,8 @@ pub struct App {
     /// How many times the person asked to suspend (Ctrl-Z): the runtime
     /// gives the terminal back and stops the process once per request.
     pub suspend: u64,
+    /// How the disk is followed, once the watcher has said.
+    pub watch: Option<WatchMode>,
 }
 
 impl App {
@@ -183,6 +208,7 @@ impl Model {
                 mouse_capture: true,
                 clipboard: None,
                 suspend: 0,
+                watch: None,
             },
             exit: None,
         }
