@@ -177,6 +177,40 @@ impl App {
     }
 }
 
+/// A context this full of its window is warned about...
+pub const FILL_WARN: f64 = 0.80;
+/// ...and this full, warned about loudly.
+pub const FILL_ALARM: f64 = 0.95;
+
+/// How full a context of `tokens` is of `window`, as a warning (None below
+/// [`FILL_WARN`]; true past [`FILL_ALARM`]).
+pub fn fill_alarm(tokens: u64, window: u64) -> Option<bool> {
+    let fill = tokens as f64 / window.max(1) as f64;
+    (fill >= FILL_WARN).then_some(fill >= FILL_ALARM)
+}
+
+/// What the status line says of how the disk is followed (nothing when
+/// every folder has a notification watch).
+pub fn watch_note(mode: &WatchMode) -> Option<String> {
+    use crate::humanize;
+    match mode {
+        WatchMode::Notify { .. } => None,
+        WatchMode::Mixed {
+            watches,
+            polled,
+            why,
+        } => Some(format!(
+            "following the disk: {} watched, {} polled ({why})",
+            humanize::plural(*watches as u64, "folder"),
+            humanize::count(*polled as u64)
+        )),
+        WatchMode::Polling { polled, why } => Some(format!(
+            "following the disk by polling {}: {why}",
+            humanize::plural(*polled as u64, "folder")
+        )),
+    }
+}
+
 /// The state of the UI.
 #[derive(Clone, Debug)]
 pub struct Model {

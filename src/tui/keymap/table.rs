@@ -116,7 +116,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Viewer, &[k(K::PageDown)], A::PageDown, "page down", None),
     bind(S::Viewer, &[k(K::Home), c('g')], A::Home, "first message", None),
     bind(S::Viewer, &[k(K::End), c('G')], A::End, "last message", None),
-    bind(S::Viewer, &[c('F')], A::Follow, "follow the end as the agent writes (as less +F)", Some((1, "follow"))),
+    bind(S::Viewer, &[c('F')], A::Follow, "follow the end as the agent writes (as less +F)", None),
     bind(S::Viewer, &[c(']')], A::DetailDown, "scroll the message text down", None),
     bind(S::Viewer, &[c('[')], A::DetailUp, "scroll the message text up", None),
     bind(S::Viewer, &[k(K::Enter), c('v')], A::ReadMessage, "read the message full screen", Some((1, "read"))),

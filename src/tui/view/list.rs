@@ -4,7 +4,7 @@ use crate::humanize;
 use crate::store::id_start;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
-use crate::tui::model::{ListMode, Model, SessionRow, SortKey};
+use crate::tui::model::{LIVE_MARK, ListMode, Model, SessionRow, SortKey, fill_alarm};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::{hits, scroll_into_view, text_field};
@@ -40,7 +40,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         .collect();
     let shared = shared_names(&on_screen);
     // The name column gets what the fixed columns and their gaps leave.
-    let fixed: u16 = 14 + 6 + 8 + 9 + 4;
+    let fixed: u16 = 14 + 6 + 8 + 5 + 9 + 5;
     let name_room = usize::from(table_area.width.saturating_sub(fixed));
     let rows: Vec<Row> = on_screen
         .iter()
@@ -48,15 +48,24 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             let tell_apart = shared
                 .contains(row.record.name.as_str())
                 .then_some(name_room);
-            session_row(row, &list.visible_query, model.app.now, tell_apart, theme)
+            let window = model.app.settings.window_for(&row.record);
+            let facts = RowFacts {
+                query: &list.visible_query,
+                now: model.app.now,
+                tell_apart,
+                window,
+            };
+            session_row(row, &facts, theme)
         })
         .collect();
-    let header = Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"]).style(theme.title());
+    let header =
+        Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "FILL", "SIZE"]).style(theme.title());
     let widths = [
         Constraint::Min(20),
         Constraint::Length(14), // the longest age: "59 minutes ago"
         Constraint::Length(6),
         Constraint::Length(8),
+        Constraint::Length(5), // "100%"
         Constraint::Length(9),
     ];
     let table = Table::new(rows, widths)
@@ -154,16 +163,23 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
         .collect()
 }
 
-/// A session's row; `tell_apart` (the name column's width) when another
-/// row on screen has the same name: the start of the id follows the name,
-/// which is cut to leave it room.
-fn session_row<'a>(
-    row: &'a SessionRow,
-    query: &str,
+/// What a row is drawn with besides the row.
+struct RowFacts<'q> {
+    /// The query its name is marked for.
+    query: &'q str,
+    /// The time now.
     now: f64,
+    /// The name column's width when another row on screen has the same
+    /// name: the start of the id follows the name, which is cut to leave
+    /// it room.
     tell_apart: Option<usize>,
-    theme: Theme,
-) -> Row<'a> {
+    /// Its model's context window.
+    window: u64,
+}
+
+/// A session's row.
+fn session_row<'a>(row: &'a SessionRow, facts: &RowFacts, theme: Theme) -> Row<'a> {
+    let (query, now, tell_apart) = (facts.query, facts.now, facts.tell_apart);
     let r = &row.record;
     if r.error.is_some() {
         return Row::new([
@@ -172,6 +188,7 @@ fn session_row<'a>(
                 Span::raw(r.id.clone()),
             ])),
             Cell::from("-"),
+            Cell::from(""),
             Cell::from(""),
             Cell::from(""),
             Cell::from(
@@ -207,11 +224,30 @@ fn session_row<'a>(
         ),
         None => ("…".into(), "…".into(), "…".into()),
     };
+    let fill = match row.stats.as_ref().and_then(|s| s.tokens) {
+        Some(t) => {
+            let text = format!("{:.0}%", 100.0 * t as f64 / facts.window.max(1) as f64);
+            let style = match fill_alarm(t, facts.window) {
+                Some(true) => theme.error(),
+                Some(false) => theme.warn(),
+                None => Style::new(),
+            };
+            Line::styled(text, style)
+        }
+        None => Line::from("…"),
+    };
+    // Changed on disk in the last minute: an agent is at work.
+    let used = if row.changed_at.is_some_and(|at| now - at < LIVE_MARK) {
+        Line::styled("● live", theme.key())
+    } else {
+        Line::from(humanize::ago(r.last_used_at, now))
+    };
     Row::new([
         Cell::from(name),
-        Cell::from(humanize::ago(r.last_used_at, now)),
+        Cell::from(used),
         Cell::from(Line::from(messages).right_aligned()),
         Cell::from(Line::from(tokens).right_aligned()),
+        Cell::from(fill.right_aligned()),
         Cell::from(Line::from(size).right_aligned()),
     ])
 }

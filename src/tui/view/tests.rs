@@ -20,6 +20,8 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
         display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
     };
     let mut model = Model::new(settings, 0.0);
     let messages: Vec<_> = (0..n)

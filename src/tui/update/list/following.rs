@@ -5,11 +5,10 @@
 //! again, and tells the search index about them alone
 //! (`ListOp::IndexFollow`, one update at a time).
 
-use crate::humanize;
-use crate::store::{Reread, SessionRecord, StoreEvent, WatchMode};
+use crate::store::{Reread, SessionRecord, StoreEvent};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
-use crate::tui::model::{App, IndexState, ListMode, ListScreen, SessionRow};
+use crate::tui::model::{App, IndexState, ListMode, ListScreen, SessionRow, watch_note};
 use crate::tui::ops::{ListOp, UiError};
 use crate::store::UpdateReport;
 use crate::tui::update::Step;
@@ -19,7 +18,7 @@ pub fn on_disk(list: &mut ListScreen, app: &mut App, event: &StoreEvent, at: f64
     match event {
         StoreEvent::Mode(mode) => {
             app.watch = Some(mode.clone());
-            if let Some(text) = mode_text(mode) {
+            if let Some(text) = watch_note(mode) {
                 app.say(text);
             }
             Step::none()
@@ -45,27 +44,6 @@ pub fn on_disk(list: &mut ListScreen, app: &mut App, event: &StoreEvent, at: f64
             effects.extend(index_next(list, app));
             Step::effects(effects)
         }
-    }
-}
-
-/// What the status line says of how the disk is followed (nothing when
-/// every folder has a notification watch).
-pub fn mode_text(mode: &WatchMode) -> Option<String> {
-    match mode {
-        WatchMode::Notify { .. } => None,
-        WatchMode::Mixed {
-            watches,
-            polled,
-            why,
-        } => Some(format!(
-            "following the disk: {} watched, {} polled ({why})",
-            humanize::plural(*watches as u64, "folder"),
-            humanize::count(*polled as u64)
-        )),
-        WatchMode::Polling { polled, why } => Some(format!(
-            "following the disk by polling {}: {why}",
-            humanize::plural(*polled as u64, "folder")
-        )),
     }
 }
 

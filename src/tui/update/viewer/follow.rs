@@ -126,8 +126,13 @@ fn append(viewer: &mut Viewer, app: &mut App, req: u64, new: Loaded) -> Vec<Effe
         ));
     }
     effects.push(Effect::store(req, ViewerOp::ReadEditFacts { context }));
-    // The plan on screen was made before the agent wrote: it waits for
-    // the new counts and facts, then is made again.
+    // The plan on screen was made before the agent wrote: it goes, and is
+    // made again once the new messages are counted and the facts read.
+    match &mut viewer.mode {
+        ViewerMode::Trim(trim) => trim.plan = None,
+        ViewerMode::Edit(edit) => edit.plan = None,
+        _ => {}
+    }
     effects.extend(super::replan(viewer, app));
     effects
 }
