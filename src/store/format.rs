@@ -25,7 +25,7 @@ pub mod window;
 pub use assemble::Assembler;
 pub use context::Context;
 pub use fork::{check_fork, fork, fork_with};
-pub use message::{Message, Part, Special, collapse_whitespace};
+pub use message::{Message, Part, Special, collapse_whitespace, the_one_match};
 pub use meta::Meta;
 pub use naming::name_from_prompt;
 pub use session::{SESSION_FILE, Session};

@@ -8,7 +8,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::breakdown::{Breakdown, MessageShape, TokenKind};
 use crate::store::format::clear;
-use crate::store::format::message::Special;
+use crate::store::format::message::{self, Special};
 use crate::store::format::window::WindowFacts;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -143,21 +143,7 @@ impl EditFacts {
         let matches: Vec<usize> = (0..self.len())
             .filter(|&i| self.ids[i].starts_with(arg))
             .collect();
-        match matches.as_slice() {
-            [one] => Ok(*one),
-            [] => Err(StoreError::NotFound(format!(
-                "no message {arg:?} in the active context ({})",
-                self.path.display()
-            ))),
-            many => Err(StoreError::Invalid(format!(
-                "{arg:?} matches {} messages ({}); give more of the id",
-                many.len(),
-                many.iter()
-                    .map(|i| crate::humanize::message_number(*i))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-        }
+        message::the_one_match(arg, &matches, &self.path)
     }
 
     /// Where the tokens go, from each message's count (`counts[i]` for

@@ -1,5 +1,6 @@
 //! A message of a context and its content parts, read from the raw dict.
 
+use crate::store::error::{Result, StoreError};
 use serde_json::{Map, Value};
 
 /// Which special role a message plays in its context.
@@ -343,6 +344,27 @@ pub fn collapse_whitespace(text: &str) -> String {
         }
     }
     out
+}
+
+/// The one message of a context's file whose id starts with `arg`, from
+/// the indices of those that do: none is "not found", several are listed
+/// (as people number them) so a longer prefix can be given.
+pub fn the_one_match(arg: &str, matches: &[usize], file: &std::path::Path) -> Result<usize> {
+    match matches {
+        [one] => Ok(*one),
+        [] => Err(StoreError::NotFound(format!(
+            "no message {arg:?} in the active context ({})",
+            file.display()
+        ))),
+        many => Err(StoreError::Invalid(format!(
+            "{arg:?} matches {} messages ({}); give more of the id",
+            many.len(),
+            many.iter()
+                .map(|i| crate::humanize::message_number(*i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -98,21 +98,7 @@ pub fn find_message(context: &Context, arg: &str) -> Result<usize> {
         .filter(|(_, m)| m.id().starts_with(arg))
         .map(|(i, _)| i)
         .collect();
-    match matches.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(StoreError::NotFound(format!(
-            "no message {arg:?} in the active context ({})",
-            context.path().display()
-        ))),
-        many => Err(StoreError::Invalid(format!(
-            "{arg:?} matches {} messages ({}); give more of the id",
-            many.len(),
-            many.iter()
-                .map(|i| crate::humanize::message_number(*i))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
+    crate::store::format::the_one_match(arg, &matches, context.path())
 }
 
 /// The active context of the session at `record`; None when it has none.
