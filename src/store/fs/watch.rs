@@ -33,6 +33,31 @@ pub struct WatchRoot {
     pub dir: PathBuf,
     /// How many levels of folders below it are watched too.
     pub depth: usize,
+    /// At these levels (1: the folders in `dir`), only folders of these
+    /// names are watched (a Loki session's `memory/`, not the agent's
+    /// `workspace/`); at other levels, every folder.
+    pub only: Vec<(usize, Vec<String>)>,
+}
+
+impl WatchRoot {
+    /// `dir` and every folder below it down to `depth` levels.
+    pub fn new(dir: PathBuf, depth: usize) -> WatchRoot {
+        WatchRoot {
+            dir,
+            depth,
+            only: Vec::new(),
+        }
+    }
+
+    /// True when a folder named `name` at `level` below `dir` is watched.
+    pub fn admits(&self, level: usize, name: &std::ffi::OsStr) -> bool {
+        level <= self.depth
+            && self
+                .only
+                .iter()
+                .filter(|(l, _)| *l == level)
+                .all(|(_, names)| names.iter().any(|n| std::ffi::OsStr::new(n) == name))
+    }
 }
 
 /// How the watcher works: limits and timings.

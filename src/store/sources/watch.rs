@@ -4,6 +4,7 @@
 //! and the source turns each into the session it is part of.
 
 use crate::store::fs::watch::WatchRoot;
+use crate::store::sources::layout::MEMORY_DIR;
 use crate::store::sources::{LokiTree, PeteosFolder};
 use std::path::{Component, Path, PathBuf};
 
@@ -42,21 +43,35 @@ fn first_below(dir: &Path, path: &Path) -> Option<String> {
 
 impl Watched for LokiTree {
     /// `<root>/users/<user>/session` and, below it, each session's folder
-    /// (meta.json) and its `memory/` (the conversation): two levels. A
-    /// tree not made yet is watched from the user's folder (or the
-    /// root), so its first session is seen.
+    /// (meta.json) and its `memory/` (the conversation): two levels, and
+    /// not the agent's `workspace/` nor `cache/`. A tree not made yet is
+    /// watched from the user's folder (or `users/`), so its first session
+    /// is seen.
     fn watch_roots(&self) -> Vec<WatchRoot> {
         let layout = self.layout();
-        let sessions = layout.sessions_dir();
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let user = layout.user().to_string();
         let candidates = [
-            (sessions.clone(), 2),
-            (layout.user_dir(), 3),
-            (layout.root().join("users"), 4),
+            (layout.sessions_dir(), 2, vec![(2, names(&[MEMORY_DIR]))]),
+            (
+                layout.user_dir(),
+                3,
+                vec![(1, names(&["session"])), (3, names(&[MEMORY_DIR]))],
+            ),
+            (
+                layout.root().join("users"),
+                4,
+                vec![
+                    (1, vec![user]),
+                    (2, names(&["session"])),
+                    (4, names(&[MEMORY_DIR])),
+                ],
+            ),
         ];
         candidates
             .into_iter()
-            .find(|(dir, _)| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()))
-            .map(|(dir, depth)| vec![WatchRoot { dir, depth }])
+            .find(|(dir, _, _)| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()))
+            .map(|(dir, depth, only)| vec![WatchRoot { dir, depth, only }])
             .unwrap_or_default()
     }
 
@@ -73,10 +88,7 @@ impl Watched for LokiTree {
 impl Watched for PeteosFolder {
     /// The folder and each session's directory in it (one level).
     fn watch_roots(&self) -> Vec<WatchRoot> {
-        vec![WatchRoot {
-            dir: self.dir().to_path_buf(),
-            depth: 1,
-        }]
+        vec![WatchRoot::new(self.dir().to_path_buf(), 1)]
     }
 
     fn session_of(&self, path: &Path) -> Option<SessionRef> {

@@ -2,4 +2,5 @@
 
 mod delete;
 mod hand_trim;
+mod live;
 mod panes;

@@ -125,7 +125,11 @@ impl Folders {
             return;
         };
         for entry in read.flatten() {
-            if hidden(&entry.file_name()) || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let name = entry.file_name();
+            if hidden(&name)
+                || !self.roots[root].admits(depth + 1, &name)
+                || !entry.file_type().is_ok_and(|t| t.is_dir())
+            {
                 continue;
             }
             self.add_tree(&entry.path(), root, depth + 1, added);
@@ -234,7 +238,9 @@ impl Folders {
         };
         let (root, depth) = (self.list[parent].root, self.list[parent].depth);
         if depth < self.roots[root].depth
-            && path.file_name().is_some_and(|n| !hidden(n))
+            && path
+                .file_name()
+                .is_some_and(|n| !hidden(n) && self.roots[root].admits(depth + 1, n))
             && folder_meta(path).is_some()
         {
             self.add_tree(path, root, depth + 1, &mut added);
@@ -365,7 +371,11 @@ impl Folders {
         // Folders that appeared inside, within the root's depth.
         if depth < self.roots[root].depth {
             for p in &changed {
-                if p != path && !self.by_path.contains_key(p) && folder_meta(p).is_some() {
+                let admitted = p.file_name().is_some_and(|n| {
+                    !hidden(n) && self.roots[root].admits(depth + 1, n)
+                });
+                if p != path && admitted && !self.by_path.contains_key(p) && folder_meta(p).is_some()
+                {
                     self.add_tree(p, root, depth + 1, &mut out.added);
                 } else if p != path && self.by_path.contains_key(p) && folder_meta(p).is_none() {
                     self.remove_tree(p);

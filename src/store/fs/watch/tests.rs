@@ -46,10 +46,7 @@ fn tree() -> tempfile::TempDir {
 }
 
 fn root(dir: &Path, depth: usize) -> Vec<WatchRoot> {
-    vec![WatchRoot {
-        dir: dir.to_path_buf(),
-        depth,
-    }]
+    vec![WatchRoot::new(dir.to_path_buf(), depth)]
 }
 
 use std::path::Path;
