@@ -2,3 +2,4 @@
 
 mod input;
 mod keys;
+mod live;
