@@ -133,7 +133,9 @@ impl Config {
             .collect();
         for (agent, window) in &self.windows {
             if *window == 0 {
-                return Err(format!("bad config: windows.{agent} = 0; a window holds tokens"));
+                return Err(format!(
+                    "bad config: windows.{agent} = 0; a window holds tokens"
+                ));
             }
             out.push((agent.clone(), *window));
         }

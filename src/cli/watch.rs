@@ -80,10 +80,14 @@ pub fn run(env: &CliEnv, args: WatchArgs) -> Result<(), CliError> {
         .watch_options()
         .map_err(CliError::usage)?
         .ok_or_else(|| {
-            CliError::usage("watch = \"off\" in the config: nothing to watch with (use auto or poll)")
+            CliError::usage(
+                "watch = \"off\" in the config: nothing to watch with (use auto or poll)",
+            )
         })?;
     let (tx, rx) = mpsc::channel();
-    let _watch = env.store.watch(options, move |event| tx.send(event).is_ok());
+    let _watch = env
+        .store
+        .watch(options, move |event| tx.send(event).is_ok());
     // What stands before the first change: the baseline new lines count from.
     tracker.start()?;
     for event in rx {

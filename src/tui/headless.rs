@@ -138,7 +138,10 @@ impl Headless {
             if left.is_zero() {
                 return false;
             }
-            match self.replies.recv_timeout(left.min(std::time::Duration::from_millis(50))) {
+            match self
+                .replies
+                .recv_timeout(left.min(std::time::Duration::from_millis(50)))
+            {
                 Ok(msg) => {
                     let _ = self.sender.send(Incoming::Msg(msg));
                 }

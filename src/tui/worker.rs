@@ -5,7 +5,6 @@
 //! watcher of the disk (`watcher`) on its own.
 
 use crate::store::Store;
-use crate::tui::watcher::Watching;
 use crate::tui::effect::Effect;
 use crate::tui::finder::{FindJob, Finder};
 use crate::tui::latest;
@@ -14,6 +13,7 @@ use crate::tui::msg::Msg;
 use crate::tui::ops::{Priority, Runner};
 use crate::tui::pool::Pool;
 use crate::tui::searcher::{SearchJob, Searcher};
+use crate::tui::watcher::Watching;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 

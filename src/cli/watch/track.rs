@@ -120,7 +120,10 @@ impl<'s> Tracker<'s> {
     pub fn watched(&self) -> String {
         match &self.only {
             Some(only) => humanize::plural(only.len() as u64, "session"),
-            None => format!("every session ({})", humanize::count(self.state.len() as u64)),
+            None => format!(
+                "every session ({})",
+                humanize::count(self.state.len() as u64)
+            ),
         }
     }
 

@@ -66,7 +66,8 @@ impl Store {
                     .iter()
                     .filter_map(|p| sources.iter().find_map(|s| s.session_of(p)))
                     .collect();
-                sessions.is_empty() || on_event(StoreEvent::Sessions(sessions.into_iter().collect()))
+                sessions.is_empty()
+                    || on_event(StoreEvent::Sessions(sessions.into_iter().collect()))
             }
             FolderEvent::Lost => on_event(StoreEvent::Everything),
             FolderEvent::Mode(mode) => on_event(StoreEvent::Mode(mode)),

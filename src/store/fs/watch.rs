@@ -312,9 +312,9 @@ impl Engine {
     fn run(&mut self, rx: &mpsc::Receiver<Input>) {
         while !self.stopped {
             let now = Instant::now();
-            let flush_at = self.first.map(|first| {
-                (self.last + self.options.quiet).min(first + self.options.max_delay)
-            });
+            let flush_at = self
+                .first
+                .map(|first| (self.last + self.options.quiet).min(first + self.options.max_delay));
             let wake = match (flush_at, self.folders.polled_count() > 0) {
                 (Some(f), true) => f.min(self.next_poll),
                 (Some(f), false) => f,
@@ -383,11 +383,7 @@ impl Engine {
     }
 
     fn poll(&mut self) {
-        let cold_share = self
-            .options
-            .poll_interval
-            .as_secs_f64()
-            .max(0.001)
+        let cold_share = self.options.poll_interval.as_secs_f64().max(0.001)
             / self.options.cold_interval.as_secs_f64().max(0.001);
         let outcome = self.folders.poll(HOT_POLLED, cold_share);
         for index in outcome.promote {

@@ -61,7 +61,9 @@ pub fn draw_keys(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
 fn idle_note(model: &Model) -> Option<String> {
     if model.viewer().is_some_and(|v| v.follow) {
         let key = keymap::key_for(Scope::Viewer, Action::Follow);
-        return Some(format!("following the end as the agent writes ({key} stops)"));
+        return Some(format!(
+            "following the end as the agent writes ({key} stops)"
+        ));
     }
     model.app.watch.as_ref().and_then(watch_note)
 }

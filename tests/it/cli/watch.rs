@@ -17,7 +17,16 @@ fn store(n: usize) -> (tempfile::TempDir, PathBuf) {
     let count = n.to_string();
     ok(
         &root,
-        &["demo", "--sessions", &count, "--messages", "8", "--big-context", "0", "--plain"],
+        &[
+            "demo",
+            "--sessions",
+            &count,
+            "--messages",
+            "8",
+            "--big-context",
+            "0",
+            "--plain",
+        ],
     );
     (tmp, root)
 }
@@ -152,7 +161,10 @@ fn check_against_files(root: &Path, id: &str, got: &[Value], window: u64) {
         assert_eq!(line["messages"].as_u64().unwrap() as usize, index + 1);
         assert_eq!(line["window"].as_u64().unwrap(), window);
         let fraction = line["fraction"].as_f64().unwrap();
-        assert!((fraction - total as f64 / window as f64).abs() < 1e-9, "{line}");
+        assert!(
+            (fraction - total as f64 / window as f64).abs() < 1e-9,
+            "{line}"
+        );
     }
 }
 
@@ -194,9 +206,16 @@ fn watch_of_every_session_polls_as_the_config_asks_and_measures_its_window() {
 fn watch_once_says_where_each_session_stands_and_exits() {
     let (_tmp, root) = store(4);
     let out = run_bounded(&root, &["watch", "--once", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 4);
     for line in &lines {
         let id = line["session"].as_str().unwrap();

@@ -14,7 +14,16 @@ fn real_terminal_a_message_written_by_another_process_appears_without_a_key() {
     std::fs::create_dir(&root).unwrap();
     ok(
         &root,
-        &["demo", "--sessions", "5", "--messages", "6", "--big-context", "0", "--plain"],
+        &[
+            "demo",
+            "--sessions",
+            "5",
+            "--messages",
+            "6",
+            "--big-context",
+            "0",
+            "--plain",
+        ],
     );
     let first = json(&root, &["list", "--json"])[0].clone();
     let id = first["id"].as_str().unwrap().to_string();

@@ -23,7 +23,16 @@ fn store(n: usize) -> (tempfile::TempDir, PathBuf) {
     let count = n.to_string();
     ok(
         &root,
-        &["demo", "--sessions", &count, "--messages", "8", "--big-context", "0", "--plain"],
+        &[
+            "demo",
+            "--sessions",
+            &count,
+            "--messages",
+            "8",
+            "--big-context",
+            "0",
+            "--plain",
+        ],
     );
     (tmp, root)
 }
@@ -125,14 +134,21 @@ fn follow_an_agent(options: WatchOptions, rounds: usize) -> Live {
     let (ids, counts) = fresh(&root, &id);
     let viewer = ui.model.viewer().unwrap();
     let loaded = viewer.loaded.as_ref().unwrap();
-    let shown: Vec<String> = loaded.context.messages().map(|m| m.id().to_string()).collect();
+    let shown: Vec<String> = loaded
+        .context
+        .messages()
+        .map(|m| m.id().to_string())
+        .collect();
     assert_eq!(shown, ids);
     let unique: HashSet<&String> = shown.iter().collect();
     assert_eq!(unique.len(), shown.len(), "a message twice");
     for id in logged(&root) {
         assert!(shown.contains(&id), "{id} never arrived");
     }
-    assert_eq!(viewer.complete_counts(Encoding::Cl100kBase).unwrap(), counts);
+    assert_eq!(
+        viewer.complete_counts(Encoding::Cl100kBase).unwrap(),
+        counts
+    );
     assert!(viewer.follow, "following the end");
     assert_eq!(viewer.selected, want - 1, "the end is selected");
     // The list behind it follows too: the row's counts are the fresh ones.
@@ -187,7 +203,11 @@ fn sessions_made_and_deleted_by_another_process_come_and_go_without_a_key() {
     assert!(came.is_some(), "the new session never showed");
     assert_eq!(first_id(&ui), selected, "the selection moved");
     let out = run(&root, &["delete", "--yes", &id]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let went = ui.run_until(Duration::from_secs(10), |m| !m.list.by_id.contains_key(&id));
     assert!(went.is_some(), "the deleted session stayed");
     let deleted_gone = ui.run_until(Duration::from_secs(5), |m| {
@@ -208,8 +228,12 @@ fn burst(root: &Path, ids: &[String], n: usize) {
         let memory = sessions(root).join(id).join("memory");
         let session: serde_json::Value =
             serde_json::from_slice(&std::fs::read(memory.join("session.json")).unwrap()).unwrap();
-        let path = memory.join(format!("{}.json", session["active_context_id"].as_str().unwrap()));
-        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let path = memory.join(format!(
+            "{}.json",
+            session["active_context_id"].as_str().unwrap()
+        ));
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         contexts.push((path, doc));
     }
     for k in 0..n {
@@ -222,8 +246,16 @@ fn burst(root: &Path, ids: &[String], n: usize) {
             "id": format!("burst-{k}"), "role": if k % 2 == 0 { "user" } else { "assistant" },
             "_sequence_number": seq, "content": [{"type": "text", "text": format!("burst message {k}")}]
         });
-        doc["messages"].as_array_mut().unwrap().insert(position, message);
-        for a in doc["anchor_points"].as_array_mut().unwrap().iter_mut().skip(at) {
+        doc["messages"]
+            .as_array_mut()
+            .unwrap()
+            .insert(position, message);
+        for a in doc["anchor_points"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .skip(at)
+        {
             a[1] = (a[1].as_u64().unwrap() + 1).into();
         }
         let counter = doc["_mutation_counter"].as_i64().unwrap_or(0) + 1;
@@ -238,7 +270,13 @@ fn burst(root: &Path, ids: &[String], n: usize) {
 fn a_burst_of_ten_thousand_appends_does_not_freeze_the_loop() {
     let (_tmp, root) = store(100);
     let mut ui = open(&root, WatchOptions::default());
-    let ids: Vec<String> = ui.model.list.rows.iter().map(|r| r.record.id.clone()).collect();
+    let ids: Vec<String> = ui
+        .model
+        .list
+        .rows
+        .iter()
+        .map(|r| r.record.id.clone())
+        .collect();
     let before = fresh_total(&root, &ids);
     let n = sized(10_000, 10_000);
     let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

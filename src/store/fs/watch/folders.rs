@@ -181,7 +181,12 @@ impl Folders {
     /// Every folder, the roots first, then the most recently changed.
     pub fn by_priority(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.list.len()).collect();
-        order.sort_by_key(|&i| (self.list[i].depth != 0, std::cmp::Reverse(self.list[i].changed)));
+        order.sort_by_key(|&i| {
+            (
+                self.list[i].depth != 0,
+                std::cmp::Reverse(self.list[i].changed),
+            )
+        });
         order
     }
 
@@ -289,7 +294,10 @@ impl Folders {
         let hot_count = hot.min(polled.len());
         if hot_count < polled.len() {
             polled.select_nth_unstable_by_key(hot_count, |&i| {
-                (self.list[i].depth != 0, std::cmp::Reverse(self.list[i].changed))
+                (
+                    self.list[i].depth != 0,
+                    std::cmp::Reverse(self.list[i].changed),
+                )
             });
         }
         let mut is_hot = vec![false; self.list.len()];
@@ -302,7 +310,8 @@ impl Folders {
                 folder.entries = None;
             }
         }
-        let mut looked: Vec<(usize, bool)> = polled[..hot_count].iter().map(|&i| (i, true)).collect();
+        let mut looked: Vec<(usize, bool)> =
+            polled[..hot_count].iter().map(|&i| (i, true)).collect();
         let cold_total = polled.len() - hot_count;
         let slice = ((cold_total as f64 * cold_share).ceil() as usize).min(cold_total);
         let mut taken = 0;
@@ -371,10 +380,13 @@ impl Folders {
         // Folders that appeared inside, within the root's depth.
         if depth < self.roots[root].depth {
             for p in &changed {
-                let admitted = p.file_name().is_some_and(|n| {
-                    !hidden(n) && self.roots[root].admits(depth + 1, n)
-                });
-                if p != path && admitted && !self.by_path.contains_key(p) && folder_meta(p).is_some()
+                let admitted = p
+                    .file_name()
+                    .is_some_and(|n| !hidden(n) && self.roots[root].admits(depth + 1, n));
+                if p != path
+                    && admitted
+                    && !self.by_path.contains_key(p)
+                    && folder_meta(p).is_some()
                 {
                     self.add_tree(p, root, depth + 1, &mut out.added);
                 } else if p != path && self.by_path.contains_key(p) && folder_meta(p).is_none() {

@@ -151,7 +151,10 @@ fn a_burst_comes_in_few_batches_each_path_once() {
             assert_eq!(unique.len(), paths.len(), "a path twice in one batch");
         }
     }
-    assert!((1..200).contains(&batches), "{batches} batches for 2,000 writes");
+    assert!(
+        (1..200).contains(&batches),
+        "{batches} batches for 2,000 writes"
+    );
 }
 
 #[test]

@@ -5,12 +5,12 @@
 //! again, and tells the search index about them alone
 //! (`ListOp::IndexFollow`, one update at a time).
 
+use crate::store::UpdateReport;
 use crate::store::{Reread, SessionRecord, StoreEvent};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{App, IndexState, ListMode, ListScreen, SessionRow, watch_note};
 use crate::tui::ops::{ListOp, UiError};
-use crate::store::UpdateReport;
 use crate::tui::update::Step;
 
 /// What the watcher saw, at `at`.
@@ -135,8 +135,7 @@ pub fn on_reread(list: &mut ListScreen, app: &mut App, req: u64, results: Vec<Re
 /// and the index's own start-up update is done.
 pub fn index_next(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     let f = &mut list.following;
-    if f.index_running.is_some() || f.index_pending.is_empty() || list.index != IndexState::Ready
-    {
+    if f.index_running.is_some() || f.index_pending.is_empty() || list.index != IndexState::Ready {
         return Vec::new();
     }
     let sessions: Vec<_> = std::mem::take(&mut f.index_pending).into_iter().collect();
@@ -163,7 +162,9 @@ pub fn on_index_followed(
             return Vec::new();
         }
         Err(e) => {
-            app.complain(format!("the search index could not follow the changes: {e}"));
+            app.complain(format!(
+                "the search index could not follow the changes: {e}"
+            ));
         }
     }
     let mut effects = Vec::new();

@@ -78,7 +78,11 @@ fn a_changed_session_is_read_again_in_place_and_marked_live_the_selection_kept()
     assert!(effects.iter().any(|e| matches!(e,
         Effect::Store { op: StoreOp::List(ListOp::Stats { rows, .. }), .. } if rows.len() == 1 && rows[0].0 == 1
     )), "{effects:?}");
-    assert!(effects.iter().any(|e| matches!(e, Effect::Matcher(MatcherJob::Add(rows)) if rows[0].0 == 1)));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Add(rows)) if rows[0].0 == 1))
+    );
     filtered(&mut m, &effects, vec![1, 0, 2]);
     let row = m.list.selected_row().unwrap();
     assert_eq!(row.record.name, "b-renamed-by-the-agent");
@@ -100,8 +104,16 @@ fn a_new_session_is_added_and_a_gone_one_leaves() {
             },
         ),
     );
-    assert!(effects.iter().any(|e| matches!(e, Effect::Matcher(MatcherJob::Remove(rows)) if rows == &[2])));
-    assert!(effects.iter().any(|e| matches!(e, Effect::Matcher(MatcherJob::Add(rows)) if rows[0].0 == 3)));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Remove(rows)) if rows == &[2]))
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Add(rows)) if rows[0].0 == 3))
+    );
     assert_eq!(m.list.by_id.get("d"), Some(&3));
     assert!(!m.list.by_id.contains_key("c"));
     assert!(m.list.rows[2].gone);
@@ -154,26 +166,51 @@ fn the_index_hears_of_changes_one_update_at_a_time_once_it_is_ready() {
     let mut m = listed(true);
     let effects = disk(&mut m, &["a"], NOW);
     // The start-up update still runs: the changes wait for it.
-    assert!(!effects.iter().any(|e| matches!(e, Effect::Store { op: StoreOp::List(ListOp::IndexFollow { .. }), .. })));
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::List(ListOp::IndexFollow { .. }),
+            ..
+        }
+    )));
     let effects = update(
         &mut m,
-        Msg::reply(UNCHECKED, ListReply::IndexUpdated { result: Ok(Default::default()) }),
+        Msg::reply(
+            UNCHECKED,
+            ListReply::IndexUpdated {
+                result: Ok(Default::default()),
+            },
+        ),
     );
     let sessions = effects
         .iter()
         .find_map(|e| match e {
-            Effect::Store { op: StoreOp::List(ListOp::IndexFollow { sessions }), .. } => Some(sessions.clone()),
+            Effect::Store {
+                op: StoreOp::List(ListOp::IndexFollow { sessions }),
+                ..
+            } => Some(sessions.clone()),
             _ => None,
         })
         .expect("the index is told");
     assert_eq!(sessions, vec![sref("a")]);
     // While it runs, more changes wait...
     let effects = disk(&mut m, &["b"], NOW);
-    assert!(!effects.iter().any(|e| matches!(e, Effect::Store { op: StoreOp::List(ListOp::IndexFollow { .. }), .. })));
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::List(ListOp::IndexFollow { .. }),
+            ..
+        }
+    )));
     // ...and go when it is done.
     let effects = update(
         &mut m,
-        Msg::reply(UNCHECKED, ListReply::IndexFollowed { result: Ok(Default::default()) }),
+        Msg::reply(
+            UNCHECKED,
+            ListReply::IndexFollowed {
+                result: Ok(Default::default()),
+            },
+        ),
     );
     assert!(effects.iter().any(|e| matches!(e,
         Effect::Store { op: StoreOp::List(ListOp::IndexFollow { sessions }), .. } if sessions == &[sref("b")]
@@ -247,9 +284,16 @@ fn appended_messages_are_counted_alone_and_the_selection_and_marks_stay() {
     let req = follow_req(&effects);
     let effects = followed(&mut m, req, grown(6, 3));
     // Only the three new messages are counted.
-    assert!(effects.iter().any(|e| matches!(e,
-        Effect::Store { op: StoreOp::Viewer(ViewerOp::CountAppended { from: 7, .. }), .. }
-    )), "{effects:?}");
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::Store {
+                op: StoreOp::Viewer(ViewerOp::CountAppended { from: 7, .. }),
+                ..
+            }
+        )),
+        "{effects:?}"
+    );
     let v = m.viewer().unwrap();
     assert_eq!(v.loaded.as_ref().unwrap().len(), 10);
     assert_eq!(v.selected, before);
@@ -274,10 +318,21 @@ fn following_the_end_selects_what_the_agent_appends_and_scrolling_up_stops_it() 
     assert_eq!(m.viewer().unwrap().selected, 6);
     act(&mut m, Action::Up);
     assert!(!m.viewer().unwrap().follow);
-    assert!(m.app.status.clone().unwrap().text.contains("stopped following"));
+    assert!(
+        m.app
+            .status
+            .clone()
+            .unwrap()
+            .text
+            .contains("stopped following")
+    );
     let req = follow_req(&disk(&mut m, &["a"], NOW));
     followed(&mut m, req, grown(4, 3));
-    assert_eq!(m.viewer().unwrap().selected, 5, "not following: the selection stays");
+    assert_eq!(
+        m.viewer().unwrap().selected,
+        5,
+        "not following: the selection stays"
+    );
 }
 
 #[test]
@@ -296,12 +351,34 @@ fn a_fork_the_agent_made_is_announced_and_the_marks_follow_their_messages() {
     let messages = v["messages"].as_array_mut().unwrap();
     messages.drain(1..3); // m0, m1 go
     v["anchor_points"] = json!([["system_prompt", 1], ["tools", 1], ["messages", 5]]);
-    let fork = Context::from_raw(v.as_object().unwrap().clone(), Path::new("/s/a/memory/f.json")).unwrap();
+    let fork = Context::from_raw(
+        v.as_object().unwrap().clone(),
+        Path::new("/s/a/memory/f.json"),
+    )
+    .unwrap();
     let effects = followed(&mut m, req, fork);
-    assert!(effects.iter().any(|e| matches!(e, Effect::Store { op: StoreOp::Viewer(ViewerOp::CountTokens { .. }), .. })));
-    assert!(m.app.status.clone().unwrap().text.contains("the agent forked the context"));
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::CountTokens { .. }),
+            ..
+        }
+    )));
+    assert!(
+        m.app
+            .status
+            .clone()
+            .unwrap()
+            .text
+            .contains("the agent forked the context")
+    );
     let v = m.viewer().unwrap();
-    let Some(EditState { drop_marks, kind: EditKind::Drop, .. }) = v.edit() else {
+    let Some(EditState {
+        drop_marks,
+        kind: EditKind::Drop,
+        ..
+    }) = v.edit()
+    else {
         panic!("the edit stays: {:?}", v.mode)
     };
     // m2 is now at index 1 (after the system prompt); the cursor, moved
@@ -317,10 +394,22 @@ fn a_change_seen_while_a_trim_is_written_waits_for_its_answer() {
     let viewer = viewer_mut(&mut m);
     viewer.waiting += 100;
     let effects = disk(&mut m, &["a"], NOW);
-    assert!(!effects.iter().any(|e| matches!(e, Effect::Store { op: StoreOp::Viewer(ViewerOp::Follow { .. }), .. })));
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::Follow { .. }),
+            ..
+        }
+    )));
     assert!(m.viewer().unwrap().dirty);
     // Another session's change is none of the viewer's business.
     let mut m = viewing(6);
     let effects = disk(&mut m, &["b"], NOW);
-    assert!(!effects.iter().any(|e| matches!(e, Effect::Store { op: StoreOp::Viewer(ViewerOp::Follow { .. }), .. })));
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::Follow { .. }),
+            ..
+        }
+    )));
 }

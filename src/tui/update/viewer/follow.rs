@@ -74,7 +74,9 @@ pub fn on_followed(
         Ok(new) => new,
         Err(e) => {
             // What is on screen stays; the reason shows.
-            app.complain(format!("the session changed on disk and could not be read again: {e}"));
+            app.complain(format!(
+                "the session changed on disk and could not be read again: {e}"
+            ));
             return Vec::new();
         }
     };
@@ -222,9 +224,7 @@ fn replace(viewer: &mut Viewer, app: &mut App, req: u64, new: Loaded) -> Vec<Eff
             ViewerMode::Transcript(Box::new(transcript::open(doc, app)))
         }
         ViewerMode::Breakdown => ViewerMode::Breakdown,
-        ViewerMode::Browse | ViewerMode::Contexts(_) | ViewerMode::Message(_) => {
-            ViewerMode::Browse
-        }
+        ViewerMode::Browse | ViewerMode::Contexts(_) | ViewerMode::Message(_) => ViewerMode::Browse,
     };
     let mut text = if old_id != new_id {
         format!(
