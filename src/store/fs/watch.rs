@@ -88,7 +88,7 @@ impl Default for WatchOptions {
     fn default() -> Self {
         WatchOptions {
             polling: false,
-            max_watches: 8192,
+            max_watches: 32_768,
             quiet: Duration::from_millis(15),
             max_delay: Duration::from_millis(60),
             poll_interval: Duration::from_millis(500),
