@@ -34,7 +34,7 @@ pub use completions::complete_from_env;
 pub use env::{CliEnv, RootFrom};
 pub use error::CliError;
 
-use crate::store::Encoding;
+use crate::store::{Agent, Encoding};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -50,7 +50,13 @@ Examples:
   loki-sessions purge --keep 50 --max-age 14d --dry-run
 
 A SESSION argument is an id, a unique id prefix, a name (or the first prompt
-it was made from), a unique name prefix, or a path to a session directory.";
+it was made from), a unique name prefix, or a path to a session directory
+(or to another agent's session file).
+
+Claude Code ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects), Codex
+($CODEX_HOME/sessions, else ~/.codex/sessions) and Gemini CLI
+(~/.gemini/tmp/*/chats) sessions are listed beside Loki's, read-only;
+--agent NAME shows one agent's alone.";
 
 /// Browse, search, read, trim and purge AI-agent sessions.
 #[derive(Debug, Parser)]
@@ -68,6 +74,9 @@ pub struct Cli {
     /// Config file [default: $XDG_CONFIG_HOME/loki-sessions/config.toml]
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini [default: every agent found]
+    #[arg(long = "agent", global = true, value_name = "NAME", value_parser = args::agent())]
+    pub agents: Vec<Agent>,
     /// What to do; without one, the terminal UI opens.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -106,8 +115,11 @@ pub enum PrintWhat {
     Workspace,
     /// The session id.
     Id,
-    /// The session directory.
+    /// The session directory (another agent's: its session file).
     Path,
+    /// The shell line that resumes it: another agent's own resume command
+    /// in the folder it worked in (`cd DIR && claude --resume ID`).
+    Command,
 }
 
 /// The subcommands.
@@ -169,7 +181,9 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Resume(args) => {
             let top = match (&cli.tui.exec, cli.tui.print) {
                 (Some(template), _) => resume::ResumeOutput::Exec(template.clone()),
-                (None, print) => resume::ResumeOutput::Print(print.unwrap_or(PrintWhat::Workspace)),
+                (None, print) => {
+                    print.map_or(resume::ResumeOutput::Usual, resume::ResumeOutput::Print)
+                }
             };
             resume::run(env, args, top)
         }

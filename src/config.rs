@@ -39,6 +39,13 @@ pub struct Config {
     pub resume_command: Option<String>,
     /// The terminal's background, `light` or `dark` (else it is asked).
     pub theme: Option<String>,
+    /// Prices per model (US dollars per million tokens) replacing or adding
+    /// to the dated table loki-sessions ships (`[prices."model"]`).
+    pub prices: Option<std::collections::BTreeMap<String, crate::store::ModelPrice>>,
+    /// The command that resumes another agent's session, by agent
+    /// (`[resume] claude = "claude --resume {id}"`); `{id}`, `{cwd}`,
+    /// `{path}` are replaced.
+    pub resume: Option<std::collections::BTreeMap<String, String>>,
     /// A name several sessions share: `newest` (the default) takes the most
     /// recently used, with a note on stderr; `refuse` lists them instead.
     pub duplicate_names: Option<String>,

@@ -2,6 +2,7 @@
 //! thousands of sessions with agent conversations, stale ones for purge to
 //! find, one already trimmed, one long context, one marked active, one damaged.
 
+pub mod agents;
 mod conversation;
 mod corpus;
 

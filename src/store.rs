@@ -34,6 +34,7 @@ pub use format::ids::{id_start, iso_timestamp};
 pub use format::jsonfile;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;
+pub use format::usage::{Usage, UsageByModel};
 pub use format::window::WindowFacts;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
@@ -43,6 +44,7 @@ pub use index::{
     Unreadable, UpdateReport, match_ranges,
 };
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
+pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};
 pub use ops::counting::{cleared_counts, message_counts};
 pub use ops::diff::{ContextDiff, DiffCleared, DiffMessage, DiffSide};
@@ -52,6 +54,7 @@ pub use ops::edit_plan::{
     plan_clear, plan_clear_at, plan_drop, plan_drop_at, plan_edit,
 };
 pub use ops::locate::Target;
+pub use ops::pricing::{CostEstimate, ModelPrice, PriceTable};
 pub use ops::purge_apply::{PurgeProgress, PurgeReport};
 pub use ops::purge_plan::{
     Candidate, Decision, Fingerprint, KEEP, KeepReason, MAX_AGE_DAYS, PlanEntry, PurgePlan,
@@ -60,6 +63,8 @@ pub use ops::purge_plan::{
 pub use ops::stats::SessionStats;
 pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_facts};
 pub use parallel::workers;
+pub use sources::agent::{Agent, AgentHomes};
+pub use sources::jsonl::LineSpan;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;
 pub use sources::watch::SessionRef;

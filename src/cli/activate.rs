@@ -29,6 +29,7 @@ pub struct ActivateArgs {
 /// Makes a context active and prints its id.
 pub fn run(env: &CliEnv, args: ActivateArgs) -> Result<(), CliError> {
     let target = env.locate(&args.session)?;
+    env.store.check_writable(&target)?;
     let id = env.store.find_context(&target, &args.context)?;
     env.store.activate_context(&target, &id)?;
     if args.json {

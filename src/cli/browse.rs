@@ -1,9 +1,10 @@
 //! `loki-sessions` with no subcommand: the terminal UI, then the resume.
 
 use crate::cli::resume::ResumeOutput;
-use crate::cli::{CliEnv, CliError, PrintWhat, RootFrom, TuiArgs};
+use crate::cli::{CliEnv, CliError, RootFrom, TuiArgs};
 use crate::config;
 use crate::demo::{self, DemoSpec};
+use crate::store::AgentHomes;
 use crate::store::Store;
 use crate::tui::keymap::CustomKeys;
 use crate::tui::model::{Exit, Settings};
@@ -49,8 +50,15 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             dir.path().display()
         );
         demo::generate(dir.path(), &DemoSpec::tui_demo(user, env.now), &|_| {})?;
-        // Its search index lives inside it, so it goes with the store.
-        let store = Store::loki(dir.path(), user)?.with_cache_dir(&dir.path().join(DEMO_INDEX));
+        // Other agents' sessions of the demo live in a home of its own,
+        // never the person's; its search index lives inside it, so it goes
+        // with the store.
+        let home = dir.path().join("home");
+        demo::agents::generate(&home, &demo::agents::AgentsSpec::demo(env.now))?;
+        let store = Store::loki(dir.path(), user)?
+            .with_cache_dir(&dir.path().join(DEMO_INDEX))
+            .with_agents(&AgentHomes::under(&home))
+            .only_agents(&env.agents);
         demo_dir = Some(dir);
         store
     } else {
@@ -117,9 +125,10 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         .or_else(|| env.config.resume_command.clone())
     {
         Some(template) => ResumeOutput::Exec(template),
-        None => ResumeOutput::Print(args.print.unwrap_or(PrintWhat::Workspace)),
+        // Nothing asked: another agent's session resumes in the agent.
+        None => args.print.map_or(ResumeOutput::Usual, ResumeOutput::Print),
     };
-    crate::cli::resume::finish(&target, &output)
+    crate::cli::resume::finish(env, &target, &output)
 }
 
 /// Keeps or removes the demo store, saying which (and where) on stderr.

@@ -7,7 +7,7 @@
 //! and subcommands never drift from the code, and sessions are always
 //! current.
 
-use crate::cli::env::{open_store, root_and_user};
+use crate::cli::env::{open_store, root_and_user, with_other_agents};
 use crate::cli::{Cli, CliError};
 use crate::humanize;
 use crate::store::now_seconds;
@@ -95,6 +95,10 @@ pub fn session_candidates() -> Vec<CompletionCandidate> {
     let Ok(store) = open_store(&root, &user, root_given, peteos.as_deref()) else {
         return Vec::new();
     };
+    let agents: Vec<_> = flag_values(&words, "--agent")
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let store = with_other_agents(store, &agents, !root_given && peteos.is_none());
     let Ok(records) = store.list() else {
         return Vec::new();
     };
@@ -124,6 +128,18 @@ pub fn session_candidates() -> Vec<CompletionCandidate> {
 fn flag_value(words: &[String], flag: &str) -> Option<String> {
     let with_equals = format!("{flag}=");
     words.iter().enumerate().find_map(|(i, w)| {
+        if w == flag {
+            words.get(i + 1).cloned()
+        } else {
+            w.strip_prefix(&with_equals).map(str::to_string)
+        }
+    })
+}
+
+/// Every value of a repeatable `flag` in `words`.
+fn flag_values<'a>(words: &'a [String], flag: &'a str) -> impl Iterator<Item = String> + 'a {
+    let with_equals = format!("{flag}=");
+    words.iter().enumerate().filter_map(move |(i, w)| {
         if w == flag {
             words.get(i + 1).cloned()
         } else {

@@ -31,6 +31,7 @@ pub struct DeleteArgs {
 /// Deletes one session after saying what it is (and asking, on a terminal).
 pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
     let target = env.locate_exactly(&args.session)?;
+    env.store.check_writable(&target)?;
     let r = &target.record;
     // What the deletion would do, asked before the person is: a session it
     // would spare is refused with the reason, never asked about first.

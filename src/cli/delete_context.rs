@@ -30,6 +30,7 @@ pub struct DeleteContextArgs {
 /// Deletes a context after asking (or with --yes).
 pub fn run(env: &CliEnv, args: DeleteContextArgs) -> Result<(), CliError> {
     let target = env.locate(&args.session)?;
+    env.store.check_writable(&target)?;
     let id = env.store.find_context(&target, &args.context)?;
     env.store.check_delete_context(&target, &id)?;
     if !args.yes {

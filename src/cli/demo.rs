@@ -29,6 +29,12 @@ pub struct DemoArgs {
     /// Leave out the trimmed, active and damaged sessions.
     #[arg(long)]
     pub plain: bool,
+    /// Also write other agents' sessions (Claude Code, Codex, Gemini CLI:
+    /// every line type, versions that drift, bad lines unless --plain) in
+    /// DIR as a home folder (DIR/.claude/projects, DIR/.codex, DIR/.gemini);
+    /// HOME=DIR then lists them.
+    #[arg(long = "agents-home", value_name = "DIR")]
+    pub agents_home: Option<std::path::PathBuf>,
 }
 
 /// Fills an empty store with generated sessions.
@@ -60,7 +66,20 @@ pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
+    let agents = match &args.agents_home {
+        Some(home) => {
+            let mut spec = demo::agents::AgentsSpec::fixtures(env.now);
+            spec.seed = args.seed;
+            spec.hostile = !args.plain;
+            let made = demo::agents::generate(home, &spec)?;
+            Some(
+                json!({"home": home, "claude": made.claude, "codex": made.codex, "gemini": made.gemini}),
+            )
+        }
+        None => None,
+    };
     output::print_json(&json!({
+        "agents": agents,
         "root": env.root,
         "user": spec.user,
         "sessions": summary.sessions,

@@ -4,7 +4,8 @@ use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
 use crate::store::{
-    Encoding, PurgePolicy, Store, StoreError, Target, id_start, now_seconds, os_user_name,
+    Agent, AgentHomes, Encoding, PriceTable, PurgePolicy, Store, StoreError, Target, id_start,
+    now_seconds, os_user_name,
 };
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,8 @@ pub struct CliEnv {
     pub config_path: Option<PathBuf>,
     /// Seconds since the epoch at start-up (one clock per invocation).
     pub now: f64,
+    /// The agents `--agent` asked for (empty: every one).
+    pub agents: Vec<Agent>,
 }
 
 impl CliEnv {
@@ -73,6 +76,8 @@ impl CliEnv {
         let root_given = given.is_some();
         let (root, user) = root_and_user(given, cli.user.clone())?;
         let store = open_store(&root, &user, root_given, cli.peteos.as_deref())?;
+        let store = with_other_agents(store, &cli.agents, !root_given && cli.peteos.is_none());
+        let store = store.with_prices(prices_of(&config));
         Ok(CliEnv {
             store,
             root,
@@ -82,6 +87,7 @@ impl CliEnv {
             config,
             config_path,
             now: now_seconds(),
+            agents: cli.agents.clone(),
         })
     }
 
@@ -210,6 +216,11 @@ impl CliEnv {
         }
     }
 
+    /// The price table: the one shipped, with the config's prices on top.
+    pub fn prices(&self) -> PriceTable {
+        prices_of(&self.config)
+    }
+
     /// The purge policy: flags, else the config, else the seed's defaults.
     pub fn policy(
         &self,
@@ -320,4 +331,68 @@ pub fn open_store(
         None if root_given && Store::looks_like_peteos_folder(root) => Store::peteos_folder(root),
         None => Store::loki(root, user)?,
     })
+}
+
+/// `store` with the other agents' sessions found from the environment
+/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`), showing only `agents` when
+/// some are named; `default_root` when the Loki root was not named (its
+/// absence is then no mistake while other agents' sessions are there).
+pub fn with_other_agents(store: Store, agents: &[Agent], default_root: bool) -> Store {
+    store
+        .with_agents(&agent_homes())
+        .only_agents(agents)
+        .primary_optional(default_root)
+}
+
+/// Where the other agents keep their sessions, from the environment
+/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`).
+pub fn agent_homes() -> AgentHomes {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    AgentHomes::from_env(
+        dirs::home_dir().as_deref(),
+        var("CLAUDE_CONFIG_DIR").as_deref(),
+        var("CODEX_HOME").as_deref(),
+    )
+}
+
+impl CliEnv {
+    /// Where the sessions shown were looked for, for a list that found
+    /// none: the Loki tree or peteos folder, and each agent's folder
+    /// (said missing when it is not there).
+    pub fn looked_in(&self) -> String {
+        let homes = agent_homes();
+        let mut places = Vec::new();
+        if self.store.shows(self.store.primary_agent()) {
+            places.push(self.store.sessions_dir().display().to_string());
+        }
+        for agent in Agent::EXTERNAL {
+            if !self.store.shows(agent) {
+                continue;
+            }
+            match (self.store.agent_folder(agent), homes.root_of(agent)) {
+                (Some(found), _) => places.push(found.display().to_string()),
+                // Only an agent asked for by name is said missing.
+                (None, Some(wanted)) if !self.agents.is_empty() => places.push(format!(
+                    "{} (not there: no {} sessions)",
+                    wanted.display(),
+                    agent.display_name()
+                )),
+                _ => {}
+            }
+        }
+        places.join(", ")
+    }
+}
+
+/// The price table shipped, with `config`'s prices on top.
+fn prices_of(config: &Config) -> PriceTable {
+    let builtin = PriceTable::builtin();
+    match &config.prices {
+        Some(overrides) => builtin.with_overrides(overrides),
+        None => builtin,
+    }
 }

@@ -3,7 +3,7 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError, args};
 use crate::humanize;
-use crate::store::{Encoding, SessionRecord, SessionStats};
+use crate::store::{Agent, CostEstimate, Encoding, PriceTable, SessionRecord, SessionStats, Usage};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -49,8 +49,11 @@ pub enum SortBy {
 /// One session in `list --json`.
 #[derive(Debug, Serialize)]
 pub struct ListItem {
+    agent: Agent,
     id: String,
     name: String,
+    title: String,
+    cwd: Option<String>,
     user: String,
     first_prompt: String,
     created_at: f64,
@@ -62,12 +65,23 @@ pub struct ListItem {
     tokens: Option<u64>,
     is_active: bool,
     error: Option<String>,
+    /// Tokens the agent recorded as spent (another agent's session, when
+    /// read: with --tokens, or from the search index).
+    usage: Option<Usage>,
+    /// What that usage would cost, estimated from the price table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_estimate: Option<CostEstimate>,
 }
 
 impl ListItem {
-    fn new(record: SessionRecord, stats: SessionStats) -> Self {
+    fn new(record: SessionRecord, stats: SessionStats, prices: &PriceTable) -> Self {
         ListItem {
+            cost_estimate: stats.usage.as_ref().map(|u| prices.estimate(u)),
+            agent: record.agent,
             id: record.id,
+            title: record.title,
+            cwd: record.cwd,
+            usage: stats.usage.as_ref().map(|u| u.total()),
             name: record.name,
             user: record.user,
             first_prompt: record.first_prompt,
@@ -97,10 +111,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     }
     let records = env.store.list()?;
     if records.is_empty() {
-        eprintln!(
-            "loki-sessions: no sessions in {}",
-            env.store.sessions_dir().display()
-        );
+        eprintln!("loki-sessions: no sessions in {}", env.looked_in());
         return if args.json {
             output::print_json(&[] as &[ListItem])
         } else {
@@ -126,14 +137,22 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
+    let prices = env.prices();
     let mut items: Vec<ListItem> = records
         .into_iter()
         .zip(stats)
         .map(|(r, mut s)| {
+            let known = indexed.get(&r.id);
             if s.tokens.is_none() {
-                s.tokens = indexed.get(&r.id).and_then(|i| i.tokens);
+                s.tokens = known.and_then(|i| i.tokens);
             }
-            ListItem::new(r, s)
+            if s.messages.is_none() && r.agent.is_external() {
+                s.messages = known.map(|i| i.messages);
+            }
+            if s.usage.is_none() {
+                s.usage = known.and_then(|i| i.usage.clone());
+            }
+            ListItem::new(r, s, &prices)
         })
         .collect();
     sort(&mut items, args.sort);
@@ -159,15 +178,35 @@ fn sort(items: &mut [ListItem], key: SortBy) {
 /// The table: the TOKENS column only when tokens are known.
 fn table(items: &[ListItem], now: f64) -> Vec<String> {
     let with_tokens = items.iter().any(|i| i.tokens.is_some());
-    let row = |id: &str, used: &str, messages: &str, tokens: &str, size: &str, name: &str| {
+    let with_agent = items.iter().any(|i| i.agent != items[0].agent);
+    let row = |agent: &str,
+               id: &str,
+               used: &str,
+               messages: &str,
+               tokens: &str,
+               size: &str,
+               name: &str| {
         let tokens = if with_tokens {
             format!("{tokens:>8}  ")
         } else {
             String::new()
         };
-        format!("{id:<17}  {used:>14}  {messages:>6}  {tokens}{size:>9}  {name}")
+        let agent = if with_agent {
+            format!("{agent:<6}  ")
+        } else {
+            String::new()
+        };
+        format!("{agent}{id:<17}  {used:>14}  {messages:>6}  {tokens}{size:>9}  {name}")
     };
-    let mut lines = vec![row("ID", "LAST USED", "MSGS", "TOKENS", "SIZE", "NAME")];
+    let mut lines = vec![row(
+        "AGENT",
+        "ID",
+        "LAST USED",
+        "MSGS",
+        "TOKENS",
+        "SIZE",
+        "NAME",
+    )];
     for item in items {
         let id: String = item.id.chars().take(17).collect();
         let messages = item
@@ -176,6 +215,10 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
         let tokens = item.tokens.map_or("-".into(), humanize::count);
         let name = match &item.error {
             Some(e) => format!("DAMAGED: {e}"),
+            None if item.agent.is_external() => {
+                let words: Vec<&str> = item.title.split_whitespace().collect();
+                words.join(" ").chars().take(100).collect()
+            }
             None => item.name.clone(),
         };
         let used = if item.error.is_some() && item.last_used_at == 0.0 {
@@ -184,6 +227,7 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
             humanize::ago(item.last_used_at, now)
         };
         lines.push(row(
+            item.agent.name(),
             &id,
             &used,
             &messages,

@@ -96,6 +96,15 @@ const CLOSING: &[Section] = &[
                  unless LESS is set).",
             ),
             (
+                Some("CLAUDE_CONFIG_DIR"),
+                "Claude Code's folder, whose projects/ is listed (else ~/.claude).",
+            ),
+            (
+                Some("CODEX_HOME"),
+                "Codex CLI's folder, whose sessions/ and archived_sessions/ are listed (else \
+                 ~/.codex).",
+            ),
+            (
                 Some("COMPLETE"),
                 "Set by the completion scripts: the shell asks loki-sessions for completions.",
             ),
@@ -111,7 +120,12 @@ const CLOSING: &[Section] = &[
             (
                 Some("~/.config/loki-sessions/config.toml"),
                 "Settings: keep, max_age, encoding, model_window, resume_command, theme, \
-                 duplicate_names and [keys]. Only read.",
+                 duplicate_names, [keys], [prices] and [resume]. Only read.",
+            ),
+            (
+                Some("~/.claude/projects/, ~/.codex/sessions/, ~/.gemini/tmp/*/chats/"),
+                "Claude Code's, Codex CLI's and Gemini CLI's sessions, listed, searched and read \
+                 beside Loki's; never written.",
             ),
             (
                 Some("~/.config/loki-sessions/state.toml"),

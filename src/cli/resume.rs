@@ -16,7 +16,10 @@ pub struct ResumeArgs {
     /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
     #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
     pub session: String,
-    /// What to print [default: workspace]
+    /// What to print [default: workspace]. Another agent's session is
+    /// resumed by running its own command (`claude --resume ID` in its
+    /// folder) unless something else is asked; `--print command` prints that
+    /// command.
     #[arg(long, value_enum, value_name = "WHAT")]
     pub print: Option<PrintWhat>,
     /// Run CMD instead of printing; {id}, {workspace}, {path} are replaced.
@@ -36,6 +39,9 @@ pub enum ResumeOutput {
     Exec(String),
     /// Print the session as JSON.
     Json,
+    /// Nothing asked: a Loki session prints its workspace, another agent's
+    /// resumes in the agent (its own command, in its folder).
+    Usual,
 }
 
 /// The warning for a session a running agent has open.
@@ -57,13 +63,17 @@ pub fn run(env: &CliEnv, args: ResumeArgs, top: ResumeOutput) -> Result<(), CliE
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");
     }
-    finish(&target, &output)
+    finish(env, &target, &output)
 }
 
 /// What a resume does last, for `resume` and for Enter in the UI alike.
-pub fn finish(target: &Target, output: &ResumeOutput) -> Result<(), CliError> {
+pub fn finish(env: &CliEnv, target: &Target, output: &ResumeOutput) -> Result<(), CliError> {
     match output {
-        ResumeOutput::Print(what) => output::print_lines([printed(target, *what)]),
+        ResumeOutput::Usual => match resume_command::agent_argv(env, target)? {
+            Some((argv, dir)) => resume_command::resume_agent(&argv, &dir),
+            None => output::print_lines([printed(env, target, PrintWhat::Workspace)?]),
+        },
+        ResumeOutput::Print(what) => output::print_lines([printed(env, target, *what)?]),
         ResumeOutput::Json => output::print_json(&json!({
             "id": target.record.id,
             "name": target.record.name,
@@ -89,11 +99,18 @@ pub fn finish(target: &Target, output: &ResumeOutput) -> Result<(), CliError> {
 }
 
 /// The line `--print` asks for.
-pub fn printed(target: &Target, what: PrintWhat) -> String {
+pub fn printed(env: &CliEnv, target: &Target, what: PrintWhat) -> Result<String, CliError> {
     let path = match what {
-        PrintWhat::Id => return target.record.id.clone(),
+        PrintWhat::Id => return Ok(target.record.id.clone()),
         PrintWhat::Path => target.record.path.clone(),
         PrintWhat::Workspace => target.workspace(),
+        PrintWhat::Command => {
+            return Ok(match resume_command::agent_argv(env, target)? {
+                Some((argv, dir)) => resume_command::shell_line(&argv, &dir),
+                // A Loki session resumes in its workspace.
+                None => resume_command::cd_line(&target.workspace()),
+            });
+        }
     };
-    path.to_string_lossy().into_owned()
+    Ok(path.to_string_lossy().into_owned())
 }

@@ -1,9 +1,13 @@
-//! Running a resume command (`--exec` or `resume_command`) safely: the
-//! template is split into words first, then `{id}`, `{workspace}` and
-//! `{path}` are replaced inside each word, and the program runs without a
-//! shell. A value holding `; rm -rf ~` stays one harmless argument.
+//! Running a resume command (`--exec` or `resume_command`, or another
+//! agent's own: `claude --resume {id}`, overridable in `[resume]`) safely:
+//! the template is split into words first, then `{id}`, `{workspace}` (or
+//! `{cwd}`) and `{path}` are replaced inside each word, and the program
+//! runs without a shell. A value holding `; rm -rf ~` stays one harmless
+//! argument.
 
-use crate::cli::CliError;
+use crate::cli::{CliEnv, CliError};
+use crate::store::Target;
+use std::path::Path;
 use std::process::Command;
 
 /// The argv for `template` with the placeholders filled in.
@@ -26,6 +30,7 @@ pub fn argv(
         .map(|w| {
             w.replace("{id}", id)
                 .replace("{workspace}", workspace)
+                .replace("{cwd}", workspace)
                 .replace("{path}", path)
         })
         .collect())
@@ -33,14 +38,85 @@ pub fn argv(
 
 /// Runs the command and returns its exit code.
 pub fn run(argv: &[String]) -> Result<u8, CliError> {
+    run_in(argv, None)
+}
+
+/// Runs the command in `dir` (or here) and returns its exit code.
+pub fn run_in(argv: &[String], dir: Option<&Path>) -> Result<u8, CliError> {
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| CliError::usage("the resume command is empty"))?;
-    let status = Command::new(program)
-        .args(args)
+    let mut command = Command::new(program);
+    command.args(args);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let status = command
         .status()
         .map_err(|e| CliError::usage(format!("cannot run {program:?}: {e}")))?;
     Ok(status.code().map_or(1, |c| c.clamp(0, 255) as u8))
+}
+
+/// Another agent's resume command for `target`, and the folder it runs in:
+/// the config's `[resume]` entry for the agent, else the agent's own
+/// (`claude --resume {id}`, `codex resume {id}`, `gemini --resume {id}`).
+/// None for Loki and peteos sessions.
+pub fn agent_argv(
+    env: &CliEnv,
+    target: &Target,
+) -> Result<Option<(Vec<String>, std::path::PathBuf)>, CliError> {
+    let agent = target.record.agent;
+    let configured = env
+        .config
+        .resume
+        .as_ref()
+        .and_then(|by_agent| by_agent.get(agent.name()).cloned());
+    let Some(template) = configured.or_else(|| agent.default_resume_command().map(str::to_string))
+    else {
+        return Ok(None);
+    };
+    let dir = target.workspace();
+    let argv = argv(
+        &template,
+        &target.record.id,
+        &dir.to_string_lossy(),
+        &target.record.path.to_string_lossy(),
+    )?;
+    Ok(Some((argv, dir)))
+}
+
+/// `cd DIR && PROGRAM ARGS…`, each word quoted for a POSIX shell.
+pub fn shell_line(argv: &[String], dir: &Path) -> String {
+    let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
+    format!("{} && {}", cd_line(dir), words.join(" "))
+}
+
+/// `cd DIR`, quoted for a POSIX shell.
+pub fn cd_line(dir: &Path) -> String {
+    format!("cd {}", quote(&dir.to_string_lossy()))
+}
+
+fn quote(word: &str) -> String {
+    shlex::try_quote(word).map_or_else(|_| format!("'{word}'"), |q| q.into_owned())
+}
+
+/// Resumes another agent's session: runs its command in the folder it
+/// worked in (which must still be there), passing its exit code on.
+pub fn resume_agent(argv: &[String], dir: &Path) -> Result<(), CliError> {
+    if !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "the folder this session worked in, {}, is not there; resume it by hand: {}",
+            dir.display(),
+            argv.join(" ")
+        )));
+    }
+    match run_in(argv, Some(dir))? {
+        0 => Ok(()),
+        code => Err(CliError {
+            code,
+            message: String::new(),
+        }),
+    }
 }
 
 #[cfg(test)]

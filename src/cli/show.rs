@@ -5,7 +5,8 @@ use crate::cli::transcript::{self, Printing};
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    Breakdown, Context, EditFacts, Encoding, SessionRecord, TokenKind, message_counts, prewarm,
+    Breakdown, Context, CostEstimate, EditFacts, Encoding, SessionRecord, SourceLines, TokenKind,
+    Usage, message_counts, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -73,6 +74,16 @@ struct ShowOutput<'a> {
     total_tokens: u64,
     /// Tokens by kind (system prompt, tool results, ...); they add up to `total_tokens`.
     breakdown: serde_json::Map<String, serde_json::Value>,
+    /// Tokens another agent recorded as spent (None for Loki and peteos).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
+    /// What that usage would cost, estimated from the price table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_estimate: Option<CostEstimate>,
+    /// What could not be read of another agent's files (bad lines,
+    /// unknown types), one sentence each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
     messages: Vec<ShownMessage>,
 }
 
@@ -90,6 +101,14 @@ struct ShownMessage {
     /// Every part in full, with `--full` or `--message`.
     #[serde(skip_serializing_if = "Option::is_none")]
     full_text: Option<String>,
+    /// A message that is not an ordinary one (`CompactionBoundary`,
+    /// `CompactSummary`, …), by its type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
+    /// Another agent's session: the lines of its file this message was
+    /// made from (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<Vec<u32>>,
 }
 
 /// Prints the active context of a session (or one message of it). Reads only.
@@ -98,7 +117,17 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     // The tables build while the conversation is read.
     prewarm(encoding);
     let target = env.locate(&args.session)?;
-    let context = env.store.active_context(&target)?;
+    let (context, read) = if target.record.agent.is_external() {
+        let conversation = env.store.load_conversation(&target)?;
+        let read = AgentFacts {
+            notes: conversation.notes,
+            usage: conversation.usage,
+            source: conversation.source,
+        };
+        (Some(conversation.context), Some(read))
+    } else {
+        (env.store.active_context(&target)?, None)
+    };
     let active_context_id = context.as_ref().map(Context::id);
     if args.format == Format::Transcript {
         let Some(ctx) = &context else {
@@ -130,6 +159,12 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         Some(ctx) => shown_messages(ctx, encoding, full)?,
         None => (Vec::new(), Breakdown::default()),
     };
+    if let (Some(source), Some(ctx)) = (read.as_ref().and_then(|r| r.source.as_ref()), &context) {
+        for ((m, spans), message) in messages.iter_mut().zip(&source.lines).zip(ctx.messages()) {
+            m.lines = Some(spans.iter().map(|s| s.line).collect());
+            m.kind = (message.type_name() != "Message").then(|| message.type_name().to_string());
+        }
+    }
     let total_tokens = messages.iter().map(|m| m.tokens).sum();
     if let Some(arg) = &args.message {
         let Some(ctx) = &context else {
@@ -150,6 +185,9 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         .stats(std::slice::from_ref(&target.record), None, &|_| {})
         .first()
         .map_or(0, |s| s.bytes);
+    let usage = read.as_ref().and_then(|r| r.usage.clone());
+    let cost = usage.as_ref().map(|u| env.prices().estimate(u));
+    let notes = read.map(|r| r.notes).unwrap_or_default();
     if args.json {
         return output::print_json(&ShowOutput {
             session: &target.record,
@@ -161,6 +199,9 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
                 .iter()
                 .map(|(kind, total)| (kind.as_str().to_string(), total.tokens.into()))
                 .collect(),
+            usage: usage.as_ref().map(|u| u.total()),
+            cost_estimate: cost,
+            notes,
             messages,
         });
     }
@@ -174,8 +215,12 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
             humanize::bytes(bytes)
         ),
         breakdown_line(&breakdown),
-        String::new(),
     ];
+    if let Some(u) = usage.as_ref().map(|u| u.total()) {
+        lines.push(usage_line(&u, cost.as_ref()));
+    }
+    lines.extend(notes.iter().map(|n| format!("note: {n}")));
+    lines.push(String::new());
     if args.full {
         for m in &messages {
             lines.extend(full_message(m));
@@ -200,6 +245,34 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         ));
     }
     output::print_lines(lines)
+}
+
+/// What [`run`] reads of another agent's session beside its messages.
+struct AgentFacts {
+    notes: Vec<String>,
+    usage: Option<crate::store::UsageByModel>,
+    source: Option<SourceLines>,
+}
+
+/// `usage: input 1,200 · output 800 · cache read 40,000 · cache write 2,000 · about $0.12`.
+pub fn usage_line(u: &Usage, cost: Option<&CostEstimate>) -> String {
+    let mut line = format!(
+        "usage: input {} · output {} · cache read {} · cache write {}",
+        humanize::count(u.input),
+        humanize::count(u.output),
+        humanize::count(u.cache_read),
+        humanize::count(u.cache_write)
+    );
+    if let Some(c) = cost {
+        line.push_str(&format!(
+            " · about ${:.2} (estimate, prices of {})",
+            c.usd, c.prices_of
+        ));
+        if !c.unpriced_models.is_empty() {
+            line.push_str(&format!("; no price for {}", c.unpriced_models.join(", ")));
+        }
+    }
+    line
 }
 
 /// The kinds holding tokens, biggest first: `tool results 61,200 (74%) · ...`.
@@ -280,6 +353,8 @@ fn shown_messages(
             tokens,
             text: m.one_line(),
             full_text: full.then(|| m.readable()),
+            kind: None,
+            lines: None,
         })
         .collect();
     Ok((messages, breakdown))

@@ -20,6 +20,7 @@ mod session;
 pub mod tail;
 pub mod tokens;
 pub mod transcript;
+pub mod usage;
 pub mod window;
 
 pub use assemble::Assembler;

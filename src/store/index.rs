@@ -10,7 +10,7 @@
 mod consistent;
 mod directory;
 mod engine;
-mod hit;
+pub(crate) mod hit;
 mod live;
 mod manifest;
 pub mod query;
@@ -45,6 +45,9 @@ pub enum Layout {
     Loki,
     /// `<id>/` is the conversation.
     Folder,
+    /// Another agent's session files, anywhere under the folder: their
+    /// stamps name each file by its path in the folder.
+    Agent,
 }
 
 impl Layout {
@@ -55,7 +58,7 @@ impl Layout {
     fn conversation(self, session_dir: &Path) -> PathBuf {
         match self {
             Layout::Loki => session_dir.join(MEMORY_DIR),
-            Layout::Folder => session_dir.to_path_buf(),
+            Layout::Folder | Layout::Agent => session_dir.to_path_buf(),
         }
     }
 }
@@ -104,6 +107,8 @@ pub struct IndexedStats {
     pub is_active: bool,
     /// Why its conversation could not be read.
     pub error: Option<String>,
+    /// The tokens another agent recorded as spent, by model.
+    pub usage: Option<crate::store::format::usage::UsageByModel>,
 }
 
 impl SearchIndex {
@@ -257,6 +262,9 @@ impl SearchIndex {
         let checker = stamp::Checker::new(&self.store_dir);
         let known = crate::store::parallel::map_ordered(ids, |id| {
             let entry = manifest.sessions.get(id.as_str())?;
+            if self.layout == Layout::Agent {
+                return checker.files_unchanged(&entry.files).then(|| entry.stats());
+            }
             let dir = Path::new(id);
             let conversation = self.layout.conversation(dir);
             let meta = self.layout.meta(dir);

@@ -4,6 +4,7 @@
 //! and clears, planned as data), comparing and exporting contexts, and the
 //! purge (plan as data, then a careful apply).
 
+pub mod agent_threads;
 pub mod contexts;
 pub mod conversation;
 pub mod counting;
@@ -13,6 +14,7 @@ pub mod edit_plan;
 pub mod export;
 pub mod forking;
 pub mod locate;
+pub mod pricing;
 pub mod purge_apply;
 pub mod purge_facts;
 pub mod purge_plan;

@@ -2,10 +2,18 @@
 //! sessions. Each reads its folder into [`SessionRecord`]s; everything the
 //! two kinds share (purge, locate, trims) lives once in `ops` and `api`.
 
+pub mod agent;
+pub mod agent_read;
+pub mod agents;
+pub mod claude;
+pub mod codex;
 pub mod derived;
+pub mod gemini;
 mod import;
+pub mod jsonl;
 pub mod layout;
 pub mod loki;
+pub mod parsed;
 pub mod peteos_folder;
 pub mod record;
 pub mod watch;

@@ -50,6 +50,8 @@ pub enum MatcherJob {
 /// What the matcher searches in one session.
 #[derive(Debug, Clone)]
 struct Entry {
+    /// Whose session (`loki`, `claude`, …), for `@agent` terms.
+    agent: &'static str,
     name: String,
     prompt: String,
     id: String,
@@ -76,6 +78,7 @@ impl Entry {
             .flat_map(|f| f.chars())
             .fold(0, |m, c| m | char_bit(c));
         Entry {
+            agent: r.agent.name(),
             name: r.name,
             prompt,
             id: r.id,
@@ -207,6 +210,15 @@ impl Matcher {
         if pattern.is_empty() {
             return Some(self.order(sort).to_vec());
         }
+        if pattern.only_agents() {
+            let order = self.order(sort).to_vec();
+            let entries = &self.entries;
+            let kept: Vec<usize> = order
+                .into_iter()
+                .filter(|&i| entries[i].as_ref().is_some_and(|e| pattern.allows(e.agent)))
+                .collect();
+            return Some(kept);
+        }
         let recency = self.order(SortKey::LastUsed).to_vec();
         // A longer query usually matches a subset of what the shorter one
         // matched (`narrows_to` says when: not for a longer `!not`).
@@ -304,7 +316,7 @@ fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64
                     part.iter()
                         .filter_map(|&i| {
                             let e = entries[i].as_ref()?;
-                            if e.chars & wanted != wanted {
+                            if e.chars & wanted != wanted || !pattern.allows(e.agent) {
                                 return None;
                             }
                             let score = match (letter, single) {
@@ -505,7 +517,23 @@ mod tests {
             path: PathBuf::new(),
             conversation_dir: PathBuf::new(),
             error: None,
+            ..SessionRecord::default()
         }
+    }
+
+    #[test]
+    fn at_agent_keeps_one_agents_sessions() {
+        let mut m = Matcher::default();
+        let mut claude = record("c1", "fix-login", "Fix login", 3.0);
+        claude.agent = crate::store::Agent::Claude;
+        let loki = record("l1", "fix-logout", "Fix logout", 2.0);
+        m.add(vec![(0, claude), (1, loki)]);
+        assert_eq!(m.query("fix"), vec![0, 1]);
+        assert_eq!(m.query("@claude"), vec![0]);
+        assert_eq!(m.query("!@claude"), vec![1]);
+        assert_eq!(m.query("@loki fix"), vec![1]);
+        assert_eq!(m.query("@loki @claude"), vec![0, 1]);
+        assert_eq!(m.query("@codex"), Vec::<usize>::new());
     }
 
     #[test]

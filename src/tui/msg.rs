@@ -53,6 +53,9 @@ pub enum Action {
     ToggleSearchMode,
     /// Sort the sessions the next way (last used, created, size, ...).
     CycleSort,
+    /// Show one agent's sessions, the next agent listed (then every one
+    /// again): an `@agent` term at the start of the query.
+    CycleAgent,
     /// Switch between cl100k_base and o200k_base.
     ToggleEncoding,
     /// Start trimming to the last N messages.

@@ -10,6 +10,8 @@
 //! `bench`); without it one is generated first. Results are printed and
 //! written as JSON to target/bench-live.json.
 
+// Shared with the other benches; this one needs only part of it.
+#[allow(dead_code)]
 #[path = "support.rs"]
 mod support;
 

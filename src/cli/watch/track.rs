@@ -202,6 +202,7 @@ impl<'s> Tracker<'s> {
             .records()?
             .into_iter()
             .map(|r| SessionRef {
+                agent: r.agent,
                 id: r.id,
                 path: r.path,
             })

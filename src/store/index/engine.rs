@@ -233,6 +233,7 @@ impl Engine {
             }
             let shown = snippet(&text, &found, &query.matched_positions(&texts));
             hits.push(Hit {
+                agent: Default::default(),
                 session_id: text_of(self.fields.session),
                 session_name: String::new(),
                 context_id: text_of(self.fields.context),

@@ -1,10 +1,13 @@
 //! A message that matched a search, and the order hits are shown in.
 
+use crate::store::sources::agent::Agent;
 use serde::Serialize;
 
 /// One message that matched.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Hit {
+    /// Whose session it is.
+    pub agent: Agent,
     /// The session.
     pub session_id: String,
     /// Its name.

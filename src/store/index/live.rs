@@ -1,5 +1,5 @@
-//! A search index held open for a person typing: every key is a query, so
-//! the index and its manifest are opened once and read again only when
+//! Search indexes held open for a person typing: every key is a query, so
+//! each index and its manifest are opened once and read again only when
 //! their files changed (the updater, in the background, maybe in another
 //! process, committed), and then only as a pair that matches (see
 //! `consistent`). A session that changed since it was indexed is not
@@ -7,7 +7,8 @@
 //! their files (a few dozen at most, so a key stays fast) and those that
 //! changed are searched in their files instead. Sessions that changed
 //! without a hit wait for the next update; the coverage says how many
-//! sessions the index holds.
+//! sessions the index holds. One index per source (the Loki tree, each
+//! other agent's folder); their hits are ranked together.
 
 use crate::store::error::Result;
 use crate::store::index::engine::Engine;
@@ -15,8 +16,10 @@ use crate::store::index::hit::{Hit, rank};
 use crate::store::index::manifest::{self, Manifest};
 use crate::store::index::query::SearchQuery;
 use crate::store::index::search::{SearchOutcome, Unreadable};
-use crate::store::index::text::session_messages;
-use crate::store::index::{SearchIndex, scan, stamp};
+use crate::store::index::text::{record_messages, session_messages};
+use crate::store::index::{Layout, SearchIndex, scan, stamp};
+use crate::store::sources::agent::Agent;
+use crate::store::sources::agents::AgentSource;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -26,8 +29,15 @@ const ATTEMPTS: usize = 5;
 /// Hits asked of the index beyond the limit, for those of changed sessions.
 const SPARE: usize = 50;
 
-/// An open index for searches as one types.
+/// Open indexes for searches as one types.
 pub struct LiveSearch {
+    parts: Vec<LiveIndex>,
+}
+
+/// One source's open index.
+struct LiveIndex {
+    /// Whose sessions it holds.
+    agent: Agent,
     index: SearchIndex,
     engine: Engine,
     manifest: Manifest,
@@ -43,21 +53,66 @@ pub struct LiveSearch {
 impl SearchIndex {
     /// Opens the index for searching as one types.
     pub fn live(&self) -> Result<LiveSearch> {
-        let (engine, _) = self.open()?;
-        let mut live = LiveSearch {
-            index: self.clone(),
-            engine,
-            manifest: self.empty_manifest(),
-            note: None,
-            damaged: Vec::new(),
-            seen: None,
-        };
-        live.refresh()?;
-        Ok(live)
+        LiveSearch::open(vec![(Agent::default(), self.clone())])
     }
 }
 
 impl LiveSearch {
+    /// Opens each index of `parts` (with whose sessions it holds).
+    pub fn open(parts: Vec<(Agent, SearchIndex)>) -> Result<LiveSearch> {
+        let mut out = Vec::with_capacity(parts.len());
+        for (agent, index) in parts {
+            let (engine, _) = index.open()?;
+            let mut live = LiveIndex {
+                agent,
+                manifest: index.empty_manifest(),
+                index,
+                engine,
+                note: None,
+                damaged: Vec::new(),
+                seen: None,
+            };
+            live.refresh()?;
+            out.push(live);
+        }
+        Ok(LiveSearch { parts: out })
+    }
+
+    /// The best `limit` messages for `query` among the indexed sessions;
+    /// `sessions` is how many the store holds (for the coverage).
+    pub fn search(
+        &mut self,
+        query: &SearchQuery,
+        limit: usize,
+        sessions: usize,
+    ) -> Result<SearchOutcome> {
+        let mut all = SearchOutcome {
+            hits: Vec::new(),
+            total: 0,
+            covered: 0,
+            sessions: 0,
+            unreadable: Vec::new(),
+            note: None,
+        };
+        for part in &mut self.parts {
+            let one = part.search(query, limit)?;
+            all.hits.extend(one.hits);
+            all.total += one.total;
+            all.covered += one.covered;
+            all.unreadable.extend(one.unreadable);
+            if let Some(note) = one.note {
+                all.note = Some(super::join_notes(all.note.take(), note));
+            }
+        }
+        rank(&mut all.hits);
+        all.hits.truncate(limit);
+        all.covered = all.covered.min(sessions);
+        all.sessions = sessions.max(all.covered);
+        Ok(all)
+    }
+}
+
+impl LiveIndex {
     /// Reads the index again if it changed since the last search.
     fn refresh(&mut self) -> Result<()> {
         let dir = self.index.dir.clone().unwrap_or_default();
@@ -81,14 +136,9 @@ impl LiveSearch {
         Ok(())
     }
 
-    /// The best `limit` messages for `query` among the indexed sessions;
-    /// `sessions` is how many the store holds (for the coverage).
-    pub fn search(
-        &mut self,
-        query: &SearchQuery,
-        limit: usize,
-        sessions: usize,
-    ) -> Result<SearchOutcome> {
+    /// This index's best `limit` messages for `query` (its coverage is
+    /// how many sessions it holds).
+    fn search(&mut self, query: &SearchQuery, limit: usize) -> Result<SearchOutcome> {
         self.refresh()?;
         let (found, mut total) = if self.manifest.sessions.is_empty() {
             (Vec::new(), 0)
@@ -103,6 +153,7 @@ impl LiveSearch {
                 Some(entry) => {
                     hit.session_name = entry.name.clone();
                     hit.last_used_at = entry.last_used_at;
+                    hit.agent = self.agent;
                     hits.push(hit);
                 }
                 None => total = total.saturating_sub(1),
@@ -121,14 +172,11 @@ impl LiveSearch {
                 Err(why) => unreadable.push(why),
             }
         }
-        rank(&mut hits);
-        hits.truncate(limit);
-        let covered = self.manifest.sessions.len().min(sessions);
         Ok(SearchOutcome {
             hits,
             total,
-            covered,
-            sessions: sessions.max(covered),
+            covered: self.manifest.sessions.len(),
+            sessions: self.manifest.sessions.len(),
             unreadable,
             note: self.note.clone(),
         })
@@ -147,14 +195,18 @@ impl LiveSearch {
             let Some(entry) = self.manifest.sessions.get(&hit.session_id) else {
                 continue;
             };
-            let dir = Path::new(&hit.session_id);
-            let meta = layout.meta(dir);
-            let same = checker.unchanged(
-                &layout.conversation(dir),
-                &entry.files,
-                meta.as_deref(),
-                entry.meta.as_ref(),
-            );
+            let same = if layout == Layout::Agent {
+                checker.files_unchanged(&entry.files)
+            } else {
+                let dir = Path::new(&hit.session_id);
+                let meta = layout.meta(dir);
+                checker.unchanged(
+                    &layout.conversation(dir),
+                    &entry.files,
+                    meta.as_deref(),
+                    entry.meta.as_ref(),
+                )
+            };
             if !same {
                 changed.push(hit.session_id.clone());
             }
@@ -164,14 +216,33 @@ impl LiveSearch {
 
     /// Session `id` searched in its files.
     fn scan(&self, id: &str, query: &SearchQuery) -> std::result::Result<Vec<Hit>, Unreadable> {
-        let path: PathBuf = self.index.store_dir.join(id);
         let entry = self.manifest.sessions.get(id);
         let (name, used) = entry.map_or((id, 0.0), |e| (e.name.as_str(), e.last_used_at));
-        session_messages(self.index.layout, &path, false)
-            .map(|(messages, _)| scan::matching(&messages, query, (id, name, used)))
-            .map_err(|e| Unreadable {
-                session_id: id.to_string(),
-                error: e.to_string(),
-            })
+        let read = if self.index.layout == Layout::Agent {
+            // Another agent's session: its own file is stamped first.
+            let store = &self.index.store_dir;
+            let file = entry
+                .and_then(|e| e.files.first())
+                .map(|f| store.join(&f.name));
+            let record = file.map(|f| AgentSource::new(self.agent, store).reader().record_at(&f));
+            match record {
+                Some(record) => record_messages(&record, Layout::Agent, false),
+                None => Ok((Vec::new(), Default::default())),
+            }
+        } else {
+            let path: PathBuf = self.index.store_dir.join(id);
+            session_messages(self.index.layout, &path, false)
+        };
+        read.map(|(messages, _)| {
+            let mut hits = scan::matching(&messages, query, (id, name, used));
+            for hit in &mut hits {
+                hit.agent = self.agent;
+            }
+            hits
+        })
+        .map_err(|e| Unreadable {
+            session_id: id.to_string(),
+            error: e.to_string(),
+        })
     }
 }

@@ -5,6 +5,7 @@
 //! after each commit of the index.
 
 use crate::store::format::jsonfile;
+use crate::store::format::usage::UsageByModel;
 use crate::store::fs::atomic;
 use crate::store::index::slot::StoreIdentity;
 use crate::store::index::stamp::{FileStamp, Stamp, StampTimes, stat_matches};
@@ -15,8 +16,9 @@ use std::path::{Path, PathBuf};
 /// Changes whenever what is indexed, or how, changes: an index of another
 /// format is rebuilt. 2: stamps hold the change time; the manifest names
 /// the commit of the tantivy index it describes and the folder's device
-/// and inode.
-pub const FORMAT: u32 = 2;
+/// and inode. 3: an entry holds another agent's usage, and its files are
+/// stamped by their path in the agent's folder.
+pub const FORMAT: u32 = 3;
 /// The manifest's file name in the index directory.
 pub const FILE: &str = "sessions.postcard";
 /// The largest manifest read (about 230 bytes a session: a million
@@ -46,6 +48,8 @@ pub struct Entry {
     pub documents: usize,
     /// Why its conversation could not be read, if it could not.
     pub error: Option<String>,
+    /// The tokens another agent recorded as spent, by model.
+    pub usage: Option<UsageByModel>,
 }
 
 /// Every indexed session.
@@ -161,6 +165,7 @@ pub struct EntryView<'a> {
     pub is_active: bool,
     pub documents: usize,
     pub error: Option<&'a str>,
+    pub usage: Option<UsageByModel>,
 }
 
 /// [`FileStamp`], borrowed.
@@ -196,6 +201,7 @@ impl EntryView<'_> {
             tokens: self.tokens,
             is_active: self.is_active,
             error: self.error.map(str::to_string),
+            usage: self.usage.clone(),
         }
     }
 }
@@ -274,6 +280,7 @@ mod tests {
                 is_active: true,
                 documents: 11,
                 error: Some("broken".into()),
+                usage: None,
             },
         );
         manifest.save(dir.path()).unwrap();

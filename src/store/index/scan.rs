@@ -28,6 +28,7 @@ pub fn matching(
         let matched = query.matched_positions(&texts);
         let shown = snippet(&m.text, &found, &matched);
         hits.push(Hit {
+            agent: Default::default(),
             session_id: session_id.to_string(),
             session_name: session_name.to_string(),
             context_id: m.context_id.clone(),

@@ -10,7 +10,7 @@ use crate::store::index::hit::{Hit, rank};
 use crate::store::index::manifest::Manifest;
 use crate::store::index::query::SearchQuery;
 use crate::store::index::scan;
-use crate::store::index::text::session_messages;
+use crate::store::index::text::record_messages;
 use crate::store::index::update::{Change, refresh, start_afresh_if_empty};
 use crate::store::index::{Layout, SearchIndex, join_notes};
 use crate::store::parallel;
@@ -75,8 +75,15 @@ pub fn direct(
     layout: Layout,
 ) -> SearchOutcome {
     let found = parallel::map_ordered(records, |r| {
-        session_messages(layout, &r.path, false)
-            .map(|(messages, _)| scan::matching(&messages, query, (&r.id, &r.name, r.last_used_at)))
+        record_messages(r, layout, false)
+            .map(|(messages, _)| {
+                let mut hits =
+                    scan::matching(&messages, query, (&r.id, r.shown_name(), r.last_used_at));
+                for hit in &mut hits {
+                    hit.agent = r.agent;
+                }
+                hits
+            })
             .map_err(|e| Unreadable {
                 session_id: r.id.clone(),
                 error: e.to_string(),

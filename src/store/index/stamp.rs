@@ -99,6 +99,21 @@ pub fn conversation(dir: &Path) -> Vec<FileStamp> {
     out
 }
 
+/// The stamps of another agent's session files, each named by its path
+/// relative to `folder` (the agent's folder), in the order given. A file
+/// outside the folder or gone has no stamp.
+pub fn files(folder: &Path, paths: &[std::path::PathBuf]) -> Vec<FileStamp> {
+    paths
+        .iter()
+        .filter_map(|p| {
+            let rel = p.strip_prefix(folder).ok()?;
+            let mut stamp = file(p)?;
+            stamp.name = rel.to_string_lossy().into_owned();
+            Some(stamp)
+        })
+        .collect()
+}
+
 /// Checks stamps against the files fast: every path is looked up relative
 /// to the session folder, opened once, and a conversation is listed only
 /// when its directory's own stamp changed (a file came or went).
@@ -139,6 +154,14 @@ impl Checker {
             && rest
                 .iter()
                 .all(|f| self.same(&conversation.join(f.name()), f))
+    }
+
+    /// True when every file of `files` (stamps named by their path in the
+    /// folder, as [`files`] makes them) is as recorded. A subagent's file
+    /// that appears later is not seen here; its session's own file changes
+    /// with it (the call that started the subagent is written there).
+    pub fn files_unchanged<S: Stamp>(&self, files: &[S]) -> bool {
+        !files.is_empty() && files.iter().all(|f| self.same(Path::new(f.name()), f))
     }
 
     /// True when meta.json is as `meta` recorded (both absent counts).

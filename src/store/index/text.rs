@@ -6,10 +6,13 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::tokens::Encoding;
+use crate::store::format::usage::UsageByModel;
 use crate::store::format::{Context, Session, Special};
 use crate::store::index::Layout;
 use crate::store::ops::conversation::has_visible_files;
 use crate::store::ops::counting::message_counts;
+use crate::store::sources::agents;
+use crate::store::sources::record::SessionRecord;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
@@ -39,6 +42,47 @@ pub struct Facts {
     pub tokens: Option<u64>,
     /// `is_active` in session.json.
     pub is_active: bool,
+    /// The tokens another agent recorded as spent, by model.
+    pub usage: Option<UsageByModel>,
+}
+
+/// [`session_messages`] of the session `record`, whatever its agent: a
+/// Loki or peteos conversation directory, or another agent's files (its
+/// main thread first, then its subagents').
+pub fn record_messages(
+    record: &SessionRecord,
+    layout: Layout,
+    count: bool,
+) -> Result<(Vec<Searchable>, Facts)> {
+    if !record.agent.is_external() {
+        return session_messages(layout, &record.path, count);
+    }
+    let read = agents::read(record)?;
+    let mut facts = Facts {
+        messages: read.main.context.len(),
+        usage: Some(read.usage),
+        ..Facts::default()
+    };
+    if count {
+        facts.tokens = Some(
+            message_counts(&read.main.context, Encoding::Cl100kBase)?
+                .iter()
+                .sum(),
+        );
+    }
+    let contexts: Vec<Context> = std::iter::once(read.main.context)
+        .chain(read.others.into_iter().map(|t| t.context))
+        .collect();
+    Ok((searchables(&contexts), facts))
+}
+
+/// The bytes of the session `record`'s files.
+pub fn session_bytes(record: &SessionRecord) -> u64 {
+    if record.agent.is_external() {
+        agents::bytes(record)
+    } else {
+        crate::store::fs::disk::tree_facts(&record.path).map_or(0, |f| f.bytes)
+    }
 }
 
 /// Every message of the conversation of the session in `session_dir` once,
@@ -82,9 +126,14 @@ pub fn session_messages(
             contexts.push(ctx);
         }
     }
+    Ok((searchables(&contexts), facts))
+}
+
+/// Every message of `contexts` once (by id), tool definitions left out.
+fn searchables(contexts: &[Context]) -> Vec<Searchable> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for ctx in &contexts {
+    for ctx in contexts {
         for (index, message) in ctx.messages().enumerate() {
             if ctx.special_at(index) == Some(Special::ToolDefinitions) {
                 continue;
@@ -105,7 +154,7 @@ pub fn session_messages(
             });
         }
     }
-    Ok((out, facts))
+    out
 }
 
 /// Refuses a session directory that is not a directory or is a link, and a

@@ -4,11 +4,10 @@
 //! meanwhile sees the index grow.
 
 use crate::store::error::Result;
-use crate::store::fs::disk;
 use crate::store::index::engine::Engine;
 use crate::store::index::manifest::{Entry, Manifest};
 use crate::store::index::stamp::{self, FileStamp};
-use crate::store::index::text::session_messages;
+use crate::store::index::text::{record_messages, session_bytes};
 use crate::store::index::{Layout, SearchIndex};
 use crate::store::parallel;
 use crate::store::sources::record::SessionRecord;
@@ -60,7 +59,16 @@ pub(super) struct Stale {
 
 impl Stale {
     /// `record` with its files' current stamps.
-    pub fn of(record: SessionRecord, layout: Layout) -> Stale {
+    pub fn of(record: SessionRecord, index: &SearchIndex) -> Stale {
+        let layout = index.layout;
+        if layout == Layout::Agent {
+            let paths = crate::store::sources::agents::files(&record);
+            return Stale {
+                files: stamp::files(&index.store_dir, &paths),
+                meta: None,
+                record,
+            };
+        }
         Stale {
             files: stamp::conversation(&layout.conversation(&record.path)),
             meta: layout.meta(&record.path).and_then(|m| stamp::file(&m)),
@@ -89,6 +97,13 @@ impl SearchIndex {
             let Some(entry) = manifest.sessions.get(name) else {
                 return Change::Conversation;
             };
+            if self.layout == Layout::Agent {
+                return if checker.files_unchanged(&entry.files) {
+                    Change::None
+                } else {
+                    Change::Conversation
+                };
+            }
             let dir = std::path::Path::new(name);
             if !checker.conversation_unchanged(&self.layout.conversation(dir), &entry.files) {
                 Change::Conversation
@@ -316,18 +331,17 @@ pub(super) fn refresh(
     let started = Instant::now();
     let mut last_commit = Instant::now();
     for names in stale.chunks(CHUNK) {
-        let chunk: Vec<Stale> =
-            parallel::map_ordered(names, |n| Stale::of(record_of(n), index.layout));
+        let chunk: Vec<Stale> = parallel::map_ordered(names, |n| Stale::of(record_of(n), index));
         let read = parallel::map_ordered(&chunk, |s| {
             (
-                session_messages(index.layout, &s.record.path, true),
-                disk::tree_facts(&s.record.path).map_or(0, |f| f.bytes),
+                record_messages(&s.record, index.layout, true),
+                session_bytes(&s.record),
             )
         });
         for (s, (result, bytes)) in chunk.iter().zip(read) {
             let r = &s.record;
             let mut entry = Entry {
-                name: r.name.clone(),
+                name: r.shown_name().to_string(),
                 last_used_at: r.last_used_at,
                 meta: s.meta.clone(),
                 files: s.files.clone(),
@@ -341,6 +355,7 @@ pub(super) fn refresh(
                     entry.messages = facts.messages;
                     entry.tokens = facts.tokens;
                     entry.is_active = facts.is_active;
+                    entry.usage = facts.usage;
                 }
                 Err(e) => {
                     engine.delete_session(writer, &r.id);

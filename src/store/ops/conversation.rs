@@ -3,8 +3,11 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::{Context, Session, tail};
+use crate::store::sources::agent_read::AgentRead;
+use crate::store::sources::agents;
+use crate::store::sources::jsonl::LineSpan;
 use crate::store::sources::record::SessionRecord;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One context (fork) of a session, summed up without loading it all.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,10 +31,64 @@ pub struct Conversation {
     pub contexts: Vec<ContextSummary>,
     /// `is_active` in session.json: a running agent owns the session.
     pub agent_owned: bool,
+    /// What could not be read (another agent's file: bad lines, unknown
+    /// types), one sentence each; empty for Loki and peteos sessions.
+    pub notes: Vec<String>,
+    /// Where each message of `context` came from, for another agent's
+    /// session (its file and lines); None for Loki and peteos sessions.
+    pub source: Option<SourceLines>,
+    /// The agent's own title as the whole file says it (a title set in the
+    /// middle of a long file, which the list's read of its ends misses).
+    pub title: Option<String>,
+    /// The tokens another agent recorded as spent, by model.
+    pub usage: Option<crate::store::format::usage::UsageByModel>,
+    /// What that usage would cost (set by the door, from its prices).
+    pub cost: Option<crate::store::ops::pricing::CostEstimate>,
+}
+
+/// The lines of another agent's file each message was made from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceLines {
+    /// The file.
+    pub file: PathBuf,
+    /// For each message of the context, its lines in `file`.
+    pub lines: Vec<Vec<LineSpan>>,
+}
+
+/// Another agent's session as a conversation: its main thread is the
+/// active context; its subagents and side conversations are the others.
+fn from_agent(read: AgentRead) -> Conversation {
+    let summary = |t: &crate::store::sources::agent_read::Thread| ContextSummary {
+        id: t.context.id().to_string(),
+        messages: Some(t.context.len()),
+        origin: t.context.origin_context_id().map(str::to_string),
+        error: None,
+    };
+    let mut contexts: Vec<ContextSummary> = std::iter::once(&read.main)
+        .chain(&read.others)
+        .map(summary)
+        .collect();
+    contexts.sort_by(|a, b| a.id.cmp(&b.id));
+    Conversation {
+        source: Some(SourceLines {
+            file: read.main.file.clone(),
+            lines: read.main.lines,
+        }),
+        context: read.main.context,
+        contexts,
+        agent_owned: false,
+        notes: read.skipped.sentences(),
+        title: read.title,
+        usage: Some(read.usage),
+        cost: None,
+    }
 }
 
 /// Loads the conversation of the session at `record`. Reads only.
 pub fn load(record: &SessionRecord) -> Result<Conversation> {
+    if record.agent.is_external() {
+        return agents::read(record).map(from_agent);
+    }
     let session = Session::load(&record.conversation_dir)?;
     let context = session.active_context()?.ok_or_else(|| {
         StoreError::NotFound(format!(
@@ -75,12 +132,20 @@ pub fn load(record: &SessionRecord) -> Result<Conversation> {
         context,
         contexts,
         agent_owned: session.is_active(),
+        notes: Vec::new(),
+        source: None,
+        title: None,
+        usage: None,
+        cost: None,
     })
 }
 
 /// True when session.json says a running agent owns the session
 /// (`is_active`); false when it cannot be read.
 pub fn agent_owned(record: &SessionRecord) -> bool {
+    if record.agent.is_external() {
+        return false;
+    }
     Session::load(&record.conversation_dir).is_ok_and(|s| s.is_active())
 }
 
@@ -103,6 +168,9 @@ pub fn find_message(context: &Context, arg: &str) -> Result<usize> {
 
 /// The active context of the session at `record`; None when it has none.
 pub fn active_context(record: &SessionRecord) -> Result<Option<Context>> {
+    if record.agent.is_external() {
+        return agents::read(record).map(|r| Some(r.main.context));
+    }
     Session::load(&record.conversation_dir)?.active_context()
 }
 
@@ -113,8 +181,12 @@ pub fn last_messages(
     n: usize,
     chars: usize,
 ) -> Result<Vec<(String, String)>> {
-    let session = Session::load(&record.conversation_dir)?;
-    let Some(context) = session.active_context()? else {
+    let context = if record.agent.is_external() {
+        Some(agents::preview(record)?)
+    } else {
+        active_context(record)?
+    };
+    let Some(context) = context else {
         return Ok(Vec::new());
     };
     let skip = context.len().saturating_sub(n);
@@ -131,6 +203,9 @@ pub fn last_messages(
 /// is fine. The one test of a damaged conversation: a purge spares such a
 /// session and writers refuse it (`Target::writable`).
 pub fn conversation_state(record: &SessionRecord) -> Result<bool> {
+    if record.agent.is_external() {
+        return agents::read(record).map(|_| false);
+    }
     let session = match Session::load(&record.conversation_dir) {
         Ok(session) => session,
         Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {

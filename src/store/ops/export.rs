@@ -18,6 +18,9 @@ pub fn transcript(
     context: Option<&str>,
     format: TranscriptFormat,
 ) -> Result<String> {
+    if record.agent.is_external() {
+        return crate::store::ops::agent_threads::transcript(record, context, format);
+    }
     let dir = &record.conversation_dir;
     let session = Session::load(dir)?;
     let ctx: Context = match context {

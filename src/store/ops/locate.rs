@@ -45,8 +45,16 @@ impl Target {
         &self.record.path
     }
 
-    /// The agent's working directory (the session dir for bare peteos sessions).
+    /// The agent's working directory (the session dir for bare peteos
+    /// sessions; for another agent's, the folder it worked in, else the
+    /// folder holding its file).
     pub fn workspace(&self) -> PathBuf {
+        if self.record.agent.is_external() {
+            return match &self.record.cwd {
+                Some(cwd) => PathBuf::from(cwd),
+                None => self.record.conversation_dir.clone(),
+            };
+        }
         if self.is_loki {
             SessionPaths::new(&self.record.path).workspace()
         } else {
@@ -327,6 +335,7 @@ mod tests {
             path: id.into(),
             conversation_dir: id.into(),
             error: None,
+            ..SessionRecord::default()
         }
     }
 

@@ -382,6 +382,7 @@ mod tests {
                 path: PathBuf::from(id),
                 conversation_dir: PathBuf::from(id),
                 error: None,
+                ..SessionRecord::default()
             },
             bytes: 10,
             is_active: false,

@@ -2,6 +2,7 @@
 //! disk, messages and tokens of the active context, whether an agent owns it.
 
 use crate::store::format::tokens::Encoding;
+use crate::store::format::usage::UsageByModel;
 use crate::store::format::{Session, tail};
 use crate::store::fs::disk;
 use crate::store::ops::conversation::has_visible_files;
@@ -23,10 +24,43 @@ pub struct SessionStats {
     pub is_active: bool,
     /// Why the conversation could not be read, if it could not.
     pub error: Option<String>,
+    /// The tokens another agent recorded as spent, by model (read with the
+    /// tokens; None for Loki and peteos sessions, which record none).
+    pub usage: Option<UsageByModel>,
+}
+
+/// [`session_stats`] of another agent's session: its size from the files'
+/// sizes alone; messages, tokens and usage need the whole file, so they
+/// are read only with the tokens.
+fn agent_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionStats {
+    let mut stats = SessionStats {
+        bytes: record
+            .bytes
+            .unwrap_or_else(|| crate::store::sources::agents::bytes(record)),
+        ..SessionStats::default()
+    };
+    let Some(encoding) = encoding else {
+        return stats;
+    };
+    match crate::store::sources::agents::read(record) {
+        Ok(read) => {
+            stats.messages = Some(read.main.context.len());
+            match total_tokens(&read.main.context, encoding) {
+                Ok(total) => stats.tokens = Some(total),
+                Err(e) => stats.error = Some(e.to_string()),
+            }
+            stats.usage = Some(read.usage);
+        }
+        Err(e) => stats.error = Some(e.to_string()),
+    }
+    stats
 }
 
 /// Gathers [`SessionStats`] for a record; `encoding` also counts tokens.
 pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionStats {
+    if record.agent.is_external() {
+        return agent_stats(record, encoding);
+    }
     let mut stats = SessionStats {
         bytes: disk::tree_facts(&record.path).map_or(0, |f| f.bytes),
         ..SessionStats::default()

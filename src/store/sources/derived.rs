@@ -5,6 +5,7 @@
 use crate::store::format::naming::name_from_prompt;
 use crate::store::format::{Part, Session};
 use crate::store::fs::disk;
+use crate::store::sources::agent::Agent;
 use crate::store::sources::record::SessionRecord;
 use std::fs;
 use std::path::Path;
@@ -22,13 +23,16 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
     let session = match Session::load(dir) {
         Ok(s) => s,
         Err(e) => {
-            return SessionRecord::damaged(
-                &id,
-                dir.to_path_buf(),
-                dir.to_path_buf(),
-                &user,
-                e.to_string(),
-            );
+            return SessionRecord {
+                agent: Agent::Peteos,
+                ..SessionRecord::damaged(
+                    &id,
+                    dir.to_path_buf(),
+                    dir.to_path_buf(),
+                    &user,
+                    e.to_string(),
+                )
+            };
         }
     };
     let first_prompt = session
@@ -43,7 +47,10 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         .unwrap_or_default();
     let (oldest, newest) = file_times(dir);
     SessionRecord {
+        agent: Agent::Peteos,
         name: name_from_prompt(&first_prompt),
+        title: first_prompt.clone(),
+        cwd: None,
         first_prompt,
         user,
         created_at: created_at(&id, oldest),
@@ -51,6 +58,7 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         path: dir.to_path_buf(),
         conversation_dir: dir.to_path_buf(),
         error: None,
+        bytes: None,
         id,
     }
 }

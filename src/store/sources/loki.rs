@@ -11,6 +11,7 @@ use crate::store::fs::disk;
 use crate::store::fs::lock::{self, SessionLock};
 use crate::store::fs::trash;
 use crate::store::parallel;
+use crate::store::sources::agent::Agent;
 use crate::store::sources::layout::{Layout, SessionPaths, check_id};
 use crate::store::sources::record::SessionRecord;
 use std::fs;
@@ -358,7 +359,10 @@ fn record_from_meta(id: &str, dir: &Path, meta: &Meta, user: &str) -> SessionRec
         _ => name_from_prompt(meta.first_prompt()),
     };
     SessionRecord {
+        agent: Agent::Loki,
         id: id.to_string(),
+        title: name.clone(),
+        cwd: None,
         name,
         user: meta.user().unwrap_or(user).to_string(),
         first_prompt: meta.first_prompt().to_string(),
@@ -367,5 +371,6 @@ fn record_from_meta(id: &str, dir: &Path, meta: &Meta, user: &str) -> SessionRec
         path: dir.to_path_buf(),
         conversation_dir: SessionPaths::new(dir).memory(),
         error: None,
+        bytes: None,
     }
 }

@@ -2,13 +2,18 @@
 //! derived from a bare peteos session), and the order every list uses.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::sources::agent::Agent;
 use serde::Serialize;
 use std::path::PathBuf;
 
-/// One session as listed: read from meta.json (or derived for peteos folders).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One session as listed: read from meta.json (or derived for peteos
+/// folders, or read from the ends of another agent's session file).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SessionRecord {
-    /// The directory name, which is the session's id.
+    /// Whose session it is.
+    pub agent: Agent,
+    /// The session's id: the directory name (Loki, peteos), or the agent's
+    /// own id (Claude Code's file name, Codex's and Gemini's session id).
     pub id: String,
     /// Slug of the first prompt.
     pub name: String,
@@ -16,17 +21,27 @@ pub struct SessionRecord {
     pub user: String,
     /// The prompt that started it.
     pub first_prompt: String,
+    /// The title a person reads: the agent's own title where it keeps one
+    /// (a Loki name, a Claude Code custom or AI title), else the first prompt.
+    pub title: String,
+    /// The folder the agent worked in, where the session says.
+    pub cwd: Option<String>,
     /// Seconds since the epoch.
     pub created_at: f64,
     /// Seconds since the epoch.
     pub last_used_at: f64,
-    /// The session directory.
+    /// The session directory (another agent's: its session file).
     pub path: PathBuf,
-    /// The peteos conversation directory (`memory/` for Loki sessions).
+    /// The peteos conversation directory (`memory/` for Loki sessions;
+    /// the folder holding another agent's session file).
     #[serde(skip)]
     pub conversation_dir: PathBuf,
     /// Why the session could not be read, if it could not.
     pub error: Option<String>,
+    /// The session's size, when the listing measured it on the way (another
+    /// agent's files: it read them anyway); None: measured when asked.
+    #[serde(skip)]
+    pub bytes: Option<u64>,
 }
 
 impl SessionRecord {
@@ -41,13 +56,22 @@ impl SessionRecord {
         SessionRecord {
             id: id.to_string(),
             name: id.to_string(),
+            title: id.to_string(),
             user: user.to_string(),
-            first_prompt: String::new(),
-            created_at: 0.0,
-            last_used_at: 0.0,
             path,
             conversation_dir,
             error: Some(error),
+            ..SessionRecord::default()
+        }
+    }
+
+    /// The name a person reads in a list of hits: a Loki session's name,
+    /// another agent's title.
+    pub fn shown_name(&self) -> &str {
+        if self.agent.is_external() && !self.title.is_empty() {
+            &self.title
+        } else {
+            &self.name
         }
     }
 
@@ -56,11 +80,32 @@ impl SessionRecord {
         self.error.is_none()
     }
 
+    /// Refuses to resume a session whose listing found it damaged. Another
+    /// agent's session resumes in the agent (nothing of it is written
+    /// here), so only its damage refuses it.
+    pub fn resumable(&self) -> Result<()> {
+        match (&self.error, self.agent.is_external()) {
+            (Some(error), true) => Err(StoreError::Invalid(format!(
+                "session {} could not be read: {error}",
+                self.id
+            ))),
+            (None, true) => Ok(()),
+            _ => self.writable(),
+        }
+    }
+
     /// Refuses to write to a session whose listing found it damaged: what
     /// could not be read is left exactly as it is (reading is still
     /// allowed). This is the part of the read-only rule known without
     /// reading the conversation; `Target::writable` adds the rest.
     pub fn writable(&self) -> Result<()> {
+        if self.agent.is_external() {
+            return Err(StoreError::Invalid(format!(
+                "{} sessions are read-only here: loki-sessions lists, searches, shows and exports them, but does not trim, edit or delete them yet ({})",
+                self.agent.display_name(),
+                self.path.display()
+            )));
+        }
         match &self.error {
             Some(error) => Err(StoreError::Invalid(format!(
                 "session {} is damaged, so it is left as it is: {error}",

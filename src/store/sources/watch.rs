@@ -1,9 +1,15 @@
 //! What each source asks a watcher to look at, and which session a changed
 //! path belongs to. A source names folders (never single files) with how
 //! deep below them sessions live; the watcher (`fs::watch`) reports paths,
-//! and the source turns each into the session it is part of.
+//! and the source turns each into the session it is part of. The other
+//! agents' folders are in `watch/agents.rs`.
+
+mod agents;
+
+pub use agents::AgentWatch;
 
 use crate::store::fs::watch::WatchRoot;
+use crate::store::sources::agent::Agent;
 use crate::store::sources::layout::MEMORY_DIR;
 use crate::store::sources::{LokiTree, PeteosFolder};
 use std::path::{Component, Path, PathBuf};
@@ -13,6 +19,8 @@ use std::path::{Component, Path, PathBuf};
 /// session in one file).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SessionRef {
+    /// Whose session it is.
+    pub agent: Agent,
     /// The session's id, as its record has it.
     pub id: String,
     /// Its directory or file.
@@ -79,6 +87,7 @@ impl Watched for LokiTree {
         let dir = self.layout().sessions_dir();
         let id = first_below(&dir, path)?;
         Some(SessionRef {
+            agent: Agent::Loki,
             path: dir.join(&id),
             id,
         })
@@ -94,6 +103,7 @@ impl Watched for PeteosFolder {
     fn session_of(&self, path: &Path) -> Option<SessionRef> {
         let id = first_below(self.dir(), path)?;
         Some(SessionRef {
+            agent: Agent::Peteos,
             path: self.dir().join(&id),
             id,
         })
@@ -109,6 +119,7 @@ mod tests {
         let tree = LokiTree::open(Path::new("/r"), "ann").unwrap();
         let s = Path::new("/r/users/ann/session");
         let want = Some(SessionRef {
+            agent: Agent::Loki,
             id: "20261201-x".into(),
             path: s.join("20261201-x"),
         });
@@ -122,6 +133,7 @@ mod tests {
         assert_eq!(
             folder.session_of(Path::new("/p/abc/session.json")),
             Some(SessionRef {
+                agent: Agent::Peteos,
                 id: "abc".into(),
                 path: PathBuf::from("/p/abc")
             })

@@ -80,7 +80,7 @@ use tui_input::InputRequest as E;
 pub const BINDINGS: &[Binding] = &[
     bind(S::Everywhere, &[ctrl('c')], A::Quit, "quit at once", None),
     bind(S::Everywhere, &[ctrl('z')], A::Suspend, "suspend (fg comes back)", None),
-    bind(S::List, &[k(K::Enter)], A::Resume, "resume: print the workspace and exit", Some((1, "resume"))),
+    bind(S::List, &[k(K::Enter)], A::Resume, "resume: print the workspace and exit (another agent's: resume in it)", Some((1, "resume"))),
     bind(S::List, &[k(K::Tab), ctrl('o')], A::Open, "open: read messages and tokens, trim", Some((1, "open"))),
     bind(S::List, &[k(K::Up), ctrl('p')], A::Up, "move up", None),
     bind(S::List, &[k(K::Down), ctrl('n')], A::Down, "move down", None),
@@ -93,6 +93,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::List, &[k(K::F(8)), ctrl('d')], A::Delete, "delete (asks first)", None),
     bind(S::List, &[ctrl('f')], A::ToggleSearchMode, "search the text of every message", Some((1, "messages"))),
     bind(S::List, &[k(K::F(6)), alt('s')], A::CycleSort, "sort by last used, created, size, messages, tokens, context fill, name", None),
+    bind(S::List, &[k(K::F(4)), alt('a')], A::CycleAgent, "one agent's sessions, the next, then all (@agent)", None),
     bind(S::List, &[ctrl('g'), k(K::F(9))], A::PurgePreview, "purge preview", Some((1, "purge"))),
     bind(S::List, &[ctrl('r'), k(K::F(5))], A::Refresh, "refresh", None),
     bind(S::List, &[ctrl('t')], A::ToggleEncoding, "switch encoding", None),

@@ -5,6 +5,8 @@
 //! and `!` before any of these turns it into a term that must not match
 //! (`!word` is "does not contain word"). A term in lower case ignores case;
 //! a capital makes it match case (smart case). `\ ` is a space inside a term.
+//! `@agent` keeps the sessions of that agent (`@claude`, `@codex`, …;
+//! several are any of them), `!@agent` leaves its sessions out.
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -42,6 +44,10 @@ pub struct Term {
 pub struct Pattern {
     /// The terms, in the order typed; empty ones (`!`, `^`) are left out.
     pub terms: Vec<Term>,
+    /// `@agent`: the agents whose sessions are kept (empty: every agent).
+    pub agents: Vec<String>,
+    /// `!@agent`: the agents whose sessions are left out.
+    pub not_agents: Vec<String>,
 }
 
 /// A field of a row as it is matched: as written and lower-cased.
@@ -56,16 +62,34 @@ pub struct Field<'a> {
 impl Pattern {
     /// Reads `query` (see the module's comment).
     pub fn parse(query: &str) -> Pattern {
-        let terms = split_terms(query)
-            .into_iter()
-            .filter_map(|word| Term::parse(&word))
-            .collect();
-        Pattern { terms }
+        let mut pattern = Pattern::default();
+        for word in split_terms(query) {
+            if let Some(agent) = word.strip_prefix("!@") {
+                pattern.not_agents.push(agent.to_lowercase());
+            } else if let Some(agent) = word.strip_prefix('@') {
+                pattern.agents.push(agent.to_lowercase());
+            } else if let Some(term) = Term::parse(&word) {
+                pattern.terms.push(term);
+            }
+        }
+        pattern
     }
 
     /// True when nothing is asked: every row matches.
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty()
+        self.terms.is_empty() && self.agents.is_empty() && self.not_agents.is_empty()
+    }
+
+    /// True when the sessions of `agent` pass the `@agent` terms.
+    pub fn allows(&self, agent: &str) -> bool {
+        (self.agents.is_empty() || self.agents.iter().any(|a| a == agent))
+            && !self.not_agents.iter().any(|a| a == agent)
+    }
+
+    /// True when only `@agent` terms are asked (the order of the rows then
+    /// stays the list's own).
+    pub fn only_agents(&self) -> bool {
+        self.terms.is_empty() && !self.is_empty()
     }
 
     /// The one plain fuzzy term, if the query is just that.
@@ -106,6 +130,9 @@ impl Pattern {
     /// negation, whose longer forms match more), or `next` adds terms.
     pub fn narrows_to(&self, next: &Pattern) -> bool {
         let (old, new) = (&self.terms, &next.terms);
+        if self.agents != next.agents || self.not_agents != next.not_agents {
+            return false;
+        }
         if old.len() > new.len() {
             return false;
         }

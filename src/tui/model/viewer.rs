@@ -20,6 +20,11 @@ pub struct Loaded {
     pub facts: Option<Arc<EditFacts>>,
     /// A running agent owns the session (`is_active`): trims ask first.
     pub agent_owned: bool,
+    /// Another agent's session: the tokens it recorded as spent, and
+    /// their estimated cost, for the header.
+    pub usage: Option<Box<(crate::store::Usage, Option<crate::store::CostEstimate>)>>,
+    /// What could not be read of another agent's files.
+    pub notes: Vec<String>,
 }
 
 impl Loaded {

@@ -95,11 +95,11 @@ pub enum ListReply {
     PreviewLoaded { preview: Preview },
     /// A session was created.
     Created {
-        result: Result<SessionRecord, UiError>,
+        result: Result<Box<SessionRecord>, UiError>,
     },
     /// A session was renamed.
     Renamed {
-        result: Result<SessionRecord, UiError>,
+        result: Result<Box<SessionRecord>, UiError>,
     },
     /// What deleting session `id` would do: its size, measured as the
     /// deletion measures what it frees, and its damage; or why it would be
@@ -114,7 +114,7 @@ pub enum ListReply {
     },
     /// The session to resume was touched.
     Resumed {
-        result: Result<SessionRecord, UiError>,
+        result: Result<Box<SessionRecord>, UiError>,
     },
     /// Sessions the watcher named, read again (or gone).
     Reread { results: Vec<Reread> },
@@ -214,12 +214,13 @@ impl ListOp {
             ListOp::CreateSession { prompt } => ListReply::Created {
                 result: store
                     .start(&prompt, None, job.now)
-                    .map(|started| started.record)
+                    .map(|started| Box::new(started.record))
                     .map_err(UiError::from),
             },
             ListOp::RenameSession { record, name } => ListReply::Renamed {
                 result: store
                     .rename(&store.target(&record), &name)
+                    .map(Box::new)
                     .map_err(UiError::from),
             },
             ListOp::CheckDelete { record } => ListReply::DeleteChecked {
@@ -245,7 +246,7 @@ impl ListOp {
             ListOp::Resume { record } => ListReply::Resumed {
                 result: store
                     .resume(&store.target(&record), job.now)
-                    .map(|()| record)
+                    .map(|()| Box::new(record))
                     .map_err(UiError::from),
             },
         }
@@ -259,7 +260,10 @@ fn delete_check(
     record: &SessionRecord,
     now: f64,
 ) -> Result<DeleteCheck, UiError> {
-    let plan = store.delete_preview(&store.target(record), now, true);
+    let target = store.target(record);
+    // Another agent's session is read here, not deleted (yet).
+    store.check_writable(&target).map_err(UiError::from)?;
+    let plan = store.delete_preview(&target, now, true);
     let entry = plan
         .entries
         .first()

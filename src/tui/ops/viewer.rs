@@ -335,6 +335,8 @@ fn load(store: &crate::store::Store, record: &SessionRecord) -> Result<Loaded, U
         .load_conversation(&store.target(record))
         .map(|c| Loaded {
             facts: None,
+            usage: c.usage.map(|u| Box::new((u.total(), c.cost))),
+            notes: c.notes,
             context: Arc::new(c.context),
             agent_owned: c.agent_owned,
         })

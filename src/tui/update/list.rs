@@ -3,6 +3,7 @@
 //! search of message text is `messages`; the search index's part is
 //! `indexing`.
 
+mod agents;
 mod delete;
 mod following;
 mod indexing;
@@ -104,7 +105,7 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
             Step::effects(following::on_index_followed(list, app, result))
         }
         ListReply::Resumed { result } => match result {
-            Ok(record) => Step::go(Go::Exit(Exit::Resume(record))),
+            Ok(record) => Step::go(Go::Exit(Exit::Resume(*record))),
             Err(e) => {
                 app.complain(e);
                 Step::none()
@@ -319,7 +320,7 @@ pub fn on_paste(list: &mut ListScreen, app: &mut App, text: &str) -> Step {
 }
 
 /// Asks again for what the query finds, in the current search mode.
-fn requery(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
+pub(super) fn requery(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     match list.mode {
         ListMode::Sessions => vec![refilter(list, app)],
         ListMode::Messages => messages::search(list, app),
@@ -354,6 +355,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
             effects.extend(after_move(list, app));
             Step::effects(effects)
         }
+        Action::CycleAgent => agents::cycle(list, app),
         Action::CycleSort => {
             list.sort = list.sort.next();
             list.to_top = true;
@@ -406,7 +408,7 @@ fn resume_selected(list: &ListScreen, app: &mut App) -> Step {
     let Some(row) = list.selected_row() else {
         return Step::none();
     };
-    if let Err(e) = row.record.writable() {
+    if let Err(e) = row.record.resumable() {
         app.complain(format!("cannot resume: {e}"));
         return Step::none();
     }
@@ -472,7 +474,7 @@ pub fn on_input_done(
 fn on_created(
     list: &mut ListScreen,
     app: &mut App,
-    result: Result<SessionRecord, UiError>,
+    result: Result<Box<SessionRecord>, UiError>,
 ) -> Step {
     match result {
         Ok(record) => {
@@ -491,7 +493,7 @@ fn on_created(
 fn on_renamed(
     list: &mut ListScreen,
     app: &mut App,
-    result: Result<SessionRecord, UiError>,
+    result: Result<Box<SessionRecord>, UiError>,
 ) -> Step {
     match result {
         Ok(record) => {
@@ -499,9 +501,9 @@ fn on_renamed(
             let Some(&index) = list.by_id.get(&record.id) else {
                 return Step::none();
             };
-            list.rows[index].record = record.clone();
+            list.rows[index].record = (*record).clone();
             Step::effects(vec![
-                Effect::Matcher(MatcherJob::Add(vec![(index, record)])),
+                Effect::Matcher(MatcherJob::Add(vec![(index, *record)])),
                 refilter(list, app),
             ])
         }

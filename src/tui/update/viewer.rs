@@ -168,6 +168,15 @@ fn on_loaded(
             viewer.order = None;
             viewer.mode = ViewerMode::Browse;
             viewer.error = None;
+            if let Some(first) = loaded.notes.first() {
+                let more = loaded.notes.len() - 1;
+                let rest = if more > 0 {
+                    format!(" (and {more} more: loki-sessions show lists them)")
+                } else {
+                    String::new()
+                };
+                app.say(format!("note: {first}{rest}"));
+            }
             if let Some((message_id, query)) = viewer.goto.take() {
                 match loaded.context.messages().position(|m| m.id() == message_id) {
                     Some(index) => viewer.selected = index,

@@ -1,7 +1,7 @@
 //! The session list: search line, then one row per matching session.
 
 use crate::humanize;
-use crate::store::id_start;
+use crate::store::{SessionRecord, id_start};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{LIVE_MARK, ListMode, Model, SessionRow, SortKey, fill_alarm};
@@ -39,9 +39,27 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         .filter_map(|&i| list.rows.get(i))
         .collect();
     let shared = shared_names(&on_screen);
+    // With several agents' sessions listed, whose each is and the folder
+    // it worked in have columns of their own (decided on every row, so the
+    // columns do not come and go while scrolling).
+    let mixed = list.rows.first().is_some_and(|first| {
+        list.rows
+            .iter()
+            .any(|r| r.record.agent != first.record.agent)
+    });
+    // The project needs room: on a narrow screen the names keep it.
+    let project = mixed && table_area.width >= 100;
     // The name column gets what the fixed columns and their gaps leave.
-    let fixed: u16 = 14 + 6 + 8 + 5 + 9 + 5;
+    let extra = if mixed { AGENT + 1 } else { 0 } + if project { PROJECT + 1 } else { 0 };
+    let fixed: u16 = 14 + 6 + 8 + 5 + 9 + 5 + extra;
     let name_room = usize::from(table_area.width.saturating_sub(fixed));
+    let look = RowLook {
+        query: &list.visible_query,
+        now: model.app.now,
+        mixed,
+        project,
+        theme,
+    };
     let rows: Vec<Row> = on_screen
         .iter()
         .map(|row| {
@@ -49,18 +67,11 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
                 .contains(row.record.name.as_str())
                 .then_some(name_room);
             let window = model.app.settings.window_for(&row.record);
-            let facts = RowFacts {
-                query: &list.visible_query,
-                now: model.app.now,
-                tell_apart,
-                window,
-            };
-            session_row(row, &facts, theme)
+            session_row(row, &look, tell_apart, window)
         })
         .collect();
-    let header =
-        Row::new(["NAME", "LAST USED", "MSGS", "TOKENS", "FILL", "SIZE"]).style(theme.title());
-    let widths = [
+    let mut header = vec!["NAME", "LAST USED", "MSGS", "TOKENS", "FILL", "SIZE"];
+    let mut widths = vec![
         Constraint::Min(20),
         Constraint::Length(14), // the longest age: "59 minutes ago"
         Constraint::Length(6),
@@ -68,6 +79,15 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         Constraint::Length(5), // "100%"
         Constraint::Length(9),
     ];
+    if project {
+        header.insert(1, "PROJECT");
+        widths.insert(1, Constraint::Length(PROJECT));
+    }
+    if mixed {
+        header.insert(0, "AGENT");
+        widths.insert(0, Constraint::Length(AGENT));
+    }
+    let header = Row::new(header).style(theme.title());
     let table = Table::new(rows, widths)
         .header(header)
         .block(block)
@@ -163,51 +183,89 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
         .collect()
 }
 
-/// What a row is drawn with besides the row.
-struct RowFacts<'q> {
-    /// The query its name is marked for.
-    query: &'q str,
-    /// The time now.
+/// The agent column's width ("claude", "gemini").
+const AGENT: u16 = 6;
+/// The project column's width.
+const PROJECT: u16 = 16;
+
+/// What every row is drawn with.
+struct RowLook<'a> {
+    query: &'a str,
     now: f64,
-    /// The name column's width when another row on screen has the same
-    /// name: the start of the id follows the name, which is cut to leave
-    /// it room.
-    tell_apart: Option<usize>,
-    /// Its model's context window.
-    window: u64,
+    /// Several agents' sessions are listed: an agent column.
+    mixed: bool,
+    /// And room for a project column.
+    project: bool,
+    theme: Theme,
 }
 
-/// A session's row.
-fn session_row<'a>(row: &'a SessionRow, facts: &RowFacts, theme: Theme) -> Row<'a> {
-    let (query, now, tell_apart) = (facts.query, facts.now, facts.tell_apart);
+/// The cells of a row, with the agent's and the project's when the list
+/// is mixed (`cells` are NAME, LAST USED, MSGS, TOKENS, FILL, SIZE).
+fn with_agent<'a>(look: &RowLook<'_>, record: &SessionRecord, mut cells: Vec<Cell<'a>>) -> Row<'a> {
+    if look.project {
+        let project = record
+            .cwd
+            .as_deref()
+            .and_then(|c| c.trim_end_matches('/').rsplit('/').next())
+            .unwrap_or("-");
+        let project = humanize::truncate(project, usize::from(PROJECT));
+        cells.insert(1, Cell::from(Span::styled(project, look.theme.dim())));
+    }
+    if look.mixed {
+        let agent = Span::styled(record.agent.name(), look.theme.dim());
+        cells.insert(0, Cell::from(agent));
+    }
+    Row::new(cells)
+}
+
+/// A session's row; `tell_apart` (the name column's width) when another
+/// row on screen has the same name: the start of the id follows the name,
+/// which is cut to leave it room; `window`, its model's context window.
+/// Another agent's session shows its title.
+fn session_row<'a>(
+    row: &'a SessionRow,
+    look: &RowLook<'_>,
+    tell_apart: Option<usize>,
+    window: u64,
+) -> Row<'a> {
+    let (query, now, theme) = (look.query, look.now, look.theme);
     let r = &row.record;
     if r.error.is_some() {
-        return Row::new([
-            Cell::from(Line::from(vec![
-                Span::styled("⚠ damaged ", theme.error()),
-                Span::raw(r.id.clone()),
-            ])),
-            Cell::from("-"),
-            Cell::from(""),
-            Cell::from(""),
-            Cell::from(""),
-            Cell::from(
-                row.stats
-                    .as_ref()
-                    .map_or(String::new(), |s| humanize::bytes(s.bytes)),
-            ),
-        ]);
+        return with_agent(
+            look,
+            r,
+            vec![
+                Cell::from(Line::from(vec![
+                    Span::styled("⚠ damaged ", theme.error()),
+                    Span::raw(r.id.clone()),
+                ])),
+                Cell::from("-"),
+                Cell::from(""),
+                Cell::from(""),
+                Cell::from(""),
+                Cell::from(
+                    row.stats
+                        .as_ref()
+                        .map_or(String::new(), |s| humanize::bytes(s.bytes)),
+                ),
+            ],
+        );
     }
+    let shown = if r.agent.is_external() {
+        r.title.split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        r.name.clone()
+    };
     let mut name = match tell_apart {
         Some(room) => {
             let suffix = format!(" · {}", id_start(&r.id));
             // Two columns for a marker (● or ⚠) the row may get.
             let keep = room.saturating_sub(suffix.chars().count() + 2);
-            let mut line = highlighted(&humanize::truncate(&r.name, keep), query, theme);
+            let mut line = highlighted(&humanize::truncate(&shown, keep), query, theme);
             line.spans.push(Span::styled(suffix, theme.dim()));
             line
         }
-        None => highlighted(&r.name, query, theme),
+        None => highlighted(&shown, query, theme),
     };
     if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
         // The meta is fine but the conversation is not: say so on the row.
@@ -226,8 +284,8 @@ fn session_row<'a>(row: &'a SessionRow, facts: &RowFacts, theme: Theme) -> Row<'
     };
     let fill = match row.stats.as_ref().and_then(|s| s.tokens) {
         Some(t) => {
-            let text = format!("{:.0}%", 100.0 * t as f64 / facts.window.max(1) as f64);
-            let style = match fill_alarm(t, facts.window) {
+            let text = format!("{:.0}%", 100.0 * t as f64 / window.max(1) as f64);
+            let style = match fill_alarm(t, window) {
                 Some(true) => theme.error(),
                 Some(false) => theme.warn(),
                 None => Style::new(),
@@ -242,14 +300,18 @@ fn session_row<'a>(row: &'a SessionRow, facts: &RowFacts, theme: Theme) -> Row<'
     } else {
         Line::from(humanize::ago(r.last_used_at, now))
     };
-    Row::new([
-        Cell::from(name),
-        Cell::from(used),
-        Cell::from(Line::from(messages).right_aligned()),
-        Cell::from(Line::from(tokens).right_aligned()),
-        Cell::from(fill.right_aligned()),
-        Cell::from(Line::from(size).right_aligned()),
-    ])
+    with_agent(
+        look,
+        r,
+        vec![
+            Cell::from(name),
+            Cell::from(used),
+            Cell::from(Line::from(messages).right_aligned()),
+            Cell::from(Line::from(tokens).right_aligned()),
+            Cell::from(fill.right_aligned()),
+            Cell::from(Line::from(size).right_aligned()),
+        ],
+    )
 }
 
 /// `text` with the characters `query` matched in the match style.

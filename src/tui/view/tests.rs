@@ -43,12 +43,15 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         path: PathBuf::from("/s"),
         conversation_dir: PathBuf::from("/s/memory"),
         error: None,
+        ..SessionRecord::default()
     };
     let mut viewer = Viewer::new(record, 1);
     viewer.loaded = Some(Loaded {
         facts: Some(Arc::new(EditFacts::new(&context))),
         context: Arc::new(context),
         agent_owned: false,
+        usage: None,
+        notes: Vec::new(),
     });
     let counts = (0..n).map(|i| (i < counted).then_some(10)).collect();
     viewer.counts.insert(Encoding::Cl100kBase, counts);

@@ -100,7 +100,34 @@ fn heading(
         humanize::plural(len as u64, "message")
     );
     let id = viewer.loaded.as_ref().map_or("…", |l| l.context.id());
-    let name = &viewer.record.name;
+    let r = &viewer.record;
+    let title;
+    let name = if r.agent.is_external() {
+        title = format!(
+            "{} · {}",
+            r.agent.display_name(),
+            r.title.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        &title
+    } else {
+        &r.name
+    };
+    // Another agent's session: what it spent instead of the context id
+    // (which is its own id).
+    if let Some((usage, cost)) = viewer.loaded.as_ref().and_then(|l| l.usage.as_deref()) {
+        let spent = usage_text(usage, cost.as_ref());
+        let room = width.saturating_sub(wrap::columns(&facts));
+        // The name keeps up to half the room; what was spent takes the rest.
+        let name_room = wrap::columns(name)
+            .min(room / 2)
+            .max(room.saturating_sub(wrap::columns(&spent)));
+        let spent = humanize::truncate(&spent, room.saturating_sub(name_room));
+        let name = humanize::truncate(name, room.saturating_sub(wrap::columns(&spent)));
+        return Line::from(vec![
+            Span::styled(name, theme.title()),
+            Span::styled(spent + &facts, theme.dim()),
+        ]);
+    }
     let room = width.saturating_sub(wrap::columns(&facts));
     // The id takes what the name leaves, and at least its date and first
     // eight digits; then the name is cut (or, very narrow, the id goes).
@@ -119,6 +146,21 @@ fn heading(
         Span::styled(name, theme.title()),
         Span::styled(context + &facts, theme.dim()),
     ])
+}
+
+/// `   spent: in 1.2k · out 4.2k · cache 124k read, 9.6k written · ≈$0.05`.
+fn usage_text(u: &crate::store::Usage, cost: Option<&crate::store::CostEstimate>) -> String {
+    let mut text = format!(
+        "   spent: in {} · out {} · cache {} read, {} written",
+        humanize::count(u.input),
+        humanize::count(u.output),
+        humanize::count(u.cache_read),
+        humanize::count(u.cache_write)
+    );
+    if let Some(c) = cost {
+        text.push_str(&format!(" · ≈${:.2}", c.usd));
+    }
+    text
 }
 
 fn draw_gauge(

@@ -1,5 +1,6 @@
 //! The command line, run as a script runs it.
 
+mod agents;
 mod answers;
 mod asks;
 mod contract;

@@ -21,13 +21,21 @@ pub fn bin() -> PathBuf {
 /// default config file may be absent; a `--config FILE` may not).
 pub const NO_CONFIG_HOME: &str = "/nonexistent-loki-sessions-test-config";
 
-/// The binary, reading no config file and no `LOKI_HOME`.
+/// A home that does not exist: runs never see this machine's own
+/// `~/.claude`, `~/.codex` or `~/.gemini` (nor `~/.loki`).
+pub const NO_HOME: &str = "/nonexistent-loki-sessions-test-home";
+
+/// The binary, reading no config file, no `LOKI_HOME`, and no other
+/// agent's sessions but those a test lays out.
 pub fn command() -> Command {
     ci_guard();
     let mut command = Command::new(bin());
     command
         .env("XDG_CONFIG_HOME", NO_CONFIG_HOME)
-        .env_remove("LOKI_HOME");
+        .env("HOME", NO_HOME)
+        .env_remove("LOKI_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME");
     command
 }
 

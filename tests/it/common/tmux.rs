@@ -1,7 +1,7 @@
 //! The binary in a real terminal: tmux runs it on a virtual screen, the
 //! tests type keys and paste text into it and read the screen back.
 
-use super::{NO_CONFIG_HOME, bin};
+use super::{NO_CONFIG_HOME, NO_HOME, bin};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -211,7 +211,7 @@ pub fn rss_bytes(pid: u32) -> u64 {
 pub fn ui_command_then(root: &Path, out: &Path, code: &Path, after: &str) -> String {
     let cache = root.with_extension("cache");
     format!(
-        "XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester > {} ; echo $? > {} ; {after} sleep 60",
+        "HOME={NO_HOME} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester > {} ; echo $? > {} ; {after} sleep 60",
         cache.display(),
         bin().display(),
         root.display(),

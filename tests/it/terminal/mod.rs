@@ -1,5 +1,6 @@
 //! The binary in a real terminal (tmux).
 
+mod agents;
 mod input;
 mod keys;
 mod live;

@@ -1,5 +1,6 @@
 //! The UI's real loop on a virtual screen.
 
+mod agents;
 mod delete;
 mod hand_trim;
 mod live;

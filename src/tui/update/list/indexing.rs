@@ -102,6 +102,7 @@ pub fn fill(list: &mut ListScreen, settings: &Settings, rows: &[usize]) -> Vec<E
                 tokens: indexed.tokens.filter(|_| encoding == Encoding::Cl100kBase),
                 is_active: indexed.is_active,
                 error: indexed.error.clone(),
+                usage: indexed.usage.clone(),
             });
         }
         let window = settings.window_for(&row.record);

@@ -44,7 +44,7 @@ fn new_and_rename_use_text_fields() {
         Msg::reply(
             UNCHECKED,
             ListReply::Created {
-                result: Ok(record("new", 0.0)),
+                result: Ok(Box::new(record("new", 0.0))),
             },
         ),
     );
@@ -81,7 +81,7 @@ fn new_and_rename_use_text_fields() {
         Msg::reply(
             UNCHECKED,
             ListReply::Renamed {
-                result: Ok(renamed),
+                result: Ok(Box::new(renamed)),
             },
         ),
     );

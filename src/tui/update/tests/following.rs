@@ -7,6 +7,7 @@ use crate::tui::model::{EditKind, EditState};
 
 fn sref(id: &str) -> SessionRef {
     SessionRef {
+        agent: crate::store::Agent::Loki,
         id: id.into(),
         path: PathBuf::from(format!("/s/{id}")),
     }
@@ -265,6 +266,8 @@ fn followed(m: &mut Model, req: u64, ctx: Context) -> Vec<Effect> {
             ViewerReply::Followed {
                 result: Ok(Loaded {
                     facts: None,
+                    usage: None,
+                    notes: Vec::new(),
                     context: Arc::new(ctx),
                     agent_owned: true,
                 }),

@@ -167,7 +167,7 @@ fn resume_touches_then_exits_and_refuses_damaged() {
         Msg::reply(
             UNCHECKED,
             ListReply::Resumed {
-                result: Ok(record("a", 0.0)),
+                result: Ok(Box::new(record("a", 0.0))),
             },
         ),
     );

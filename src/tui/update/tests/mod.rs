@@ -76,6 +76,7 @@ pub(super) fn record(id: &str, days_ago: f64) -> SessionRecord {
         path: PathBuf::from(format!("/s/{id}")),
         conversation_dir: PathBuf::from(format!("/s/{id}/memory")),
         error: None,
+        ..SessionRecord::default()
     }
 }
 
@@ -198,6 +199,8 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
         facts: None,
         context: Arc::new(ctx),
         agent_owned,
+        usage: None,
+        notes: Vec::new(),
     };
     let mut effects = update(
         &mut m,

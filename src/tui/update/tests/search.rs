@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 fn hit(session: &str, message: &str) -> Hit {
     Hit {
+        agent: Default::default(),
         session_id: session.into(),
         session_name: format!("name-{session}"),
         context_id: "ctx".into(),
@@ -119,6 +120,8 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
         facts: None,
         context: Arc::new(ctx),
         agent_owned: false,
+        usage: None,
+        notes: Vec::new(),
     };
     update(
         &mut m,

@@ -5,7 +5,7 @@ use crate::common::*;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 /// A hit: session, context, message, role.
 pub type Tuple = (String, String, String, String);
@@ -42,7 +42,7 @@ impl Fixture {
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(bin())
+        command()
             .arg("--root")
             .arg(&self.root)
             .args(["--user", "tester"])

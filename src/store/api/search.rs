@@ -1,0 +1,356 @@
+//! The door's search: one index per source (the Loki tree or peteos
+//! folder, and each other agent's folder), each kept in our cache, asked
+//! together and answered as one.
+
+use super::Store;
+use crate::store::error::{Result, StoreError};
+use crate::store::index::{
+    self, IndexStatus, IndexedStats, Layout, LiveSearch, SearchIndex, SearchOptions, SearchOutcome,
+    SearchQuery, UpdateReport,
+};
+use crate::store::sources::agent::Agent;
+use crate::store::sources::agents::{AgentSource, RecordReader};
+use crate::store::sources::record::SessionRecord;
+use std::collections::HashMap;
+
+/// One source's index with what it needs to read sessions.
+pub(super) struct Indexed {
+    /// Whose sessions.
+    agent: Agent,
+    /// The index.
+    index: SearchIndex,
+    /// The sessions in the source now (ids).
+    names: Vec<String>,
+    /// Another agent's source: each session's file by id, and what reads
+    /// its record (a Loki tree reads them afresh by id).
+    files: Option<(HashMap<String, std::path::PathBuf>, RecordReader)>,
+}
+
+impl Store {
+    /// The search index of the Loki tree or peteos folder.
+    pub(super) fn primary_index(&self) -> SearchIndex {
+        SearchIndex::for_store(&self.sessions_dir(), self.layout(), self.cache.as_deref())
+    }
+
+    /// The search index of another agent's folder.
+    pub(super) fn agent_index(&self, source: &AgentSource) -> SearchIndex {
+        SearchIndex::for_store(source.root(), Layout::Agent, self.cache.as_deref())
+    }
+
+    fn layout(&self) -> Layout {
+        match self.kind() {
+            crate::store::StoreKind::Loki => Layout::Loki,
+            crate::store::StoreKind::PeteosFolder => Layout::Folder,
+        }
+    }
+
+    /// Every source shown, with its index and its sessions now.
+    fn indexed(&self) -> Result<Vec<Indexed>> {
+        let mut out = Vec::new();
+        if self.shows_primary() {
+            out.push(Indexed {
+                agent: self.primary_agent(),
+                index: self.primary_index(),
+                names: self.session_names()?,
+                files: None,
+            });
+        }
+        for source in self.agent_sources() {
+            // Listed by their files' names: a session is read only when
+            // the index does not know it as it is.
+            let ids = source.ids();
+            out.push(Indexed {
+                agent: source.agent(),
+                index: self.agent_index(source),
+                names: ids.iter().map(|(id, _)| id.clone()).collect(),
+                files: Some((ids.into_iter().collect(), source.reader())),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The record of `id` in `source`.
+    fn record_in(&self, source: &Indexed, id: &str) -> SessionRecord {
+        match &source.files {
+            None => self.record(id),
+            Some((files, reader)) => {
+                files
+                    .get(id)
+                    .map(|p| reader.record_at(p))
+                    .unwrap_or_else(|| SessionRecord {
+                        agent: source.agent,
+                        ..SessionRecord::damaged(
+                            id,
+                            Default::default(),
+                            Default::default(),
+                            "",
+                            format!("session {id} is gone"),
+                        )
+                    })
+            }
+        }
+    }
+
+    /// Messages matching `query`, from the search indexes where they know
+    /// the sessions as they are (brought up to date first when
+    /// `options.update`), from the files otherwise. When an index cannot be
+    /// used at all its files are searched and the note says why.
+    pub fn search(
+        &self,
+        query: &SearchQuery,
+        options: &SearchOptions,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<SearchOutcome> {
+        let mut all = SearchOutcome::default();
+        let sources = self.indexed()?;
+        for source in &sources {
+            let record_of = |id: &str| self.record_in(source, id);
+            let names = source.names.clone();
+            let mut outcome = match source
+                .index
+                .search(query, options, names, &record_of, progress)
+            {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    let records: Vec<SessionRecord> = source
+                        .names
+                        .iter()
+                        .filter(|n| options.session.as_ref().is_none_or(|s| s == *n))
+                        .map(|n| record_of(n))
+                        .collect();
+                    let mut outcome =
+                        index::search::direct(&records, query, options.limit, self.layout());
+                    outcome.note = Some(format!(
+                        "{e}; the session files were searched directly instead"
+                    ));
+                    outcome
+                }
+            };
+            for hit in &mut outcome.hits {
+                hit.agent = source.agent;
+            }
+            merge(&mut all, outcome);
+        }
+        index::hit::rank(&mut all.hits);
+        all.hits.truncate(options.limit);
+        self.name_agent_hits(&sources, &mut all.hits);
+        Ok(all)
+    }
+
+    /// Another agent's hits named as its sessions are named now: a title
+    /// set since the index read the session (Codex's `session_index.jsonl`
+    /// changes no session file) shows. One record read per session hit.
+    fn name_agent_hits(&self, sources: &[Indexed], hits: &mut [index::hit::Hit]) {
+        let mut names: HashMap<(Agent, String), String> = HashMap::new();
+        for hit in hits.iter_mut().filter(|h| h.agent.is_external()) {
+            let Some(source) = sources.iter().find(|s| s.agent == hit.agent) else {
+                continue;
+            };
+            let name = names
+                .entry((hit.agent, hit.session_id.clone()))
+                .or_insert_with(|| {
+                    let record = self.record_in(source, &hit.session_id);
+                    record.shown_name().to_string()
+                });
+            if !name.is_empty() {
+                hit.session_name = name.clone();
+            }
+        }
+    }
+
+    /// Messages matching `query`, read from the session files (no index):
+    /// slower, and the reference the index is tested against.
+    pub fn search_files(
+        &self,
+        query: &SearchQuery,
+        options: &SearchOptions,
+    ) -> Result<SearchOutcome> {
+        let mut records = self.list()?;
+        if let Some(id) = &options.session {
+            records.retain(|r| &r.id == id);
+        }
+        Ok(index::search::direct(
+            &records,
+            query,
+            options.limit,
+            self.layout(),
+        ))
+    }
+
+    /// Brings every search index up to date, reading again only the
+    /// sessions whose files changed; `progress(done, to_read)` per source.
+    pub fn update_index(
+        &self,
+        now: f64,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<UpdateReport> {
+        self.each_index(|source, record_of| {
+            source
+                .index
+                .update(source.names.clone(), record_of, now, progress)
+        })
+    }
+
+    /// Builds every search index again from nothing.
+    pub fn rebuild_index(
+        &self,
+        now: f64,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<UpdateReport> {
+        self.each_index(|source, record_of| {
+            source
+                .index
+                .rebuild(source.names.clone(), record_of, now, progress)
+        })
+    }
+
+    fn each_index(
+        &self,
+        run: impl Fn(&Indexed, &(dyn Fn(&str) -> SessionRecord + Sync)) -> Result<UpdateReport>,
+    ) -> Result<UpdateReport> {
+        let started = std::time::Instant::now();
+        let mut total = UpdateReport::default();
+        for source in self.indexed()? {
+            let record_of = |id: &str| self.record_in(&source, id);
+            let report = run(&source, &record_of)?;
+            total.sessions += report.sessions;
+            total.read += report.read;
+            total.removed += report.removed;
+            total.busy |= report.busy;
+            if let Some(note) = report.note {
+                total.note = Some(match total.note.take() {
+                    Some(before) => format!("{before}; {note}"),
+                    None => note,
+                });
+            }
+        }
+        total.seconds = started.elapsed().as_secs_f64();
+        Ok(total)
+    }
+
+    /// The stats the search indexes hold for those of `records` they know
+    /// as they are now (token counts in cl100k_base without counting again).
+    pub fn current_indexed_stats(
+        &self,
+        records: &[SessionRecord],
+    ) -> HashMap<String, IndexedStats> {
+        let mut out = HashMap::new();
+        let ids_of = |agent: Agent| -> Vec<String> {
+            records
+                .iter()
+                .filter(|r| r.agent == agent)
+                .map(|r| r.id.clone())
+                .collect()
+        };
+        if self.shows_primary() {
+            out.extend(
+                self.primary_index()
+                    .current_stats(&ids_of(self.primary_agent())),
+            );
+        }
+        for source in self.agent_sources() {
+            let ids = ids_of(source.agent());
+            if !ids.is_empty() {
+                out.extend(self.agent_index(source).current_stats(&ids));
+            }
+        }
+        out
+    }
+
+    /// The search indexes held open for searching as one types (the UI):
+    /// they are trusted as the background update leaves them, and say how
+    /// many sessions they cover.
+    pub fn live_search(&self) -> Result<LiveSearch> {
+        let mut parts = Vec::new();
+        if self.shows_primary() {
+            parts.push((self.primary_agent(), self.primary_index()));
+        }
+        for source in self.agent_sources() {
+            parts.push((source.agent(), self.agent_index(source)));
+        }
+        LiveSearch::open(parts)
+    }
+
+    /// What the search indexes hold together. Reads only.
+    pub fn index_status(&self) -> IndexStatus {
+        let mut statuses: Vec<IndexStatus> = Vec::new();
+        if self.shows_primary() {
+            statuses.push(self.primary_index().status());
+        }
+        for source in self.agent_sources() {
+            statuses.push(self.agent_index(source).status());
+        }
+        let mut iter = statuses.into_iter();
+        let Some(mut total) = iter.next() else {
+            return IndexStatus::default();
+        };
+        for s in iter {
+            total.sessions += s.sessions;
+            total.messages += s.messages;
+            total.bytes += s.bytes;
+            total.built_at = min_some(total.built_at, s.built_at);
+            total.updated_at = max_some(total.updated_at, s.updated_at);
+            if total.note.is_none() && s.note.as_deref() != Some("not built yet") {
+                total.note = s.note;
+            }
+        }
+        total
+    }
+
+    /// Every session's stats as the indexes last saw them (by id). Reads only.
+    pub fn indexed_stats(&self) -> HashMap<String, IndexedStats> {
+        let mut out = HashMap::new();
+        if self.shows_primary() {
+            out.extend(self.primary_index().stats());
+        }
+        for source in self.agent_sources() {
+            out.extend(self.agent_index(source).stats());
+        }
+        out
+    }
+
+    /// The names in the session folder that may be sessions (no hidden
+    /// entries), without reading any of them.
+    pub(super) fn session_names(&self) -> Result<Vec<String>> {
+        let dir = self.sessions_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StoreError::io("list sessions in", &dir, e)),
+        };
+        Ok(entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.'))
+            .collect())
+    }
+}
+
+/// Adds one source's answer to the whole.
+fn merge(all: &mut SearchOutcome, outcome: SearchOutcome) {
+    all.hits.extend(outcome.hits);
+    all.total += outcome.total;
+    all.covered += outcome.covered;
+    all.sessions += outcome.sessions;
+    all.unreadable.extend(outcome.unreadable);
+    if let Some(note) = outcome.note {
+        all.note = Some(match all.note.take() {
+            Some(before) => format!("{before}; {note}"),
+            None => note,
+        });
+    }
+}
+
+fn min_some(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn max_some(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}

@@ -1,0 +1,186 @@
+//! The door's sources: the Loki tree or peteos folder and the other
+//! agents' folders, listed together, and a `SESSION` argument found in them.
+
+use super::{Backend, Store};
+use crate::store::StoreKind;
+use crate::store::error::{Result, StoreError};
+use crate::store::ops::locate::{self, Target};
+use crate::store::sources::agent::{Agent, AgentHomes};
+use crate::store::sources::agents::AgentSource;
+use crate::store::sources::record::{SessionRecord, listed};
+use std::path::Path;
+
+impl Store {
+    /// The same store with the other agents' sessions found in `homes`
+    /// (each folder that exists) listed beside its own.
+    pub fn with_agents(mut self, homes: &AgentHomes) -> Store {
+        self.agents = AgentSource::found(homes);
+        self
+    }
+
+    /// The same store showing only the sessions of `agents` (every command
+    /// then lists, searches and finds only theirs); empty shows every one.
+    pub fn only_agents(mut self, agents: &[Agent]) -> Store {
+        self.only = (!agents.is_empty()).then(|| agents.to_vec());
+        self
+    }
+
+    /// The same store, its Loki tree allowed to be absent (it was not asked
+    /// for by name) while other agents' sessions are there.
+    pub fn primary_optional(mut self, optional: bool) -> Store {
+        self.primary_optional = optional;
+        self
+    }
+
+    /// Whose sessions the Loki tree or peteos folder holds.
+    pub fn primary_agent(&self) -> Agent {
+        match self.backend {
+            Backend::Loki(_) => Agent::Loki,
+            Backend::Folder(_) => Agent::Peteos,
+        }
+    }
+
+    /// True when the sessions of `agent` are shown.
+    pub fn shows(&self, agent: Agent) -> bool {
+        self.only.as_ref().is_none_or(|only| only.contains(&agent))
+    }
+
+    pub(super) fn shows_primary(&self) -> bool {
+        self.shows(self.primary_agent())
+    }
+
+    /// The other agents' folders shown.
+    pub(super) fn agent_sources(&self) -> impl Iterator<Item = &AgentSource> {
+        self.agents.iter().filter(|s| self.shows(s.agent()))
+    }
+
+    /// The agents whose sessions this store lists (the Loki tree or peteos
+    /// folder first, then each other agent found), for a filter to offer.
+    pub fn agents(&self) -> Vec<Agent> {
+        let mut out = vec![self.primary_agent()];
+        out.extend(self.agents.iter().map(AgentSource::agent));
+        out
+    }
+
+    /// The folder another agent's sessions are read from, if it was found.
+    pub fn agent_folder(&self, agent: Agent) -> Option<&Path> {
+        self.agents
+            .iter()
+            .find(|s| s.agent() == agent)
+            .map(AgentSource::root)
+    }
+
+    /// Every session, most recently used first; damaged ones are included
+    /// with `error` set. A missing tree is an empty list (see
+    /// [`Store::check_folder`]).
+    pub fn list(&self) -> Result<Vec<SessionRecord>> {
+        listed(|on_batch| self.scan(on_batch))
+    }
+
+    /// Every session, in batches as they are read, so a UI can show rows
+    /// before the scan ends; `on_batch` returns false to stop.
+    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        let mut going = true;
+        if self.shows_primary() {
+            let mut pass = |batch| {
+                going = on_batch(batch);
+                going
+            };
+            match self.scan_primary(&mut pass) {
+                Err(StoreError::Missing { .. } | StoreError::Io { .. })
+                    if self.primary_optional && self.agent_sources().next().is_some() => {}
+                other => other?,
+            }
+        }
+        for source in self.agent_sources() {
+            if !going {
+                break;
+            }
+            source.scan(&mut |batch| {
+                going = on_batch(batch);
+                going
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The sessions of the Loki tree or peteos folder alone, in batches.
+    pub(super) fn scan_primary(
+        &self,
+        on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
+    ) -> Result<()> {
+        match &self.backend {
+            Backend::Loki(tree) => tree.scan(on_batch),
+            Backend::Folder(folder) => folder.scan(on_batch),
+        }
+    }
+
+    /// The sessions of the Loki tree or peteos folder alone (what a purge
+    /// decides on: other agents' sessions are never purged).
+    pub(super) fn primary_list(&self) -> Result<Vec<SessionRecord>> {
+        listed(|on_batch| self.scan_primary(on_batch))
+    }
+
+    /// True when a `SESSION` argument is a path (it has a `/`, or is `.` or
+    /// `..`): it names its session without the store.
+    pub fn is_path_argument(arg: &str) -> bool {
+        locate::looks_like_path(arg)
+    }
+
+    /// Resolves a `SESSION` argument: a path, an id, an exact name, a unique
+    /// id prefix or a unique name prefix (`ops::locate::match_session` has
+    /// the order). Several matches are `StoreError::Ambiguous`, listing them.
+    pub fn locate(&self, arg: &str) -> Result<Target> {
+        if locate::looks_like_path(arg)
+            && let Some(target) = self.locate_agent_file(Path::new(arg))
+        {
+            return Ok(target);
+        }
+        let records = if locate::looks_like_path(arg) {
+            Vec::new()
+        } else {
+            self.list()?
+        };
+        if !records.is_empty() {
+            let found = locate::match_session(arg, &records)?;
+            if found.agent.is_external() {
+                return Ok(self.target(found));
+            }
+        }
+        locate::locate(
+            arg,
+            &records,
+            |id| self.record(id),
+            self.kind() == StoreKind::Loki,
+        )
+    }
+
+    /// The record of the entry `id` of the session folder, damaged or not.
+    pub(super) fn record(&self, id: &str) -> SessionRecord {
+        match &self.backend {
+            Backend::Loki(tree) => tree.record(id),
+            Backend::Folder(folder) => folder.record(id),
+        }
+    }
+
+    /// A path to another agent's session file, when it lies in one of the
+    /// folders found: its record.
+    fn locate_agent_file(&self, path: &Path) -> Option<Target> {
+        let real = std::fs::canonicalize(path).ok()?;
+        if !real.is_file() {
+            return None;
+        }
+        let source = self
+            .agent_sources()
+            .find(|s| std::fs::canonicalize(s.root()).is_ok_and(|root| real.starts_with(root)))?;
+        Some(self.target(&source.record_at(&real)))
+    }
+
+    /// The target for a listed record.
+    pub fn target(&self, record: &SessionRecord) -> Target {
+        Target {
+            record: record.clone(),
+            is_loki: record.agent == Agent::Loki && self.kind() == StoreKind::Loki,
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Which agent a session belongs to, and where each agent keeps its
+//! sessions when nothing else is said.
+
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The agent whose session a record is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    /// A Loki session tree.
+    #[default]
+    Loki,
+    /// A folder of bare peteos sessions.
+    Peteos,
+    /// Claude Code (`~/.claude/projects`).
+    Claude,
+    /// OpenAI's Codex CLI (`~/.codex/sessions`).
+    Codex,
+    /// Google's Gemini CLI (`~/.gemini/tmp`).
+    Gemini,
+}
+
+impl Agent {
+    /// Every agent, in the order lists name them.
+    pub const ALL: [Agent; 5] = [
+        Agent::Loki,
+        Agent::Peteos,
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+    ];
+
+    /// The agents whose formats are read only (no trims, no deletes yet).
+    pub const EXTERNAL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+
+    /// The name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Loki => "loki",
+            Agent::Peteos => "peteos",
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+
+    /// The name a person reads ("Claude Code").
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Agent::Loki => "Loki",
+            Agent::Peteos => "peteos",
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex",
+            Agent::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// True for another agent's format, which loki-sessions only reads.
+    pub fn is_external(self) -> bool {
+        Agent::EXTERNAL.contains(&self)
+    }
+
+    /// The command that resumes a session of this agent, `{id}` standing
+    /// for its id (None for Loki and peteos, which resume by printing).
+    pub fn default_resume_command(self) -> Option<&'static str> {
+        match self {
+            Agent::Claude => Some("claude --resume {id}"),
+            Agent::Codex => Some("codex resume {id}"),
+            Agent::Gemini => Some("gemini --resume {id}"),
+            Agent::Loki | Agent::Peteos => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Agent {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Agent, String> {
+        Agent::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown agent {s:?}; one of {}",
+                    Agent::ALL.map(Agent::name).join(", ")
+                )
+            })
+    }
+}
+
+/// Where the other agents keep their sessions. Each is optional; a folder
+/// that does not exist is simply an agent not used on this machine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentHomes {
+    /// Claude Code's `projects` folder.
+    pub claude_projects: Option<PathBuf>,
+    /// Codex's home (`sessions/`, `archived_sessions/`, `session_index.jsonl`).
+    pub codex_home: Option<PathBuf>,
+    /// Gemini CLI's folder (`~/.gemini`: `tmp/<project>/chats/`).
+    pub gemini_home: Option<PathBuf>,
+}
+
+impl AgentHomes {
+    /// The folders found without configuration, from the environment:
+    /// `$CLAUDE_CONFIG_DIR/projects` else `~/.claude/projects`;
+    /// `$CODEX_HOME` else `~/.codex`; `~/.gemini`.
+    pub fn from_env(
+        home: Option<&Path>,
+        claude_config: Option<&Path>,
+        codex_home: Option<&Path>,
+    ) -> AgentHomes {
+        let claude = claude_config
+            .map(Path::to_path_buf)
+            .or_else(|| home.map(|h| h.join(".claude")));
+        AgentHomes {
+            claude_projects: claude.map(|c| c.join("projects")),
+            codex_home: codex_home
+                .map(Path::to_path_buf)
+                .or_else(|| home.map(|h| h.join(".codex"))),
+            gemini_home: home.map(|h| h.join(".gemini")),
+        }
+    }
+
+    /// The same homes under one folder, as the demo and the fixtures lay
+    /// them out (`<dir>/.claude/projects`, `<dir>/.codex`, `<dir>/.gemini`).
+    pub fn under(dir: &Path) -> AgentHomes {
+        AgentHomes::from_env(Some(dir), None, None)
+    }
+
+    /// The folder an agent's sessions are listed from.
+    pub fn root_of(&self, agent: Agent) -> Option<&Path> {
+        match agent {
+            Agent::Claude => self.claude_projects.as_deref(),
+            Agent::Codex => self.codex_home.as_deref(),
+            Agent::Gemini => self.gemini_home.as_deref(),
+            Agent::Loki | Agent::Peteos => None,
+        }
+    }
+}

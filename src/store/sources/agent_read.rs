@@ -1,0 +1,231 @@
+//! Another agent's session read whole, in the store's own model: each
+//! thread (the main conversation, a subagent, a sidechain) becomes a
+//! context of peteos-shaped messages, so the viewer, `show`, the token
+//! counter, the breakdown and the search index read it as they read a
+//! Loki session. Each message keeps the lines of the file it came from.
+
+use crate::store::error::Result;
+use crate::store::format::Context;
+use crate::store::format::usage::UsageByModel;
+use crate::store::sources::jsonl::{LineSpan, Skipped};
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// One thread of a session: the main conversation or a subagent's.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    /// Its messages as a context (`id` is the thread's id).
+    pub context: Context,
+    /// For each message of `context`, the lines of `file` it was made from.
+    pub lines: Vec<Vec<LineSpan>>,
+    /// The file the lines are in.
+    pub file: PathBuf,
+}
+
+/// A session of another agent, read whole.
+#[derive(Clone, Debug)]
+pub struct AgentRead {
+    /// The main conversation.
+    pub main: Thread,
+    /// Subagents and sidechains, shown with it (each its own context,
+    /// forked in name from the main one).
+    pub others: Vec<Thread>,
+    /// Usage the agent recorded, by model.
+    pub usage: UsageByModel,
+    /// The agent's own title, if it keeps one.
+    pub title: Option<String>,
+    /// What could not be read, for the note shown with the session.
+    pub skipped: Skipped,
+}
+
+impl AgentRead {
+    /// The thread whose context id is `id`.
+    pub fn thread(&self, id: &str) -> Option<&Thread> {
+        std::iter::once(&self.main)
+            .chain(&self.others)
+            .find(|t| t.context.id() == id)
+    }
+}
+
+/// Builds the messages of one thread, numbering them as peteos would.
+#[derive(Debug, Default)]
+pub struct ThreadBuilder {
+    messages: Vec<Value>,
+    lines: Vec<Vec<LineSpan>>,
+}
+
+/// One message to add: its role, parts, and where it came from.
+pub struct NewMessage {
+    /// `user`, `assistant`, `tool` or `system`.
+    pub role: &'static str,
+    /// Its content parts, in the store's part shapes.
+    pub parts: Vec<Value>,
+    /// The agent's id for it (a uuid, a message id).
+    pub id: String,
+    /// When it was written (ISO-8601 text), if the agent said.
+    pub timestamp: Option<String>,
+    /// A message kind other than an ordinary message (a compaction
+    /// boundary, a summary), shown as the message's type.
+    pub kind: Option<&'static str>,
+    /// The model that wrote it, for assistant messages.
+    pub model: Option<String>,
+    /// The lines it was made from.
+    pub lines: Vec<LineSpan>,
+}
+
+impl ThreadBuilder {
+    /// Adds a message at the end.
+    pub fn push(&mut self, m: NewMessage) {
+        let mut raw = Map::new();
+        raw.insert("role".into(), Value::String(m.role.into()));
+        raw.insert("content".into(), Value::Array(m.parts));
+        raw.insert("_type".into(), json!(m.kind.unwrap_or("Message")));
+        raw.insert("id".into(), Value::String(m.id));
+        if let Some(ts) = m.timestamp {
+            raw.insert("creation_timestamp".into(), Value::String(ts));
+        }
+        raw.insert(
+            "_sequence_number".into(),
+            json!(self.messages.len() as u64 + 1),
+        );
+        if let Some(model) = m.model {
+            raw.insert("model".into(), Value::String(model));
+        }
+        self.messages.push(Value::Object(raw));
+        self.lines.push(m.lines);
+    }
+
+    /// The last message added, to merge a continuation into it.
+    pub fn last_mut(&mut self) -> Option<(&mut Map<String, Value>, &mut Vec<LineSpan>)> {
+        let raw = self.messages.last_mut()?.as_object_mut()?;
+        let lines = self.lines.last_mut()?;
+        Some((raw, lines))
+    }
+
+    /// The thread, as a context with id `id` read from `file`.
+    pub fn finish(self, id: &str, origin: Option<&str>, file: &Path) -> Result<Thread> {
+        let mut raw = Map::new();
+        let count = self.messages.len();
+        raw.insert("messages".into(), Value::Array(self.messages));
+        raw.insert("id".into(), Value::String(id.into()));
+        raw.insert("anchor_points".into(), json!([["messages", count]]));
+        raw.insert("message_sequence".into(), json!(count));
+        if let Some(origin) = origin {
+            raw.insert("origin_context_id".into(), Value::String(origin.into()));
+        }
+        Ok(Thread {
+            context: Context::from_raw(raw, file)?,
+            lines: self.lines,
+            file: file.to_path_buf(),
+        })
+    }
+}
+
+/// A text part.
+pub fn text_part(text: impl Into<String>) -> Value {
+    json!({"type": "text", "text": text.into()})
+}
+
+/// A thinking part.
+pub fn thinking_part(text: impl Into<String>) -> Value {
+    json!({"type": "thinking", "text": text.into()})
+}
+
+/// A tool call: `arguments` is JSON text, as peteos keeps it.
+pub fn tool_use_part(call_id: &str, name: &str, arguments: String) -> Value {
+    json!({"type": "tool_use", "call_id": call_id, "name": name, "arguments": arguments})
+}
+
+/// A tool's result; `error` marks a failed call.
+pub fn tool_result_part(call_id: &str, content: String, error: bool) -> Value {
+    let mut part = json!({"type": "tool_result", "call_id": call_id, "content": content});
+    if error {
+        part["execution_status"] = json!("error");
+    }
+    part
+}
+
+/// A media part (`image`, `pdf`, …) with its media type and, when inline,
+/// its base64 data (counted as the store counts media; never decoded).
+pub fn media_part(kind: &str, media_type: Option<&str>, data: Option<&str>) -> Value {
+    let mut source = Map::new();
+    source.insert("type".into(), json!("base64"));
+    if let Some(mt) = media_type {
+        source.insert("media_type".into(), json!(mt));
+    }
+    if let Some(d) = data {
+        source.insert("data".into(), json!(d));
+    }
+    json!({"type": kind, "source": Value::Object(source)})
+}
+
+/// The text of a JSON value a tool returned: a string as is, a list of
+/// text blocks joined by lines, anything else as compact JSON.
+pub fn value_text(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let texts: Vec<String> = items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => s.clone(),
+                    Value::Object(o) => match o.get("text").and_then(Value::as_str) {
+                        Some(t) => t.to_string(),
+                        None => item.to_string(),
+                    },
+                    other => other.to_string(),
+                })
+                .collect();
+            texts.join("\n")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Seconds since the epoch of an ISO-8601 / RFC 3339 time (`2026-11-20T10:00:00.123Z`).
+pub fn parse_time(text: &str) -> Option<f64> {
+    let t = humantime::parse_rfc3339_weak(text.trim_end_matches('Z'))
+        .ok()
+        .or_else(|| humantime::parse_rfc3339(text).ok())?;
+    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_with_and_without_zone_and_fraction() {
+        assert_eq!(parse_time("2026-11-20T10:00:00Z"), Some(1_795_168_800.0));
+        assert_eq!(
+            parse_time("2026-11-20T10:00:00.500Z"),
+            Some(1_795_168_800.5)
+        );
+        assert_eq!(parse_time("2026-11-20T10:00:00"), Some(1_795_168_800.0));
+        assert_eq!(parse_time("soon"), None);
+    }
+
+    #[test]
+    fn a_thread_is_a_context_the_store_reads() {
+        let mut b = ThreadBuilder::default();
+        b.push(NewMessage {
+            role: "user",
+            parts: vec![text_part("hi")],
+            id: "u1".into(),
+            timestamp: Some("2026-11-20T10:00:00Z".into()),
+            kind: None,
+            model: None,
+            lines: vec![LineSpan {
+                line: 1,
+                offset: 0,
+                len: 10,
+            }],
+        });
+        let t = b.finish("s", None, Path::new("/x/s.jsonl")).unwrap();
+        let m = t.context.message(0).unwrap();
+        assert_eq!((m.role(), m.id(), m.sequence()), ("user", "u1", Some(1)));
+        assert_eq!(t.lines[0][0].line, 1);
+    }
+}

@@ -1,0 +1,348 @@
+//! Claude Code's sessions: `<projects>/<project folder>/<session id>.jsonl`,
+//! one line per event. Subagents write their own files, shown with their
+//! parent session and never as sessions of their own:
+//! `<session id>/subagents/agent-*.jsonl`, or (older versions)
+//! `agent-*.jsonl` beside the sessions, naming their parent in `sessionId`.
+//! Read only; the format is stated in `docs/FORMATS.md`.
+
+mod blocks;
+pub(crate) mod chain;
+pub(crate) mod line;
+mod listing;
+mod usage;
+
+use crate::store::error::Result;
+use crate::store::sources::agent_read::{AgentRead, Thread};
+use crate::store::sources::claude::chain::Parsed;
+use crate::store::sources::claude::line::{KNOWN_TYPES, Line};
+use crate::store::sources::jsonl::{self, Skipped};
+use crate::store::sources::parsed::read_parsed;
+use crate::store::sources::record::SessionRecord;
+use std::path::{Path, PathBuf};
+
+/// The prefix of a subagent's file name.
+const AGENT_PREFIX: &str = "agent-";
+
+/// Claude Code's `projects` folder. Opening does no I/O.
+#[derive(Clone, Debug)]
+pub struct ClaudeProjects {
+    dir: PathBuf,
+}
+
+impl ClaudeProjects {
+    /// The folder `dir` (`~/.claude/projects`).
+    pub fn open(dir: &Path) -> ClaudeProjects {
+        ClaudeProjects {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Every session file, project by project (subagents' files left out),
+    /// and whether a folder of the session's name lies beside it.
+    fn session_files_by_project(&self) -> Vec<(PathBuf, Vec<(PathBuf, bool)>)> {
+        let mut by_project = Vec::new();
+        for project in plain_dirs(&self.dir) {
+            let mut out = Vec::new();
+            // One reading of the folder: its session files and the folders
+            // beside them.
+            let (dirs, files) = dirs_and_files(&project);
+            let sides: std::collections::HashSet<&std::ffi::OsStr> =
+                dirs.iter().filter_map(|d| d.file_name()).collect();
+            // Links and other oddities named like sessions are listed (as
+            // damaged, by the record) rather than silently missing.
+            for file in files {
+                let name = file.file_name().map(|n| n.to_string_lossy());
+                let Some(name) = name else { continue };
+                if name.ends_with(".jsonl") && !name.starts_with(AGENT_PREFIX) {
+                    let side = file.file_stem().is_some_and(|s| sides.contains(s));
+                    out.push((file, side));
+                }
+            }
+            by_project.push((project, out));
+        }
+        by_project
+    }
+
+    /// The record of each session file, in batches as they are read.
+    pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        use rustix::fs::{CWD, Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        // Each project folder is opened once and its sessions by name in it.
+        let mut files = Vec::new();
+        for (project, sessions) in self.session_files_by_project() {
+            let dir = rustix::fs::openat(CWD, &project, flags, Mode::empty())
+                .ok()
+                .map(std::sync::Arc::new);
+            files.extend(sessions.into_iter().map(|(f, side)| (f, side, dir.clone())));
+        }
+        for chunk in files.chunks(2_000) {
+            let batch = crate::store::parallel::map_ordered(chunk, |(f, side, dir)| {
+                listing::record_in(dir.as_deref(), f, Some(*side))
+            });
+            if !on_batch(batch) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every session file (its name is the session's id).
+    pub fn session_paths(&self) -> Vec<PathBuf> {
+        self.session_files_by_project()
+            .into_iter()
+            .flat_map(|(_, files)| files.into_iter().map(|(f, _)| f))
+            .collect()
+    }
+
+    /// The record of one session file.
+    pub fn record_at(path: &Path) -> SessionRecord {
+        listing::record(path, None)
+    }
+
+    /// The session `record` read whole: its conversation, its subagents'
+    /// and side conversations, its usage, and what could not be read.
+    pub fn read(record: &SessionRecord) -> Result<AgentRead> {
+        let mut file = read_file(&record.path, false)?;
+        let mut others = std::mem::take(&mut file.sides);
+        for path in subagent_files(record) {
+            match read_file(&path, true) {
+                Ok(sub) => {
+                    file.spent.extend(sub.spent);
+                    file.skipped.absorb(sub.skipped);
+                    others.push(sub.main);
+                }
+                Err(e) => file
+                    .skipped
+                    .other
+                    .push(format!("a subagent's file could not be read: {e}")),
+            }
+        }
+        let usage = usage::total(&file.spent);
+        Ok(AgentRead {
+            main: file.main,
+            others,
+            usage,
+            title: file.title,
+            skipped: file.skipped,
+        })
+    }
+
+    /// The last messages of `record` from the end of its file alone (for a
+    /// preview: a long session is not read whole for it). Lines of side
+    /// conversations are left out; the chain is not followed.
+    pub fn tail(record: &SessionRecord, bytes: usize) -> Result<crate::store::format::Context> {
+        let ends = jsonl::head_and_tail(&record.path, 0, bytes)?;
+        let mut lines: Vec<Parsed> = ends
+            .tail_lines_rev()
+            .into_iter()
+            .rev()
+            .enumerate()
+            .filter_map(|(n, b)| {
+                let line = Line::parse_with_parts(b)?;
+                let span = jsonl::LineSpan {
+                    line: n as u32 + 1,
+                    offset: 0,
+                    len: 0,
+                };
+                Some(Parsed { span, line })
+            })
+            .filter(|p| p.line.is_message() && !p.line.sidechain())
+            .collect();
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let built = chain::messages(&mut lines, &order, &mut Skipped::default());
+        Ok(built.finish(&record.id, None, &record.path)?.context)
+    }
+
+    /// The files of a session's subagents, new layout and old.
+    pub fn subagents(record: &SessionRecord) -> Vec<PathBuf> {
+        subagent_files(record)
+    }
+}
+
+/// One file read whole.
+struct FileRead {
+    main: Thread,
+    sides: Vec<Thread>,
+    /// The usage each line carries.
+    spent: Vec<usage::Spent>,
+    title: Option<String>,
+    skipped: Skipped,
+}
+
+/// Reads one file: a session's (`subagent` false) or a subagent's.
+fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
+    let read = read_parsed(path, Line::parse_with_parts)?;
+    let mut skipped = read.skipped;
+    let mut lines: Vec<Parsed> = Vec::with_capacity(read.lines.len());
+    for (span, line) in read.lines {
+        if !KNOWN_TYPES.contains(&line.kind()) {
+            skipped.unknown_type(if line.kind().is_empty() {
+                "(no type)"
+            } else {
+                line.kind()
+            });
+        }
+        lines.push(Parsed { span, line });
+    }
+    let title = title_of(&lines);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let order = chain::main_chain(&lines, subagent, &mut skipped);
+    let sides = if subagent {
+        Vec::new()
+    } else {
+        chain::side_chains(&lines, &mut skipped)
+    };
+    let built = chain::messages(&mut lines, &order, &mut skipped);
+    let main = built.finish(&stem, None, path)?;
+    let mut side_threads = Vec::new();
+    for (n, side) in sides.iter().enumerate() {
+        let agent = side
+            .first()
+            .and_then(|&i| lines[i].line.agent_id.clone())
+            .unwrap_or_else(|| format!("{}", n + 1));
+        let built = chain::messages(&mut lines, side, &mut skipped);
+        side_threads.push(built.finish(&format!("sidechain-{agent}"), Some(&stem), path)?);
+    }
+    let main = if subagent {
+        // A subagent's thread is named by its file and forks from its parent.
+        let parent = path
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned());
+        Thread {
+            context: with_origin(main.context, parent.as_deref()),
+            ..main
+        }
+    } else {
+        main
+    };
+    let spent = usage::spent(&lines);
+    // What is left of the lines is freed on a thread of its own: freeing a
+    // 100 MB session's leftovers is work the reader need not wait for.
+    std::thread::spawn(move || drop(lines));
+    Ok(FileRead {
+        main,
+        sides: side_threads,
+        spent,
+        title,
+        skipped,
+    })
+}
+
+/// `context` with `origin_context_id` set, so it shows as forked from `origin`.
+fn with_origin(
+    context: crate::store::format::Context,
+    origin: Option<&str>,
+) -> crate::store::format::Context {
+    let Some(origin) = origin else { return context };
+    let path = context.path().to_path_buf();
+    let mut raw = context.into_raw();
+    raw.insert(
+        "origin_context_id".into(),
+        serde_json::Value::String(origin.into()),
+    );
+    crate::store::format::Context::from_raw(raw, &path).expect("only a field was added")
+}
+
+/// The agent's own title: the last `custom-title`, else the last
+/// `ai-title`, else the last `summary`.
+fn title_of(lines: &[Parsed]) -> Option<String> {
+    let last = |f: &dyn Fn(&Line) -> Option<&String>| {
+        lines
+            .iter()
+            .rev()
+            .find_map(|p| f(&p.line).filter(|t| !t.trim().is_empty()).cloned())
+    };
+    last(&|l| {
+        l.custom_title
+            .as_ref()
+            .filter(|_| l.kind() == "custom-title")
+    })
+    .or_else(|| last(&|l| l.ai_title.as_ref().filter(|_| l.kind() == "ai-title")))
+    .or_else(|| last(&|l| l.summary.as_ref().filter(|_| l.kind() == "summary")))
+}
+
+/// The subagents' files of the session `record`: every
+/// `<id>/subagents/agent-*.jsonl`, and every `agent-*.jsonl` beside the
+/// session whose first line names it as parent (`sessionId`).
+fn subagent_files(record: &SessionRecord) -> Vec<PathBuf> {
+    let folder = &record.conversation_dir;
+    let mut out: Vec<PathBuf> = plain_files(&folder.join(&record.id).join("subagents"))
+        .into_iter()
+        .filter(|p| is_agent_file(p))
+        .collect();
+    for old in plain_files(folder).into_iter().filter(|p| is_agent_file(p)) {
+        let Ok((head, _, _)) = jsonl::head(&old, 16 * 1024) else {
+            continue;
+        };
+        let names_parent = head
+            .split(|b| *b == b'\n')
+            .take(5)
+            .filter_map(Line::parse)
+            .any(|l| l.session_id.as_deref() == Some(record.id.as_str()));
+        if names_parent {
+            out.push(old);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn is_agent_file(path: &Path) -> bool {
+    path.file_name()
+        .map(|n| n.to_string_lossy())
+        .is_some_and(|n| n.starts_with(AGENT_PREFIX) && n.ends_with(".jsonl"))
+}
+
+/// The directories directly in `dir` (no links followed), sorted.
+pub(crate) fn plain_dirs(dir: &Path) -> Vec<PathBuf> {
+    entries(dir, |t| t.is_dir())
+}
+
+/// The regular files directly in `dir` (no links followed), sorted.
+pub(crate) fn plain_files(dir: &Path) -> Vec<PathBuf> {
+    entries(dir, |t| t.is_file())
+}
+
+/// The folders and the other entries (files, links, ...) directly in
+/// `dir`, each sorted, in one reading of it; hidden ones left out.
+fn dirs_and_files(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let (mut dirs, mut files) = (Vec::new(), Vec::new());
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return (dirs, files);
+    };
+    for e in listing.flatten() {
+        let Ok(t) = e.file_type() else { continue };
+        if e.file_name().as_encoded_bytes().starts_with(b".") {
+            continue;
+        }
+        if t.is_dir() {
+            dirs.push(e.path())
+        } else {
+            files.push(e.path())
+        }
+    }
+    dirs.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    (dirs, files)
+}
+
+fn entries(dir: &Path, keep: impl Fn(&std::fs::FileType) -> bool) -> Vec<PathBuf> {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = listing
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| keep(&t)))
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .collect();
+    // All in one folder: their names order them (comparing whole paths
+    // component by component costs more, over 10,000 sessions).
+    out.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    out
+}

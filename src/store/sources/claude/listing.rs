@@ -1,0 +1,291 @@
+//! A Claude Code session as the list shows it, read from the two ends of
+//! its file only: the first prompt, the folder and the start from the first
+//! lines; the last use and the titles (`custom-title`, `ai-title`,
+//! `summary`) from the last ones. Listing 10,000 sessions reads a few KB of
+//! each, never a whole file.
+
+use crate::store::format::naming::name_from_prompt;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::agent_read::parse_time;
+use crate::store::sources::claude::line::Line;
+use crate::store::sources::jsonl::{self, HeadTail};
+use crate::store::sources::record::SessionRecord;
+use std::borrow::Cow;
+use std::path::Path;
+
+mod prompt;
+
+/// Bytes read from each end first; most sessions say all the list needs there.
+const FIRST_READ: usize = 4 * 1024;
+/// Bytes read from each end when the first read held no whole line that says it.
+const SECOND_READ: usize = 64 * 1024;
+
+/// The key of a line's time, with the quote that opens its value.
+const TIMESTAMP: &[u8] = b"\"timestamp\":\"";
+
+/// What the ends of a file said.
+#[derive(Debug, Default)]
+struct Ends {
+    prompt: Option<String>,
+    cwd: Option<String>,
+    first_time: Option<f64>,
+    last_time: Option<f64>,
+    custom_title: Option<String>,
+    ai_title: Option<String>,
+    summary: Option<String>,
+    readable_lines: usize,
+}
+
+/// The record of the session file `path` (its name is the session id);
+/// `side_folder`: whether `<id>/` lies beside it (its size counts), when
+/// the caller's listing of the folder knows (None: look).
+pub fn record(path: &Path, side_folder: Option<bool>) -> SessionRecord {
+    record_in(None, path, side_folder)
+}
+
+/// [`record`], the file opened relative to its open folder `dir`.
+pub fn record_in(
+    dir: Option<&rustix::fd::OwnedFd>,
+    path: &Path,
+    side_folder: Option<bool>,
+) -> SessionRecord {
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let user = crate::store::sources::agents::user_name();
+    let damaged = |error: String| SessionRecord {
+        agent: Agent::Claude,
+        ..SessionRecord::damaged(&id, path.to_path_buf(), folder.clone(), &user, error)
+    };
+    let read = |size: usize| jsonl::head_and_tail_in(dir, path, size, size);
+    let (mut ends, mut file) = match read(FIRST_READ) {
+        Ok(file) => (read_ends(&file), file),
+        Err(e) => return damaged(e.to_string()),
+    };
+    let wants_more = ends.prompt.is_none() || ends.cwd.is_none() || ends.last_time.is_none();
+    if wants_more && !file.head_is_whole() {
+        match read(SECOND_READ) {
+            Ok(bigger) => {
+                ends = read_ends(&bigger);
+                file = bigger;
+            }
+            Err(e) => return damaged(e.to_string()),
+        }
+    }
+    let mtime = file.mtime;
+    let side = folder.join(&id);
+    let side_folder = side_folder.unwrap_or_else(|| side.is_dir());
+    let beside = if side_folder {
+        crate::store::fs::disk::tree_facts(&side).map_or(0, |f| f.bytes)
+    } else {
+        0
+    };
+    if ends.readable_lines == 0 && file.size > 0 {
+        return damaged(format!(
+            "{}: no line in its first and last {} KB is a Claude Code line",
+            path.display(),
+            SECOND_READ / 1024
+        ));
+    }
+    let prompt = ends.prompt.unwrap_or_default();
+    let title = ends
+        .custom_title
+        .or(ends.ai_title)
+        .or(ends.summary)
+        .unwrap_or_else(|| prompt.clone());
+    SessionRecord {
+        agent: Agent::Claude,
+        name: name_from_prompt(&title),
+        title,
+        cwd: ends.cwd,
+        first_prompt: prompt,
+        user,
+        created_at: ends.first_time.unwrap_or(mtime),
+        last_used_at: ends.last_time.unwrap_or(mtime),
+        bytes: Some(file.size + beside),
+        path: path.to_path_buf(),
+        conversation_dir: folder,
+        error: None,
+        id,
+    }
+}
+
+/// The few fields of a line the list reads, borrowed from the line where
+/// they need no unescaping; the rest (a message's content above all) is
+/// skipped without being built.
+#[derive(Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct Peek<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    is_sidechain: Option<bool>,
+    is_meta: Option<bool>,
+    is_compact_summary: Option<bool>,
+    #[serde(borrow)]
+    summary: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    custom_title: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    ai_title: Option<Cow<'a, str>>,
+}
+
+impl Peek<'_> {
+    fn kind(&self) -> &str {
+        self.kind.as_deref().unwrap_or("")
+    }
+
+    /// A user line that may hold the person's first prompt.
+    fn may_be_prompt(&self) -> bool {
+        self.kind() == "user"
+            && self.is_sidechain != Some(true)
+            && self.is_meta != Some(true)
+            && self.is_compact_summary != Some(true)
+    }
+}
+
+/// A title field, if it holds more than blanks.
+fn title(value: &Option<Cow<'_, str>>) -> Option<String> {
+    value
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_string)
+}
+
+fn read_ends(file: &HeadTail) -> Ends {
+    let mut ends = Ends::default();
+    for bytes in file.head_lines() {
+        let Ok(line) = serde_json::from_slice::<Peek>(bytes) else {
+            // A field of an unexpected type: read the line leniently.
+            if let Some(line) = Line::parse(bytes) {
+                ends.readable_lines += 1;
+                if ends.prompt.is_none() && !line.sidechain() {
+                    ends.prompt = line.prompt_text();
+                }
+            }
+            continue;
+        };
+        ends.readable_lines += 1;
+        if ends.cwd.is_none() {
+            ends.cwd = line.cwd.as_deref().map(str::to_string);
+        }
+        if ends.first_time.is_none() {
+            ends.first_time = line.timestamp.as_deref().and_then(parse_time);
+        }
+        if ends.prompt.is_none() && line.may_be_prompt() {
+            // Only now is the message built: the one line that needs it.
+            ends.prompt = prompt::prompt(bytes)
+                .unwrap_or_else(|| Line::parse(bytes).and_then(|l| l.prompt_text()));
+        }
+        if ends.summary.is_none() && line.kind() == "summary" {
+            ends.summary = title(&line.summary);
+        }
+        if ends.cwd.is_some() && ends.first_time.is_some() && ends.prompt.is_some() {
+            break;
+        }
+    }
+    let titled = memchr::memmem::Finder::new(b"-title\"");
+    let summary = memchr::memmem::Finder::new(b"\"summary\"");
+    let stamp = memchr::memmem::FinderRev::new(TIMESTAMP);
+    for bytes in file.tail_lines_rev() {
+        // The last use is the last line's `timestamp`, found without
+        // parsing the line (often a long tool result): the key can only be
+        // a key, as a quote inside a string is escaped.
+        if ends.last_time.is_none()
+            && let Some(at) = stamp.rfind(bytes)
+        {
+            let value = &bytes[at + TIMESTAMP.len()..];
+            let end = memchr::memchr(b'"', value).unwrap_or(0);
+            if let Some(t) = std::str::from_utf8(&value[..end]).ok().and_then(parse_time) {
+                ends.last_time = Some(t);
+                ends.readable_lines += 1;
+            }
+        }
+        // Past it only a title is looked for: a line that names none is
+        // not parsed at all.
+        let wanted = ends.last_time.is_none()
+            || titled.find(bytes).is_some()
+            || (ends.summary.is_none() && summary.find(bytes).is_some());
+        if !wanted {
+            continue;
+        }
+        let Ok(line) = serde_json::from_slice::<Peek>(bytes) else {
+            if Line::parse(bytes).is_some() {
+                ends.readable_lines += 1;
+            }
+            continue;
+        };
+        ends.readable_lines += 1;
+        if ends.last_time.is_none() {
+            ends.last_time = line.timestamp.as_deref().and_then(parse_time);
+        }
+        if ends.custom_title.is_none() && line.kind() == "custom-title" {
+            ends.custom_title = title(&line.custom_title);
+        }
+        if ends.ai_title.is_none() && line.kind() == "ai-title" {
+            ends.ai_title = title(&line.ai_title);
+        }
+        if ends.summary.is_none() && line.kind() == "summary" {
+            ends.summary = title(&line.summary);
+        }
+        if ends.custom_title.is_some() && ends.last_time.is_some() {
+            break;
+        }
+    }
+    ends
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_reads_prompt_folder_and_titles_from_the_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir
+            .path()
+            .join("0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a7e.jsonl");
+        let mut text = String::new();
+        text.push_str(r#"{"type":"file-history-snapshot","messageId":"x","snapshot":{}}"#);
+        text.push('\n');
+        text.push_str(r#"{"type":"user","uuid":"u1","parentUuid":null,"cwd":"/home/ann/app","timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"Fix the login bug"}}"#);
+        text.push('\n');
+        for i in 0..200 {
+            text.push_str(&format!(
+                r#"{{"type":"assistant","uuid":"a{i}","parentUuid":"u1","timestamp":"2026-11-20T10:{:02}:00Z","message":{{"id":"m{i}","content":[{{"type":"text","text":"{}"}}]}}}}"#,
+                i % 60,
+                "x".repeat(100)
+            ));
+            text.push('\n');
+        }
+        text.push_str(r#"{"type":"custom-title","customTitle":"Login fix","sessionId":"s"}"#);
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        let r = record(&path, None);
+        assert_eq!(r.error, None);
+        assert_eq!(r.id, "0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a7e");
+        assert_eq!(
+            (r.title.as_str(), r.name.as_str()),
+            ("Login fix", "login-fix")
+        );
+        assert_eq!(r.first_prompt, "Fix the login bug");
+        assert_eq!(r.cwd.as_deref(), Some("/home/ann/app"));
+        assert_eq!(r.created_at, parse_time("2026-11-20T10:00:00Z").unwrap());
+        assert_eq!(r.last_used_at, parse_time("2026-11-20T10:19:00Z").unwrap());
+    }
+
+    #[test]
+    fn a_file_with_nothing_readable_is_listed_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, b"garbage\n\xff\xfe\n").unwrap();
+        let r = record(&path, None);
+        assert!(r.error.as_deref().unwrap().contains("no line"), "{r:?}");
+        assert_eq!(r.agent, Agent::Claude);
+    }
+}

@@ -1,0 +1,435 @@
+//! Reading another agent's JSON Lines files, carefully: opened without
+//! following a link and without blocking (a FIFO planted in a session
+//! folder never hangs a listing), regular files only, read up to a bound,
+//! and split into lines that each remember where they are in the file, so a
+//! message can be traced back to the exact bytes it came from (a fork copies
+//! kept lines byte for byte). A line still being written (no newline yet),
+//! a line that is not UTF-8 or not JSON is skipped and counted, never fatal.
+
+use crate::store::error::{Result, StoreError};
+use rustix::fs::{Mode, OFlags};
+use std::io::Read;
+use std::path::Path;
+
+/// The most of one file read fully (a larger one is read to this point and
+/// the note says so): far above any session seen, low enough that a
+/// runaway file cannot take the machine's memory.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Where one line sits in its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LineSpan {
+    /// 1-based line number.
+    pub line: u32,
+    /// Byte offset of its first byte.
+    pub offset: u64,
+    /// Its length in bytes, without the newline.
+    pub len: u32,
+}
+
+/// What a reader skipped, counted by kind, for the note shown with a session.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Lines that are not valid JSON (the first line number, then how many).
+    pub bad_json: Vec<u32>,
+    /// Lines that are not UTF-8 text.
+    pub bad_utf8: Vec<u32>,
+    /// A last line without its newline: still being written.
+    pub partial_last: bool,
+    /// The file was longer than [`MAX_FILE_BYTES`]; the rest was not read.
+    pub truncated_at: Option<u64>,
+    /// Line types this version does not know, with how many of each.
+    pub unknown_types: Vec<(String, usize)>,
+    /// Content blocks of types this version does not know.
+    pub unknown_blocks: Vec<(String, usize)>,
+    /// Anything else worth saying (a broken chain, a dangling rewind).
+    pub other: Vec<String>,
+}
+
+impl Skipped {
+    /// Counts a line of a type not known.
+    pub fn unknown_type(&mut self, kind: &str) {
+        bump(&mut self.unknown_types, kind);
+    }
+
+    /// Counts a content block of a type not known.
+    pub fn unknown_block(&mut self, kind: &str) {
+        bump(&mut self.unknown_blocks, kind);
+    }
+
+    /// Adds what `other` skipped (a subagent's file, say).
+    pub fn absorb(&mut self, other: Skipped) {
+        self.bad_json.extend(other.bad_json);
+        self.bad_utf8.extend(other.bad_utf8);
+        self.partial_last |= other.partial_last;
+        self.truncated_at = self.truncated_at.or(other.truncated_at);
+        for (k, n) in other.unknown_types {
+            bump_by(&mut self.unknown_types, &k, n);
+        }
+        for (k, n) in other.unknown_blocks {
+            bump_by(&mut self.unknown_blocks, &k, n);
+        }
+        self.other.extend(other.other);
+    }
+
+    /// One sentence per kind of thing skipped, for a person.
+    pub fn sentences(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let lines = |v: &[u32]| {
+            let shown: Vec<String> = v.iter().take(5).map(u32::to_string).collect();
+            let more = if v.len() > 5 { ", …" } else { "" };
+            format!(
+                "{} (line {}{more})",
+                plural(v.len(), "line"),
+                shown.join(", ")
+            )
+        };
+        if !self.bad_json.is_empty() {
+            out.push(format!(
+                "skipped {} that are not JSON",
+                lines(&self.bad_json)
+            ));
+        }
+        if !self.bad_utf8.is_empty() {
+            out.push(format!(
+                "skipped {} that are not UTF-8 text",
+                lines(&self.bad_utf8)
+            ));
+        }
+        if self.partial_last {
+            out.push("the last line is still being written; it is left out".into());
+        }
+        if let Some(at) = self.truncated_at {
+            out.push(format!(
+                "the file is longer than {} MB; only its first {at} bytes were read",
+                MAX_FILE_BYTES >> 20
+            ));
+        }
+        if !self.unknown_types.is_empty() {
+            out.push(format!(
+                "skipped lines of types this version does not know: {}",
+                counted(&self.unknown_types)
+            ));
+        }
+        if !self.unknown_blocks.is_empty() {
+            out.push(format!(
+                "content of types this version does not know is shown by its type: {}",
+                counted(&self.unknown_blocks)
+            ));
+        }
+        out.extend(self.other.iter().cloned());
+        out
+    }
+}
+
+fn bump(list: &mut Vec<(String, usize)>, kind: &str) {
+    bump_by(list, kind, 1);
+}
+
+fn bump_by(list: &mut Vec<(String, usize)>, kind: &str, n: usize) {
+    match list.iter_mut().find(|(k, _)| k == kind) {
+        Some((_, count)) => *count += n,
+        None => list.push((kind.to_string(), n)),
+    }
+}
+
+fn counted(list: &[(String, usize)]) -> String {
+    list.iter()
+        .map(|(k, n)| format!("{k} ×{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// A file's bytes, read once, and its complete lines.
+pub struct JsonlFile {
+    /// The bytes read (up to [`MAX_FILE_BYTES`]).
+    pub bytes: Vec<u8>,
+    /// Each complete, non-blank line.
+    pub spans: Vec<LineSpan>,
+    /// What could not be read as lines.
+    pub skipped: Skipped,
+}
+
+impl JsonlFile {
+    /// The bytes of a line.
+    pub fn line_bytes(&self, span: &LineSpan) -> &[u8] {
+        let start = span.offset as usize;
+        &self.bytes[start..start + span.len as usize]
+    }
+}
+
+/// Opens `path` for reading: never through a symbolic link, never blocking
+/// (a FIFO or a device would), and only if it is a regular file.
+pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+    open_regular_stat(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], and the file's `fstat` (its size and times), which
+/// the check needed anyway.
+pub fn open_regular_stat(path: &Path) -> Result<(std::fs::File, rustix::fs::Stat)> {
+    open_regular_in(None, path)
+}
+
+/// [`open_regular_stat`] of `path`, opened by its name relative to the open
+/// folder `dir` that holds it when one is given (a listing opens each
+/// folder once; the kernel then walks one name, not the whole path).
+pub fn open_regular_in(
+    dir: Option<&rustix::fd::OwnedFd>,
+    path: &Path,
+) -> Result<(std::fs::File, rustix::fs::Stat)> {
+    // O_NONBLOCK makes opening a FIFO return at once; on a regular file it
+    // changes nothing, so the flag is left set.
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let opened = match (dir, path.file_name()) {
+        (Some(dir), Some(name)) => rustix::fs::openat(dir, name, flags, Mode::empty()),
+        _ => rustix::fs::open(path, flags, Mode::empty()),
+    };
+    let fd = opened.map_err(|e| match e {
+        rustix::io::Errno::LOOP => StoreError::Unsafe {
+            path: path.to_path_buf(),
+            reason: "it is a symbolic link; session files are never read through links".into(),
+        },
+        e => StoreError::io("read", path, e.into()),
+    })?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| StoreError::io("read", path, e.into()))?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(StoreError::Unsafe {
+            path: path.to_path_buf(),
+            reason: "it is not a regular file".into(),
+        });
+    }
+    Ok((std::fs::File::from(fd), st))
+}
+
+/// Reads the whole of `path` (up to [`MAX_FILE_BYTES`]) and splits it into lines.
+pub fn read(path: &Path) -> Result<JsonlFile> {
+    let mut file = open_regular(path)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(size.min(MAX_FILE_BYTES) as usize + 1);
+    (&mut file)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| StoreError::io("read", path, e))?;
+    let mut skipped = Skipped::default();
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        bytes.truncate(MAX_FILE_BYTES as usize);
+        skipped.truncated_at = Some(MAX_FILE_BYTES);
+    }
+    let (spans, partial) = split_lines(&bytes, 0, 1);
+    skipped.partial_last = partial && skipped.truncated_at.is_none();
+    Ok(JsonlFile {
+        bytes,
+        spans,
+        skipped,
+    })
+}
+
+/// The complete lines of `bytes` (which start at `offset` in their file,
+/// at line `first_line`), blank ones left out, and whether an unfinished
+/// line follows the last newline.
+pub fn split_lines(bytes: &[u8], offset: u64, first_line: u32) -> (Vec<LineSpan>, bool) {
+    let mut spans = Vec::with_capacity(bytes.len() / 512 + 1);
+    let mut start = 0usize;
+    for (line, end) in (first_line..).zip(memchr::memchr_iter(b'\n', bytes)) {
+        push_line(&mut spans, bytes, start, end, offset, line);
+        start = end + 1;
+    }
+    let partial = bytes[start..].iter().any(|b| !b.is_ascii_whitespace());
+    (spans, partial)
+}
+
+fn push_line(
+    spans: &mut Vec<LineSpan>,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    offset: u64,
+    line: u32,
+) {
+    let mut stop = end;
+    if stop > start && bytes[stop - 1] == b'\r' {
+        stop -= 1;
+    }
+    if bytes[start..stop].iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    spans.push(LineSpan {
+        line,
+        offset: offset + start as u64,
+        len: (stop - start) as u32,
+    });
+}
+
+/// Parses one line into `T`, counting it as skipped when it is not UTF-8 or
+/// not JSON of that shape.
+pub fn parse_line<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    span: &LineSpan,
+    skipped: &mut Skipped,
+) -> Option<T> {
+    if std::str::from_utf8(bytes).is_err() {
+        skipped.bad_utf8.push(span.line);
+        return None;
+    }
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            skipped.bad_json.push(span.line);
+            None
+        }
+    }
+}
+
+/// The first `max` bytes of `path` and its size, for a listing.
+pub fn head(path: &Path, max: usize) -> Result<(Vec<u8>, u64, std::fs::Metadata)> {
+    let mut file = open_regular(path)?;
+    let meta = file
+        .metadata()
+        .map_err(|e| StoreError::io("read", path, e))?;
+    let mut bytes = vec![0u8; max.min(meta.len() as usize)];
+    let n = read_full(&mut file, &mut bytes).map_err(|e| StoreError::io("read", path, e))?;
+    bytes.truncate(n);
+    Ok((bytes, meta.len(), meta))
+}
+
+/// Reads `path`'s first `head_max` and last `tail_max` bytes with one open
+/// (the tail is empty when the head reached the end already): an open, an
+/// `fstat`, two `pread`s, a close.
+pub fn head_and_tail(path: &Path, head_max: usize, tail_max: usize) -> Result<HeadTail> {
+    head_and_tail_in(None, path, head_max, tail_max)
+}
+
+/// [`head_and_tail`], the file opened relative to its open folder `dir`.
+pub fn head_and_tail_in(
+    dir: Option<&rustix::fd::OwnedFd>,
+    path: &Path,
+    head_max: usize,
+    tail_max: usize,
+) -> Result<HeadTail> {
+    let (file, st) = open_regular_in(dir, path)?;
+    let size = st.st_size.max(0) as u64;
+    // Read straight into the buffers' room: nothing zeroed first.
+    let read_at = |want: usize, at: u64| -> Result<Vec<u8>> {
+        let mut buf = Vec::with_capacity(want);
+        while buf.len() < want {
+            let at = at + buf.len() as u64;
+            match rustix::io::pread(&file, rustix::buffer::spare_capacity(&mut buf), at) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(StoreError::io("read", path, e.into())),
+            }
+        }
+        buf.truncate(want);
+        Ok(buf)
+    };
+    let head = read_at(head_max.min(size as usize), 0)?;
+    let tail_start = size.saturating_sub(tail_max as u64).max(head.len() as u64);
+    let tail = read_at((size - tail_start.min(size)) as usize, tail_start)?;
+    Ok(HeadTail {
+        head,
+        tail,
+        tail_start,
+        size,
+        mtime: st.st_mtime as f64 + st.st_mtime_nsec as f64 / 1e9,
+    })
+}
+
+/// The two ends of a file.
+pub struct HeadTail {
+    /// Its first bytes.
+    pub head: Vec<u8>,
+    /// Its last bytes (not overlapping the head).
+    pub tail: Vec<u8>,
+    /// Where the tail starts in the file.
+    pub tail_start: u64,
+    /// Its size when opened.
+    pub size: u64,
+    /// Its modification time, seconds since the epoch.
+    pub mtime: f64,
+}
+
+impl HeadTail {
+    /// True when the head holds the whole file.
+    pub fn head_is_whole(&self) -> bool {
+        self.head.len() as u64 == self.size
+    }
+
+    /// The complete lines of the head (a cut last line left out).
+    pub fn head_lines(&self) -> Vec<&[u8]> {
+        let whole = self.head_is_whole();
+        complete_lines(&self.head, whole)
+    }
+
+    /// The complete lines of the tail, last first (a cut first line left
+    /// out unless the tail starts right after the head).
+    pub fn tail_lines_rev(&self) -> Vec<&[u8]> {
+        if self.tail.is_empty() {
+            let mut lines = self.head_lines();
+            lines.reverse();
+            return lines;
+        }
+        let starts_clean = self.tail_start == self.head.len() as u64
+            && self.head.last().is_none_or(|b| *b == b'\n');
+        let body = if starts_clean {
+            &self.tail[..]
+        } else {
+            match memchr::memchr(b'\n', &self.tail) {
+                Some(i) => &self.tail[i + 1..],
+                None => &[],
+            }
+        };
+        let mut lines = complete_lines(body, true);
+        lines.reverse();
+        lines
+    }
+}
+
+/// The non-blank lines of `bytes`; the last one only if `last_is_complete`
+/// or it ends with a newline.
+fn complete_lines(bytes: &[u8], last_is_complete: bool) -> Vec<&[u8]> {
+    let mut out: Vec<&[u8]> = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        let line = trim_cr(&bytes[start..end]);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            out.push(line);
+        }
+        start = end + 1;
+    }
+    if last_is_complete && start < bytes.len() {
+        let line = trim_cr(&bytes[start..]);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+#[cfg(test)]
+mod tests;

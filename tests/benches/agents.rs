@@ -1,0 +1,269 @@
+//! The figures of other agents' sessions (README "Performance"):
+//!
+//!   cargo bench --bench agents
+//!
+//! - `view`: a 100 MB Claude Code session, Tab in the list to the first
+//!   frame of the viewer showing its messages (through the real runtime on a
+//!   virtual screen), and the store's read of it alone;
+//! - `list`: `list --json --agent claude` over 10,000 Claude Code sessions,
+//!   whole process, page cache warm, against reading the first and last
+//!   4 KB of every session file (the same files, in this process; the best
+//!   of one thread and all cores);
+//! - `search`: `search` over every agent (10,000 Claude Code sessions and
+//!   the fixtures of the others), whole process, warm index, against the
+//!   same query over 10,000 Loki sessions.
+//!
+//! The data is generated in a temporary folder (or in `LOKI_BENCH_AGENTS`,
+//! kept and reused). `LOKI_BENCH_ONLY=view,list` runs some parts. Results
+//! are printed and written to target/bench-agents.json.
+
+// Shared with the other benches; this one needs only part of it.
+#[allow(dead_code)]
+#[path = "support.rs"]
+mod support;
+
+use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::demo::agents::{self, AgentsSpec};
+use loki_sessions::store::{AgentHomes, Store, now_seconds};
+use loki_sessions::tui::live::Live;
+use serde_json::json;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use support::*;
+
+const RUNS: usize = 7;
+
+fn wanted(part: &str) -> bool {
+    std::env::var("LOKI_BENCH_ONLY").map_or(true, |only| only.split(',').any(|p| p == part))
+}
+
+/// A home folder under `work` named `name`, made by `make` the first time.
+fn home(work: &Path, name: &str, make: impl FnOnce(&Path)) -> PathBuf {
+    let home = work.join(name);
+    let done = home.join(".made");
+    if !done.exists() {
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(&home).unwrap();
+        let started = Instant::now();
+        make(&home);
+        std::fs::write(&done, b"").unwrap();
+        eprintln!("made {name} in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    home
+}
+
+fn store_of(home: &Path) -> Store {
+    Store::loki(&home.join("no-loki"), USER)
+        .unwrap()
+        .with_agents(&AgentHomes::under(home))
+        .primary_optional(true)
+        .with_cache_dir(&home.join("cache"))
+}
+
+/// Tab on the 100 MB session to the frame showing its messages.
+fn view(home: &Path, id: &str) -> serde_json::Value {
+    let store = store_of(home);
+    // The index is brought up to date first, as a person's UI finds it
+    // (else the UI's own update at start reads the 100 MB session beside
+    // the viewer, on the same two cores).
+    store.update_index(now_seconds(), &|_, _| {}).unwrap();
+    let record = store
+        .list()
+        .unwrap()
+        .into_iter()
+        .find(|r| r.id == id)
+        .unwrap();
+    let mut reads: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            let c = store.load_conversation(&store.target(&record)).unwrap();
+            assert!(c.context.len() > 1000);
+            started.elapsed()
+        })
+        .collect();
+    let mut frames = Vec::new();
+    for _ in 0..RUNS {
+        let mut live = Live::open(store_of(home), settings(), 120, 40);
+        live.run_until(LIMIT, |m| !m.list.scanning && !m.list.rows.is_empty())
+            .expect("rows");
+        for c in id.chars().take(13) {
+            live.key(KeyCode::Char(c), KeyModifiers::NONE);
+        }
+        live.run_until(LIMIT, |m| {
+            m.list.selected_row().is_some_and(|r| r.record.id == id)
+        })
+        .expect("selected");
+        live.run_until(Duration::from_millis(500), |_| false);
+        let started = Instant::now();
+        live.key(KeyCode::Tab, KeyModifiers::NONE);
+        live.run_until(LIMIT, |m| m.viewer().is_some_and(|v| v.loaded.is_some()))
+            .expect("opens");
+        frames.push(started.elapsed());
+    }
+    let size = std::fs::metadata(&record.path).unwrap().len();
+    let read = percentile(&mut reads, 0.5);
+    let frame = percentile(&mut frames, 0.5);
+    println!(
+        "view: {:.0} MB session, {} messages: first frame {:.1} ms (median of {RUNS}), the read alone {:.1} ms",
+        size as f64 / 1e6,
+        store
+            .load_conversation(&store.target(&record))
+            .unwrap()
+            .context
+            .len(),
+        ms(frame),
+        ms(read)
+    );
+    json!({"bytes": size, "first_frame_ms": ms(frame), "read_ms": ms(read)})
+}
+
+/// The first and last 4 KB of every session file, in this process.
+fn ends_of_every_file(files: &[PathBuf], threads: usize) -> Duration {
+    let started = Instant::now();
+    let per = files.len().div_ceil(threads.max(1));
+    std::thread::scope(|scope| {
+        for part in files.chunks(per.max(1)) {
+            scope.spawn(move || {
+                let mut buf = vec![0u8; 4096];
+                for f in part {
+                    let mut file = std::fs::File::open(f).unwrap();
+                    let _ = file.read(&mut buf).unwrap();
+                    let len = file.metadata().unwrap().len();
+                    file.seek(SeekFrom::Start(len.saturating_sub(4096)))
+                        .unwrap();
+                    let _ = file.read(&mut buf).unwrap();
+                }
+            });
+        }
+    });
+    started.elapsed()
+}
+
+/// The median wall time of running the binary with `args` under `home`.
+fn whole_process(home: &Path, args: &[&str]) -> Duration {
+    let run = || {
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_loki-sessions"))
+            .args(args)
+            .env("HOME", home)
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_CONFIG_HOME", home.join("no-config"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("LOKI_HOME")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        started.elapsed()
+    };
+    run();
+    let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
+    percentile(&mut times, 0.5)
+}
+
+fn list(home: &Path, files: &[PathBuf]) -> serde_json::Value {
+    let list = whole_process(home, &["--agent", "claude", "list", "--json"]);
+    // The store's listing alone, in this process (no index, no output).
+    let store = store_of(home).only_agents(&[loki_sessions::store::Agent::Claude]);
+    let mut scans: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            assert_eq!(store.list().unwrap().len(), files.len());
+            started.elapsed()
+        })
+        .collect();
+    let scan = percentile(&mut scans, 0.5);
+    ends_of_every_file(files, 1);
+    let mut one: Vec<Duration> = (0..RUNS).map(|_| ends_of_every_file(files, 1)).collect();
+    let mut all: Vec<Duration> = (0..RUNS)
+        .map(|_| ends_of_every_file(files, workers()))
+        .collect();
+    let base = percentile(&mut one, 0.5).min(percentile(&mut all, 0.5));
+    println!(
+        "list: {} Claude Code sessions, list --json {:.1} ms (the store's listing alone {:.1} ms); first and last 4 KB of every file {:.1} ms: {:.2}x",
+        files.len(),
+        ms(list),
+        ms(scan),
+        ms(base),
+        list.as_secs_f64() / base.as_secs_f64()
+    );
+    json!({"sessions": files.len(), "list_ms": ms(list), "scan_ms": ms(scan), "ends_ms": ms(base), "ratio": list.as_secs_f64() / base.as_secs_f64()})
+}
+
+fn search(home: &Path, loki: &Path) -> serde_json::Value {
+    let query = ["search", "connection", "refused", "--json"];
+    whole_process(home, &["index"]);
+    let agents = whole_process(home, &query);
+    let loki_home = loki.join("home");
+    std::fs::create_dir_all(&loki_home).unwrap();
+    let root = loki.to_string_lossy().to_string();
+    let mut args = vec!["--root", root.as_str(), "--user", USER];
+    whole_process(&loki_home, &[&args[..], &["index"]].concat());
+    args.extend_from_slice(&query);
+    let on_loki = whole_process(&loki_home, &args);
+    println!(
+        "search: every agent {:.1} ms; 10,000 Loki sessions {:.1} ms (warm index, whole process)",
+        ms(agents),
+        ms(on_loki)
+    );
+    json!({"agents_ms": ms(agents), "loki_ms": ms(on_loki)})
+}
+
+fn workers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+fn main() {
+    let mut keep = Vec::new();
+    let work = match std::env::var_os("LOKI_BENCH_AGENTS") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().to_path_buf();
+            keep.push(dir);
+            path
+        }
+    };
+    std::fs::create_dir_all(&work).unwrap();
+    let now = now_seconds();
+    let mut figures = serde_json::Map::new();
+    if wanted("view") {
+        let big = home(&work, "big", |h| {
+            agents::big_claude_session(&h.join(".claude/projects"), 100_000_000, 9, now).unwrap();
+        });
+        let store = store_of(&big);
+        let id = store.list().unwrap()[0].id.clone();
+        figures.insert("view".into(), view(&big, &id));
+    }
+    let many = home(&work, "many", |h| {
+        agents::many_claude_sessions(&h.join(".claude/projects"), 10_000, 11, now).unwrap();
+        let mut spec = AgentsSpec::fixtures(now);
+        spec.claude = 0;
+        spec.codex = 200;
+        spec.gemini = 200;
+        spec.hostile = false;
+        agents::generate(h, &spec).unwrap();
+    });
+    if wanted("list") {
+        let files: Vec<PathBuf> = store_of(&many)
+            .only_agents(&[loki_sessions::store::Agent::Claude])
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        figures.insert("list".into(), list(&many, &files));
+    }
+    if wanted("search") {
+        let loki = store_root("LOKI_BENCH_10K", 10_000, 12, 0, &mut keep);
+        figures.insert("search".into(), search(&many, &loki));
+    }
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-agents.json");
+    let _ = std::fs::write(out, serde_json::to_string_pretty(&figures).unwrap());
+}

@@ -1,0 +1,486 @@
+//! Other agents' sessions beside Loki's: the generated Claude Code, Codex
+//! and Gemini CLI fixtures (every line type, drift, bad lines) listed,
+//! read, searched and exported through the CLI, never written.
+
+use crate::common::*;
+use loki_sessions::demo::agents::{self, AgentsSpec, AgentsSummary};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+
+mod usage;
+
+const NOW: f64 = 1_795_939_200.0;
+
+/// A home folder holding the fixtures, and a cache of its own.
+struct Home {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    cache: PathBuf,
+    made: AgentsSummary,
+}
+
+impl Home {
+    fn new() -> Home {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let made = agents::generate(&home, &AgentsSpec::fixtures(NOW)).unwrap();
+        Home {
+            cache: tmp.path().join("cache"),
+            home,
+            _tmp: tmp,
+            made,
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        command()
+            .env("HOME", &self.home)
+            .env("XDG_CACHE_HOME", &self.cache)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok(args)).unwrap()
+    }
+
+    fn ids(&self) -> Vec<&String> {
+        self.made
+            .claude
+            .iter()
+            .chain(&self.made.codex)
+            .chain(&self.made.gemini)
+            .collect()
+    }
+}
+
+fn rows<'a>(list: &'a Value, agent: &str) -> Vec<&'a Value> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["agent"] == agent)
+        .collect()
+}
+
+#[test]
+fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
+    let h = Home::new();
+    let list = h.json(&["list", "--json", "--tokens"]);
+    assert_eq!(rows(&list, "claude").len(), h.made.claude.len());
+    assert_eq!(rows(&list, "codex").len(), h.made.codex.len());
+    assert_eq!(rows(&list, "gemini").len(), h.made.gemini.len());
+    for row in list.as_array().unwrap() {
+        let id = row["id"].as_str().unwrap();
+        assert!(
+            !id.starts_with("agent-"),
+            "a subagent listed as a session: {row}"
+        );
+        assert!(h.ids().iter().any(|i| *i == id), "{id} was not made");
+        assert_eq!(row["error"], Value::Null, "{row}");
+        assert!(
+            row["cwd"].as_str().unwrap().starts_with("/home/dev/src/"),
+            "{row}"
+        );
+        assert!(!row["title"].as_str().unwrap().is_empty(), "{row}");
+        let usage = &row["usage"];
+        let spent: u64 = ["input", "output", "cache_read", "cache_write"]
+            .iter()
+            .map(|k| usage[k].as_u64().unwrap())
+            .sum();
+        assert!(spent > 0, "{row}");
+        assert!(row["cost_estimate"]["usd"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(row["messages"].as_u64().unwrap() > 0, "{row}");
+    }
+    // Titles are the agents' own where they keep one.
+    let titles: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["title"].as_str().unwrap())
+        .collect();
+    for title in [
+        "Login fix",
+        "Paginate the orders endpoint",
+        "Flaky integration test investigation",
+        "Billing refactor",
+        "Compacted orders work",
+        "Retry of the orders query",
+    ] {
+        assert!(titles.contains(&title), "{title} not in {titles:?}");
+    }
+}
+
+#[test]
+fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
+    let h = Home::new();
+    h.ok(&["list"]);
+    let missing = h.home.join("no-such-root");
+    let out = h.run(&["--root", missing.to_str().unwrap(), "list"]);
+    assert_eq!(out.status.code(), Some(2), "a root named and missing");
+    // An agent asked for whose folder is not there: where it was looked for.
+    std::fs::rename(h.home.join(".codex"), h.home.join("codex-moved")).unwrap();
+    let out = h.run(&["--agent", "codex", "list"]);
+    assert_eq!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(".codex (not there: no Codex sessions)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn agent_names_every_command_to_those_agents() {
+    let h = Home::new();
+    let list = h.json(&["--agent", "codex", "list", "--json"]);
+    assert_eq!(list.as_array().unwrap().len(), h.made.codex.len());
+    let both = h.json(&["--agent", "claude", "--agent", "gemini", "list", "--json"]);
+    assert_eq!(
+        both.as_array().unwrap().len(),
+        h.made.claude.len() + h.made.gemini.len()
+    );
+    let claude = &h.made.claude[0];
+    let out = h.run(&["--agent", "codex", "show", claude]);
+    assert_eq!(out.status.code(), Some(1), "not among codex's sessions");
+    let bad = h.run(&["--agent", "cursor", "list"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn a_session_is_named_by_its_own_id_a_prefix_or_its_file() {
+    let h = Home::new();
+    for id in h.ids() {
+        for arg in [id.as_str(), &id[..8]] {
+            let shown = h.json(&["show", arg, "--json"]);
+            assert_eq!(shown["session"]["id"], id.as_str(), "{arg}");
+        }
+    }
+    let list = h.json(&["list", "--json"]);
+    let path = rows(&list, "claude")[0]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let shown = h.json(&["show", &path, "--json"]);
+    assert_eq!(shown["session"]["path"], path.as_str());
+}
+
+#[test]
+fn every_session_shows_with_notes_on_what_was_skipped() {
+    let h = Home::new();
+    for id in h.ids() {
+        let shown = h.json(&["show", id, "--json"]);
+        let messages = shown["messages"].as_array().unwrap();
+        assert!(!messages.is_empty(), "{id}");
+        for m in messages {
+            assert!(!m["lines"].as_array().unwrap().is_empty(), "{m}");
+        }
+        assert!(
+            shown["usage"].is_object() && shown["cost_estimate"].is_object(),
+            "{id}"
+        );
+    }
+    let hostile = h.made.claude_hostile.as_ref().unwrap();
+    let shown = h.json(&["show", hostile, "--json"]);
+    let notes = shown["notes"].to_string();
+    for said in [
+        "not JSON",
+        "not UTF-8",
+        "still being written",
+        "hologram-event",
+        "server_tool_future",
+    ] {
+        assert!(notes.contains(said), "{said} not in {notes}");
+    }
+}
+
+#[test]
+fn claude_code_conversations_follow_the_chain() {
+    let h = Home::new();
+    let kinds = |id: &str| -> Vec<String> {
+        let shown = h.json(&["show", id, "--json"]);
+        shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["kind"].as_str().map(str::to_string))
+            .collect()
+    };
+    let compacted = kinds(h.made.claude_compacted.as_ref().unwrap());
+    assert_eq!(
+        compacted
+            .iter()
+            .filter(|k| *k == "CompactionBoundary")
+            .count(),
+        2
+    );
+    assert_eq!(
+        compacted.iter().filter(|k| *k == "CompactSummary").count(),
+        2
+    );
+    // The abandoned branch of a rewind is not shown, and it says so.
+    let rewound = h.json(&["show", h.made.claude_rewound.as_ref().unwrap(), "--json"]);
+    let texts = rewound["messages"].to_string();
+    assert!(!texts.contains("Actually, try it another way"), "{texts}");
+    assert!(rewound["notes"].to_string().contains("other branches"));
+    // A message streamed over several lines is one message of several
+    // lines (the versions that stream one line per block).
+    let streamed: usize = h
+        .made
+        .claude
+        .iter()
+        .map(|id| {
+            let shown = h.json(&["show", id, "--json"]);
+            shown["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["lines"].as_array().unwrap().len() > 1)
+                .count()
+        })
+        .sum();
+    assert!(streamed > 0);
+    // Subagents are contexts of their parent, in both layouts.
+    let parent = h.made.claude_with_subagents.as_ref().unwrap();
+    let contexts = h.json(&["contexts", parent, "--json"]);
+    let others: Vec<&str> = contexts["contexts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["relation"] == "other")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(others.len(), 2, "{contexts}");
+    assert!(
+        contexts["contexts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["error"].is_null())
+    );
+    assert!(others.iter().all(|c| c.starts_with("agent-")));
+    let sub = h.ok(&["export", parent, "--context", others[0], "--format", "md"]);
+    assert!(sub.contains("Find why the test fails"), "{sub}");
+}
+
+#[test]
+fn writes_are_refused_with_a_reason_and_nothing_changes() {
+    let h = Home::new();
+    let before = snapshot(&h.home);
+    let id = h.made.claude[0].as_str();
+    let codex = h.made.codex[0].as_str();
+    for args in [
+        vec!["trim", id, "--keep-messages", "2"],
+        vec!["trim", codex, "--max-tokens", "100", "--dry-run"],
+        vec!["delete", id, "--yes"],
+        vec!["activate", id, "agent-x"],
+        vec!["delete-context", id, "agent-x", "--yes"],
+    ] {
+        let out = h.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("read-only"), "{args:?}: {err}");
+    }
+    assert_eq!(before, snapshot(&h.home));
+}
+
+#[test]
+fn reading_writes_nothing_under_the_agents_folders() {
+    let h = Home::new();
+    let before = snapshot(&h.home);
+    let out_dir = tempfile::tempdir().unwrap();
+    h.ok(&["list", "--json", "--tokens"]);
+    h.ok(&["index"]);
+    h.ok(&["search", "test", "--json"]);
+    h.ok(&["search", "test", "--no-index", "--json"]);
+    for id in h.ids() {
+        h.ok(&["show", id, "--full"]);
+        h.ok(&[
+            "show",
+            id,
+            "--format",
+            "transcript",
+            "--plain",
+            "--no-pager",
+        ]);
+        h.ok(&["contexts", id, "--json"]);
+        h.ok(&["resume", id, "--print", "command"]);
+        let file = out_dir.path().join(format!("{id}.md"));
+        h.ok(&["export", id, "--format", "md", "-o", file.to_str().unwrap()]);
+    }
+    assert_eq!(
+        before,
+        snapshot(&h.home),
+        "a read wrote under the agents' folders"
+    );
+    // An export is never written inside another agent's folder.
+    let inside = h.home.join(".claude/projects/out.md");
+    let out = h.run(&[
+        "export",
+        &h.made.claude[0],
+        "--format",
+        "md",
+        "-o",
+        inside.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!inside.exists());
+}
+
+#[test]
+fn the_index_finds_what_the_direct_scan_finds_over_every_agent() {
+    let h = Home::new();
+    h.ok(&["index"]);
+    for query in [
+        "test",
+        "login",
+        "fixture stale",
+        "role:user orders",
+        "\"the tests pass\"",
+    ] {
+        let hits = |extra: &[&str]| -> Value {
+            let mut args = vec!["search", query, "--json", "--limit", "1000"];
+            args.extend_from_slice(extra);
+            let out = h.run(&args);
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}");
+            serde_json::from_slice(&out.stdout).unwrap_or(Value::Array(Vec::new()))
+        };
+        let indexed = hits(&[]);
+        let direct = hits(&["--no-index"]);
+        assert!(
+            !direct.as_array().unwrap().is_empty(),
+            "{query} finds nothing"
+        );
+        let keys = |v: &Value| -> std::collections::BTreeSet<(String, String, String)> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|hit| {
+                    (
+                        hit["agent"].as_str().unwrap().to_string(),
+                        hit["session_id"].as_str().unwrap().to_string(),
+                        hit["message_id"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(keys(&indexed), keys(&direct), "{query}");
+        if query == "test" {
+            let agents: std::collections::BTreeSet<String> =
+                keys(&indexed).into_iter().map(|k| k.0).collect();
+            assert_eq!(agents.len(), 3, "hits from every agent: {agents:?}");
+        }
+    }
+    // A Codex session named after it was indexed (no rollout file changes):
+    // its hits carry the new name.
+    let codex_hit = |hits: &Value| -> Option<(String, String)> {
+        hits.as_array().unwrap().iter().find_map(|hit| {
+            (hit["agent"] == "codex").then(|| {
+                (
+                    hit["session_id"].as_str().unwrap().to_string(),
+                    hit["session_name"].as_str().unwrap().to_string(),
+                )
+            })
+        })
+    };
+    let search = || -> Value { h.json(&["search", "test", "--json", "--limit", "1000"]) };
+    let (id, _) = codex_hit(&search()).expect("a Codex hit");
+    let index = h.home.join(".codex/session_index.jsonl");
+    let mut lines = std::fs::read_to_string(&index).unwrap_or_default();
+    lines.push_str(&format!(
+        "{{\"id\":\"{id}\",\"thread_name\":\"Renamed after indexing\",\"updated_at\":\"2026-11-30T10:00:00Z\"}}\n"
+    ));
+    std::fs::write(&index, lines).unwrap();
+    let renamed = search();
+    let named = renamed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|hit| hit["session_id"] == id.as_str())
+        .unwrap();
+    assert_eq!(named["session_name"], "Renamed after indexing");
+}
+
+#[test]
+fn a_file_that_is_not_a_session_is_listed_damaged_never_missing() {
+    let h = Home::new();
+    let project = h.home.join(".claude/projects/-home-dev-src-odd");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("0badf00d-0000-4000-8000-000000000000.jsonl"),
+        b"\xff\xfe not json\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        "/etc/hostname",
+        project.join("1badf00d-0000-4000-8000-000000000000.jsonl"),
+    )
+    .unwrap();
+    let list = h.json(&["list", "--json"]);
+    for id in ["0badf00d", "1badf00d"] {
+        let row = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"].as_str().unwrap().starts_with(id))
+            .unwrap_or_else(|| panic!("{id} missing"));
+        assert!(row["error"].is_string(), "{row}");
+    }
+}
+
+#[test]
+fn resume_runs_the_agents_own_command_in_its_folder_or_prints_it() {
+    let h = Home::new();
+    let list = h.json(&["list", "--json"]);
+    for (agent, program) in [
+        ("claude", "claude --resume"),
+        ("codex", "codex resume"),
+        ("gemini", "gemini --resume"),
+    ] {
+        let row = rows(&list, agent)[0];
+        let id = row["id"].as_str().unwrap();
+        let cwd = row["cwd"].as_str().unwrap();
+        let line = h.ok(&["resume", id, "--print", "command"]);
+        assert_eq!(line.trim(), format!("cd {cwd} && {program} {id}"));
+        // Its folder is not on this machine: said, nothing run.
+        let out = h.run(&["resume", id]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not there"));
+    }
+    // A session whose folder is here: the configured command runs there.
+    let work = h.home.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let id = "0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a7e";
+    let project = h.home.join(".claude/projects/-work");
+    std::fs::create_dir_all(&project).unwrap();
+    let line = format!(
+        r#"{{"type":"user","uuid":"u1","parentUuid":null,"cwd":"{}","sessionId":"{id}","timestamp":"2026-11-20T10:00:00Z","message":{{"role":"user","content":"hi"}}}}"#,
+        work.display()
+    );
+    std::fs::write(project.join(format!("{id}.jsonl")), line + "\n").unwrap();
+    let out_file = h.home.join("resumed.txt");
+    let config = h.home.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[resume]\nclaude = \"sh -c 'pwd > {} && echo $1 >> {}' sh {{id}}\"\n",
+            out_file.display(),
+            out_file.display()
+        ),
+    )
+    .unwrap();
+    h.ok(&["--config", config.to_str().unwrap(), "resume", id]);
+    let said = std::fs::read_to_string(&out_file).unwrap();
+    assert_eq!(said, format!("{}\n{id}\n", work.display()));
+}

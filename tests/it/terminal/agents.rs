@@ -1,0 +1,95 @@
+//! A real terminal with other agents' sessions beside Loki's: a Claude
+//! Code session found in the mixed list, opened and read, then resumed
+//! (printed, as `--print command` asks: this machine has no `claude`).
+
+use crate::common::tmux::{Tmux, wait_for_file};
+use crate::common::*;
+use loki_sessions::demo::agents::{self, AgentsSpec};
+
+#[test]
+fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    ok(
+        &root,
+        &[
+            "demo",
+            "--sessions",
+            "5",
+            "--messages",
+            "6",
+            "--big-context",
+            "0",
+        ],
+    );
+    let home = tmp.path().join("home");
+    let made = agents::generate(
+        &home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    let before = snapshot(&home);
+    let out = tmp.path().join("out");
+    let code = tmp.path().join("code");
+    let command = format!(
+        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester --print command > {} ; echo $? > {} ; sleep 60",
+        home.display(),
+        tmp.path().join("cache").display(),
+        bin().display(),
+        root.display(),
+        out.display(),
+        code.display()
+    );
+    let ui = Tmux::start(&command);
+    let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
+    let screen = ui.wait_for(&format!("{total} sessions"));
+    assert!(
+        screen.contains("AGENT") && screen.contains("claude") && screen.contains("codex"),
+        "{screen}"
+    );
+
+    // F4 twice: Loki's sessions, then Claude Code's alone.
+    ui.keys(&["F4"]);
+    ui.wait_for("@loki");
+    ui.keys(&["F4"]);
+    ui.wait_for("@claude");
+    ui.text("login fix");
+    // The best match first, right under the header.
+    let screen = ui.wait_for("SIZE\nclaude Login fix");
+    assert!(!screen.contains("gemini "), "{screen}");
+
+    // Open it: the header says whose it is and what it spent.
+    ui.keys(&["Tab"]);
+    let screen = ui.wait_for("spent: in");
+    assert!(screen.contains("Claude Code · Login fix"), "{screen}");
+    assert!(screen.contains("messages"), "{screen}");
+    // Read the last message full screen, then go back to the list.
+    ui.keys(&["Enter"]);
+    ui.wait_for("lines ");
+    ui.keys(&["Escape"]);
+    ui.wait_for("spent: in");
+    ui.keys(&["Escape"]);
+    ui.wait_for("@claude");
+
+    // Enter resumes: printed, as asked.
+    ui.keys(&["Enter"]);
+    let printed = wait_for_file(&code);
+    assert_eq!(printed.trim(), "0");
+    let line = std::fs::read_to_string(&out).unwrap();
+    let id = made
+        .claude
+        .iter()
+        .find(|id| line.contains(id.as_str()))
+        .expect("a Claude Code id");
+    assert!(
+        line.starts_with("cd /home/dev/src/")
+            && line.trim_end().ends_with(&format!("claude --resume {id}")),
+        "{line}"
+    );
+    assert_eq!(
+        before,
+        snapshot(&home),
+        "the UI wrote under the agents' folders"
+    );
+}
