@@ -4,4 +4,5 @@ mod agents;
 mod delete;
 mod hand_trim;
 mod live;
+mod live_agents;
 mod panes;
