@@ -61,11 +61,7 @@ pub struct Settings {
 impl Settings {
     /// The context window a session of `record`'s agent is measured against.
     pub fn window_for(&self, record: &SessionRecord) -> u64 {
-        let agent = match self.store_kind {
-            StoreKind::Loki => "loki",
-            StoreKind::PeteosFolder => "peteos",
-        };
-        let _ = record;
+        let agent = record.agent.name();
         self.windows
             .iter()
             .find(|(name, _)| name == agent)

@@ -195,8 +195,13 @@ fn cpu_seconds(pid: u32) -> f64 {
 /// `window` once it has settled (the index built, the stats gathered).
 fn idle_cpu(root: &Path, window: Duration) -> (f64, f64) {
     let name = format!("loki-live-bench-{}", std::process::id());
+    // A home of its own: no agent's folder of this machine is listed.
+    let home = root.join("bench-home");
+    std::fs::create_dir_all(&home).unwrap();
     let command = format!(
-        "XDG_CONFIG_HOME=/nonexistent-loki-bench XDG_CACHE_HOME={} exec {} --root {} --user {USER}",
+        "exec env -u CLAUDE_CONFIG_DIR -u CODEX_HOME HOME={} XDG_CONFIG_HOME={} XDG_CACHE_HOME={} {} --root {} --user {USER}",
+        home.display(),
+        home.join("config").display(),
         root.join("cache-bin").display(),
         env!("CARGO_BIN_EXE_loki-sessions"),
         root.display()

@@ -6,7 +6,7 @@
 
 use crate::humanize;
 use crate::store::{
-    Context, Encoding, Reread, Result, SessionRecord, SessionRef, Store, StoreKind,
+    Context, Encoding, Reread, Result, SessionRecord, SessionRef, Store,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -127,11 +127,8 @@ impl<'s> Tracker<'s> {
         }
     }
 
-    fn agent(&self, _record: &SessionRecord) -> String {
-        match self.store.kind() {
-            StoreKind::Loki => "loki".into(),
-            StoreKind::PeteosFolder => "peteos".into(),
-        }
+    fn agent(&self, record: &SessionRecord) -> String {
+        record.agent.name().into()
     }
 
     fn window(&self, record: &SessionRecord) -> u64 {

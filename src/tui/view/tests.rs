@@ -95,6 +95,27 @@ fn the_gauge_says_counting_until_every_message_is_counted() {
 }
 
 #[test]
+fn the_gauge_measures_against_the_window_of_the_sessions_agent_and_warns() {
+    let claude = |m: &mut Model, windows: Vec<(String, u64)>| {
+        m.app.settings.windows = windows;
+        if let Screen::Viewer(v) = &mut m.screen {
+            v.record.agent = crate::store::Agent::Claude;
+        }
+    };
+    let mut m = viewer_model("fix-the-login-bug", 100, 100);
+    claude(&mut m, vec![("loki".into(), 900_000), ("claude".into(), 1_200)]);
+    let lines = screen(&m, 80, 24);
+    assert!(
+        lines[1].starts_with("1,000 / 1,200 tokens (83% of the window) — filling up"),
+        "{:?}",
+        lines[1]
+    );
+    claude(&mut m, vec![("claude".into(), 1_040)]);
+    let lines = screen(&m, 80, 24);
+    assert!(lines[1].contains("(96% of the window) — nearly full"), "{:?}", lines[1]);
+}
+
+#[test]
 fn the_header_keeps_the_count_and_the_encoding() {
     let name = "investigate-why-emails-land-in-spam-and-the-bounce-rate-doubled";
     let lines = screen(&viewer_model(name, 1, 1), 80, 24);
