@@ -227,3 +227,72 @@ fn watch_once_says_where_each_session_stands_and_exits() {
         assert_eq!(line["window"].as_u64().unwrap(), 128_000);
     }
 }
+
+#[test]
+fn watch_follows_another_agents_session_appended_to_in_place() {
+    let (tmp, root) = store(2);
+    let (home, other) = (tmp.path().join("home"), tmp.path().join("other"));
+    std::fs::create_dir(&other).unwrap();
+    ok(
+        &other,
+        &["demo", "--sessions", "1", "--plain", "--agents-home", home.to_str().unwrap()],
+    );
+    let listed = |args: &[&str]| {
+        let out = command()
+            .env("HOME", &home)
+            .env("XDG_CACHE_HOME", root.with_extension("cache"))
+            .args(["--root", root.to_str().unwrap(), "--user", "tester"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let claude = listed(&["list", "--json", "--agent", "claude"])[0].clone();
+    let (id, file) = (
+        claude["id"].as_str().unwrap().to_string(),
+        PathBuf::from(claude["path"].as_str().unwrap()),
+    );
+    let mut child = command()
+        .env("HOME", &home)
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
+        .args(["--root", root.to_str().unwrap(), "--user", "tester", "watch", &id, "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let w = Watching {
+        out: lines(child.stdout.take().unwrap()),
+        err: lines(child.stderr.take().unwrap()),
+        child,
+    };
+    w.ready();
+    // A prompt appended as Claude Code appends: a line at the end, in place.
+    let body = std::fs::read_to_string(&file).unwrap();
+    let last: Value = body
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v.get("uuid").is_some() && v["isSidechain"] != Value::Bool(true))
+        .unwrap();
+    let line = serde_json::json!({
+        "parentUuid": last["uuid"], "isSidechain": false, "userType": "external",
+        "cwd": last["cwd"], "sessionId": last["sessionId"], "version": last["version"],
+        "type": "user", "message": {"role": "user", "content": "and now the other test"},
+        "uuid": "6f1c0c84-9a57-4a43-a3f5-0f7de3a1c0aa", "timestamp": "2099-01-01T00:00:00.000Z"
+    });
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
+    drop(f);
+    let got = w.take(1);
+    let shown = listed(&["show", &id, "--json"]);
+    let messages = shown["messages"].as_array().unwrap();
+    let total: u64 = messages.iter().map(|m| m["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(got[0]["event"], "message", "{}", got[0]);
+    assert_eq!(got[0]["agent"], "claude");
+    assert_eq!(got[0]["role"], "user");
+    assert_eq!(got[0]["index"].as_u64().unwrap() as usize, messages.len() - 1);
+    assert_eq!(got[0]["total"].as_u64().unwrap(), total);
+    assert_eq!(got[0]["window"].as_u64().unwrap(), 200_000, "Claude Code's window");
+}
