@@ -9,6 +9,10 @@ use std::collections::HashMap;
 
 /// A side effect, performed off the UI thread.
 #[derive(Clone, Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "an effect lives for one hand-over to the worker, and most are store operations: boxing them would only add an allocation"
+)]
 pub enum Effect {
     /// A call of the store's door on a worker, for the screen that asked
     /// (answered by `Msg::Reply { req, .. }`, after any progress).

@@ -76,7 +76,7 @@ impl Agent {
         let position = anchors[at][1].as_u64().unwrap() as usize;
         let n = self.len();
         let message = json!({
-            "id": format!("bench-{}-{n}", self.appended), "role": if n % 2 == 0 { "user" } else { "assistant" },
+            "id": format!("bench-{}-{n}", self.appended), "role": if n.is_multiple_of(2) { "user" } else { "assistant" },
             "_sequence_number": n + 100, "content": [{"type": "text", "text": text}]
         });
         self.doc["messages"]
@@ -141,8 +141,10 @@ fn list_latency(root: &Path, samples: usize) -> Vec<Duration> {
         let want = agent.len() + 1;
         agent.append("a message from the agent");
         let written = Instant::now();
-        live.run_until(Duration::from_secs(60), |m| row_messages(m, id) == Some(want))
-            .expect("the row shows the append");
+        live.run_until(Duration::from_secs(60), |m| {
+            row_messages(m, id) == Some(want)
+        })
+        .expect("the row shows the append");
         times.push(written.elapsed());
         live.run_until(Duration::from_millis(30), |_| false);
     }
@@ -171,8 +173,9 @@ fn viewer_latency(root: &Path, samples: usize) -> Vec<Duration> {
         let written = Instant::now();
         live.run_until(Duration::from_secs(60), |m| {
             counted(m)
-                && m.viewer()
-                    .is_some_and(|v| v.loaded.as_ref().unwrap().len() == want && v.selected == want - 1)
+                && m.viewer().is_some_and(|v| {
+                    v.loaded.as_ref().unwrap().len() == want && v.selected == want - 1
+                })
         })
         .expect("the viewer shows the append");
         times.push(written.elapsed());
@@ -193,12 +196,14 @@ fn cpu_seconds(pid: u32) -> f64 {
 }
 
 /// The real binary in tmux on `root`, left alone: its CPU share over
-/// `window` once it has settled (the index built, the stats gathered).
-fn idle_cpu(root: &Path, window: Duration) -> (f64, f64) {
+/// `window` once it has settled (the index built, the stats gathered);
+/// `config` is its config file.
+fn idle_cpu(root: &Path, window: Duration, config: &str) -> (f64, f64) {
     let name = format!("loki-live-bench-{}", std::process::id());
     // A home of its own: no agent's folder of this machine is listed.
     let home = root.join("bench-home");
-    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(home.join("config/loki-sessions")).unwrap();
+    std::fs::write(home.join("config/loki-sessions/config.toml"), config).unwrap();
     let command = format!(
         "exec env -u CLAUDE_CONFIG_DIR -u CODEX_HOME HOME={} XDG_CONFIG_HOME={} XDG_CACHE_HOME={} {} --root {} --user {USER}",
         home.display(),
@@ -210,7 +215,13 @@ fn idle_cpu(root: &Path, window: Duration) -> (f64, f64) {
     // Its search index built first, as a person's is after the first run:
     // what is measured is the binary with nothing to do.
     let indexed = Command::new(env!("CARGO_BIN_EXE_loki-sessions"))
-        .args(["--root", &root.display().to_string(), "--user", USER, "index"])
+        .args([
+            "--root",
+            &root.display().to_string(),
+            "--user",
+            USER,
+            "index",
+        ])
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env("HOME", &home)
@@ -218,7 +229,11 @@ fn idle_cpu(root: &Path, window: Duration) -> (f64, f64) {
         .env("XDG_CACHE_HOME", root.join("cache-bin"))
         .output()
         .unwrap();
-    assert!(indexed.status.success(), "{}", String::from_utf8_lossy(&indexed.stderr));
+    assert!(
+        indexed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&indexed.stderr)
+    );
     let tmux = |args: &[&str]| {
         Command::new("tmux")
             .args(["-L", &name])
@@ -297,6 +312,10 @@ fn soak(root: &Path, secs: u64, rate: u64) -> Vec<(u64, u64)> {
         live.run_until(gap, |_| false);
         if started.elapsed() >= next_sample {
             samples.push((started.elapsed().as_secs(), rss_bytes()));
+            if samples.len() % 6 == 1 {
+                let (t, rss) = samples[samples.len() - 1];
+                eprintln!("soak: {t} s, RSS {:.1} MiB", rss as f64 / 1048576.0);
+            }
             next_sample += Duration::from_secs(10);
         }
     }
@@ -318,7 +337,9 @@ fn watch_mode(root: &Path) -> (WatchMode, Duration) {
         }
         true
     });
-    let mode = rx.recv_timeout(LIMIT).expect("the watcher says how it watches");
+    let mode = rx
+        .recv_timeout(LIMIT)
+        .expect("the watcher says how it watches");
     (mode, started.elapsed())
 }
 
@@ -326,7 +347,10 @@ fn summary(name: &str, mut times: Vec<Duration>) -> Value {
     let p50 = ms(percentile(&mut times, 0.5));
     let p95 = ms(percentile(&mut times, 0.95));
     let max = ms(*times.iter().max().unwrap());
-    println!("{name}: p50 {p50:.1} ms, p95 {p95:.1} ms, max {max:.1} ms ({} samples)", times.len());
+    println!(
+        "{name}: p50 {p50:.1} ms, p95 {p95:.1} ms, max {max:.1} ms ({} samples)",
+        times.len()
+    );
     json!({"p50_ms": p50, "p95_ms": p95, "max_ms": max, "samples": times.len()})
 }
 
@@ -342,19 +366,30 @@ fn main() {
     let run = |part: &str| only.is_empty() || only.split(',').any(|p| p == part);
     let mut out = serde_json::Map::new();
     if run("latency") {
-        out.insert("list_10k".into(), summary("append → list row, 10k sessions", list_latency(&root10k, 200)));
+        out.insert(
+            "list_10k".into(),
+            summary(
+                "append → list row, 10k sessions",
+                list_latency(&root10k, 200),
+            ),
+        );
         out.insert(
             "viewer_10k".into(),
-            summary("append → viewer following, 10k sessions", viewer_latency(&root10k, 200)),
+            summary(
+                "append → viewer following, 10k sessions",
+                viewer_latency(&root10k, 200),
+            ),
         );
     }
     if run("idle") {
-        let (share, settled) = idle_cpu(&root10k, Duration::from_secs(60));
-        println!(
-            "idle CPU, the binary on 10k sessions: {:.2}% of a core over 60 s (settled after {settled:.0} s)",
-            100.0 * share
-        );
-        out.insert("idle_cpu_share".into(), json!(share));
+        for (part, config) in [("notify", ""), ("polling", "watch = \"poll\"\n")] {
+            let (share, settled) = idle_cpu(&root10k, Duration::from_secs(60), config);
+            println!(
+                "idle CPU, the binary on 10k sessions ({part}): {:.2}% of a core over 60 s (settled after {settled:.0} s)",
+                100.0 * share
+            );
+            out.insert(format!("idle_cpu_share_{part}"), json!(share));
+        }
     }
     if run("soak") {
         let secs: u64 = std::env::var("LOKI_SOAK_SECS")
@@ -381,8 +416,11 @@ fn main() {
     if only.split(',').any(|p| p == "scale") {
         let root100k = store_root("LOKI_BENCH_100K", 100_000, 6, 0, &mut temps);
         let (mode, took) = watch_mode(&root100k);
-        println!("watching 100k sessions: {mode:?}, said after {:.0} ms", ms(took));
-        let (share, settled) = idle_cpu(&root100k, Duration::from_secs(60));
+        println!(
+            "watching 100k sessions: {mode:?}, said after {:.0} ms",
+            ms(took)
+        );
+        let (share, settled) = idle_cpu(&root100k, Duration::from_secs(60), "");
         println!(
             "idle CPU, the binary on 100k sessions: {:.2}% of a core over 60 s (settled after {settled:.0} s)",
             100.0 * share
@@ -393,5 +431,9 @@ fn main() {
         );
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-live.json");
-    let _ = std::fs::write(&path, serde_json::to_string_pretty(&Value::Object(out)).unwrap());
+    let _ = std::fs::create_dir_all(path.parent().unwrap());
+    let _ = std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&Value::Object(out)).unwrap(),
+    );
 }

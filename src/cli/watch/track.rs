@@ -5,9 +5,7 @@
 //! before (rewritten) is announced and taken as the new baseline.
 
 use crate::humanize;
-use crate::store::{
-    Context, Encoding, Reread, Result, SessionRecord, SessionRef, Store,
-};
+use crate::store::{Context, Encoding, Reread, Result, SessionRecord, SessionRef, Store};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Mutex;

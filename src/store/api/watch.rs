@@ -140,12 +140,19 @@ impl Store {
                 });
             }
         };
-        let of = |agent: Agent| -> (Vec<String>, Vec<String>, HashMap<String, std::path::PathBuf>) {
+        let of = |agent: Agent| -> (
+            Vec<String>,
+            Vec<String>,
+            HashMap<String, std::path::PathBuf>,
+        ) {
             let mine: Vec<&SessionRef> = sessions.iter().filter(|s| s.agent == agent).collect();
             let (gone, present): (Vec<&SessionRef>, Vec<&SessionRef>) = mine
                 .into_iter()
                 .partition(|s| std::fs::symlink_metadata(&s.path).is_err());
-            let files = present.iter().map(|s| (s.id.clone(), s.path.clone())).collect();
+            let files = present
+                .iter()
+                .map(|s| (s.id.clone(), s.path.clone()))
+                .collect();
             let names = present.iter().map(|s| s.id.clone()).collect();
             (names, gone.iter().map(|s| s.id.clone()).collect(), files)
         };

@@ -103,7 +103,10 @@ fn the_gauge_measures_against_the_window_of_the_sessions_agent_and_warns() {
         }
     };
     let mut m = viewer_model("fix-the-login-bug", 100, 100);
-    claude(&mut m, vec![("loki".into(), 900_000), ("claude".into(), 1_200)]);
+    claude(
+        &mut m,
+        vec![("loki".into(), 900_000), ("claude".into(), 1_200)],
+    );
     let lines = screen(&m, 80, 24);
     assert!(
         lines[1].starts_with("1,000 / 1,200 tokens (83% of the window) — filling up"),
@@ -112,7 +115,11 @@ fn the_gauge_measures_against_the_window_of_the_sessions_agent_and_warns() {
     );
     claude(&mut m, vec![("claude".into(), 1_040)]);
     let lines = screen(&m, 80, 24);
-    assert!(lines[1].contains("(96% of the window) — nearly full"), "{:?}", lines[1]);
+    assert!(
+        lines[1].contains("(96% of the window) — nearly full"),
+        "{:?}",
+        lines[1]
+    );
 }
 
 #[test]

@@ -235,7 +235,14 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
     std::fs::create_dir(&other).unwrap();
     ok(
         &other,
-        &["demo", "--sessions", "1", "--plain", "--agents-home", home.to_str().unwrap()],
+        &[
+            "demo",
+            "--sessions",
+            "1",
+            "--plain",
+            "--agents-home",
+            home.to_str().unwrap(),
+        ],
     );
     let listed = |args: &[&str]| {
         let out = command()
@@ -245,7 +252,11 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     let claude = listed(&["list", "--json", "--agent", "claude"])[0].clone();
@@ -256,7 +267,15 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
     let mut child = command()
         .env("HOME", &home)
         .env("XDG_CACHE_HOME", root.with_extension("cache"))
-        .args(["--root", root.to_str().unwrap(), "--user", "tester", "watch", &id, "--json"])
+        .args([
+            "--root",
+            root.to_str().unwrap(),
+            "--user",
+            "tester",
+            "watch",
+            &id,
+            "--json",
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -282,7 +301,10 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
         "type": "user", "message": {"role": "user", "content": "and now the other test"},
         "uuid": "6f1c0c84-9a57-4a43-a3f5-0f7de3a1c0aa", "timestamp": "2099-01-01T00:00:00.000Z"
     });
-    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
     std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
     drop(f);
     let got = w.take(1);
@@ -292,7 +314,14 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
     assert_eq!(got[0]["event"], "message", "{}", got[0]);
     assert_eq!(got[0]["agent"], "claude");
     assert_eq!(got[0]["role"], "user");
-    assert_eq!(got[0]["index"].as_u64().unwrap() as usize, messages.len() - 1);
+    assert_eq!(
+        got[0]["index"].as_u64().unwrap() as usize,
+        messages.len() - 1
+    );
     assert_eq!(got[0]["total"].as_u64().unwrap(), total);
-    assert_eq!(got[0]["window"].as_u64().unwrap(), 200_000, "Claude Code's window");
+    assert_eq!(
+        got[0]["window"].as_u64().unwrap(),
+        200_000,
+        "Claude Code's window"
+    );
 }

@@ -21,10 +21,26 @@ fn open(tmp: &Path) -> Live {
     std::fs::create_dir(&root).unwrap();
     ok(
         &root,
-        &["demo", "--sessions", "3", "--messages", "6", "--big-context", "0", "--plain"],
+        &[
+            "demo",
+            "--sessions",
+            "3",
+            "--messages",
+            "6",
+            "--big-context",
+            "0",
+            "--plain",
+        ],
     );
     let now = loki_sessions::store::now_seconds();
-    agents::generate(&tmp.join("home"), &AgentsSpec { hostile: false, ..AgentsSpec::fixtures(now) }).unwrap();
+    agents::generate(
+        &tmp.join("home"),
+        &AgentsSpec {
+            hostile: false,
+            ..AgentsSpec::fixtures(now)
+        },
+    )
+    .unwrap();
     let store = Store::loki(&root, "tester")
         .unwrap()
         .with_agents(&AgentHomes::under(&tmp.join("home")))
@@ -40,7 +56,11 @@ fn open(tmp: &Path) -> Live {
     assert!(ready.is_some(), "the list and the watcher never came up");
     // The stats of every row, so a change shows as a change.
     let counted = ui.run_until(Duration::from_secs(30), |m| {
-        m.list.rows.iter().filter(|r| !r.gone).all(|r| r.stats.is_some())
+        m.list
+            .rows
+            .iter()
+            .filter(|r| !r.gone)
+            .all(|r| r.stats.is_some())
     });
     assert!(counted.is_some(), "the rows' stats never came");
     ui
@@ -69,7 +89,10 @@ fn row_of(ui: &Live, agent: Agent) -> (String, PathBuf) {
 }
 
 fn listed(m: &Model, id: &str) -> bool {
-    m.list.by_id.get(id).is_some_and(|&i| m.list.visible.contains(&i))
+    m.list
+        .by_id
+        .get(id)
+        .is_some_and(|&i| m.list.visible.contains(&i))
 }
 
 /// A prompt line of Claude Code chained after the last line of `file`.
@@ -101,7 +124,10 @@ fn other_agents_sessions_are_followed_appended_to_made_and_deleted() {
         .as_ref()
         .and_then(|s| s.messages)
         .unwrap();
-    let mut out = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
     out.write_all(claude_prompt(&file, "a prompt typed while we watch").as_bytes())
         .unwrap();
     drop(out);
@@ -109,13 +135,15 @@ fn other_agents_sessions_are_followed_appended_to_made_and_deleted() {
         let row = &m.list.rows[m.list.by_id[&id]];
         row.changed_at.is_some() && row.stats.as_ref().and_then(|s| s.messages) == Some(before + 1)
     });
-    assert!(grown.is_some(), "the Claude Code row did not follow the append");
+    assert!(
+        grown.is_some(),
+        "the Claude Code row did not follow the append"
+    );
     // A new Claude Code session in the same project.
     let new_id = uuid::Uuid::new_v4().to_string();
-    let copy = std::fs::read_to_string(&file).unwrap().replace(
-        file.file_stem().unwrap().to_str().unwrap(),
-        &new_id,
-    );
+    let copy = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace(file.file_stem().unwrap().to_str().unwrap(), &new_id);
     std::fs::write(file.with_file_name(format!("{new_id}.jsonl")), copy).unwrap();
     let came = ui.run_until(Duration::from_secs(10), |m| listed(m, &new_id));
     assert!(came.is_some(), "the new Claude Code session never showed");
@@ -126,5 +154,11 @@ fn other_agents_sessions_are_followed_appended_to_made_and_deleted() {
         let went = ui.run_until(Duration::from_secs(10), |m| !listed(m, &id));
         assert!(went.is_some(), "the deleted {agent:?} session stayed");
     }
-    assert!(ui.model.list.rows.iter().any(|r| r.record.agent == Agent::Loki));
+    assert!(
+        ui.model
+            .list
+            .rows
+            .iter()
+            .any(|r| r.record.agent == Agent::Loki)
+    );
 }

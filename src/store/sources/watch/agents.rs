@@ -88,7 +88,8 @@ impl Watched for AgentWatch {
             self.remembered(|_| ());
         }
         let root = self.source.root().to_path_buf();
-        let only = |level: usize, names: &[&str]| (level, names.iter().map(|n| n.to_string()).collect());
+        let only =
+            |level: usize, names: &[&str]| (level, names.iter().map(|n| n.to_string()).collect());
         vec![match self.source.agent() {
             Agent::Claude => WatchRoot::new(root, 1),
             Agent::Codex => WatchRoot {
@@ -157,7 +158,10 @@ mod tests {
     fn a_changed_file_of_another_agent_names_its_session_and_others_name_none() {
         let claude = AgentWatch::new(AgentSource::new(Agent::Claude, Path::new("/c")));
         let at = |w: &AgentWatch, p: &str| w.session_of(Path::new(p));
-        assert_eq!(at(&claude, "/c/proj/abc.jsonl"), sref(Agent::Claude, "abc", "/c/proj/abc.jsonl"));
+        assert_eq!(
+            at(&claude, "/c/proj/abc.jsonl"),
+            sref(Agent::Claude, "abc", "/c/proj/abc.jsonl")
+        );
         assert_eq!(
             at(&claude, "/c/proj/abc/subagents/agent-1.jsonl"),
             sref(Agent::Claude, "abc", "/c/proj/abc.jsonl")
@@ -188,6 +192,9 @@ mod tests {
         // Gone, the file still names the session it held.
         std::fs::remove_file(&file).unwrap();
         assert_eq!(gemini.session_of(&file), want);
-        assert_eq!(gemini.session_of(&tmp.path().join("tmp/proj/logs.json")), None);
+        assert_eq!(
+            gemini.session_of(&tmp.path().join("tmp/proj/logs.json")),
+            None
+        );
     }
 }
