@@ -398,13 +398,21 @@ impl Folders {
     }
 }
 
-/// The entries of `dir` with their stamps, sorted by name (links not followed).
+/// The entries of `dir` with their stamps, sorted by name (links not
+/// followed). A folder inside is known by its name alone: what changes in
+/// it is seen by looking at it (when it is within the watched depth), and
+/// a stat of each of the 10,000 session folders of a polled root every
+/// half second cost 5% of a core.
 fn read_entries(dir: &Path) -> Vec<(OsString, u64)> {
     let mut out: Vec<(OsString, u64)> = match std::fs::read_dir(dir) {
         Ok(read) => read
             .flatten()
             .map(|e| {
-                let stamp = std::fs::symlink_metadata(e.path()).map_or(0, |m| stamp_of(&m));
+                let stamp = if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    0
+                } else {
+                    std::fs::symlink_metadata(e.path()).map_or(0, |m| stamp_of(&m))
+                };
                 (e.file_name(), stamp)
             })
             .collect(),
