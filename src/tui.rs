@@ -2,6 +2,7 @@
 //! by a worker, view split by pane) drawn on the terminal device itself, so
 //! stdout stays free for the resume result: `cd "$(loki-sessions)"` works.
 
+mod ask;
 pub(crate) mod effect;
 pub(crate) mod finder;
 pub mod headless;
@@ -27,6 +28,7 @@ pub(crate) mod wrap;
 use crate::store::{Store, now_seconds};
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -39,7 +41,9 @@ use runtime::Incoming;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::time::Duration;
 use view::ViewState;
 
 /// How the UI ended, and the display settings to remember.
@@ -71,56 +75,27 @@ pub fn run(
         from_env
             .as_deref()
             .and_then(theme::Background::from_colorfgbg)
-            .or_else(|| tty.try_clone().ok().and_then(ask_background))
     });
+    // A terminal that does not answer within 100 ms is taken as dark and legacy.
+    let answers = ask::ask(
+        tty.try_clone()?,
+        background.is_none(),
+        Duration::from_millis(100),
+    );
+    if answers.keyboard_protocol {
+        execute!(
+            terminal.backend_mut(),
+            PushKeyboardEnhancementFlags(ESC_APART)
+        )?;
+        KEYBOARD_PROTOCOL.store(true, Ordering::SeqCst);
+    }
+    let background = background.or(answers.background);
     let theme = theme::Theme::from_env(background.unwrap_or_default());
     let out = tty.try_clone()?;
     let result = run_on(&mut terminal, out, store, settings, theme, tx, &rx);
     leave(terminal.backend_mut())?;
     signals.ui_ended();
     result
-}
-
-/// Asks the terminal for its background colour (OSC 11), then for its
-/// attributes (DA1), which every terminal answers: the answers come in
-/// order, so reading up to the second leaves nothing behind for the keys.
-/// Waits 100 ms at most; a terminal that does not answer is taken as dark.
-fn ask_background(mut tty: File) -> Option<theme::Background> {
-    use std::io::Read;
-    use std::os::fd::AsRawFd;
-    tty.write_all(b"\x1b]11;?\x1b\\\x1b[c").ok()?;
-    tty.flush().ok()?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
-    let mut answer = Vec::new();
-    let mut buf = [0u8; 256];
-    loop {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            break;
-        }
-        let mut poll = libc::pollfd {
-            fd: tty.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one pollfd, valid for the call.
-        let ready = unsafe { libc::poll(&mut poll, 1, left.as_millis().max(1) as i32) };
-        if ready <= 0 {
-            break;
-        }
-        match tty.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => answer.extend_from_slice(&buf[..n]),
-        }
-        // The attributes' answer, `ESC [ ? … c`, ends it.
-        let text = String::from_utf8_lossy(&answer);
-        if let Some(at) = text.find("\x1b[?")
-            && text[at..].contains('c')
-        {
-            break;
-        }
-    }
-    theme::Background::from_osc11(&String::from_utf8_lossy(&answer))
 }
 
 fn run_on(
@@ -198,11 +173,25 @@ fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<File>>> {
     Terminal::new(CrosstermBackend::new(tty))
 }
 
+/// The kitty keyboard protocol's first level: Esc and the keys that
+/// legacy terminals send as escape sequences come as sequences of their
+/// own, so two Esc keys in one read are two (see `ask`).
+const ESC_APART: KeyboardEnhancementFlags = KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES;
+
+/// The protocol's flags are pushed: leaving (at the end, on Ctrl-Z, in a
+/// panic) pops them, and coming back from Ctrl-Z pushes them again. The
+/// terminal is one per process, so is this.
+static KEYBOARD_PROTOCOL: AtomicBool = AtomicBool::new(false);
+
 /// Raw mode, the alternate screen, bracketed paste (a paste arrives as one
-/// event of text, never as keys) and, if `mouse`, mouse capture.
+/// event of text, never as keys), the keyboard protocol if the terminal
+/// took it before and, if `mouse`, mouse capture.
 fn take_terminal(tty: &mut File, mouse: bool) -> io::Result<()> {
     enable_raw_mode()?;
     execute!(tty, EnterAlternateScreen, EnableBracketedPaste)?;
+    if KEYBOARD_PROTOCOL.load(Ordering::SeqCst) {
+        execute!(tty, PushKeyboardEnhancementFlags(ESC_APART))?;
+    }
     if mouse {
         execute!(tty, EnableMouseCapture)?;
     }
@@ -211,6 +200,9 @@ fn take_terminal(tty: &mut File, mouse: bool) -> io::Result<()> {
 
 fn leave<W: Write>(tty: &mut CrosstermBackend<W>) -> io::Result<()> {
     disable_raw_mode()?;
+    if KEYBOARD_PROTOCOL.load(Ordering::SeqCst) {
+        execute!(tty, PopKeyboardEnhancementFlags)?;
+    }
     execute!(
         tty,
         DisableBracketedPaste,
@@ -228,6 +220,9 @@ fn install_panic_restore(tty: File) {
     std::panic::set_hook(Box::new(move |info| {
         let _ = disable_raw_mode();
         let mut out = &tty;
+        if KEYBOARD_PROTOCOL.load(Ordering::SeqCst) {
+            let _ = execute!(out, PopKeyboardEnhancementFlags);
+        }
         let _ = execute!(
             out,
             DisableBracketedPaste,

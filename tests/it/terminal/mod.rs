@@ -1,6 +1,7 @@
 //! The binary in a real terminal (tmux).
 
 mod agents;
+mod escape;
 mod input;
 mod keys;
 mod live;
