@@ -247,8 +247,11 @@ fn idle_cpu(root: &Path, window: Duration, config: &str) -> (f64, f64) {
         .trim()
         .parse()
         .unwrap();
-    // Settled: a 5 s stretch under 2% of a core, or five minutes.
+    // Settled: a minute gone (on a busy machine the start-up work, at a
+    // low priority, can wait for a core and look done) and then a 5 s
+    // stretch under 2% of a core, or five minutes.
     let started = Instant::now();
+    std::thread::sleep(Duration::from_secs(60));
     let mut last = cpu_seconds(pid);
     while started.elapsed() < Duration::from_secs(300) {
         std::thread::sleep(Duration::from_secs(5));

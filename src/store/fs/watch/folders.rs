@@ -376,6 +376,13 @@ impl Folders {
         if !hot && folder.entries.is_none() && stamp == folder.stamp {
             return;
         }
+        // Folders inside are known by name, and names change the folder's
+        // own stamp: a folder holding only folders (a root of 10,000
+        // sessions) is read again only when that stamp moves.
+        let only_folders = |e: &Vec<(OsString, u64)>| e.iter().all(|(_, s)| *s == 0);
+        if stamp == folder.stamp && folder.entries.as_ref().is_some_and(only_folders) {
+            return;
+        }
         let before = self.list[index].entries.take();
         let now = read_entries(path);
         let mut changed = Vec::new();

@@ -87,6 +87,12 @@ fn polling_asked_for_polls_and_says_so() {
     std::fs::write(&new, "{}").unwrap();
     let (seen, _) = seen_until(&rx, Duration::from_secs(5), |s| s.contains(&new));
     assert!(seen.contains(&new), "{seen:?}");
+    // A session folder that goes: the root, which holds only folders, is
+    // read again because its own stamp moved.
+    std::fs::remove_dir_all(dir.path().join("d")).unwrap();
+    let gone = dir.path().join("d");
+    let (seen, _) = seen_until(&rx, Duration::from_secs(5), |s| s.contains(&gone));
+    assert!(seen.contains(&gone), "{seen:?}");
 }
 
 #[test]
