@@ -43,6 +43,7 @@ pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,
     Unreadable, UpdateReport, match_ranges,
 };
+pub use ops::agent_fork::AgentFork;
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};
@@ -61,7 +62,10 @@ pub use ops::purge_plan::{
     PurgePolicy, RemoveReason,
 };
 pub use ops::stats::SessionStats;
-pub use ops::trim::{Expected, TrimOutcome, TrimPlan, TrimRequest, plan_with_facts};
+pub use ops::trash::{Move as TrashMove, TrashEntry};
+pub use ops::trim::{
+    Expected, TrimOutcome, TrimPlan, TrimRequest, keep_pairs_whole, plan_with_facts,
+};
 pub use parallel::workers;
 pub use sources::agent::{Agent, AgentHomes};
 pub use sources::jsonl::LineSpan;

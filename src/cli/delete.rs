@@ -31,7 +31,8 @@ pub struct DeleteArgs {
 /// Deletes one session after saying what it is (and asking, on a terminal).
 pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
     let target = env.locate_exactly(&args.session)?;
-    env.store.check_writable(&target)?;
+    env.store.check_deletable(&target)?;
+    let to_trash = target.record.agent.is_external();
     let r = &target.record;
     // What the deletion would do, asked before the person is: a session it
     // would spare is refused with the reason, never asked about first.
@@ -73,7 +74,12 @@ pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
         if let Some(error) = &damage {
             lines.push(format!("damaged    {error}"));
         }
-        if !ask::yes_or_no(&lines, "Delete this session? It cannot be undone.")? {
+        let question = if to_trash {
+            "Delete this session? It goes to the trash: `loki-sessions restore` brings it back."
+        } else {
+            "Delete this session? It cannot be undone."
+        };
+        if !ask::yes_or_no(&lines, question)? {
             return Err(CliError::nothing("nothing deleted"));
         }
     }
@@ -81,9 +87,28 @@ pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
     if let Some((_, why)) = report.skipped.first().or(report.failed.first()) {
         return Err(CliError::usage(format!("{} was not deleted: {why}", r.id)));
     }
+    if to_trash {
+        let bytes = entry.candidate.bytes;
+        return if args.json {
+            output::print_json(&json!({
+                "deleted": r.id, "name": r.shown_name(), "path": r.path, "bytes_freed": 0,
+                "trashed": true, "bytes": bytes,
+            }))
+        } else {
+            output::print_lines([format!(
+                "moved {} session {} ({}, {}) to the trash; `loki-sessions restore {}` brings it back",
+                r.agent.display_name(),
+                r.id,
+                r.shown_name(),
+                humanize::bytes(bytes),
+                r.id
+            )])
+        };
+    }
     if args.json {
         output::print_json(&json!({
             "deleted": r.id, "name": r.name, "path": r.path, "bytes_freed": report.bytes_freed,
+            "trashed": false,
         }))
     } else {
         output::print_lines([format!(

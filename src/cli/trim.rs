@@ -7,7 +7,8 @@ use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome, TrimRequest, prewarm,
+    AgentFork, ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome,
+    TrimRequest, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -111,6 +112,8 @@ struct Report {
     warnings: Vec<String>,
     also_dropped: Vec<Value>,
     cleared_detail: Vec<Value>,
+    /// Another agent's session: the new session written beside it.
+    fork: Option<AgentFork>,
 }
 
 impl Report {
@@ -128,6 +131,7 @@ impl Report {
             warnings: plan.warnings(request),
             also_dropped: Vec::new(),
             cleared_detail: Vec::new(),
+            fork: outcome.fork.clone(),
         }
     }
 
@@ -160,6 +164,7 @@ impl Report {
             warnings: outcome.notes(),
             also_dropped,
             cleared_detail,
+            fork: outcome.fork.clone(),
         }
     }
 }
@@ -204,6 +209,10 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
             "tokens_before": report.tokens_before,
             "tokens_after": report.tokens_after,
             "new_context_id": report.new_context_id,
+            "bytes_before": report.fork.as_ref().map(|f| f.bytes_before),
+            "bytes_after": report.fork.as_ref().map(|f| f.bytes_after),
+            "new_session_id": report.fork.as_ref().filter(|f| f.written).map(|f| f.new_session_id.clone()),
+            "new_session_file": report.fork.as_ref().filter(|f| f.written).map(|f| f.path.display().to_string()),
             "warnings": report.warnings,
             "also_dropped": report.also_dropped,
             "cleared": report.cleared_detail,
@@ -264,6 +273,21 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             humanize::count(c["tokens_before"].as_u64().unwrap_or(0)),
             humanize::count(c["tokens_after"].as_u64().unwrap_or(0))
         ));
+    }
+    if let Some(fork) = &report.fork {
+        lines.push(format!(
+            "{} -> {} bytes",
+            humanize::count(fork.bytes_before),
+            humanize::count(fork.bytes_after)
+        ));
+        if fork.written {
+            lines.push(format!(
+                "new session {} written beside the original, which is unchanged ({}); resume it with `loki-sessions resume {}`, undo by deleting it",
+                fork.new_session_id,
+                fork.path.display(),
+                fork.new_session_id
+            ));
+        }
     }
     if let Some(id) = &report.new_context_id {
         lines.push(format!(

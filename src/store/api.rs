@@ -14,6 +14,7 @@ use crate::store::format::Context;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::transcript::TranscriptFormat;
+use crate::store::ops::agent_fork;
 use crate::store::ops::agent_threads;
 use crate::store::ops::contexts::{self, ContextInfo, DeletedContext};
 use crate::store::ops::conversation::{self, Conversation};
@@ -37,6 +38,7 @@ use std::path::{Path, PathBuf};
 mod lifecycle;
 mod search;
 mod sources;
+mod trash;
 pub mod watch;
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions,
@@ -55,6 +57,8 @@ pub struct Store {
     primary_optional: bool,
     /// Where search indexes live (None: the user's cache directory).
     cache: Option<PathBuf>,
+    /// Where other agents' deleted sessions go (None: the user's data directory).
+    trash: Option<PathBuf>,
     /// What other agents' recorded usage costs, for the estimates.
     prices: std::sync::Arc<PriceTable>,
 }
@@ -130,6 +134,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
         })
     }
@@ -142,6 +147,7 @@ impl Store {
             only: None,
             primary_optional: false,
             cache: None,
+            trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
         }
     }
@@ -295,6 +301,9 @@ impl Store {
         request: TrimRequest,
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::trim(&target.record, request, encoding, None, 0.0);
+        }
         target.writable()?;
         trim::preview(target.conversation_dir(), request, encoding)
     }
@@ -310,6 +319,9 @@ impl Store {
         expected: Option<&Expected>,
         now: f64,
     ) -> Result<TrimOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::trim(&target.record, request, encoding, Some(expected), now);
+        }
         target.writable()?;
         trim::apply(
             target.conversation_dir(),
@@ -344,6 +356,9 @@ impl Store {
         request: &EditRequest,
         encoding: Encoding,
     ) -> Result<EditOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::edit(&target.record, request, encoding, None, 0.0);
+        }
         target.writable()?;
         edit::preview(target.conversation_dir(), request, encoding)
     }
@@ -359,6 +374,9 @@ impl Store {
         expected: Option<&Expected>,
         now: f64,
     ) -> Result<EditOutcome> {
+        if target.record.agent.is_external() {
+            return agent_fork::edit(&target.record, request, encoding, Some(expected), now);
+        }
         target.writable()?;
         edit::apply(
             target.conversation_dir(),
@@ -379,12 +397,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<ContextDiff> {
         if target.record.agent.is_external() {
-            return Err(StoreError::NotFound(format!(
-                "{} session {} has no fork to compare with its original (forks of {} sessions are not made yet)",
-                target.record.agent.display_name(),
-                target.record.id,
-                target.record.agent.display_name()
-            )));
+            // A fork made here, against the original it was made from.
+            return agent_fork::diff(&target.record, encoding);
         }
         diff::diff(target.conversation_dir(), context, encoding)
     }

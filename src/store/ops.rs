@@ -4,6 +4,7 @@
 //! and clears, planned as data), comparing and exporting contexts, and the
 //! purge (plan as data, then a careful apply).
 
+pub mod agent_fork;
 pub mod agent_threads;
 pub mod contexts;
 pub mod conversation;
@@ -19,4 +20,5 @@ pub mod purge_apply;
 pub mod purge_facts;
 pub mod purge_plan;
 pub mod stats;
+pub mod trash;
 pub mod trim;

@@ -9,6 +9,10 @@
 //!   whole process, page cache warm, against reading the first and last
 //!   4 KB of every session file (the same files, in this process; the best
 //!   of one thread and all cores);
+//! - `fork`: on the same 100 MB session, `trim --keep-messages 200` and
+//!   `trim --drop <its second message> --with-pairs` (a fork of nearly the
+//!   whole file), whole process, each fork deleted after its run; and the
+//!   viewer's preview of a drop, planned again at every mark (300 marks);
 //! - `search`: `search` over every agent (10,000 Claude Code sessions and
 //!   the fixtures of the others), whole process, warm index, against the
 //!   same query over 10,000 Loki sessions.
@@ -167,6 +171,104 @@ fn whole_process(home: &Path, args: &[&str]) -> Duration {
     percentile(&mut times, 0.5)
 }
 
+/// The binary measured: `LOKI_BENCH_BIN`, else this build's (a target
+/// folder shared with another checkout may hold another build's).
+fn bin() -> PathBuf {
+    std::env::var_os("LOKI_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions")))
+}
+
+/// A fork of the big session, whole process: the median of [`RUNS`] runs
+/// of `trim` with `args`, each fork deleted before the next run.
+fn fork_run(home: &Path, id: &str, args: &[&str]) -> (Duration, u64) {
+    let mut bytes = 0;
+    let mut run = || {
+        let mut all = vec!["trim", id];
+        all.extend(args);
+        all.push("--json");
+        let started = Instant::now();
+        let out = Command::new(bin())
+            .args(&all)
+            .env("HOME", home)
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_CONFIG_HOME", home.join("no-config"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("LOKI_HOME")
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let done: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        bytes = done["bytes_after"].as_u64().unwrap();
+        std::fs::remove_file(done["new_session_file"].as_str().unwrap()).unwrap();
+        took
+    };
+    run();
+    let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
+    (percentile(&mut times, 0.5), bytes)
+}
+
+fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
+    use loki_sessions::store::{EditFacts, Encoding, message_counts, plan_drop_at};
+    let target = store.locate(id).unwrap();
+    let started = Instant::now();
+    let context = store.active_context(&target).unwrap().unwrap();
+    let read = started.elapsed();
+    let second = context.message(1).unwrap().id().to_string();
+    let (window, window_bytes) = fork_run(home, id, &["--keep-messages", "200"]);
+    let (drop, drop_bytes) = fork_run(home, id, &["--drop", &second, "--with-pairs"]);
+    // The viewer's preview of a drop: planned again at every mark.
+    let index = EditFacts::new(&context);
+    let started = Instant::now();
+    let counts = message_counts(&context, Encoding::Cl100kBase).unwrap();
+    let counting = started.elapsed();
+    let ordinary: Vec<usize> = (0..context.len())
+        .filter(|&i| index.special(i).is_none())
+        .collect();
+    let mut marks = Vec::new();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut per_mark: Vec<Duration> = (0..300)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            marks.push(ordinary[(seed % ordinary.len() as u64) as usize]);
+            let started = Instant::now();
+            plan_drop_at(&index, &counts, &marks, true).unwrap();
+            started.elapsed()
+        })
+        .collect();
+    let p50 = percentile(&mut per_mark, 0.5);
+    let p95 = percentile(&mut per_mark, 0.95);
+    let max = percentile(&mut per_mark, 1.0);
+    println!(
+        "fork: {} messages; in this process: reading it {:.1} ms, counting its tokens {:.1} ms",
+        context.len(),
+        ms(read),
+        ms(counting)
+    );
+    println!(
+        "fork: {} messages, trim --keep-messages 200 {:.1} ms ({} bytes written), trim --drop one --with-pairs {:.1} ms ({} bytes written); a drop's preview per mark p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+        context.len(),
+        ms(window),
+        window_bytes,
+        ms(drop),
+        drop_bytes,
+        ms(p50),
+        ms(p95),
+        ms(max)
+    );
+    json!({"messages": context.len(), "read_ms": ms(read), "count_ms": ms(counting), "keep_200_ms": ms(window), "keep_200_bytes": window_bytes,
+           "drop_one_ms": ms(drop), "drop_one_bytes": drop_bytes,
+           "preview_per_mark_ms": {"p50": ms(p50), "p95": ms(p95), "max": ms(max), "marks": 300}})
+}
+
 fn list(home: &Path, files: &[PathBuf]) -> serde_json::Value {
     let list = whole_process(home, &["--agent", "claude", "list", "--json"]);
     // The store's listing alone, in this process (no index, no output).
@@ -233,13 +335,23 @@ fn main() {
     std::fs::create_dir_all(&work).unwrap();
     let now = now_seconds();
     let mut figures = serde_json::Map::new();
-    if wanted("view") {
+    if wanted("view") || wanted("fork") {
         let big = home(&work, "big", |h| {
             agents::big_claude_session(&h.join(".claude/projects"), 100_000_000, 9, now).unwrap();
         });
         let store = store_of(&big);
         let id = store.list().unwrap()[0].id.clone();
-        figures.insert("view".into(), view(&big, &id));
+        if wanted("view") {
+            figures.insert("view".into(), view(&big, &id));
+        }
+        if wanted("fork") {
+            figures.insert("fork".into(), fork(&big, &store, &id));
+        }
+    }
+    if !wanted("list") && !wanted("search") {
+        let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-agents.json");
+        let _ = std::fs::write(out, serde_json::to_string_pretty(&figures).unwrap());
+        return;
     }
     let many = home(&work, "many", |h| {
         agents::many_claude_sessions(&h.join(".claude/projects"), 10_000, 11, now).unwrap();

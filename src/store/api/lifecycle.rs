@@ -159,6 +159,9 @@ impl Store {
     /// why: active, locked, damaged, ...) and the bytes it holds, measured
     /// as the deletion measures what it frees.
     pub fn delete_preview(&self, target: &Target, now: f64, even_damaged: bool) -> PurgePlan {
+        if target.record.agent.is_external() {
+            return self.trash_preview(target, now);
+        }
         let candidate = purge_facts::candidate(target.record.clone());
         PurgePlan::single(candidate, &[], now, even_damaged)
     }
@@ -169,7 +172,16 @@ impl Store {
     /// unreadable rule alone, for a person who was shown the damage and
     /// still wants the session gone (a purge never does this).
     pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
-        refuse_external(target)?;
+        if target.record.agent.is_external() {
+            // Recoverable: into our trash, where `restore` finds it.
+            let entry = self.trash_session(target, now)?;
+            return Ok(PurgeReport {
+                removed: vec![entry.id],
+                skipped: Vec::new(),
+                failed: Vec::new(),
+                bytes_freed: 0,
+            });
+        }
         let plan = self.delete_preview(target, now, even_damaged);
         let report = self.apply_purge(&plan, &[], |_| {})?;
         match plan.entries.first() {

@@ -7,6 +7,7 @@ use crate::store::format::clear;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::{Context, Session, check_fork, ids};
+use crate::store::ops::agent_fork::AgentFork;
 use crate::store::ops::counting::{cleared_counts, message_counts};
 use crate::store::ops::edit_plan::{
     ClearedCounts, EditPlan, EditRequest, PairDrop, clear_targets, plan_edit,
@@ -27,6 +28,8 @@ pub struct EditOutcome {
     pub parent: Context,
     /// The new active context, when the edit forked one (None for dry runs).
     pub child: Option<Context>,
+    /// Another agent's session: the new session the edit writes beside it.
+    pub fork: Option<AgentFork>,
 }
 
 /// A cleared message as reported: its id in the parent, its id in the fork
@@ -116,6 +119,7 @@ pub fn preview(dir: &Path, request: &EditRequest, encoding: Encoding) -> Result<
         index,
         parent,
         child: None,
+        fork: None,
     })
 }
 
@@ -153,11 +157,12 @@ pub fn apply(
         index,
         parent: locked.parent,
         child,
+        fork: None,
     })
 }
 
 /// Counts `ctx`, counts the cleared copies a clear needs, and plans.
-fn plan_on(
+pub(crate) fn plan_on(
     ctx: &Context,
     request: &EditRequest,
     encoding: Encoding,

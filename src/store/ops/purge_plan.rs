@@ -94,6 +94,9 @@ pub enum KeepReason {
     UnreadableConversation { error: String },
     /// Part of it lies on another filesystem.
     CrossesFilesystems,
+    /// Another agent may be writing to it (changed a moment ago, or open
+    /// in a running process).
+    Busy { why: String },
 }
 
 /// Keep or remove, with the reason.
@@ -318,6 +321,7 @@ impl std::fmt::Display for KeepReason {
             KeepReason::CrossesFilesystems => {
                 f.write_str("crosses filesystems: a mount point lies inside")
             }
+            KeepReason::Busy { why } => write!(f, "busy: {why}"),
         }
     }
 }

@@ -1,13 +1,15 @@
 //! Trimming a conversation: plan a window, then fork it into place under the lock.
 
 use crate::store::error::Result;
+use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::window::WindowFacts;
 use crate::store::format::{Context, Session, check_fork, ids};
+use crate::store::ops::agent_fork::AgentFork;
 use crate::store::ops::counting::message_counts;
 use crate::store::ops::forking;
 pub use crate::store::ops::forking::Expected;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// What to keep.
@@ -117,6 +119,29 @@ pub fn plan_with_facts(
     })
 }
 
+/// `plan` with every message holding the other half of a tool pair of a
+/// dropped message dropped too, to a fixed point: what another agent's
+/// fork needs (its API refuses a result without its call, and a call
+/// without its result). The viewer and the store both call it.
+pub fn keep_pairs_whole(plan: &mut TrimPlan, facts: &EditFacts, counts: &[u64]) {
+    if !plan.changed {
+        return;
+    }
+    let mut dropped: HashSet<usize> = plan.dropped.iter().copied().collect();
+    let mut todo: Vec<usize> = plan.dropped.clone();
+    while let Some(i) = todo.pop() {
+        for p in facts.partners(i) {
+            if dropped.insert(p.index) {
+                todo.push(p.index);
+            }
+        }
+    }
+    plan.kept.retain(|i| !dropped.contains(i));
+    plan.dropped = (0..facts.len()).filter(|i| dropped.contains(i)).collect();
+    plan.tokens_after = plan.kept.iter().map(|&i| counts[i]).sum();
+    plan.dangling_tool_results = 0;
+}
+
 /// What a trim did (or, for a dry run, would do).
 #[derive(Clone, Debug)]
 pub struct TrimOutcome {
@@ -126,6 +151,8 @@ pub struct TrimOutcome {
     pub parent: Context,
     /// The new active context, when the trim forked one (None for dry runs).
     pub child: Option<Context>,
+    /// Another agent's session: the new session the trim writes beside it.
+    pub fork: Option<AgentFork>,
 }
 
 impl TrimOutcome {
@@ -155,6 +182,7 @@ pub fn preview(dir: &Path, request: TrimRequest, encoding: Encoding) -> Result<T
         plan,
         parent,
         child: None,
+        fork: None,
     })
 }
 
@@ -182,6 +210,7 @@ pub fn apply(
         plan,
         parent: locked.parent,
         child,
+        fork: None,
     })
 }
 

@@ -5,7 +5,9 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// The agent whose session a record is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Agent {
     /// A Loki session tree.

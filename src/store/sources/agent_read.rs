@@ -110,6 +110,9 @@ impl ThreadBuilder {
         raw.insert("id".into(), Value::String(id.into()));
         raw.insert("anchor_points".into(), json!([["messages", count]]));
         raw.insert("message_sequence".into(), json!(count));
+        // Above every message's number, as peteos keeps it: the windows
+        // take only messages numbered below it.
+        raw.insert("_mutation_counter".into(), json!(count + 1));
         if let Some(origin) = origin {
             raw.insert("origin_context_id".into(), Value::String(origin.into()));
         }

@@ -5,6 +5,7 @@
 //! `$CODEX_HOME/session_index.jsonl` (newest line per id wins) and in
 //! `thread_name_updated` events. Read only; see `docs/FORMATS.md`.
 
+pub mod fork;
 mod items;
 mod listing;
 

@@ -431,5 +431,7 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
     Ok(got)
 }
 
+pub mod fields;
+
 #[cfg(test)]
 mod tests;

@@ -94,6 +94,25 @@ impl SessionRecord {
         }
     }
 
+    /// Refuses a trim (a window, a drop, a clear): Loki and peteos
+    /// sessions as [`SessionRecord::writable`] says; Claude Code and Codex
+    /// sessions are forked into a new session beside them (never written),
+    /// unless damaged; Gemini CLI's are not trimmed yet.
+    pub fn trimmable(&self) -> Result<()> {
+        match (self.agent, &self.error) {
+            (Agent::Claude | Agent::Codex, None) => Ok(()),
+            (Agent::Claude | Agent::Codex, Some(error)) => Err(StoreError::Invalid(format!(
+                "session {} could not be read, so it is not forked: {error}",
+                self.id
+            ))),
+            (Agent::Gemini, _) => Err(StoreError::Invalid(format!(
+                "Gemini CLI sessions cannot be trimmed here yet (Claude Code and Codex sessions can): {}",
+                self.path.display()
+            ))),
+            _ => self.writable(),
+        }
+    }
+
     /// Refuses to write to a session whose listing found it damaged: what
     /// could not be read is left exactly as it is (reading is still
     /// allowed). This is the part of the read-only rule known without
@@ -101,7 +120,7 @@ impl SessionRecord {
     pub fn writable(&self) -> Result<()> {
         if self.agent.is_external() {
             return Err(StoreError::Invalid(format!(
-                "{} sessions are read-only here: loki-sessions lists, searches, shows and exports them, but does not trim, edit or delete them yet ({})",
+                "{} sessions are never changed here: a trim writes a new session beside one, a delete moves it to the trash; this cannot be done to it ({})",
                 self.agent.display_name(),
                 self.path.display()
             )));

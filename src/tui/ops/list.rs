@@ -261,8 +261,8 @@ fn delete_check(
     now: f64,
 ) -> Result<DeleteCheck, UiError> {
     let target = store.target(record);
-    // Another agent's session is read here, not deleted (yet).
-    store.check_writable(&target).map_err(UiError::from)?;
+    // Another agent's session goes to the trash; Loki's as the seed says.
+    store.check_deletable(&target).map_err(UiError::from)?;
     let plan = store.delete_preview(&target, now, true);
     let entry = plan
         .entries

@@ -258,7 +258,10 @@ impl ViewerOp {
                         Some(&expected),
                         now,
                     )
-                    .map(|outcome| outcome.child.map(|c| c.id().to_string()))
+                    .map(|outcome| {
+                        let fork = outcome.fork.map(|f| f.new_session_id);
+                        outcome.child.map(|c| c.id().to_string()).or(fork)
+                    })
                     .map_err(UiError::from),
             },
             ViewerOp::ApplyEdit {
@@ -356,12 +359,19 @@ pub struct EditDone {
     pub tokens_before: u64,
     /// The fork's tokens.
     pub tokens_after: u64,
+    /// True when `child` is a new session of another agent (its original untouched).
+    pub new_session: bool,
 }
 
 /// What the viewer reports of an applied edit.
 fn edit_done(outcome: &EditOutcome) -> EditDone {
     EditDone {
-        child: outcome.child.as_ref().map(|c| c.id().to_string()),
+        child: outcome
+            .child
+            .as_ref()
+            .map(|c| c.id().to_string())
+            .or_else(|| outcome.fork.as_ref().map(|f| f.new_session_id.clone())),
+        new_session: outcome.fork.is_some(),
         dropped: outcome.plan.dropped.len(),
         cleared: outcome.plan.cleared.iter().map(|c| c.results.len()).sum(),
         tokens_before: outcome.plan.tokens_before,

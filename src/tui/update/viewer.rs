@@ -82,7 +82,12 @@ fn answer(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply) -> S
         }
         ViewerReply::Edited { result } if req == viewer.waiting => {
             if edit::on_edited(viewer, app, result) {
-                return Step::effects(reload(viewer, app));
+                let mut step = Step::effects(reload(viewer, app));
+                // Another agent's fork is a new session: the list reads it.
+                if viewer.record.agent.is_external() {
+                    step.go = Some(Go::Rescan);
+                }
+                return step;
             }
             Step::none()
         }
@@ -240,12 +245,13 @@ fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
         return edit::replan(viewer, app);
     }
     let counts = viewer.complete_counts(app.settings.encoding);
+    let external = viewer.record.agent.is_external();
     let (Some(loaded), ViewerMode::Trim(state)) = (&viewer.loaded, &mut viewer.mode) else {
         return Vec::new();
     };
     app.trims
         .insert((viewer.record.id.clone(), state.kind), state.value);
-    if let Err(e) = trim::replan(state, loaded, counts.as_deref()) {
+    if let Err(e) = trim::replan(state, loaded, counts.as_deref(), external) {
         app.complain(e);
     }
     Vec::new()

@@ -67,7 +67,8 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     }
     messages::draw(frame, model, viewer, state, table_area, theme);
     if let Some(trim) = viewer.trim() {
-        draw_trim(frame, trim, len, panel_area, theme);
+        let external = viewer.record.agent.is_external();
+        draw_trim(frame, trim, len, external, panel_area, theme);
     }
     if let Some(state) = viewer.edit() {
         edit::draw(frame, viewer, state, panel_area, theme);
@@ -236,6 +237,7 @@ fn draw_trim(
     frame: &mut Frame,
     trim: &crate::tui::model::TrimState,
     len: usize,
+    external: bool,
     area: Rect,
     theme: Theme,
 ) {
@@ -271,11 +273,18 @@ fn draw_trim(
             Span::raw(result),
         ]),
         Line::styled(
-            format!(
-                "Nothing changes until {}; the current context stays on disk ({} switches back).",
-                keymap::key_for(Scope::Trim, Action::Confirm),
-                keymap::key_for(Scope::Viewer, Action::Contexts)
-            ),
+            if external {
+                format!(
+                    "Nothing changes until {}; then a new session beside it holds the rest (the original is never changed).",
+                    keymap::key_for(Scope::Trim, Action::Confirm),
+                )
+            } else {
+                format!(
+                    "Nothing changes until {}; the current context stays on disk ({} switches back).",
+                    keymap::key_for(Scope::Trim, Action::Confirm),
+                    keymap::key_for(Scope::Viewer, Action::Contexts)
+                )
+            },
             theme.dim(),
         ),
     ];

@@ -8,6 +8,9 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
+mod forks;
+mod readers;
+mod trash;
 mod usage;
 
 const NOW: f64 = 1_795_939_200.0;
@@ -37,6 +40,7 @@ impl Home {
         command()
             .env("HOME", &self.home)
             .env("XDG_CACHE_HOME", &self.cache)
+            .env("XDG_DATA_HOME", self.cache.with_file_name("data"))
             .args(args)
             .stdin(Stdio::null())
             .output()
@@ -279,18 +283,17 @@ fn writes_are_refused_with_a_reason_and_nothing_changes() {
     let h = Home::new();
     let before = snapshot(&h.home);
     let id = h.made.claude[0].as_str();
-    let codex = h.made.codex[0].as_str();
+    // Trims fork beside the original (cli/agents/forks.rs), a delete
+    // moves it to the trash (cli/agents/trash.rs); what would change the
+    // session itself is refused.
     for args in [
-        vec!["trim", id, "--keep-messages", "2"],
-        vec!["trim", codex, "--max-tokens", "100", "--dry-run"],
-        vec!["delete", id, "--yes"],
         vec!["activate", id, "agent-x"],
         vec!["delete-context", id, "agent-x", "--yes"],
     ] {
         let out = h.run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("read-only"), "{args:?}: {err}");
+        assert!(err.contains("never changed here"), "{args:?}: {err}");
     }
     assert_eq!(before, snapshot(&h.home));
 }

@@ -11,6 +11,8 @@
 //! parses. Rounds: LOKI_STRESS_ROUNDS, else 500 under CI (`common::sized`), 60 in a
 //! local run.
 
+mod agents;
+
 use crate::common::*;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};

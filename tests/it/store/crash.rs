@@ -13,6 +13,8 @@
 //! printed at the start and in the failure message (LOKI_CRASH_SEED replays
 //! them; kill timings still vary from run to run).
 
+mod agents;
+
 use crate::common::*;
 use serde_json::Value;
 use std::collections::BTreeMap;

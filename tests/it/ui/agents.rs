@@ -37,7 +37,8 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
     let source = Store::loki(dir.path(), "ann")
         .unwrap()
         .with_agents(&AgentHomes::under(&dir.path().join("home")))
-        .with_cache_dir(&dir.path().join("cache"));
+        .with_cache_dir(&dir.path().join("cache"))
+        .with_trash_dir(&dir.path().join("trash"));
     let settings = Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
@@ -123,4 +124,87 @@ fn a_claude_code_session_opens_with_what_it_spent() {
         assert!(screen.contains("spent: in"), "{screen}");
         check(&format!("claude_viewer_{w}x{h}"), &ui, &dir);
     }
+}
+
+/// Every `*.jsonl` under `dir` with its bytes.
+fn session_files(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.insert(e.path(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_trim_of_a_claude_code_session_in_the_viewer_writes_a_new_session_beside_it() {
+    let dir = store();
+    let projects = dir.path().join("home/.claude/projects");
+    let before = session_files(&projects);
+    let mut ui = open(&dir, 120, 30);
+    ui.type_text("@claude login fix");
+    ui.press(KeyCode::Tab, KeyModifiers::NONE);
+    ui.press(KeyCode::Char('t'), KeyModifiers::NONE);
+    for _ in 0..5 {
+        ui.press(KeyCode::Down, KeyModifiers::NONE);
+    }
+    let screen = ui.screen();
+    assert!(screen.contains("keep the last 8 messages"), "{screen}");
+    assert!(screen.contains("a new session beside it"), "{screen}");
+    ui.press(KeyCode::Enter, KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(screen.contains("beside the original"), "{screen}");
+    let mut after = session_files(&projects);
+    let new: Vec<std::path::PathBuf> = after
+        .keys()
+        .filter(|p| !before.contains_key(*p))
+        .cloned()
+        .collect();
+    assert_eq!(new.len(), 1, "one fork: {new:?}");
+    after.remove(&new[0]);
+    assert_eq!(after, before, "the original is byte-identical");
+    // The new session is in the list beside its original.
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert_eq!(screen.matches("Login fix").count(), 2, "{screen}");
+}
+
+#[test]
+fn a_claude_code_session_deleted_in_the_list_goes_to_the_trash_after_the_question() {
+    let dir = store();
+    let projects = dir.path().join("home/.claude/projects");
+    // Written a day before the UI's clock: not one the agent may be writing.
+    let day_before = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(NOW - 86_400.0);
+    for path in session_files(&projects).keys() {
+        let f = std::fs::File::options().append(true).open(path).unwrap();
+        f.set_modified(day_before).unwrap();
+    }
+    let before = session_files(&projects);
+    let mut ui = open(&dir, 120, 30);
+    ui.type_text("@claude login fix");
+    ui.press(KeyCode::F(8), KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(screen.contains("moves to the trash"), "{screen}");
+    assert_eq!(
+        session_files(&projects),
+        before,
+        "nothing moves before the answer"
+    );
+    ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
+    let after = session_files(&projects);
+    assert_eq!(after.len(), before.len() - 1, "one session left its folder");
+    let trashed = session_files(&dir.path().join("trash"));
+    let moved: Vec<&Vec<u8>> = trashed.values().collect();
+    let gone: Vec<&std::path::PathBuf> =
+        before.keys().filter(|p| !after.contains_key(*p)).collect();
+    assert!(
+        moved.contains(&&before[gone[0]]),
+        "its bytes are in the trash"
+    );
 }

@@ -64,6 +64,17 @@ pub fn on_checked(
             );
             format!("Delete damaged session {}?", r.id)
         }
+        None if r.agent.is_external() => {
+            lines.push(format!(
+                "It moves to the trash with its subagents' files; `loki-sessions restore {}` brings it back.",
+                r.id
+            ));
+            format!(
+                "Delete {} session {}?",
+                r.agent.display_name(),
+                r.shown_name()
+            )
+        }
         None => {
             lines.push("The whole session directory is removed. This cannot be undone.".into());
             format!("Delete session {}?", r.name)

@@ -290,6 +290,7 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
         cleared: 0,
         tokens_before: 310,
         tokens_after: 250,
+        new_session: false,
     };
     let effects = update(
         &mut m,
@@ -455,6 +456,7 @@ fn late_replies_are_dropped() {
                     cleared: 0,
                     tokens_before: 1,
                     tokens_after: 0,
+                    new_session: false,
                 }),
             },
         ),

@@ -31,7 +31,7 @@ pub fn begin(viewer: &mut Viewer, app: &mut App, kind: EditKind) -> Vec<Effect> 
     let Some(loaded) = &viewer.loaded else {
         return Vec::new();
     };
-    if let Err(e) = viewer.record.writable() {
+    if let Err(e) = viewer.record.trimmable() {
         app.complain(e.to_string());
         return Vec::new();
     }

@@ -3,7 +3,7 @@
 //! first when an agent owns the session). The functions on `TrimState`
 //! know only the trim's own state; the rest is its glue with the viewer.
 
-use crate::store::{Expected, TrimRequest, check_fork, plan_with_facts};
+use crate::store::{Expected, TrimRequest, check_fork, keep_pairs_whole, plan_with_facts};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
@@ -84,18 +84,24 @@ fn round_down(n: u64, to: u64) -> u64 {
 }
 
 /// Re-plans for the current number, if every count is known (`counts`)
-/// and the context.s edit facts are read.
+/// and the context.s edit facts are read; `external`: another agent's
+/// session, whose fork keeps tool pairs whole.
 pub fn replan(
     state: &mut TrimState,
     loaded: &Loaded,
     counts: Option<&[u64]>,
+    external: bool,
 ) -> Result<(), String> {
     state.problem = None;
     let (Some(counts), Some(facts)) = (counts, &loaded.facts) else {
         state.plan = None;
         return Ok(());
     };
-    let planned = plan_with_facts(facts.window(), counts, state.request()).and_then(|plan| {
+    let planned = plan_with_facts(facts.window(), counts, state.request()).and_then(|mut plan| {
+        // Another agent's fork keeps tool pairs whole, as the store does.
+        if external {
+            keep_pairs_whole(&mut plan, facts, counts);
+        }
         // Refused here, as the write would refuse it, not after Enter.
         if plan.changed {
             check_fork(&loaded.context, &plan.kept)?;
@@ -195,7 +201,7 @@ pub fn begin(viewer: &mut Viewer, app: &mut App, action: Action) {
     let Some(loaded) = &viewer.loaded else {
         return;
     };
-    if let Err(e) = viewer.record.writable() {
+    if let Err(e) = viewer.record.trimmable() {
         app.complain(e.to_string());
         return;
     }
@@ -295,6 +301,14 @@ pub fn on_trimmed(
     result: Result<Option<String>, UiError>,
 ) -> Step {
     match result {
+        Ok(Some(id)) if viewer.record.agent.is_external() => {
+            app.say(format!(
+                "trimmed: new session {}… beside the original, which is unchanged; it is in the list",
+                id.get(..8).unwrap_or(&id)
+            ));
+            viewer.mode = ViewerMode::Browse;
+            Step::go(crate::tui::update::Go::Rescan)
+        }
         Ok(Some(id)) => {
             // The date and the first part of the id name it on screen, and
             // leave room at 80 columns for the key that undoes the trim.

@@ -10,7 +10,7 @@ const CCUSAGE_VERSION: &str = "20.0.24";
 
 /// The ccusage binary: `$CCUSAGE`, or the copy `.ci/run` installs under
 /// `target/ccusage`.
-fn ccusage() -> Option<PathBuf> {
+pub(super) fn ccusage() -> Option<PathBuf> {
     let path = std::env::var_os("CCUSAGE")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

@@ -122,6 +122,15 @@ fn report(done: &EditDone) -> String {
             humanize::plural(done.cleared as u64, "tool result")
         )
     };
+    if done.new_session {
+        let id = done.child.as_deref().unwrap_or("");
+        return format!(
+            "{what} ({} → {} tokens): new session {}… beside the original, which is unchanged",
+            humanize::count(done.tokens_before),
+            humanize::count(done.tokens_after),
+            id.get(..8).unwrap_or(id)
+        );
+    }
     format!(
         "{what} ({} → {} tokens), new fork; {} switches back",
         humanize::count(done.tokens_before),

@@ -1,0 +1,102 @@
+//! The door's trash: another agent's session deleted recoverably (moved
+//! into `$XDG_DATA_HOME/loki-sessions/trash/`), listed, restored exactly,
+//! and emptied for good. Loki and peteos sessions keep the seed's delete.
+
+use super::Store;
+use crate::store::error::{Result, StoreError};
+use crate::store::ops::locate::Target;
+use crate::store::ops::purge_plan::{
+    Candidate, Decision, KeepReason, PlanEntry, PurgePlan, PurgePolicy, RemoveReason,
+};
+use crate::store::ops::trash::{self, TrashEntry};
+use crate::store::sources::agents;
+use std::path::{Path, PathBuf};
+
+impl Store {
+    /// The same store keeping its trash under `dir` instead of the user's
+    /// data directory (tests).
+    pub fn with_trash_dir(mut self, dir: &Path) -> Store {
+        self.trash = Some(dir.to_path_buf());
+        self
+    }
+
+    /// Where deleted sessions of other agents go.
+    pub fn trash_dir(&self) -> Result<PathBuf> {
+        self.trash
+            .clone()
+            .or_else(trash::default_dir)
+            .ok_or_else(|| {
+                StoreError::Invalid(
+                    "there is no data directory to keep the trash in (set XDG_DATA_HOME)".into(),
+                )
+            })
+    }
+
+    /// Refuses a delete before anyone is asked: other agents' sessions can
+    /// be deleted (into the trash); Loki's and peteos' as the seed says.
+    pub fn check_deletable(&self, target: &Target) -> Result<()> {
+        if target.record.agent.is_external() {
+            return Ok(());
+        }
+        self.check_writable(target)
+    }
+
+    /// [`Store::delete_preview`] of another agent's session: removed (into
+    /// the trash) unless the agent may be writing to it.
+    pub(super) fn trash_preview(&self, target: &Target, now: f64) -> PurgePlan {
+        let record = target.record.clone();
+        let decision = match trash::refusal(&record, now) {
+            Some(why) => Decision::Keep(KeepReason::Busy { why }),
+            None => Decision::Remove(RemoveReason::Requested),
+        };
+        let candidate = Candidate {
+            bytes: agents::bytes(&record),
+            record,
+            is_active: false,
+            locked: false,
+            unreadable_conversation: None,
+            crosses_filesystems: false,
+            fingerprint: Default::default(),
+        };
+        PurgePlan {
+            policy: PurgePolicy::default(),
+            now,
+            entries: vec![PlanEntry {
+                candidate,
+                decision,
+            }],
+        }
+    }
+
+    /// Moves another agent's session into the trash (refused while its
+    /// agent may be writing to it).
+    pub fn trash_session(&self, target: &Target, now: f64) -> Result<TrashEntry> {
+        if !target.record.agent.is_external() {
+            return Err(StoreError::Invalid(format!(
+                "session {} is deleted for good by `delete`, not moved to the trash",
+                target.record.id
+            )));
+        }
+        trash::trash(&self.trash_dir()?, &target.record, now)
+    }
+
+    /// Every session in the trash, oldest first.
+    pub fn trash_list(&self) -> Result<Vec<TrashEntry>> {
+        Ok(trash::list(&self.trash_dir()?))
+    }
+
+    /// Puts the trashed session `arg` (an id or a unique prefix) back
+    /// where it was, its bytes and times as they were.
+    pub fn restore(&self, arg: &str) -> Result<TrashEntry> {
+        let dir = self.trash_dir()?;
+        let entry = trash::find(&dir, arg)?;
+        trash::restore(&dir, &entry)?;
+        Ok(entry)
+    }
+
+    /// Deletes for good what was trashed at least `older_than` seconds ago
+    /// (everything for None).
+    pub fn empty_trash(&self, older_than: Option<f64>, now: f64) -> Result<Vec<TrashEntry>> {
+        trash::empty(&self.trash_dir()?, older_than, now)
+    }
+}

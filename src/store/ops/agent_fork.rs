@@ -1,0 +1,396 @@
+//! Trims of another agent's session (Claude Code, Codex): planned on its
+//! main conversation exactly as a Loki context is (the same windows, drops
+//! and clears), then written as a new session beside the original, which
+//! is never touched. Claude Code: `<new uuid>.jsonl` in the same project
+//! folder; Codex: `sessions/YYYY/MM/DD/rollout-<time>-<new uuid>.jsonl`.
+//! Undo is deleting the fork. The formats are in `docs/FORMATS.md`.
+
+use crate::store::error::{Result, StoreError};
+use crate::store::format::Context;
+use crate::store::format::clear;
+use crate::store::format::edit_facts::EditFacts;
+use crate::store::format::tokens::Encoding;
+use crate::store::fs::atomic;
+use crate::store::ops::counting::message_counts;
+use crate::store::ops::diff::{ContextDiff, compare};
+use crate::store::ops::edit::{EditOutcome, plan_on};
+use crate::store::ops::edit_plan::{ClearedMessage, EditRequest};
+use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_whole, plan_trim};
+use crate::store::sources::agent::Agent;
+use crate::store::sources::agent_read::Thread;
+use crate::store::sources::claude::ClaudeProjects;
+use crate::store::sources::record::SessionRecord;
+use crate::store::sources::{agents, claude, codex, jsonl};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// What a fork of another agent's session writes (or, previewed, would).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentFork {
+    /// The original file's size.
+    pub bytes_before: u64,
+    /// The fork's size.
+    pub bytes_after: u64,
+    /// The new session's id (drawn for a preview too, never used then).
+    pub new_session_id: String,
+    /// The new session's file.
+    pub path: PathBuf,
+    /// True once the file is written.
+    pub written: bool,
+}
+
+/// Refuses what cannot be forked: Gemini CLI's sessions, damaged ones.
+pub fn check(record: &SessionRecord) -> Result<()> {
+    record.trimmable()
+}
+
+/// Refuses a fork planned on a conversation the agent has added to since
+/// (its message count is in `_mutation_counter`, as a peteos counter).
+fn check_expected(
+    record: &SessionRecord,
+    parent: &Context,
+    expected: Option<&Expected>,
+) -> Result<()> {
+    match expected {
+        Some(e) if e.mutation_counter != parent.mutation_counter() => {
+            Err(StoreError::Invalid(format!(
+                "{} changed since the preview ({} wrote to it); review the trim again",
+                record.path.display(),
+                record.agent.display_name()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The session read for a fork: its main conversation and the file's
+/// bytes, read after it (so they hold every line it was made of).
+struct Source {
+    thread: Thread,
+    bytes: Vec<u8>,
+    stamp: Stamp,
+}
+
+/// What says a file changed: its size and modification time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    size: u64,
+    mtime: (i64, i64),
+    ino: u64,
+}
+
+fn stamp_of(st: &rustix::fs::Stat) -> Stamp {
+    Stamp {
+        size: st.st_size as u64,
+        mtime: (st.st_mtime, st.st_mtime_nsec as i64),
+        ino: st.st_ino,
+    }
+}
+
+fn read_source(record: &SessionRecord) -> Result<Source> {
+    check(record)?;
+    let read = agents::read(record)?;
+    let (mut file, st) = jsonl::open_regular_stat(&record.path)?;
+    let mut bytes = Vec::with_capacity(st.st_size as usize + 1);
+    (&mut file)
+        .take(jsonl::MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| StoreError::io("read", &record.path, e))?;
+    let thread = read.main;
+    // Every line the conversation was read from must be where it was: a
+    // file rewritten (not appended to) between the two reads is refused.
+    let intact = thread.lines.iter().flatten().all(|s| {
+        let end = (s.offset + s.len as u64) as usize;
+        end < bytes.len()
+            && bytes[end] == b'\n'
+            && (s.offset == 0 || bytes[s.offset as usize - 1] == b'\n')
+    });
+    if !intact {
+        return Err(changed(record));
+    }
+    Ok(Source {
+        thread,
+        bytes,
+        stamp: stamp_of(&st),
+    })
+}
+
+fn changed(record: &SessionRecord) -> StoreError {
+    StoreError::Invalid(format!(
+        "{} changed {} while it was being read (the agent is writing to it); nothing was written: try again when it is idle",
+        record.agent.display_name(),
+        record.path.display()
+    ))
+}
+
+/// A window trim of `record`'s conversation, written as a new session
+/// when `write` is given (with what the preview saw, if known); None is a
+/// preview, which reads only.
+pub fn trim(
+    record: &SessionRecord,
+    request: TrimRequest,
+    encoding: Encoding,
+    write: Option<Option<&Expected>>,
+    now: f64,
+) -> Result<TrimOutcome> {
+    let source = read_source(record)?;
+    let parent = source.thread.context.clone();
+    check_expected(record, &parent, write.flatten())?;
+    let write = write.is_some();
+    let counts = message_counts(&parent, encoding)?;
+    let mut plan = plan_trim(&parent, &counts, request)?;
+    // The agent's API refuses a result without its call: a window that
+    // cuts a pair drops the other half too.
+    keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
+    let fork = if plan.changed {
+        Some(fork_file(record, &source, &plan.dropped, &[], write, now)?)
+    } else {
+        None
+    };
+    Ok(TrimOutcome {
+        plan,
+        parent,
+        child: None,
+        fork,
+    })
+}
+
+/// An edit by hand (a drop, a clear) of `record`'s conversation, written
+/// as a new session when `write` is given, as [`trim`] does.
+pub fn edit(
+    record: &SessionRecord,
+    request: &EditRequest,
+    encoding: Encoding,
+    write: Option<Option<&Expected>>,
+    now: f64,
+) -> Result<EditOutcome> {
+    let source = read_source(record)?;
+    let parent = source.thread.context.clone();
+    check_expected(record, &parent, write.flatten())?;
+    let write = write.is_some();
+    let (plan, index, _) = plan_on(&parent, request, encoding)?;
+    let fork = if plan.changed {
+        Some(fork_file(
+            record,
+            &source,
+            &plan.dropped,
+            &plan.cleared,
+            write,
+            now,
+        )?)
+    } else {
+        None
+    };
+    Ok(EditOutcome {
+        plan,
+        index,
+        parent,
+        child: None,
+        fork,
+    })
+}
+
+/// Lays out the fork and, with `write`, creates its file (atomically, never
+/// over an existing one); refused, and removed again, if the original
+/// changed meanwhile.
+fn fork_file(
+    record: &SessionRecord,
+    source: &Source,
+    dropped: &[usize],
+    cleared: &[ClearedMessage],
+    write: bool,
+    now: f64,
+) -> Result<AgentFork> {
+    let thread = &source.thread;
+    let offsets = |i: usize| thread.lines.get(i).into_iter().flatten().map(|s| s.offset);
+    let dropped_lines: HashSet<u64> = dropped.iter().flat_map(|&i| offsets(i)).collect();
+    let mut cleared_lines: HashMap<u64, HashMap<String, String>> = HashMap::new();
+    for c in cleared {
+        let calls = cleared_calls(&thread.context, c);
+        for offset in offsets(c.index) {
+            cleared_lines
+                .entry(offset)
+                .or_default()
+                .extend(calls.clone());
+        }
+    }
+    let new_id = uuid::Uuid::new_v4().to_string();
+    let (path, bytes) = match record.agent {
+        Agent::Claude => {
+            let gone: HashSet<usize> = dropped.iter().copied().collect();
+            let main: HashSet<u64> = (0..thread.lines.len())
+                .filter(|i| !gone.contains(i))
+                .flat_map(offsets)
+                .collect();
+            let edits = claude::fork::ForkEdits {
+                dropped: dropped_lines,
+                main,
+                cleared: cleared_lines,
+            };
+            let folder = record.path.parent().unwrap_or(Path::new("."));
+            (
+                folder.join(format!("{new_id}.jsonl")),
+                claude::fork::fork_bytes(&source.bytes, &edits, &new_id),
+            )
+        }
+        _ => {
+            let edits = codex::fork::ForkEdits {
+                dropped: dropped_lines,
+                cleared: cleared_lines,
+            };
+            let (day, stamp) = utc_day_and_stamp(now);
+            let home = codex_home(&record.path).ok_or_else(|| {
+                StoreError::Invalid(format!(
+                    "{} is not in a Codex sessions folder, so the fork has nowhere to go",
+                    record.path.display()
+                ))
+            })?;
+            let folder = home.join("sessions").join(day);
+            (
+                folder.join(codex::fork::file_name(&stamp, &new_id)),
+                codex::fork::fork_bytes(&source.bytes, &edits, &new_id, &record.id),
+            )
+        }
+    };
+    let mut fork = AgentFork {
+        bytes_before: source.stamp.size,
+        bytes_after: bytes.len() as u64,
+        new_session_id: new_id,
+        path,
+        written: false,
+    };
+    if write {
+        write_fork(record, source, &fork.path, &bytes)?;
+        fork.written = true;
+    }
+    Ok(fork)
+}
+
+/// The call ids of the results `c` clears, each with its placeholder.
+fn cleared_calls(ctx: &Context, c: &ClearedMessage) -> HashMap<String, String> {
+    let Some(message) = ctx.message(c.index) else {
+        return HashMap::new();
+    };
+    let content = message.raw().get("content").and_then(Value::as_array);
+    c.results
+        .iter()
+        .filter_map(|&(position, tokens)| {
+            let part = content?.get(position)?;
+            let id = part.get("call_id")?.as_str()?;
+            Some((id.to_string(), clear::placeholder(tokens)))
+        })
+        .collect()
+}
+
+fn write_fork(record: &SessionRecord, source: &Source, path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(folder) = path.parent()
+        && !folder.is_dir()
+    {
+        std::fs::create_dir_all(folder).map_err(|e| StoreError::io("create", folder, e))?;
+        if let Some(up) = folder.parent() {
+            atomic::sync_dir(up)?;
+        }
+    }
+    atomic::create_new_atomic(path, bytes)?;
+    // The agent wrote meanwhile: the fork may lack what it wrote, so it goes.
+    let now = jsonl::open_regular_stat(&record.path).map(|(_, st)| stamp_of(&st));
+    if now.ok() != Some(source.stamp) {
+        atomic::remove_synced(path)?;
+        return Err(changed(record));
+    }
+    Ok(())
+}
+
+/// The Codex home holding a rollout (`sessions/YYYY/MM/DD/` or `archived_sessions/`).
+fn codex_home(rollout: &Path) -> Option<PathBuf> {
+    rollout
+        .ancestors()
+        .find(|a| {
+            a.file_name()
+                .is_some_and(|n| n == "sessions" || n == "archived_sessions")
+        })
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+}
+
+/// `YYYY/MM/DD` and `YYYY-MM-DDThh-mm-ss` of `now` (UTC).
+fn utc_day_and_stamp(now: f64) -> (PathBuf, String) {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(now.max(0.0));
+    let text = humantime::format_rfc3339_seconds(t).to_string(); // 2026-12-01T12:14:13Z
+    let stamp = text.trim_end_matches('Z').replace(':', "-");
+    let day = PathBuf::from(&text[0..4])
+        .join(&text[5..7])
+        .join(&text[8..10]);
+    (day, stamp)
+}
+
+/// How a Claude Code fork differs from its original: the original is the
+/// other session of the same project folder holding every message the
+/// fork holds (a fork keeps Claude Code's message uuids), the largest if
+/// several do (forks of the same original hold fewer). Codex forks name
+/// their original (`forked_from_id`) but their messages have no ids to
+/// match, and are not compared. Reads only.
+pub fn diff(record: &SessionRecord, encoding: Encoding) -> Result<ContextDiff> {
+    let none = || {
+        StoreError::NotFound(format!(
+            "{} session {} is not a fork made here: no other session of its folder holds its messages",
+            record.agent.display_name(),
+            record.id
+        ))
+    };
+    if record.agent != Agent::Claude {
+        return Err(none());
+    }
+    let child = agents::read(record)?.main.context;
+    let needles: Vec<String> = child
+        .messages()
+        .map(|m| format!("\"uuid\":\"{}\"", m.id()))
+        .collect();
+    if needles.is_empty() {
+        return Err(none());
+    }
+    let mut best: Option<(u64, PathBuf)> = None;
+    for path in claude::plain_files(&record.conversation_dir) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let Some(name) = name.filter(|n| n.ends_with(".jsonl") && !n.starts_with("agent-")) else {
+            continue;
+        };
+        if path == record.path || name.trim_end_matches(".jsonl") == record.id {
+            continue;
+        }
+        let Ok(file) = jsonl::read(&path) else {
+            continue;
+        };
+        let holds_all = needles
+            .iter()
+            .all(|n| memchr::memmem::find(&file.bytes, n.as_bytes()).is_some());
+        let size = file.bytes.len() as u64;
+        if holds_all && best.as_ref().is_none_or(|(s, _)| size > *s) {
+            best = Some((size, path));
+        }
+    }
+    let (_, original) = best.ok_or_else(none)?;
+    let parent_record = ClaudeProjects::record_at(&original);
+    let parent = agents::read(&parent_record)?.main.context;
+    let child_counts = message_counts(&child, encoding)?;
+    let parent_counts = message_counts(&parent, encoding)?;
+    Ok(compare(&child, &child_counts, &parent, &parent_counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_days_and_stamps_are_utc() {
+        let (day, stamp) = utc_day_and_stamp(1_795_168_800.0);
+        assert_eq!(day, Path::new("2026/11/20"));
+        assert_eq!(stamp, "2026-11-20T10-00-00");
+        assert_eq!(
+            codex_home(Path::new("/h/.codex/sessions/2026/11/20/rollout-x.jsonl")).unwrap(),
+            Path::new("/h/.codex")
+        );
+    }
+}

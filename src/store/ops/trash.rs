@@ -1,0 +1,359 @@
+//! Deleting another agent's session, recoverably: its file, the folder an
+//! agent keeps beside it (Claude Code's `<id>/`: `subagents/`,
+//! `tool-results/`; Gemini CLI's) and Claude Code's older subagent files
+//! are moved (renamed: no byte is copied, times are kept) into an entry of
+//! our trash, `$XDG_DATA_HOME/loki-sessions/trash/<entry>/`, whose
+//! `entry.json` says where each came from. `restore` renames them back;
+//! `empty` deletes entries for good. A session the agent may be writing
+//! (changed in the last minutes, or open in a running process) is refused.
+//!
+//! Crash safety: `entry.json` is written (atomically) before anything
+//! moves, naming every move and the state (`trashing`, `restoring`); the
+//! session file moves first (the session is gone from every listing at
+//! once) and comes back last (it is listed only once whole). An entry
+//! left half-moved by a kill is finished by the next trash operation.
+
+use crate::store::error::{Result, StoreError};
+use crate::store::fs::atomic;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::claude::ClaudeProjects;
+use crate::store::sources::record::SessionRecord;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A session changed this recently may still be written by its agent.
+pub const BUSY_SECONDS: f64 = 5.0 * 60.0;
+
+/// One session in the trash.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TrashEntry {
+    /// The entry's folder name in the trash.
+    pub entry: String,
+    /// Whose session it is.
+    pub agent: Agent,
+    /// The session's id.
+    pub id: String,
+    /// Its title when it was trashed.
+    pub title: String,
+    /// When it was trashed (seconds since the epoch).
+    pub trashed_at: f64,
+    /// Apparent bytes of what was moved.
+    pub bytes: u64,
+    /// What was moved: where it was, and its name in the entry's `files/`.
+    pub moves: Vec<Move>,
+    /// `trashing`, `trashed` or `restoring`.
+    pub state: String,
+}
+
+/// One file or folder moved into the trash.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Move {
+    /// Where it was (and goes back to).
+    pub from: PathBuf,
+    /// Its name in the entry's `files/`.
+    pub stored: String,
+}
+
+/// Our trash folder: `$XDG_DATA_HOME/loki-sessions/trash`.
+pub fn default_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("loki-sessions").join("trash"))
+}
+
+/// The files and folders deleting `record` moves, the session file first.
+pub fn belongings(record: &SessionRecord) -> Vec<PathBuf> {
+    let mut out = vec![record.path.clone()];
+    let side = record.conversation_dir.join(&record.id);
+    if matches!(record.agent, Agent::Claude | Agent::Gemini)
+        && std::fs::symlink_metadata(&side).is_ok_and(|m| m.is_dir())
+    {
+        out.push(side.clone());
+    }
+    if record.agent == Agent::Claude {
+        out.extend(
+            ClaudeProjects::subagents(record)
+                .into_iter()
+                .filter(|p| !p.starts_with(&side)),
+        );
+    }
+    out
+}
+
+/// Why `record` may not be deleted now, if anything: a damaged listing is
+/// fine (it moves unread, recoverably); a session changed in the last
+/// [`BUSY_SECONDS`], or open in a running process, is refused.
+pub fn refusal(record: &SessionRecord, now: f64) -> Option<String> {
+    let meta = match std::fs::symlink_metadata(&record.path) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("{} cannot be read: {e}", record.path.display())),
+    };
+    if !meta.is_file() {
+        return Some(format!("{} is not a regular file", record.path.display()));
+    }
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0.0, |d| d.as_secs_f64());
+    if now - mtime < BUSY_SECONDS {
+        return Some(format!(
+            "it changed {} seconds ago: {} may still be writing to it (wait {} minutes)",
+            (now - mtime).max(0.0) as u64,
+            record.agent.display_name(),
+            (BUSY_SECONDS / 60.0) as u64
+        ));
+    }
+    let files = belongings(record);
+    if let Some(pid) = open_by_process(&files) {
+        return Some(format!(
+            "process {pid} has it open ({} may be running on it)",
+            record.agent.display_name()
+        ));
+    }
+    None
+}
+
+/// A running process holding one of `paths` (or a file under one) open.
+fn open_by_process(paths: &[PathBuf]) -> Option<u32> {
+    let me = std::process::id();
+    let targets: Vec<PathBuf> = paths.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    for proc_entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = proc_entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(proc_entry.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(open) = std::fs::read_link(fd.path())
+                && targets.iter().any(|t| open.starts_with(t))
+            {
+                return Some(pid);
+            }
+        }
+    }
+    None
+}
+
+fn entry_file(trash: &Path, entry: &str) -> PathBuf {
+    trash.join(entry).join("entry.json")
+}
+
+fn write_entry(trash: &Path, e: &TrashEntry) -> Result<()> {
+    let bytes = serde_json::to_vec_pretty(e).expect("an entry serializes");
+    atomic::write_atomic(&entry_file(trash, &e.entry), &bytes)
+}
+
+fn rename(from: &Path, to: &Path) -> Result<()> {
+    std::fs::rename(from, to).map_err(|e| {
+        let why = if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
+            "the trash is on another filesystem than the session; nothing of it was moved"
+                .to_string()
+        } else {
+            e.to_string()
+        };
+        StoreError::Invalid(format!("cannot move {}: {why}", from.display()))
+    })?;
+    for dir in [from.parent(), to.parent()].into_iter().flatten() {
+        atomic::sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// Moves `record` into the trash at `trash`; refuses a busy session.
+pub fn trash(trash: &Path, record: &SessionRecord, now: f64) -> Result<TrashEntry> {
+    if let Some(why) = refusal(record, now) {
+        return Err(StoreError::Invalid(format!(
+            "{} session {} was not deleted: {why}",
+            record.agent.display_name(),
+            record.id
+        )));
+    }
+    recover(trash);
+    atomic::create_private_dir_all(trash)?;
+    let name = format!("{}-{}", record.id, uuid::Uuid::new_v4().simple());
+    let dir = trash.join(&name);
+    atomic::create_private_dir(&dir)?;
+    atomic::create_private_dir(&dir.join("files"))?;
+    let moves: Vec<Move> = belongings(record)
+        .into_iter()
+        .enumerate()
+        .map(|(n, from)| Move {
+            stored: format!(
+                "{n}-{}",
+                from.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            from,
+        })
+        .collect();
+    let mut entry = TrashEntry {
+        entry: name,
+        agent: record.agent,
+        id: record.id.clone(),
+        title: record.shown_name().to_string(),
+        trashed_at: now,
+        bytes: crate::store::sources::agents::bytes(record),
+        moves,
+        state: "trashing".into(),
+    };
+    write_entry(trash, &entry)?;
+    atomic::sync_dir(trash)?;
+    for m in &entry.moves {
+        if let Err(e) = rename(&m.from, &dir.join("files").join(&m.stored)) {
+            // What moved goes back: a failed delete leaves the session whole.
+            let _ = put_back(trash, &entry, &dir);
+            return Err(e);
+        }
+    }
+    entry.state = "trashed".into();
+    write_entry(trash, &entry)?;
+    Ok(entry)
+}
+
+/// Every entry of the trash, oldest first (half-moved ones finished first).
+pub fn list(trash: &Path) -> Vec<TrashEntry> {
+    recover(trash);
+    let mut out: Vec<TrashEntry> = read_entries(trash).into_iter().map(|(e, _)| e).collect();
+    out.sort_by(|a, b| a.trashed_at.total_cmp(&b.trashed_at));
+    out
+}
+
+fn read_entries(trash: &Path) -> Vec<(TrashEntry, PathBuf)> {
+    let Ok(dirs) = std::fs::read_dir(trash) else {
+        return Vec::new();
+    };
+    dirs.flatten()
+        .filter(|d| d.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|d| !d.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|d| {
+            let name = d.file_name().to_string_lossy().into_owned();
+            let bytes = std::fs::read(entry_file(trash, &name)).ok()?;
+            let e: TrashEntry = serde_json::from_slice(&bytes).ok()?;
+            Some((e, d.path()))
+        })
+        .collect()
+}
+
+/// Finishes what a killed trash or restore left half done: a `trashing`
+/// entry moves the rest in, a `restoring` one puts the rest back.
+pub fn recover(trash: &Path) {
+    if let Ok(dirs) = std::fs::read_dir(trash) {
+        for d in dirs.flatten() {
+            if d.file_name().to_string_lossy().starts_with(".removing-") {
+                let _ = std::fs::remove_dir_all(d.path());
+            }
+        }
+    }
+    // An entry a kill left before its entry.json: nothing of it moved yet.
+    if let Ok(dirs) = std::fs::read_dir(trash) {
+        for d in dirs.flatten() {
+            let name = d.file_name().to_string_lossy().into_owned();
+            let files = d.path().join("files");
+            let empty = std::fs::read_dir(&files).map_or(true, |mut f| f.next().is_none());
+            if !name.starts_with('.') && !entry_file(trash, &name).exists() && empty {
+                let _ = std::fs::remove_dir_all(d.path());
+            }
+        }
+    }
+    for (mut e, dir) in read_entries(trash) {
+        match e.state.as_str() {
+            "trashing" => {
+                let done = e.moves.iter().all(|m| {
+                    let stored = dir.join("files").join(&m.stored);
+                    stored.exists() || rename(&m.from, &stored).is_ok() || !m.from.exists()
+                });
+                if done {
+                    e.state = "trashed".into();
+                    let _ = write_entry(trash, &e);
+                }
+            }
+            "restoring" => {
+                let _ = put_back(trash, &e, &dir);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The entries whose session id starts with `arg` (an id or a unique prefix).
+pub fn find(trash: &Path, arg: &str) -> Result<TrashEntry> {
+    let all = list(trash);
+    if let Some(e) = all.iter().rev().find(|e| e.id == arg || e.entry == arg) {
+        return Ok(e.clone());
+    }
+    let hits: Vec<&TrashEntry> = all.iter().filter(|e| e.id.starts_with(arg)).collect();
+    match hits.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(StoreError::NotFound(format!(
+            "no session {arg} in the trash ({})",
+            trash.display()
+        ))),
+        many => Err(StoreError::Invalid(format!(
+            "{arg} names {} sessions in the trash: {}",
+            many.len(),
+            many.iter()
+                .map(|e| e.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Puts `entry` back where it came from, exactly (renamed back: bytes and
+/// times as they were); refuses if something now has one of its names.
+pub fn restore(trash: &Path, entry: &TrashEntry) -> Result<()> {
+    if let Some(taken) = entry.moves.iter().find(|m| m.from.exists()) {
+        return Err(StoreError::Invalid(format!(
+            "{} is there again, so session {} is not restored over it",
+            taken.from.display(),
+            entry.id
+        )));
+    }
+    let mut e = entry.clone();
+    e.state = "restoring".into();
+    write_entry(trash, &e)?;
+    put_back(trash, &e, &trash.join(&e.entry))
+}
+
+fn put_back(trash: &Path, e: &TrashEntry, dir: &Path) -> Result<()> {
+    // The session file last: it is listed only once its belongings are back.
+    for m in e.moves.iter().rev() {
+        let stored = dir.join("files").join(&m.stored);
+        if stored.exists() {
+            if let Some(parent) = m.from.parent()
+                && !parent.exists()
+            {
+                std::fs::create_dir_all(parent)
+                    .map_err(|err| StoreError::io("create", parent, err))?;
+            }
+            rename(&stored, &m.from)?;
+        }
+    }
+    std::fs::remove_dir_all(dir).map_err(|err| StoreError::io("remove", dir, err))?;
+    atomic::sync_dir(trash)
+}
+
+/// Deletes for good the entries trashed at least `older_than` seconds
+/// before `now` (every entry for None); returns them.
+pub fn empty(trash: &Path, older_than: Option<f64>, now: f64) -> Result<Vec<TrashEntry>> {
+    let mut gone = Vec::new();
+    for e in list(trash) {
+        if e.state != "trashed" || older_than.is_some_and(|age| now - e.trashed_at < age) {
+            continue;
+        }
+        let dir = trash.join(&e.entry);
+        // Renamed to a hidden name first: a kill leaves no half entry listed.
+        let hidden = trash.join(format!(".removing-{}", e.entry));
+        std::fs::rename(&dir, &hidden).map_err(|err| StoreError::io("remove", &dir, err))?;
+        atomic::sync_dir(trash)?;
+        std::fs::remove_dir_all(&hidden).map_err(|err| StoreError::io("remove", &hidden, err))?;
+        gone.push(e);
+    }
+    Ok(gone)
+}

@@ -1,0 +1,237 @@
+//! A Claude Code session forked into a new one: the lines of the file as
+//! they are, less the dropped ones, each with the new `sessionId` and its
+//! `parentUuid` re-linked over dropped lines to the nearest kept ancestor,
+//! so the conversation stays one chain. Every other byte of a kept line is
+//! the agent's; a line whose tool results are cleared is the one line
+//! written again (its results replaced by a placeholder). Lines of types
+//! we do not know are kept as they are; damaged lines (not UTF-8, not one
+//! JSON object) are left in the original only.
+//! Pure: bytes in, bytes out; `ops/agent_fork.rs` reads and writes.
+
+use crate::store::sources::jsonl::fields::{replace_values, string_value, top_level_values};
+use crate::store::sources::jsonl::split_lines;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// What a fork changes, by the offset of each line in the original file.
+#[derive(Debug, Default)]
+pub struct ForkEdits {
+    /// The lines dropped (the lines of the dropped messages).
+    pub dropped: HashSet<u64>,
+    /// The main conversation's kept message lines: one whose ancestors
+    /// are all dropped is linked to the kept message line before it.
+    pub main: HashSet<u64>,
+    /// Lines whose tool results are cleared: `tool_use_id` -> placeholder.
+    pub cleared: HashMap<u64, HashMap<String, String>>,
+}
+
+/// The new file: the complete lines of `bytes` (a last line still being
+/// written is left out) forked into session `new_id` as `edits` says.
+pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str) -> Vec<u8> {
+    let (spans, _) = split_lines(bytes, 0, 1);
+    let new_id_json = serde_json::to_string(new_id).expect("a string serializes");
+    // uuid -> the parent it gets in the fork (for a dropped line: what its
+    // children get instead of it).
+    let mut new_parent: HashMap<String, Option<String>> = HashMap::with_capacity(spans.len());
+    let mut dropped_uuids: HashSet<String> = HashSet::new();
+    let mut last_main: Option<String> = None;
+    let mut out = Vec::with_capacity(bytes.len());
+    for span in spans {
+        let start = span.offset as usize;
+        let line = &bytes[start..start + span.len as usize];
+        // A damaged line (not UTF-8, not one JSON object) stays in the
+        // original only: the agent skips it, and other readers of the fork
+        // would stumble on it.
+        let fields = std::str::from_utf8(line).ok().and(top_level_values(line));
+        let Some(fields) = fields else {
+            continue;
+        };
+        let uuid = string_value(line, &fields, "uuid");
+        let parent = string_value(line, &fields, "parentUuid");
+        let resolved = match &parent {
+            Some(p) if dropped_uuids.contains(p) => new_parent.get(p).cloned().flatten(),
+            other => other.clone(),
+        };
+        // A replayed copy of a dropped line goes with it.
+        let mut dropped = edits.dropped.contains(&span.offset)
+            || uuid.as_ref().is_some_and(|u| dropped_uuids.contains(u));
+        let is_main = edits.main.contains(&span.offset);
+        let mut relinked = resolved.clone();
+        if !dropped && parent.is_some() && resolved.is_none() {
+            if is_main {
+                // The first kept message whose ancestors all went: it
+                // follows the message kept before it (none: it is the root).
+                relinked = last_main.clone();
+            } else {
+                // A line hanging only from dropped lines (an abandoned
+                // branch, progress of a dropped call) goes with them.
+                dropped = true;
+            }
+        }
+        if let Some(u) = &uuid {
+            if dropped {
+                dropped_uuids.insert(u.clone());
+                new_parent.entry(u.clone()).or_insert(relinked.clone());
+            } else {
+                new_parent.entry(u.clone()).or_insert(relinked.clone());
+            }
+        }
+        if dropped {
+            continue;
+        }
+        if is_main && let Some(u) = &uuid {
+            last_main = Some(u.clone());
+        }
+        let has_session = fields.iter().any(|(k, _)| k == "sessionId");
+        if let Some(cleared) = edits.cleared.get(&span.offset)
+            && let Some(rewritten) = cleared_line(line, cleared, new_id, &relinked, &parent)
+        {
+            out.extend_from_slice(&rewritten);
+        } else {
+            let mut replace: Vec<(&str, String)> = Vec::new();
+            if has_session {
+                replace.push(("sessionId", new_id_json.clone()));
+            }
+            if relinked != parent {
+                replace.push(("parentUuid", json_opt(&relinked)));
+            }
+            out.extend_from_slice(&replace_values(line, &fields, &replace));
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+fn json_opt(v: &Option<String>) -> String {
+    match v {
+        Some(s) => serde_json::to_string(s).expect("a string serializes"),
+        None => "null".into(),
+    }
+}
+
+/// A line with the results of the calls in `cleared` replaced (in
+/// `message.content` and in the copy Claude Code keeps in `toolUseResult`),
+/// the new session id and parent. None if the line is not what it seemed.
+fn cleared_line(
+    line: &[u8],
+    cleared: &HashMap<String, String>,
+    new_id: &str,
+    relinked: &Option<String>,
+    parent: &Option<String>,
+) -> Option<Vec<u8>> {
+    let mut v: Value = serde_json::from_slice(line).ok()?;
+    let obj = v.as_object_mut()?;
+    // The first result replaced: Claude Code's copy is of the line's result.
+    let mut first: Option<String> = None;
+    if let Some(Value::Array(blocks)) = obj.get_mut("message").and_then(|m| m.get_mut("content")) {
+        for block in blocks.iter_mut() {
+            let Some(b) = block.as_object_mut() else {
+                continue;
+            };
+            let id = b.get("tool_use_id").and_then(Value::as_str);
+            if let Some(text) = id.and_then(|id| cleared.get(id)) {
+                b.insert("content".into(), Value::String(text.clone()));
+                first.get_or_insert_with(|| text.clone());
+            }
+        }
+    }
+    if let Some(text) = first
+        && obj.contains_key("toolUseResult")
+    {
+        obj.insert("toolUseResult".into(), Value::String(text));
+    }
+    if obj.contains_key("sessionId") {
+        obj.insert("sessionId".into(), Value::String(new_id.into()));
+    }
+    if relinked != parent {
+        obj.insert(
+            "parentUuid".into(),
+            relinked.clone().map_or(Value::Null, Value::String),
+        );
+    }
+    serde_json::to_vec(&v).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(uuid: &str, parent: Option<&str>, extra: &str) -> String {
+        let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"parentUuid":{p},"type":"user","uuid":"{uuid}","sessionId":"old","n":1.50{extra}}}"#
+        )
+    }
+
+    fn offsets(text: &str) -> Vec<u64> {
+        let mut out = vec![0u64];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                out.push(i as u64 + 1);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn nothing_dropped_changes_only_the_session_id() {
+        let text = format!(
+            "{}\n{}\n{{\"type\":\"file-history-snapshot\"}}\n",
+            line("a", None, ""),
+            line("b", Some("a"), "")
+        );
+        let out = fork_bytes(text.as_bytes(), &ForkEdits::default(), "new");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            text.replace("\"old\"", "\"new\"")
+        );
+        // Damaged lines stay in the original only.
+        let mut bytes = format!("not json\n{text}").into_bytes();
+        bytes.extend_from_slice(b"{\"a\":\"\xff\"}\n");
+        let out = fork_bytes(&bytes, &ForkEdits::default(), "new");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            text.replace("\"old\"", "\"new\"")
+        );
+    }
+
+    #[test]
+    fn dropped_lines_are_linked_over_and_their_hangers_on_go() {
+        // a <- b <- c <- d, and e hangs from b only (an abandoned branch).
+        let text = [
+            line("a", None, ""),
+            line("b", Some("a"), ""),
+            line("e", Some("b"), ""),
+            line("c", Some("b"), ""),
+            line("d", Some("c"), ""),
+        ]
+        .join("\n")
+            + "\n";
+        let at = offsets(&text);
+        let mut edits = ForkEdits::default();
+        edits.dropped.extend([at[0], at[1]]);
+        edits.main.extend([at[3], at[4]]);
+        let out = String::from_utf8(fork_bytes(text.as_bytes(), &edits, "new")).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(lines[0], line("c", None, "").replace("old", "new"));
+        assert_eq!(lines[1], line("d", Some("c"), "").replace("old", "new"));
+    }
+
+    #[test]
+    fn a_cleared_result_is_replaced_in_the_message_and_its_copy() {
+        let extra = r#","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"long output"}]},"toolUseResult":{"stdout":"long output"}"#;
+        let text = line("a", None, extra) + "\n";
+        let mut edits = ForkEdits::default();
+        edits.cleared.insert(
+            0,
+            HashMap::from([("t1".to_string(), "[cleared]".to_string())]),
+        );
+        let out = fork_bytes(text.as_bytes(), &edits, "new");
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["message"]["content"][0]["content"], "[cleared]");
+        assert_eq!(v["toolUseResult"], "[cleared]");
+        assert_eq!(v["sessionId"], "new");
+        assert!(!String::from_utf8(out).unwrap().contains("long output"));
+    }
+}

@@ -1,0 +1,324 @@
+//! Trims of Claude Code and Codex sessions: every kind writes a new
+//! session beside the original, which stays byte-identical; the fork is one
+//! chain of the kept lines, byte for byte but for `sessionId` and the
+//! re-linked `parentUuid`, with no tool pair split; Codex's names its
+//! original in `forked_from_id`. Checked through the CLI on the generated
+//! fixtures, and as a property over random drops through the store.
+
+use super::Home;
+use loki_sessions::store::{AgentHomes, EditRequest, Encoding, Store};
+use proptest::prelude::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Every file under `dir` with its bytes.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let t = e.file_type().unwrap();
+            if t.is_dir() {
+                todo.push(e.path());
+            } else {
+                out.insert(e.path(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn parse(line: &[u8]) -> Option<Value> {
+    serde_json::from_slice(line).ok()
+}
+
+/// What a Claude Code fork must be, against its original: every line with
+/// a `sessionId` has the new one; every kept line is an original line byte
+/// for byte once its `sessionId` and `parentUuid` are put back (a cleared
+/// line: the same JSON but for its tool results); no `parentUuid` names a
+/// line that is not there; every tool result has its call and every call
+/// its result; the lines are in the original's order.
+fn check_claude_fork(original: &[u8], fork: &[u8], new_id: &str) {
+    let old_lines = lines(original);
+    let old_id = old_lines
+        .iter()
+        .filter_map(|l| parse(l))
+        .find_map(|v| v["sessionId"].as_str().map(str::to_string))
+        .unwrap();
+    let fork_lines = lines(fork);
+    let uuids: HashSet<String> = fork_lines
+        .iter()
+        .filter_map(|l| parse(l))
+        .filter_map(|v| v["uuid"].as_str().map(str::to_string))
+        .collect();
+    let (mut uses, mut results) = (HashSet::new(), HashSet::new());
+    let mut last = None;
+    let mut roots = HashSet::new();
+    for line in &fork_lines {
+        let Some(v) = parse(line) else {
+            panic!("a damaged line stays in the original only: {line:?}");
+        };
+        if v.get("sessionId").is_some() {
+            assert_eq!(v["sessionId"], new_id, "{}", String::from_utf8_lossy(line));
+        }
+        if let Some(p) = v["parentUuid"].as_str() {
+            assert!(uuids.contains(p), "orphan: parent {p} is not in the fork");
+        }
+        for block in v["message"]["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("tool_use") if v["isSidechain"] != true => {
+                    uses.insert(block["id"].as_str().unwrap().to_string());
+                }
+                Some("tool_result") if v["isSidechain"] != true => {
+                    results.insert(block["tool_use_id"].as_str().unwrap().to_string());
+                }
+                _ => {}
+            }
+        }
+        // A root: a message line with no parent (a replayed copy of one,
+        // written again on resume, is the same line).
+        let message = v["type"] == "user" || v["type"] == "assistant";
+        if message && v["parentUuid"].is_null() && v["isSidechain"] != true {
+            roots.insert(v["uuid"].to_string());
+        }
+        // The original line it came from, with the new session id and
+        // parent written in: the fork's line byte for byte.
+        let text = String::from_utf8(line.to_vec()).unwrap();
+        let with_id = |o: &str| {
+            o.replace(
+                &format!("\"sessionId\":\"{old_id}\""),
+                &format!("\"sessionId\":\"{new_id}\""),
+            )
+        };
+        let from = last.map_or(0, |l: usize| l + 1);
+        let found = old_lines.iter().enumerate().skip(from).find_map(|(i, o)| {
+            let o = String::from_utf8_lossy(o);
+            let ov = parse(o.as_bytes())?;
+            if v["uuid"].is_string() && ov["uuid"] == v["uuid"] {
+                let relinked = with_id(&o).replacen(
+                    &format!("\"parentUuid\":{}", ov["parentUuid"]),
+                    &format!("\"parentUuid\":{}", v["parentUuid"]),
+                    1,
+                );
+                (relinked == text).then_some(i)
+            } else {
+                (with_id(&o) == text).then_some(i)
+            }
+        });
+        match found {
+            Some(at) => {
+                assert!(last.is_none_or(|l| at > l), "lines keep their order");
+                last = Some(at);
+            }
+            None => {
+                // A cleared line: the same line but for tool results.
+                let cleared = text.contains("[tool result cleared: ");
+                assert!(cleared, "a line not in the original: {text}");
+            }
+        }
+    }
+    assert!(roots.len() <= 1, "one chain: roots {roots:?}");
+    assert_eq!(uses, results, "no tool pair is split");
+}
+
+fn main_file(h: &Home, id: &str) -> PathBuf {
+    let list = h.json(&["--agent", "claude", "--agent", "codex", "list", "--json"]);
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap();
+    PathBuf::from(row["path"].as_str().unwrap())
+}
+
+#[test]
+fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original() {
+    let h = Home::new();
+    let claude = h.home.join(".claude");
+    for id in &h.made.claude {
+        let shown = h.json(&["show", id, "--json"]);
+        let ids: Vec<&str> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap())
+            .collect();
+        if ids.len() < 4 {
+            continue;
+        }
+        let original_path = main_file(&h, id);
+        let trims: Vec<Vec<&str>> = vec![
+            vec!["--keep-messages", "3"],
+            vec!["--max-tokens", "400"],
+            vec!["--drop", ids[1], "--with-pairs"],
+            vec!["--clear-tool-results-over", "10"],
+        ];
+        for trim in trims {
+            let before = tree(&claude);
+            let mut args = vec!["trim", id.as_str()];
+            args.extend(&trim);
+            let mut dry = args.clone();
+            dry.extend(["--dry-run", "--json"]);
+            let out = h.run(&dry);
+            if out.status.code() == Some(1) {
+                continue; // nothing to do on this one
+            }
+            let preview: Value = serde_json::from_slice(&out.stdout).unwrap();
+            for key in [
+                "changed",
+                "kept_message_ids",
+                "dropped_message_ids",
+                "cleared_message_ids",
+                "tokens_before",
+                "tokens_after",
+                "bytes_before",
+                "bytes_after",
+                "new_session_id",
+            ] {
+                assert!(preview.get(key).is_some(), "{key} in {preview}");
+            }
+            assert_eq!(tree(&claude), before, "a dry run writes nothing");
+            args.push("--json");
+            let done = h.json(&args);
+            let new_id = done["new_session_id"].as_str().unwrap();
+            let new_file = PathBuf::from(done["new_session_file"].as_str().unwrap());
+            assert_eq!(new_file.parent(), original_path.parent(), "beside it");
+            assert_eq!(new_file.file_name().unwrap(), &*format!("{new_id}.jsonl"));
+            let mut after = tree(&claude);
+            let fork = after.remove(&new_file).unwrap();
+            assert_eq!(after, before, "{trim:?}: the original is byte-identical");
+            assert_eq!(done["bytes_after"], fork.len() as u64);
+            assert_eq!(preview["bytes_after"], done["bytes_after"]);
+            assert_eq!(preview["kept_message_ids"], done["kept_message_ids"]);
+            check_claude_fork(&before[&original_path], &fork, new_id);
+            // The fork reads back as the kept messages (Claude Code's
+            // uuids are kept), and shows as a session of its own.
+            let reread = h.json(&["show", new_id, "--json"]);
+            let got: Vec<&Value> = reread["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| &m["id"])
+                .collect();
+            let kept: Vec<&Value> = done["kept_message_ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .collect();
+            if done["cleared_message_ids"].as_array().unwrap().is_empty() {
+                assert_eq!(got, kept, "{trim:?}");
+            } else {
+                assert_eq!(got.len(), kept.len());
+            }
+            assert_eq!(reread["total_tokens"], done["tokens_after"], "{trim:?}");
+            // The fork shows as a fork of its original: diff names what went.
+            if done["cleared_message_ids"].as_array().unwrap().is_empty() {
+                let diff = h.json(&["diff", new_id, "--json"]);
+                let gone: Vec<&Value> = diff["dropped"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| &m["id"])
+                    .collect();
+                let dropped: Vec<&Value> = done["dropped_message_ids"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .collect();
+                assert_eq!(gone, dropped, "{trim:?}: diff");
+                assert_eq!(diff["added"], Value::Array(Vec::new()));
+            }
+            std::fs::remove_file(&new_file).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_codex_fork_is_a_new_rollout_of_today_naming_its_original() {
+    let h = Home::new();
+    let codex = h.home.join(".codex");
+    for id in &h.made.codex {
+        let before = tree(&codex);
+        let out = h.run(&["trim", id, "--keep-messages", "2", "--json"]);
+        if out.status.code() == Some(1) {
+            continue;
+        }
+        let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let new_id = done["new_session_id"].as_str().unwrap();
+        let new_file = PathBuf::from(done["new_session_file"].as_str().unwrap());
+        let name = new_file.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("rollout-") && name.ends_with(&format!("-{new_id}.jsonl")));
+        assert!(new_file.starts_with(codex.join("sessions")));
+        let mut after = tree(&codex);
+        let fork = after.remove(&new_file).unwrap();
+        assert_eq!(after, before, "the original is byte-identical");
+        let meta = parse(lines(&fork)[0]).unwrap();
+        assert_eq!(meta["type"], "session_meta");
+        assert_eq!(meta["payload"]["id"], new_id);
+        assert_eq!(meta["payload"]["forked_from_id"], id.as_str());
+        let original = &before[&main_file(&h, id)];
+        let old: HashSet<&[u8]> = lines(original).into_iter().collect();
+        for line in &lines(&fork)[1..] {
+            assert!(old.contains(line), "kept byte for byte");
+        }
+        let reread = h.json(&["show", new_id, "--json"]);
+        assert_eq!(
+            reread["messages"].as_array().unwrap().len(),
+            done["kept_message_ids"].as_array().unwrap().len()
+        );
+        std::fs::remove_file(&new_file).unwrap();
+    }
+}
+
+#[test]
+fn a_gemini_session_is_not_trimmed_and_says_why() {
+    let h = Home::new();
+    let gemini = h.home.join(".gemini");
+    let before = tree(&gemini);
+    let out = h.run(&["trim", &h.made.gemini[0], "--keep-messages", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Gemini CLI sessions cannot be trimmed"),
+        "{err}"
+    );
+    assert_eq!(tree(&gemini), before);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Any set of drops (with their pairs) leaves one unbroken chain and
+    /// no split pair; the original stays as it was.
+    #[test]
+    fn any_drops_leave_one_chain_and_no_split_pair(picks in prop::collection::vec(any::<u16>(), 1..6), which in any::<u8>()) {
+        let h = Home::new();
+        let store = Store::peteos_folder(&h.home.join("none"))
+            .primary_optional(true)
+            .with_agents(&AgentHomes::under(&h.home));
+        let id = &h.made.claude[which as usize % h.made.claude.len()];
+        let target = store.locate(id).unwrap();
+        let context = store.active_context(&target).unwrap().unwrap();
+        let messages: Vec<String> = context.messages().map(|m| m.id().to_string()).collect();
+        let chosen: Vec<String> = picks.iter().map(|p| messages[*p as usize % messages.len()].clone()).collect();
+        let original = std::fs::read(&target.record.path).unwrap();
+        let request = EditRequest::Drop { messages: chosen, with_pairs: true };
+        let Ok(outcome) = store.edit(&target, &request, Encoding::Cl100kBase, None, 1.8e9) else {
+            return Ok(()); // a refused drop (a special message) writes nothing
+        };
+        prop_assert_eq!(&std::fs::read(&target.record.path).unwrap(), &original);
+        if let Some(fork) = outcome.fork {
+            let bytes = std::fs::read(&fork.path).unwrap();
+            check_claude_fork(&original, &bytes, &fork.new_session_id);
+        }
+    }
+}

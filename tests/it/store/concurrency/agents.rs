@@ -1,0 +1,122 @@
+//! Another agent appending to its session while we fork or delete it:
+//! nothing is lost. A fork is either refused (the agent wrote while it was
+//! being made) or holds every line written before it began; the original
+//! keeps every line the agent wrote. A delete is refused while the agent
+//! writes (the file changed a moment ago).
+
+use crate::common::*;
+use loki_sessions::demo::agents::{self, AgentsSpec};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The uuid of the last line of `path` that has one.
+fn last_uuid(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| v["uuid"].as_str().map(str::to_string))
+        .unwrap()
+}
+
+/// Appends chained user lines to `path`, one `write` each, as Claude Code
+/// does, until `stop`; returns how many.
+fn append_until(path: PathBuf, session: String, stop: Arc<AtomicBool>) -> usize {
+    let mut parent = last_uuid(&path);
+    let mut file = std::fs::File::options().append(true).open(&path).unwrap();
+    let mut n = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let uuid = format!("00000000-0000-4000-8000-{n:012}");
+        let line = json!({"parentUuid": parent, "isSidechain": false, "type": "user",
+            "sessionId": session, "uuid": uuid, "timestamp": "2026-11-30T10:00:00.000Z",
+            "message": {"role": "user", "content": format!("appended {n}")}});
+        let mut bytes = serde_json::to_vec(&line).unwrap();
+        bytes.push(b'\n');
+        file.write_all(&bytes).unwrap();
+        parent = uuid;
+        n += 1;
+        // In bursts, as an agent writes a turn: some forks fall between.
+        let pause = if n % 4 == 0 { 150 } else { 2 };
+        std::thread::sleep(std::time::Duration::from_millis(pause));
+    }
+    n
+}
+
+#[test]
+fn a_fork_or_a_delete_while_the_agent_appends_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let made = agents::generate(&home, &AgentsSpec::fixtures(1.79e9)).unwrap();
+    let id = made.claude_rewound.clone().unwrap();
+    let run = |args: &[&str]| {
+        command()
+            .env("HOME", &home)
+            .env("XDG_CACHE_HOME", tmp.path().join("cache"))
+            .env("XDG_DATA_HOME", tmp.path().join("data"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let list: Value = serde_json::from_slice(&run(&["list", "--json"]).stdout).unwrap();
+    let path = PathBuf::from(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .unwrap()["path"]
+            .as_str()
+            .unwrap(),
+    );
+    let shown: Value = serde_json::from_slice(&run(&["show", &id, "--json"]).stdout).unwrap();
+    let first = shown["messages"][0]["id"].as_str().unwrap().to_string();
+    let stop = Arc::new(AtomicBool::new(false));
+    let appender = {
+        let (path, id, stop) = (path.clone(), id.clone(), stop.clone());
+        std::thread::spawn(move || append_until(path, id, stop))
+    };
+    let (mut forked, mut refused) = (0, 0);
+    for _ in 0..sized(40, 12) {
+        let before = last_uuid(&path);
+        let written = std::fs::read_to_string(&path)
+            .unwrap()
+            .matches("\"appended ")
+            .count();
+        let out = run(&["trim", &id, "--drop", &first, "--with-pairs", "--json"]);
+        if out.status.success() {
+            let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let file = done["new_session_file"].as_str().unwrap();
+            let fork = std::fs::read_to_string(file).unwrap();
+            assert!(
+                fork.contains(&before),
+                "the fork holds the line written before it began"
+            );
+            assert!(fork.matches("\"appended ").count() >= written);
+            std::fs::remove_file(file).unwrap();
+            forked += 1;
+        } else {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("while it was being read"), "{err}");
+            refused += 1;
+        }
+        let out = run(&["delete", &id, "--yes"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("seconds ago"));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let appended = appender.join().unwrap();
+    // The original has every line the agent wrote, in order.
+    let text = std::fs::read_to_string(&path).unwrap();
+    for n in [0, appended / 2, appended - 1] {
+        assert!(
+            text.contains(&format!("\"appended {n}\"")),
+            "line {n} of {appended}"
+        );
+    }
+    eprintln!("{forked} forks made, {refused} refused, {appended} lines appended");
+    assert!(forked > 0, "some forks fall between the agent's bursts");
+}

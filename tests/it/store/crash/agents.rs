@@ -1,0 +1,137 @@
+//! Crash consistency of what is written for other agents' sessions: a
+//! fork (`trim`), a delete into the trash and a restore, each killed with
+//! SIGKILL at random moments. After every kill the original is as it was,
+//! every visible session file is whole (each line JSON, the last one ended)
+//! and each session is either where it was, whole, or in the trash, whole
+//! (once the next trash command has finished what the kill left).
+
+use super::{Rng, kills, seed};
+use crate::common::*;
+use loki_sessions::demo::agents;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, SystemTime};
+
+struct Home {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    data: PathBuf,
+}
+
+impl Home {
+    fn cmd(&self, args: &[&str]) -> std::process::Command {
+        let mut c = command();
+        c.env("HOME", &self.home)
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("XDG_DATA_HOME", &self.data)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    }
+}
+
+/// Every file under `dir` that a reader sees (hidden ones left out).
+fn visible(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.insert(e.path(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn whole(path: &Path, bytes: &[u8]) {
+    assert!(bytes.ends_with(b"\n"), "{} ends mid-line", path.display());
+    for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        assert!(
+            serde_json::from_slice::<serde_json::Value>(line).is_ok(),
+            "{}: a torn line",
+            path.display()
+        );
+    }
+}
+
+fn kill_at_random(h: &Home, args: &[&str], rng: &mut Rng) {
+    let mut child = h.cmd(args).spawn().unwrap();
+    std::thread::sleep(Duration::from_micros(rng.below(60_000)));
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
+    let seed = seed();
+    let mut rng = Rng(seed);
+    eprintln!("seed {seed} (LOKI_CRASH_SEED replays it)");
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let projects = home.join(".claude/projects");
+    let session = agents::big_claude_session(&projects, 4_000_000, 5, 1.79e9).unwrap();
+    // A day old: not one the agent may be writing.
+    std::fs::File::options()
+        .append(true)
+        .open(&session)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(86_400))
+        .unwrap();
+    let h = Home {
+        data: tmp.path().join("data"),
+        home,
+        _tmp: tmp,
+    };
+    let id = session.file_stem().unwrap().to_string_lossy().into_owned();
+    let original = std::fs::read(&session).unwrap();
+    let rounds = kills() / 4 + 1;
+    for round in 0..rounds {
+        // A fork killed: the original as it was; a fork, if visible, whole.
+        kill_at_random(&h, &["trim", &id, "--keep-messages", "50"], &mut rng);
+        for (path, bytes) in visible(&projects) {
+            if path == session {
+                assert_eq!(
+                    bytes, original,
+                    "round {round}, seed {seed}: the original changed"
+                );
+            } else {
+                whole(&path, &bytes);
+                std::fs::remove_file(&path).unwrap();
+            }
+        }
+        // A delete killed, then a restore killed: after the next trash
+        // command the session is where it was, whole, or in the trash.
+        kill_at_random(&h, &["delete", &id, "--yes"], &mut rng);
+        let listed = h.cmd(&["trash"]).status().unwrap();
+        let here = session.exists();
+        let in_trash = listed.code() == Some(0);
+        assert!(
+            here != in_trash,
+            "round {round}, seed {seed}: here {here}, in the trash {in_trash}"
+        );
+        if in_trash {
+            kill_at_random(&h, &["restore", &id], &mut rng);
+            h.cmd(&["trash"]).status().unwrap();
+            if !session.exists() {
+                assert!(h.cmd(&["restore", &id]).status().unwrap().success());
+            }
+        }
+        assert_eq!(
+            std::fs::read(&session).unwrap(),
+            original,
+            "round {round}, seed {seed}: restored exactly"
+        );
+    }
+}
