@@ -29,6 +29,7 @@ mod search;
 mod show;
 mod transcript;
 mod trim;
+mod watch;
 
 pub use completions::complete_from_env;
 pub use env::{CliEnv, RootFrom};
@@ -164,6 +165,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Fill an empty store with realistic generated sessions.
     Demo(demo::DemoArgs),
+    /// Print a line per message agents append (tokens, running total, window fraction) until interrupted.
+    Watch(watch::WatchArgs),
 }
 
 /// Runs a subcommand, or the terminal UI when there is none.
@@ -206,6 +209,7 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Completions(args) => completions::run(args),
         Command::Demo(args) => demo::run(env, args),
         Command::Import(args) => import::run(env, args),
+        Command::Watch(args) => watch::run(env, args),
     }
 }
 
@@ -231,6 +235,7 @@ impl Command {
             Command::Restore(_) => "restore",
             Command::Completions(_) => "completions",
             Command::Import(_) => "import",
+            Command::Watch(_) => "watch",
             Command::Demo(_) => "demo",
         }
     }

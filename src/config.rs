@@ -26,6 +26,15 @@ pub struct Config {
     pub encoding: Option<String>,
     /// The model's context window in tokens, for the viewer's gauge.
     pub model_window: Option<u64>,
+    /// `[windows]`: the context window of each agent's sessions (`loki`,
+    /// `peteos`, `claude`, `codex`, `gemini`), over `model_window`.
+    #[serde(default)]
+    pub windows: BTreeMap<String, u64>,
+    /// How the UI and `watch` follow the disk: `auto` (notifications,
+    /// polling where they cannot be had), `poll`, or `off`.
+    pub watch: Option<String>,
+    /// Folders given a notification watch at most (the rest are polled).
+    pub watch_limit: Option<usize>,
     /// Command run on resume instead of printing (`{id}`, `{workspace}`, `{path}`).
     pub resume_command: Option<String>,
     /// The terminal's background, `light` or `dark` (else it is asked).
@@ -87,6 +96,57 @@ impl Config {
             .collect();
         config.keys.sort_by_key(|e| e.line);
         Ok(config)
+    }
+}
+
+/// Context windows of the agents whose models are known, when the config
+/// says nothing (in tokens): Claude Code's models hold 200k, Codex's
+/// GPT-5 models 272k of input, Gemini CLI's models 1M. Loki and peteos
+/// sessions use `model_window` (or the default of the UI).
+pub const AGENT_WINDOWS: &[(&str, u64)] = &[
+    ("claude", 200_000),
+    ("codex", 272_000),
+    ("gemini", 1_048_576),
+];
+
+impl Config {
+    /// How the disk is followed: None for `watch = "off"`; polling for
+    /// `"poll"`; notifications (polled where they cannot be had) for
+    /// `"auto"` or nothing said.
+    pub fn watch_options(&self) -> Result<Option<crate::store::WatchOptions>, String> {
+        let mut options = crate::store::WatchOptions::default();
+        match self.watch.as_deref() {
+            None | Some("auto") => {}
+            Some("poll") => options.polling = true,
+            Some("off") => return Ok(None),
+            Some(other) => {
+                return Err(format!(
+                    "bad config: watch = {other:?}; one of \"auto\", \"poll\", \"off\""
+                ));
+            }
+        }
+        if let Some(limit) = self.watch_limit {
+            options.max_watches = limit;
+        }
+        Ok(Some(options))
+    }
+
+    /// The context window of each agent: the defaults, then `[windows]`.
+    pub fn agent_windows(&self) -> Result<Vec<(String, u64)>, String> {
+        let mut out: Vec<(String, u64)> = AGENT_WINDOWS
+            .iter()
+            .map(|(a, w)| (a.to_string(), *w))
+            .filter(|(a, _)| !self.windows.contains_key(a))
+            .collect();
+        for (agent, window) in &self.windows {
+            if *window == 0 {
+                return Err(format!(
+                    "bad config: windows.{agent} = 0; a window holds tokens"
+                ));
+            }
+            out.push((agent.clone(), *window));
+        }
+        Ok(out)
     }
 }
 

@@ -23,6 +23,7 @@ pub(crate) mod ops;
 pub(crate) mod parallel;
 pub(crate) mod sources;
 
+pub use api::watch::{Reread, StoreEvent, StoreWatch};
 pub use api::{LokiOnly, Started, Store, StoreKind};
 pub use clock::now_seconds;
 pub use error::{Result, SessionMatch, StoreError};
@@ -37,6 +38,7 @@ pub use format::usage::{Usage, UsageByModel};
 pub use format::window::WindowFacts;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
+pub use fs::watch::{WatchMode, WatchOptions};
 pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,
     Unreadable, UpdateReport, match_ranges,
@@ -69,3 +71,4 @@ pub use sources::agent::{Agent, AgentHomes};
 pub use sources::jsonl::LineSpan;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;
+pub use sources::watch::SessionRef;

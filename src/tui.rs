@@ -21,6 +21,7 @@ pub mod theme;
 pub(crate) mod transcript;
 pub(crate) mod update;
 pub(crate) mod view;
+pub(crate) mod watcher;
 pub(crate) mod worker;
 pub(crate) mod wrap;
 

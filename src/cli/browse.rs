@@ -73,6 +73,8 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         policy: env.policy(None, None)?,
         store_kind: store.kind(),
         display: Default::default(),
+        watch: env.config.watch_options().map_err(CliError::usage)?,
+        windows: env.config.agent_windows().map_err(CliError::usage)?,
     };
     let background = match env.config.theme.as_deref() {
         Some(name) => Some(

@@ -39,6 +39,7 @@ mod lifecycle;
 mod search;
 mod sources;
 mod trash;
+pub mod watch;
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions,
 /// and the sessions other agents keep (Claude Code, Codex, Gemini CLI),
@@ -277,6 +278,18 @@ impl Store {
         on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
     ) -> Result<()> {
         counting::count_messages(context, encoding, on_slice)
+    }
+
+    /// [`Store::count_tokens`] for the messages from index `from` on: the
+    /// ones an agent appended since the others were counted.
+    pub fn count_tokens_from(
+        &self,
+        context: &Context,
+        from: usize,
+        encoding: Encoding,
+        on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
+    ) -> Result<()> {
+        counting::count_messages_from(context, from, encoding, on_slice)
     }
 
     /// What a trim would do to the active context. Reads only; refuses

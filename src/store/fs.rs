@@ -1,6 +1,7 @@
 //! The file system, carefully: atomic writes (temp file, fsync, rename,
 //! fsync the directory), the per-session lock, which names are plain file
-//! names, and facts about directories (size, mounts, owner). The bottom
+//! names, facts about directories (size, mounts, owner), and watching
+//! folders for changes (`watch`: notifications, polling). The bottom
 //! layer: it knows no format.
 
 pub mod atomic;
@@ -8,3 +9,4 @@ pub mod disk;
 pub mod lock;
 pub mod names;
 pub mod trash;
+pub mod watch;

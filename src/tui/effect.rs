@@ -1,6 +1,6 @@
 //! Work `update` asks the runtime to do; each result comes back as a `Msg`.
 
-use crate::store::IndexedStats;
+use crate::store::{IndexedStats, WatchOptions};
 use crate::tui::finder::FindJob;
 use crate::tui::matcher::MatcherJob;
 use crate::tui::ops::StoreOp;
@@ -35,6 +35,9 @@ pub enum Effect {
     FreeStats {
         stats: HashMap<String, IndexedStats>,
     },
+    /// Start following the disk: a watcher of every source, reporting as
+    /// `Msg::Disk` for as long as the UI runs.
+    Watch(WatchOptions),
 }
 
 impl Effect {

@@ -16,6 +16,7 @@ use crate::tui::runtime::{self, Incoming};
 use crate::tui::searcher::Searcher;
 use crate::tui::theme::Theme;
 use crate::tui::view::ViewState;
+use crate::tui::watcher::Watching;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -46,6 +47,11 @@ pub struct Headless {
     pub written: Vec<String>,
     /// How many times the model asked the terminal to suspend (Ctrl-Z).
     pub suspended: u64,
+    /// The disk's watcher (a real thread: what it sees arrives with the
+    /// replies, handled by [`Headless::settle`] and [`Headless::wait_until`]).
+    watching: Watching,
+    store: Arc<Store>,
+    clock: fn() -> f64,
 }
 
 impl Headless {
@@ -62,7 +68,7 @@ impl Headless {
         let (reply_tx, replies) = mpsc::channel();
         let store = Arc::new(store);
         let searcher = Searcher::new(store.clone());
-        let runner = Runner::new(store, clock);
+        let runner = Runner::new(store.clone(), clock);
         let mut ui = Headless {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),
@@ -79,6 +85,9 @@ impl Headless {
             applied: runtime::Applied::default(),
             written: Vec::new(),
             suspended: 0,
+            watching: Watching::default(),
+            store,
+            clock,
         };
         let mut pending = Vec::new();
         let mut collect = |e| pending.push(e);
@@ -110,6 +119,36 @@ impl Headless {
             .sender
             .send(Incoming::Event(Event::Resize(width, height)));
         self.settle();
+    }
+
+    /// Handles what arrives (the watcher's reports among it) until
+    /// `done(model)` holds or `limit` passes; true if it held.
+    pub fn wait_until(
+        &mut self,
+        limit: std::time::Duration,
+        mut done: impl FnMut(&Model) -> bool,
+    ) -> bool {
+        let end = std::time::Instant::now() + limit;
+        loop {
+            self.settle();
+            if done(&self.model) {
+                return true;
+            }
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            match self
+                .replies
+                .recv_timeout(left.min(std::time::Duration::from_millis(50)))
+            {
+                Ok(msg) => {
+                    let _ = self.sender.send(Incoming::Msg(msg));
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return done(&self.model),
+            }
+        }
     }
 
     /// Handles queued events and replies until nothing is left, then draws.
@@ -162,6 +201,10 @@ impl Headless {
                     let _ = self.reply_tx.send(Msg::FillIndexed { generation });
                 }
                 Effect::FreeStats { stats } => drop(stats),
+                Effect::Watch(options) => {
+                    self.watching
+                        .start(&self.store, options, self.reply_tx.clone(), self.clock);
+                }
             }
         }
     }

@@ -23,6 +23,9 @@ pub struct SortFacts {
     pub messages: u64,
     /// Tokens of the active context.
     pub tokens: u64,
+    /// How full the context is: its tokens over its model's window, in
+    /// parts per million.
+    pub fill: u64,
 }
 
 /// Work for the matcher.
@@ -30,6 +33,8 @@ pub struct SortFacts {
 pub enum MatcherJob {
     /// Add or replace sessions (by row number in the list).
     Add(Vec<(usize, SessionRecord)>),
+    /// Forget these sessions (by row number): they went from the disk.
+    Remove(Vec<usize>),
     /// Forget every session.
     Reset,
     /// What sessions sort by (size, messages, tokens), by row number.
@@ -152,6 +157,17 @@ impl Matcher {
         self.last = None;
     }
 
+    /// Forgets sessions that went.
+    pub fn remove(&mut self, rows: Vec<usize>) {
+        for index in rows {
+            if let Some(entry) = self.entries.get_mut(index) {
+                *entry = None;
+            }
+        }
+        self.ordered = None;
+        self.last = None;
+    }
+
     /// Sets what rows sort by.
     pub fn facts(&mut self, rows: Vec<(usize, SortFacts)>) {
         for (index, facts) in rows {
@@ -243,6 +259,7 @@ impl Matcher {
                     SortKey::Size => eb.facts.bytes.cmp(&ea.facts.bytes),
                     SortKey::Messages => eb.facts.messages.cmp(&ea.facts.messages),
                     SortKey::Tokens => eb.facts.tokens.cmp(&ea.facts.tokens),
+                    SortKey::Fill => eb.facts.fill.cmp(&ea.facts.fill),
                     SortKey::Name => ea.name.to_lowercase().cmp(&eb.name.to_lowercase()),
                 };
                 first
@@ -444,6 +461,7 @@ impl LatestWins for Matcher {
         match job {
             MatcherJob::Add(rows) => self.add(rows),
             MatcherJob::Facts(rows) => self.facts(rows),
+            MatcherJob::Remove(rows) => self.remove(rows),
             MatcherJob::Reset => self.reset(),
             MatcherJob::Query { req, query, sort } => return Some((req, query, sort)),
         }

@@ -20,7 +20,8 @@ pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overla
 pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
 pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState};
 pub use list::{
-    IndexState, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT, SessionRow, SortKey,
+    Following, IndexState, LIVE_MARK, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT,
+    SessionRow, SortKey,
 };
 pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
@@ -29,7 +30,7 @@ pub use text_field::{Pasted, TextField};
 pub use transcript::{TranscriptFind, TranscriptView};
 pub use viewer::{ContextsView, Loaded, Pending, TrimKind, TrimState, Viewer, ViewerMode};
 
-use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind};
+use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind, WatchMode, WatchOptions};
 use crate::tui::transcript::Display;
 use std::collections::HashMap;
 
@@ -49,6 +50,24 @@ pub struct Settings {
     pub store_kind: StoreKind,
     /// What the transcript shows (thinking, tools, markdown).
     pub display: Display,
+    /// How the UI follows the disk (None: it does not; the list is read
+    /// once and again on request).
+    pub watch: Option<WatchOptions>,
+    /// Context windows by agent name (`loki`, `peteos`, ...), over
+    /// `window_tokens`.
+    pub windows: Vec<(String, u64)>,
+}
+
+impl Settings {
+    /// The context window a session of `record`'s agent is measured against.
+    pub fn window_for(&self, record: &SessionRecord) -> u64 {
+        let agent = record.agent.name();
+        self.windows
+            .iter()
+            .find(|(name, _)| name == agent)
+            .map_or(self.window_tokens, |(_, w)| *w)
+            .max(1)
+    }
 }
 
 /// The screen showing, with the state only it uses.
@@ -117,6 +136,8 @@ pub struct App {
     /// How many times the person asked to suspend (Ctrl-Z): the runtime
     /// gives the terminal back and stops the process once per request.
     pub suspend: u64,
+    /// How the disk is followed, once the watcher has said.
+    pub watch: Option<WatchMode>,
 }
 
 impl App {
@@ -154,6 +175,40 @@ impl App {
     }
 }
 
+/// A context this full of its window is warned about...
+pub const FILL_WARN: f64 = 0.80;
+/// ...and this full, warned about loudly.
+pub const FILL_ALARM: f64 = 0.95;
+
+/// How full a context of `tokens` is of `window`, as a warning (None below
+/// [`FILL_WARN`]; true past [`FILL_ALARM`]).
+pub fn fill_alarm(tokens: u64, window: u64) -> Option<bool> {
+    let fill = tokens as f64 / window.max(1) as f64;
+    (fill >= FILL_WARN).then_some(fill >= FILL_ALARM)
+}
+
+/// What the status line says of how the disk is followed (nothing when
+/// every folder has a notification watch).
+pub fn watch_note(mode: &WatchMode) -> Option<String> {
+    use crate::humanize;
+    match mode {
+        WatchMode::Notify { .. } => None,
+        WatchMode::Mixed {
+            watches,
+            polled,
+            why,
+        } => Some(format!(
+            "following the disk: {} watched, {} polled ({why})",
+            humanize::plural(*watches as u64, "folder"),
+            humanize::count(*polled as u64)
+        )),
+        WatchMode::Polling { polled, why } => Some(format!(
+            "following the disk by polling {}: {why}",
+            humanize::plural(*polled as u64, "folder")
+        )),
+    }
+}
+
 /// The state of the UI.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -185,6 +240,7 @@ impl Model {
                 mouse_capture: true,
                 clipboard: None,
                 suspend: 0,
+                watch: None,
             },
             exit: None,
         }

@@ -1,6 +1,7 @@
 //! Everything that can happen to the UI: user intents and the answers of
 //! background work.
 
+use crate::store::StoreEvent;
 use crate::tui::ops::Reply;
 use tui_input::InputRequest;
 
@@ -145,6 +146,8 @@ pub enum Action {
     Diff,
     /// Write the context's transcript to a file.
     Export,
+    /// Follow the end as the agent writes (as `less +F`), or stop.
+    Follow,
 }
 
 /// A message to `update`.
@@ -167,6 +170,9 @@ pub enum Msg {
     /// Fill the next slice of rows from the index's stats (`generation`
     /// names the stats it began with).
     FillIndexed { generation: u64 },
+    /// The watcher saw sessions change on disk (at `at`, seconds since
+    /// the epoch), or says how it watches.
+    Disk { event: StoreEvent, at: f64 },
     /// An answer (or progress) of the background work asked as request
     /// `req`, for the screen that asked.
     Reply { req: u64, reply: Reply },

@@ -192,6 +192,11 @@ impl Theme {
     pub fn remove(self) -> Style {
         self.fg(Color::Red)
     }
+    /// A context filling up (past 80% of its window).
+    pub fn warn(self) -> Style {
+        self.pick(Color::Yellow, Color::Rgb(0x90, 0x60, 0x00))
+            .add_modifier(Modifier::BOLD)
+    }
     /// Sessions spared against the policy.
     pub fn spared(self) -> Style {
         self.pick(Color::Yellow, Color::Rgb(0x90, 0x60, 0x00))

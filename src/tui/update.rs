@@ -87,6 +87,9 @@ pub fn init(model: &mut Model) -> Vec<Effect> {
         Effect::store(app.request(), ListOp::UpdateIndex),
     ]);
     model.list.index = IndexState::Updating { done: 0, total: 0 };
+    if let Some(options) = &model.app.settings.watch {
+        effects.push(Effect::Watch(options.clone()));
+    }
     effects
 }
 
@@ -134,6 +137,13 @@ fn route(model: &mut Model, msg: Msg) -> Step {
             step
         }
         Msg::FillIndexed { generation } => list::on_fill(list, app, generation),
+        Msg::Disk { event, at } => {
+            let mut step = list::on_disk(list, app, &event, at);
+            if let Screen::Viewer(viewer) = &mut model.screen {
+                step.effects.extend(viewer::on_disk(viewer, app, &event));
+            }
+            step
+        }
         Msg::Reply { req, reply } => match reply {
             Reply::List(reply) => list::on_reply(list, app, req, reply),
             Reply::Viewer(reply) => match &mut model.screen {

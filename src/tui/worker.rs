@@ -1,7 +1,8 @@
 //! Performs effects off the UI thread and reports back as `Msg`s: store
 //! operations on a small pool of threads ([`Runner::perform`], the same
 //! code the headless driver calls), the matcher's, the message search's and
-//! the transcript search's jobs on a latest-wins thread each.
+//! the transcript search's jobs on a latest-wins thread each, and the
+//! watcher of the disk (`watcher`) on its own.
 
 use crate::store::Store;
 use crate::tui::effect::Effect;
@@ -12,6 +13,7 @@ use crate::tui::msg::Msg;
 use crate::tui::ops::{Priority, Runner};
 use crate::tui::pool::Pool;
 use crate::tui::searcher::{SearchJob, Searcher};
+use crate::tui::watcher::Watching;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
@@ -24,6 +26,9 @@ pub struct Worker {
     matcher: Sender<MatcherJob>,
     searcher: Sender<SearchJob>,
     finder: Sender<FindJob>,
+    store: Arc<Store>,
+    watching: Watching,
+    clock: fn() -> f64,
 }
 
 impl Worker {
@@ -35,6 +40,9 @@ impl Worker {
         let searcher = latest::spawn(Searcher::new(store.clone()), replies.clone());
         let finder = latest::spawn(Finder::default(), replies.clone());
         Worker {
+            watching: Watching::default(),
+            clock,
+            store: store.clone(),
             runner: Arc::new(Runner::new(store, clock)),
             pool: Arc::new(Pool::new()),
             replies,
@@ -67,6 +75,10 @@ impl Worker {
                 let _ = self.replies.send(Msg::FillIndexed { generation });
             }
             Effect::FreeStats { stats } => self.pool.run(Priority::Normal, move || drop(stats)),
+            Effect::Watch(options) => {
+                self.watching
+                    .start(&self.store, options, self.replies.clone(), self.clock)
+            }
         }
     }
 }

@@ -19,6 +19,8 @@ pub fn settings() -> Settings {
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
         display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
     }
 }
 

@@ -32,7 +32,7 @@ use crate::store::ops::locate::Target;
 
 impl Store {
     /// The search index of the Loki tree or peteos folder.
-    fn primary_index(&self) -> SearchIndex {
+    pub(super) fn primary_index(&self) -> SearchIndex {
         SearchIndex::for_store(&self.sessions_dir(), self.layout(), self.cache.as_deref())
     }
 
@@ -65,7 +65,7 @@ impl Store {
     }
 
     /// The search index of another agent's folder.
-    fn agent_index(&self, source: &AgentSource) -> SearchIndex {
+    pub(super) fn agent_index(&self, source: &AgentSource) -> SearchIndex {
         SearchIndex::for_store(source.root(), Layout::Agent, self.cache.as_deref())
     }
 

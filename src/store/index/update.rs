@@ -38,6 +38,18 @@ pub struct UpdateReport {
     pub seconds: f64,
 }
 
+/// Which sessions an update looks at.
+enum Scope<'a> {
+    /// Every session of the folder: the ones not named have gone.
+    Every,
+    /// Only those named; `gone` have gone. `every` lists the folder, for
+    /// an index that has to be brought up to date whole.
+    Some {
+        gone: Vec<String>,
+        every: &'a dyn Fn() -> Result<Vec<String>>,
+    },
+}
+
 /// A session to read, with the stamps its files have now.
 pub(super) struct Stale {
     pub record: SessionRecord,
@@ -130,9 +142,38 @@ impl SearchIndex {
         self.update_or_rebuild(names, record_of, now, progress, true)
     }
 
+    /// Applies what a watcher saw: the sessions `names` (present now) are
+    /// checked against what the index recorded and read again if they
+    /// changed, the sessions `gone` leave; no other session is looked at.
+    /// An index that is not a matching pair, or is empty, is brought up
+    /// to date whole instead (`every` lists the session folder for that).
+    pub fn update_some(
+        &self,
+        names: Vec<String>,
+        gone: Vec<String>,
+        every: &dyn Fn() -> Result<Vec<String>>,
+        record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
+        now: f64,
+    ) -> Result<UpdateReport> {
+        let scope = Scope::Some { gone, every };
+        self.update_scoped(names, scope, record_of, now, &|_, _| {}, false)
+    }
+
     fn update_or_rebuild(
         &self,
         names: Vec<String>,
+        record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
+        now: f64,
+        progress: &(dyn Fn(usize, usize) + Sync),
+        afresh: bool,
+    ) -> Result<UpdateReport> {
+        self.update_scoped(names, Scope::Every, record_of, now, progress, afresh)
+    }
+
+    fn update_scoped(
+        &self,
+        mut names: Vec<String>,
+        scope: Scope,
         record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
         now: f64,
         progress: &(dyn Fn(usize, usize) + Sync),
@@ -149,6 +190,7 @@ impl SearchIndex {
         };
         // Holding the writer, nobody else commits: one look settles it.
         let (mut manifest, why) = self.consistent_manifest(&engine, 1)?;
+        let inconsistent = why.is_some();
         if let Some(why) = why.filter(|_| !afresh) {
             note = Some(super::join_notes(
                 note,
@@ -157,6 +199,15 @@ impl SearchIndex {
         }
         if afresh {
             manifest = self.empty_manifest();
+        }
+        // A partial update needs an index to add to: one rebuilt, or new,
+        // is brought up to date whole.
+        let mut scope = scope;
+        if let Scope::Some { every, .. } = &scope
+            && (inconsistent || manifest.sessions.is_empty())
+        {
+            names = every()?;
+            scope = Scope::Every;
         }
         start_afresh_if_empty(&mut writer, &mut manifest, now)?;
         let changes = self.changes(&names, &manifest);
@@ -182,13 +233,22 @@ impl SearchIndex {
             .filter(|(_, c)| **c == Change::Conversation)
             .map(|(n, _)| n)
             .collect();
-        let current: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
-        let gone: Vec<String> = manifest
-            .sessions
-            .keys()
-            .filter(|id| !current.contains(id.as_str()))
-            .cloned()
-            .collect();
+        let gone: Vec<String> = match scope {
+            Scope::Every => {
+                let current: std::collections::HashSet<&str> =
+                    names.iter().map(String::as_str).collect();
+                manifest
+                    .sessions
+                    .keys()
+                    .filter(|id| !current.contains(id.as_str()))
+                    .cloned()
+                    .collect()
+            }
+            Scope::Some { gone, .. } => gone
+                .into_iter()
+                .filter(|id| manifest.sessions.contains_key(id))
+                .collect(),
+        };
         for id in &gone {
             engine.delete_session(&writer, id);
             manifest.sessions.remove(id);

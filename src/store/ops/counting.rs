@@ -24,7 +24,20 @@ pub fn count_messages(
     encoding: Encoding,
     on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
 ) -> Result<()> {
-    let messages: Vec<_> = ctx.messages().collect();
+    count_messages_from(ctx, 0, encoding, on_slice)
+}
+
+/// [`count_messages`] for the messages from index `from` on (those an
+/// agent appended since the rest were counted); slices are numbered in
+/// the whole context.
+pub fn count_messages_from(
+    ctx: &Context,
+    from: usize,
+    encoding: Encoding,
+    on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
+) -> Result<()> {
+    let messages: Vec<_> = ctx.messages().skip(from).collect();
+    let on_slice = |start: usize, counts: Vec<u64>| on_slice(from + start, counts);
     if messages.len() < SERIAL_BELOW {
         let counts = messages
             .iter()

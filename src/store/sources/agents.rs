@@ -77,6 +77,22 @@ impl AgentSource {
         }
     }
 
+    /// The id of the session kept in the file `path` of this source: its
+    /// name says it (Claude Code's is the id, a Codex rollout's ends with
+    /// it), or Gemini CLI's first line does (read here).
+    pub fn id_of(&self, path: &Path) -> String {
+        match self.agent {
+            Agent::Claude => stem(path),
+            Agent::Codex => {
+                let s = stem(path);
+                s.get(s.len().saturating_sub(36)..)
+                    .unwrap_or(&s)
+                    .to_string()
+            }
+            _ => crate::store::sources::gemini::id_of(path),
+        }
+    }
+
     /// The sessions of this source by id, each with its file, found
     /// without reading them where their file names say their ids (Claude
     /// Code's name is its id; a Codex rollout's name ends with it); Gemini
@@ -86,20 +102,12 @@ impl AgentSource {
             Agent::Claude => ClaudeProjects::open(&self.root)
                 .session_paths()
                 .into_iter()
-                .map(|p| (stem(&p), p))
+                .map(|p| (self.id_of(&p), p))
                 .collect(),
             Agent::Codex => CodexHome::open(&self.root)
                 .session_files()
                 .into_iter()
-                .map(|p| {
-                    let s = stem(&p);
-                    (
-                        s.get(s.len().saturating_sub(36)..)
-                            .unwrap_or(&s)
-                            .to_string(),
-                        p,
-                    )
-                })
+                .map(|p| (self.id_of(&p), p))
                 .collect(),
             _ => {
                 let mut ids: Vec<(String, PathBuf)> = GeminiHome::open(&self.root)

@@ -1,6 +1,6 @@
 //! The state of the session list, the home screen.
 
-use crate::store::{Hit, IndexedStats, SessionRecord, SessionStats};
+use crate::store::{Hit, IndexedStats, SessionRecord, SessionRef, SessionStats};
 use crate::tui::model::TextField;
 use crate::tui::ops::UiError;
 use std::collections::{HashMap, HashSet};
@@ -12,6 +12,40 @@ pub struct SessionRow {
     pub record: SessionRecord,
     /// Size, messages, tokens: filled in by a background job.
     pub stats: Option<SessionStats>,
+    /// When a watcher last saw it change (seconds since the epoch): rows
+    /// changed in the last minute carry a live mark.
+    pub changed_at: Option<f64>,
+    /// It went from the disk (the matcher no longer offers it).
+    pub gone: bool,
+}
+
+impl SessionRow {
+    /// A row for a record just read.
+    pub fn new(record: SessionRecord) -> Self {
+        SessionRow {
+            record,
+            stats: None,
+            changed_at: None,
+            gone: false,
+        }
+    }
+}
+
+/// How long a row changed by an agent carries the live mark, in seconds.
+pub const LIVE_MARK: f64 = 60.0;
+
+/// What the list asked of the store after changes on disk.
+#[derive(Clone, Debug, Default)]
+pub struct Following {
+    /// The tag of the newest reading asked for each session, and when the
+    /// change was seen: an older answer arriving late is not applied over
+    /// a newer one.
+    pub asked: HashMap<String, (u64, f64)>,
+    /// Sessions the search index is still to hear about.
+    pub index_pending: std::collections::BTreeSet<SessionRef>,
+    /// The sessions the running update of the index was told about (put
+    /// back if it could not be done).
+    pub index_running: Option<Vec<SessionRef>>,
 }
 
 /// The session list, its filter and the requests it waits for.
@@ -62,6 +96,8 @@ pub struct ListScreen {
     pub fill_from: Option<usize>,
     /// See `fill_from`.
     pub fill_generation: u64,
+    /// What the list follows of the disk.
+    pub following: Following,
 }
 
 /// Where the background update of the search index is.
@@ -126,6 +162,8 @@ pub enum SortKey {
     Messages,
     /// Most tokens first.
     Tokens,
+    /// Fullest context first (tokens over the model's window).
+    Fill,
     /// A to Z.
     Name,
 }
@@ -138,7 +176,8 @@ impl SortKey {
             SortKey::Created => SortKey::Size,
             SortKey::Size => SortKey::Messages,
             SortKey::Messages => SortKey::Tokens,
-            SortKey::Tokens => SortKey::Name,
+            SortKey::Tokens => SortKey::Fill,
+            SortKey::Fill => SortKey::Name,
             SortKey::Name => SortKey::LastUsed,
         }
     }
@@ -151,6 +190,7 @@ impl SortKey {
             SortKey::Size => "size",
             SortKey::Messages => "messages",
             SortKey::Tokens => "tokens",
+            SortKey::Fill => "context fill",
             SortKey::Name => "name",
         }
     }
@@ -203,6 +243,7 @@ impl Default for ListScreen {
             indexed: HashMap::new(),
             fill_from: None,
             fill_generation: 0,
+            following: Following::default(),
         }
     }
 }

@@ -179,6 +179,15 @@ pub struct Viewer {
     pub sorted: bool,
     /// That order, once every message is counted.
     pub order: Option<SizeOrder>,
+    /// The end is followed as the agent writes (`less +F`): new messages
+    /// are selected, the transcript shows the last screen.
+    pub follow: bool,
+    /// The tag of the reading whose conversation is on screen: the viewer
+    /// waits for nothing else when it is [`Viewer::waiting`].
+    pub loaded_req: u64,
+    /// The session changed on disk while the viewer waited for something
+    /// else: it is read again once that is answered.
+    pub dirty: bool,
 }
 
 impl Viewer {
@@ -201,6 +210,9 @@ impl Viewer {
             breakdown: None,
             sorted: false,
             order: None,
+            follow: false,
+            loaded_req: 0,
+            dirty: false,
         }
     }
 

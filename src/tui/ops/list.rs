@@ -2,8 +2,8 @@
 //! and the message search's, which the list also waits for).
 
 use crate::store::{
-    Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, SearchOutcome, SessionRecord,
-    SessionStats, UpdateReport,
+    Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, Reread, SearchOutcome,
+    SessionRecord, SessionRef, SessionStats, UpdateReport,
 };
 use crate::tui::model::Preview;
 use crate::tui::ops::{ErrorKind, Job, Lane, Priority, UiError};
@@ -62,6 +62,11 @@ pub enum ListOp {
     },
     /// Touch a session before resuming it (answers `Resumed`).
     Resume { record: SessionRecord },
+    /// Read again the sessions the watcher saw change (answers `Reread`).
+    Reread { sessions: Vec<SessionRef> },
+    /// Tell the search index about the sessions the watcher saw change,
+    /// and only them (answers `IndexFollowed`).
+    IndexFollow { sessions: Vec<SessionRef> },
 }
 
 /// An answer for the list.
@@ -111,6 +116,12 @@ pub enum ListReply {
     Resumed {
         result: Result<Box<SessionRecord>, UiError>,
     },
+    /// Sessions the watcher named, read again (or gone).
+    Reread { results: Vec<Reread> },
+    /// The search index heard about the changed sessions.
+    IndexFollowed {
+        result: Result<UpdateReport, UiError>,
+    },
     /// The matcher answered a query with row numbers, best first.
     Filtered {
         query: String,
@@ -131,7 +142,7 @@ impl ListOp {
     pub(super) fn priority(&self) -> Priority {
         match self {
             ListOp::Stats { .. } => Priority::Idle,
-            ListOp::UpdateIndex => Priority::Nice,
+            ListOp::UpdateIndex | ListOp::IndexFollow { .. } => Priority::Nice,
             _ => Priority::Normal,
         }
     }
@@ -222,6 +233,14 @@ impl ListOp {
             } => ListReply::Deleted {
                 result: store
                     .delete(&store.target(&record), job.now, even_damaged)
+                    .map_err(UiError::from),
+            },
+            ListOp::Reread { sessions } => ListReply::Reread {
+                results: store.reread(&sessions),
+            },
+            ListOp::IndexFollow { sessions } => ListReply::IndexFollowed {
+                result: store
+                    .update_index_for(&sessions, job.now)
                     .map_err(UiError::from),
             },
             ListOp::Resume { record } => ListReply::Resumed {

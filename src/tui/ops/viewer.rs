@@ -22,6 +22,16 @@ pub enum ViewerOp {
         context: Arc<Context>,
         encoding: Encoding,
     },
+    /// Count the messages from `from` on, the ones an agent appended
+    /// since (answers `Counted` slice by slice, then `CountingEnded`).
+    CountAppended {
+        context: Arc<Context>,
+        from: usize,
+        encoding: Encoding,
+    },
+    /// Read the open session's conversation again after the watcher saw
+    /// it change (answers `Followed`).
+    Follow { record: SessionRecord },
     /// Read what edits by hand and the breakdown need of a context
     /// (answers `EditFactsRead`).
     ReadEditFacts { context: Arc<Context> },
@@ -90,6 +100,8 @@ pub enum ViewerOp {
 pub enum ViewerReply {
     /// A conversation was loaded for the viewer.
     ConversationLoaded { result: Result<Loaded, UiError> },
+    /// The open session's conversation was read again after a change.
+    Followed { result: Result<Loaded, UiError> },
     /// Token counts of messages `start..` were computed.
     Counted {
         encoding: Encoding,
@@ -151,7 +163,9 @@ impl ViewerOp {
     /// is what the person waits for.
     pub(super) fn priority(&self) -> Priority {
         match self {
-            ViewerOp::CountTokens { .. } | ViewerOp::CountCleared { .. } => Priority::Nice,
+            ViewerOp::CountTokens { .. }
+            | ViewerOp::CountAppended { .. }
+            | ViewerOp::CountCleared { .. } => Priority::Nice,
             ViewerOp::ListContexts {
                 encoding: Some(_), ..
             } => Priority::Nice,
@@ -163,7 +177,9 @@ impl ViewerOp {
     pub(super) fn lane(&self) -> Option<Lane> {
         match self {
             ViewerOp::LoadConversation { .. }
+            | ViewerOp::Follow { .. }
             | ViewerOp::CountTokens { .. }
+            | ViewerOp::CountAppended { .. }
             | ViewerOp::ApplyTrim { .. }
             | ViewerOp::SwitchContext { .. } => Some(Lane::Conversation),
             _ => None,
@@ -175,17 +191,28 @@ impl ViewerOp {
         let (store, now) = (job.store, job.now);
         match self {
             ViewerOp::LoadConversation { record } => ViewerReply::ConversationLoaded {
-                result: store
-                    .load_conversation(&store.target(&record))
-                    .map(|c| Loaded {
-                        facts: None,
-                        usage: c.usage.map(|u| Box::new((u.total(), c.cost))),
-                        notes: c.notes,
-                        context: Arc::new(c.context),
-                        agent_owned: c.agent_owned,
-                    })
-                    .map_err(UiError::from),
+                result: load(store, &record),
             },
+            ViewerOp::Follow { record } => ViewerReply::Followed {
+                result: load(store, &record),
+            },
+            ViewerOp::CountAppended {
+                context,
+                from,
+                encoding,
+            } => {
+                let result = store.count_tokens_from(&context, from, encoding, &|start, counts| {
+                    job.current()
+                        && job.send(ViewerReply::Counted {
+                            encoding,
+                            start,
+                            counts,
+                        })
+                });
+                ViewerReply::CountingEnded {
+                    result: result.map_err(UiError::from),
+                }
+            }
             ViewerOp::CountTokens { context, encoding } => {
                 // Stops when a newer conversation request superseded this one.
                 let result = store.count_tokens(&context, encoding, &|start, counts| {
@@ -303,6 +330,20 @@ impl ViewerOp {
             },
         }
     }
+}
+
+/// The session's active context, as the viewer holds it.
+fn load(store: &crate::store::Store, record: &SessionRecord) -> Result<Loaded, UiError> {
+    store
+        .load_conversation(&store.target(record))
+        .map(|c| Loaded {
+            facts: None,
+            usage: c.usage.map(|u| Box::new((u.total(), c.cost))),
+            notes: c.notes,
+            context: Arc::new(c.context),
+            agent_owned: c.agent_owned,
+        })
+        .map_err(UiError::from)
 }
 
 /// What an edit by hand did, as the viewer reports it.

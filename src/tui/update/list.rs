@@ -5,10 +5,12 @@
 
 mod agents;
 mod delete;
+mod following;
 mod indexing;
 mod messages;
 
 pub use delete::on_delete_confirmed;
+pub use following::on_disk;
 
 use crate::store::{LokiOnly, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
@@ -63,10 +65,7 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
             rows,
             complete,
         } => Step::effects(on_filtered(list, app, req, query, rows, complete)),
-        ListReply::Stats { stats } => {
-            on_stats(list, req, stats);
-            Step::none()
-        }
+        ListReply::Stats { stats } => Step::effects(on_stats(list, app, req, stats)),
         ListReply::PreviewLoaded { preview } => {
             if req == list.waiting.preview {
                 list.preview = Some(preview);
@@ -83,6 +82,7 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
         }
         ListReply::IndexUpdated { result } => {
             let mut effects = indexing::on_updated(list, app, result);
+            effects.extend(following::index_next(list, app));
             if list.mode == ListMode::Messages {
                 effects.extend(messages::search(list, app));
             }
@@ -100,6 +100,10 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
         ListReply::Renamed { result } => on_renamed(list, app, result),
         ListReply::DeleteChecked { id, result } => delete::on_checked(list, app, req, &id, result),
         ListReply::Deleted { result } => delete::on_deleted(list, app, req, result),
+        ListReply::Reread { results } => following::on_reread(list, app, req, results),
+        ListReply::IndexFollowed { result } => {
+            Step::effects(following::on_index_followed(list, app, result))
+        }
         ListReply::Resumed { result } => match result {
             Ok(record) => Step::go(Go::Exit(Exit::Resume(*record))),
             Err(e) => {
@@ -128,18 +132,19 @@ fn on_batch(
     let first = list.rows.len();
     let mut added = Vec::with_capacity(records.len());
     for record in records {
+        // A session the watcher already brought in is as new as it gets.
+        if list.by_id.contains_key(&record.id) {
+            continue;
+        }
         let index = list.rows.len();
         list.by_id.insert(record.id.clone(), index);
         added.push((index, record.clone()));
-        list.rows.push(SessionRow {
-            record,
-            stats: None,
-        });
+        list.rows.push(SessionRow::new(record));
     }
     let new_rows: Vec<usize> = (first..list.rows.len()).collect();
     // The matcher learns the rows before what they sort by.
     let mut effects = vec![Effect::Matcher(MatcherJob::Add(added))];
-    effects.extend(indexing::fill(list, app.settings.encoding, &new_rows));
+    effects.extend(indexing::fill(list, &app.settings, &new_rows));
     effects.push(refilter(list, app));
     effects
 }
@@ -211,15 +216,28 @@ fn on_filtered(
     after_move(list, app)
 }
 
-fn on_stats(list: &mut ListScreen, req: u64, stats: Vec<(usize, SessionStats)>) {
+/// Stats arrived: the rows show them and the matcher sorts by them.
+fn on_stats(
+    list: &mut ListScreen,
+    app: &App,
+    req: u64,
+    stats: Vec<(usize, SessionStats)>,
+) -> Vec<Effect> {
     if req != list.waiting.stats {
-        return;
+        return Vec::new();
     }
+    let mut facts = Vec::new();
     for (index, s) in stats {
         if let Some(row) = list.rows.get_mut(index) {
+            let window = app.settings.window_for(&row.record);
+            facts.push((index, indexing::facts_of(Some(&s), window)));
             row.stats = Some(s);
         }
     }
+    if facts.is_empty() {
+        return Vec::new();
+    }
+    vec![Effect::Matcher(MatcherJob::Facts(facts))]
 }
 
 /// Effects after the cursor moved (or the list came back into view): the

@@ -8,12 +8,13 @@ mod copy;
 mod diff;
 mod edit;
 mod export;
+mod follow;
 mod message;
 mod sizes;
 mod transcript;
 mod trim;
 
-use crate::store::{Encoding, SessionRecord};
+use crate::store::{Encoding, SessionRecord, StoreEvent};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, EditKind, InputPurpose, Loaded, Viewer, ViewerMode};
@@ -34,12 +35,29 @@ pub fn open(app: &mut App, record: SessionRecord) -> (Viewer, Vec<Effect>) {
     (Viewer::new(record, req), vec![effect])
 }
 
+/// What the watcher saw: the open session is read again if it changed.
+pub fn on_disk(viewer: &mut Viewer, app: &mut App, event: &StoreEvent) -> Vec<Effect> {
+    follow::on_disk(viewer, app, event)
+}
+
 /// A reply of the worker or the transcript search for the viewer, to
-/// request `req`.
+/// request `req`; then, if the session changed on disk meanwhile and
+/// nothing else is awaited, it is read again.
 pub fn on_reply(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply) -> Step {
+    let mut step = answer(viewer, app, req, reply);
+    if step.go.is_none() {
+        step.effects.extend(follow::maybe_follow(viewer, app));
+    }
+    step
+}
+
+fn answer(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply) -> Step {
     match reply {
         ViewerReply::ConversationLoaded { result } if req == viewer.waiting => {
             Step::effects(on_loaded(viewer, app, req, result))
+        }
+        ViewerReply::Followed { result } if req == viewer.waiting => {
+            Step::effects(follow::on_followed(viewer, app, req, result))
         }
         ViewerReply::Counted {
             encoding,
@@ -124,6 +142,7 @@ pub fn on_reply(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply
         // A reply to an older request than the one the viewer waits for
         // (another conversation loaded since, or a counting that ended).
         ViewerReply::ConversationLoaded { .. }
+        | ViewerReply::Followed { .. }
         | ViewerReply::Counted { .. }
         | ViewerReply::CountingEnded { .. }
         | ViewerReply::EditFactsRead { .. }
@@ -140,6 +159,7 @@ fn on_loaded(
     result: Result<Loaded, UiError>,
 ) -> Vec<Effect> {
     let encoding = app.settings.encoding;
+    viewer.loaded_req = req;
     match result {
         Ok(loaded) => {
             let len = loaded.len();
@@ -245,6 +265,13 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
     ) {
         copy::copy(viewer, app, action);
         return Step::none();
+    }
+    if matches!(viewer.mode, ViewerMode::Browse | ViewerMode::Transcript(_)) {
+        if action == Action::Follow {
+            follow::toggle(viewer, app);
+            return Step::none();
+        }
+        follow::stop_on_move_up(viewer, app, action);
     }
     match &mut viewer.mode {
         ViewerMode::Transcript(_) if action == Action::ToggleEncoding => {
@@ -491,6 +518,8 @@ pub fn on_trim_confirmed(viewer: &mut Viewer, app: &mut App) -> Step {
 /// Loads the open session's conversation again.
 fn reload(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     viewer.mode = ViewerMode::Browse;
+    // What changed on disk meanwhile is in what this reads.
+    viewer.dirty = false;
     viewer.waiting = app.request();
     vec![Effect::store(
         viewer.waiting,

@@ -2,7 +2,7 @@
 
 use crate::humanize;
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{IndexState, Model};
+use crate::tui::model::{IndexState, Model, watch_note};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -27,7 +27,10 @@ pub fn draw_status(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
                 humanize::count(*total as u64)
             ),
             IndexState::Failed(why) => format!("the search index is not up to date: {why}"),
-            IndexState::Waiting | IndexState::Ready => return,
+            IndexState::Waiting | IndexState::Ready => match idle_note(model) {
+                Some(text) => text,
+                None => return,
+            },
         };
         frame.render_widget(Paragraph::new(Line::styled(text, theme.dim())), area);
         return;
@@ -51,6 +54,18 @@ pub fn draw_keys(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
         spans.push(Span::raw(format!(" {what}  ")));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// What the status line says when nothing happened lately: that the
+/// viewer follows the end, or that the disk is polled.
+fn idle_note(model: &Model) -> Option<String> {
+    if model.viewer().is_some_and(|v| v.follow) {
+        let key = keymap::key_for(Scope::Viewer, Action::Follow);
+        return Some(format!(
+            "following the end as the agent writes ({key} stops)"
+        ));
+    }
+    model.app.watch.as_ref().and_then(watch_note)
 }
 
 /// `mouse off: …; m turns it back on` (naming where the key works when it

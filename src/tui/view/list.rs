@@ -4,7 +4,7 @@ use crate::humanize;
 use crate::store::{SessionRecord, id_start};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
-use crate::tui::model::{ListMode, Model, SessionRow, SortKey};
+use crate::tui::model::{LIVE_MARK, ListMode, Model, SessionRow, SortKey, fill_alarm};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::{hits, scroll_into_view, text_field};
@@ -51,7 +51,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
     let project = mixed && table_area.width >= 100;
     // The name column gets what the fixed columns and their gaps leave.
     let extra = if mixed { AGENT + 1 } else { 0 } + if project { PROJECT + 1 } else { 0 };
-    let fixed: u16 = 14 + 6 + 8 + 9 + 4 + extra;
+    let fixed: u16 = 14 + 6 + 8 + 5 + 9 + 5 + extra;
     let name_room = usize::from(table_area.width.saturating_sub(fixed));
     let look = RowLook {
         query: &list.visible_query,
@@ -66,15 +66,17 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             let tell_apart = shared
                 .contains(row.record.name.as_str())
                 .then_some(name_room);
-            session_row(row, &look, tell_apart)
+            let window = model.app.settings.window_for(&row.record);
+            session_row(row, &look, tell_apart, window)
         })
         .collect();
-    let mut header = vec!["NAME", "LAST USED", "MSGS", "TOKENS", "SIZE"];
+    let mut header = vec!["NAME", "LAST USED", "MSGS", "TOKENS", "FILL", "SIZE"];
     let mut widths = vec![
         Constraint::Min(20),
         Constraint::Length(14), // the longest age: "59 minutes ago"
         Constraint::Length(6),
         Constraint::Length(8),
+        Constraint::Length(5), // "100%"
         Constraint::Length(9),
     ];
     if project {
@@ -198,7 +200,7 @@ struct RowLook<'a> {
 }
 
 /// The cells of a row, with the agent's and the project's when the list
-/// is mixed (`cells` are NAME, LAST USED, MSGS, TOKENS, SIZE).
+/// is mixed (`cells` are NAME, LAST USED, MSGS, TOKENS, FILL, SIZE).
 fn with_agent<'a>(look: &RowLook<'_>, record: &SessionRecord, mut cells: Vec<Cell<'a>>) -> Row<'a> {
     if look.project {
         let project = record
@@ -218,8 +220,14 @@ fn with_agent<'a>(look: &RowLook<'_>, record: &SessionRecord, mut cells: Vec<Cel
 
 /// A session's row; `tell_apart` (the name column's width) when another
 /// row on screen has the same name: the start of the id follows the name,
-/// which is cut to leave it room. Another agent's session shows its title.
-fn session_row<'a>(row: &'a SessionRow, look: &RowLook<'_>, tell_apart: Option<usize>) -> Row<'a> {
+/// which is cut to leave it room; `window`, its model's context window.
+/// Another agent's session shows its title.
+fn session_row<'a>(
+    row: &'a SessionRow,
+    look: &RowLook<'_>,
+    tell_apart: Option<usize>,
+    window: u64,
+) -> Row<'a> {
     let (query, now, theme) = (look.query, look.now, look.theme);
     let r = &row.record;
     if r.error.is_some() {
@@ -232,6 +240,7 @@ fn session_row<'a>(row: &'a SessionRow, look: &RowLook<'_>, tell_apart: Option<u
                     Span::raw(r.id.clone()),
                 ])),
                 Cell::from("-"),
+                Cell::from(""),
                 Cell::from(""),
                 Cell::from(""),
                 Cell::from(
@@ -273,14 +282,33 @@ fn session_row<'a>(row: &'a SessionRow, look: &RowLook<'_>, tell_apart: Option<u
         ),
         None => ("…".into(), "…".into(), "…".into()),
     };
+    let fill = match row.stats.as_ref().and_then(|s| s.tokens) {
+        Some(t) => {
+            let text = format!("{:.0}%", 100.0 * t as f64 / window.max(1) as f64);
+            let style = match fill_alarm(t, window) {
+                Some(true) => theme.error(),
+                Some(false) => theme.warn(),
+                None => Style::new(),
+            };
+            Line::styled(text, style)
+        }
+        None => Line::from("…"),
+    };
+    // Changed on disk in the last minute: an agent is at work.
+    let used = if row.changed_at.is_some_and(|at| now - at < LIVE_MARK) {
+        Line::styled("● live", theme.key())
+    } else {
+        Line::from(humanize::ago(r.last_used_at, now))
+    };
     with_agent(
         look,
         r,
         vec![
             Cell::from(name),
-            Cell::from(humanize::ago(r.last_used_at, now)),
+            Cell::from(used),
             Cell::from(Line::from(messages).right_aligned()),
             Cell::from(Line::from(tokens).right_aligned()),
+            Cell::from(fill.right_aligned()),
             Cell::from(Line::from(size).right_aligned()),
         ],
     )

@@ -20,6 +20,8 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
         display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
     };
     let mut model = Model::new(settings, 0.0);
     let messages: Vec<_> = (0..n)
@@ -87,6 +89,34 @@ fn the_gauge_says_counting_until_every_message_is_counted() {
     let lines = screen(&viewer_model("fix-the-login-bug", 40, 40), 80, 24);
     assert!(
         lines[1].starts_with("400 / 128,000 tokens (0% of the window)"),
+        "{:?}",
+        lines[1]
+    );
+}
+
+#[test]
+fn the_gauge_measures_against_the_window_of_the_sessions_agent_and_warns() {
+    let claude = |m: &mut Model, windows: Vec<(String, u64)>| {
+        m.app.settings.windows = windows;
+        if let Screen::Viewer(v) = &mut m.screen {
+            v.record.agent = crate::store::Agent::Claude;
+        }
+    };
+    let mut m = viewer_model("fix-the-login-bug", 100, 100);
+    claude(
+        &mut m,
+        vec![("loki".into(), 900_000), ("claude".into(), 1_200)],
+    );
+    let lines = screen(&m, 80, 24);
+    assert!(
+        lines[1].starts_with("1,000 / 1,200 tokens (83% of the window) — filling up"),
+        "{:?}",
+        lines[1]
+    );
+    claude(&mut m, vec![("claude".into(), 1_040)]);
+    let lines = screen(&m, 80, 24);
+    assert!(
+        lines[1].contains("(96% of the window) — nearly full"),
         "{:?}",
         lines[1]
     );

@@ -173,7 +173,12 @@ fn draw_gauge(
     len: usize,
     theme: Theme,
 ) {
-    let window = model.app.settings.window_tokens.max(1);
+    let window = model
+        .viewer()
+        .map_or(model.app.settings.window_tokens, |v| {
+            model.app.settings.window_for(&v.record)
+        })
+        .max(1);
     // An edit on screen shows what the context would hold after it.
     let after = model
         .viewer()
@@ -195,10 +200,11 @@ fn draw_gauge(
         )
     } else {
         let shown = after.unwrap_or(total);
-        let style = if shown > window {
-            theme.error()
-        } else {
-            theme.key()
+        let alarm = crate::tui::model::fill_alarm(shown, window);
+        let style = match alarm {
+            Some(true) => theme.error(),
+            Some(false) => theme.warn(),
+            None => theme.key(),
         };
         let figure = match after {
             Some(after) => format!("{} → {}", humanize::count(total), humanize::count(after)),
@@ -207,9 +213,15 @@ fn draw_gauge(
         (
             (shown as f64 / window as f64).min(1.0),
             format!(
-                "{figure} / {} tokens ({:.0}% of the window)",
+                "{figure} / {} tokens ({:.0}% of the window){}",
                 humanize::count(window),
-                100.0 * shown as f64 / window as f64
+                100.0 * shown as f64 / window as f64,
+                match alarm {
+                    Some(true) if shown >= window => " — over the window",
+                    Some(true) => " — nearly full",
+                    Some(false) => " — filling up",
+                    None => "",
+                }
             ),
             style,
         )

@@ -8,3 +8,4 @@ mod daily;
 mod diff_export;
 mod hand_trim;
 mod hostile;
+mod watch;

@@ -312,5 +312,7 @@ pub fn ui_settings(kind: loki_sessions::store::StoreKind) -> loki_sessions::tui:
         policy: loki_sessions::store::PurgePolicy::default(),
         store_kind: kind,
         display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
     }
 }

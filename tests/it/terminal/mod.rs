@@ -4,3 +4,4 @@ mod agents;
 mod escape;
 mod input;
 mod keys;
+mod live;

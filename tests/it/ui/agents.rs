@@ -45,6 +45,8 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
         policy: PurgePolicy::default(),
         store_kind: StoreKind::Loki,
         display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
     };
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }

@@ -3,4 +3,6 @@
 mod agents;
 mod delete;
 mod hand_trim;
+mod live;
+mod live_agents;
 mod panes;

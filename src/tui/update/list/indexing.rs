@@ -5,7 +5,7 @@
 use crate::store::{Encoding, IndexedStats, SessionStats, UpdateReport};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::{MatcherJob, SortFacts};
-use crate::tui::model::{App, IndexState, ListScreen};
+use crate::tui::model::{App, IndexState, ListScreen, Settings};
 use crate::tui::ops::{ListOp, UiError};
 
 /// The update got this far.
@@ -71,7 +71,7 @@ fn fill_slice(list: &mut ListScreen, app: &App) -> (Vec<Effect>, bool) {
     };
     let to = (from + FILL_SLICE).min(list.rows.len());
     let rows: Vec<usize> = (from..to).collect();
-    let mut effects = fill(list, app.settings.encoding, &rows);
+    let mut effects = fill(list, &app.settings, &rows);
     if to < list.rows.len() {
         list.fill_from = Some(to);
         effects.push(Effect::ContinueFill {
@@ -86,7 +86,8 @@ fn fill_slice(list: &mut ListScreen, app: &App) -> (Vec<Effect>, bool) {
 
 /// Fills `rows` from the index's stats where the row has none yet; returns
 /// the matcher's facts for them.
-pub fn fill(list: &mut ListScreen, encoding: Encoding, rows: &[usize]) -> Vec<Effect> {
+pub fn fill(list: &mut ListScreen, settings: &Settings, rows: &[usize]) -> Vec<Effect> {
+    let encoding = settings.encoding;
     let mut facts = Vec::new();
     for &index in rows {
         let row = &mut list.rows[index];
@@ -104,7 +105,8 @@ pub fn fill(list: &mut ListScreen, encoding: Encoding, rows: &[usize]) -> Vec<Ef
                 usage: indexed.usage.clone(),
             });
         }
-        facts.push((index, facts_of(row.stats.as_ref())));
+        let window = settings.window_for(&row.record);
+        facts.push((index, facts_of(row.stats.as_ref(), window)));
     }
     if facts.is_empty() {
         Vec::new()
@@ -113,11 +115,15 @@ pub fn fill(list: &mut ListScreen, encoding: Encoding, rows: &[usize]) -> Vec<Ef
     }
 }
 
-/// What the matcher sorts a row by.
-pub fn facts_of(stats: Option<&SessionStats>) -> SortFacts {
-    stats.map_or_else(SortFacts::default, |s| SortFacts {
-        bytes: s.bytes,
-        messages: s.messages.unwrap_or(0) as u64,
-        tokens: s.tokens.unwrap_or(0),
+/// What the matcher sorts a row by; `window` is its model's.
+pub fn facts_of(stats: Option<&SessionStats>, window: u64) -> SortFacts {
+    stats.map_or_else(SortFacts::default, |s| {
+        let tokens = s.tokens.unwrap_or(0);
+        SortFacts {
+            bytes: s.bytes,
+            messages: s.messages.unwrap_or(0) as u64,
+            tokens,
+            fill: tokens.saturating_mul(1_000_000) / window.max(1),
+        }
     })
 }

@@ -5,6 +5,7 @@ mod contexts;
 mod dialogs;
 mod edit;
 mod finding;
+mod following;
 mod input;
 mod list;
 mod message;
@@ -59,6 +60,8 @@ pub(super) fn settings(loki: bool) -> Settings {
         },
         store_kind,
         display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
     }
 }
 

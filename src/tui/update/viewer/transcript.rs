@@ -53,6 +53,19 @@ pub fn fit(view: &mut TranscriptView, doc: &Doc, app: &App) {
     last_visible(view, doc.context);
 }
 
+/// Messages were appended to the context on screen: each is laid out when
+/// the screen reaches it; following the end, the last screen shows and
+/// the last message is selected.
+pub fn grow(view: &mut TranscriptView, doc: &mut Doc, app: &App, follow: bool) {
+    view.laid.resize(doc.context.len(), None);
+    view.end = None;
+    if follow {
+        (view.top, view.top_row) = end(view, doc.context);
+        *doc.selected = doc.context.len().saturating_sub(1);
+    }
+    fit(view, doc, app);
+}
+
 /// The layout of message `i`, made if it is not yet.
 fn ensure<'v>(view: &'v mut TranscriptView, context: &Context, i: usize) -> Option<&'v Laid> {
     if view.laid.get(i)?.is_none() {

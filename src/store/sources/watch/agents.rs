@@ -1,0 +1,200 @@
+//! The other agents' folders watched: which folders hold their session
+//! files, and which session a changed path is. Each agent keeps a session
+//! in one file, so a session is named by its file (its `SessionRef::path`):
+//!
+//! - Claude Code: `<projects>/<project>/<id>.jsonl` (one level below the
+//!   root; the `<id>/` folder beside it, subagents and large outputs, is
+//!   the same session; `agent-*.jsonl` files are subagents of older
+//!   versions, named by their parent inside, and left to a refresh);
+//! - Codex: `<home>/sessions/YYYY/MM/DD/rollout-*.jsonl` (four levels) and
+//!   `<home>/archived_sessions/*.jsonl`;
+//! - Gemini CLI: `<home>/tmp/<project>/chats/session-*.jsonl` (or a legacy
+//!   `.json`); its id is inside the file, so the ids of the files seen are
+//!   remembered for when one goes.
+
+use super::{SessionRef, Watched};
+use crate::store::fs::watch::WatchRoot;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::agents::AgentSource;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+/// One agent's folder, watched.
+pub struct AgentWatch {
+    source: AgentSource,
+    /// Gemini CLI's ids by file, read once (at the first change) and kept
+    /// as files come, so a deleted file still names its session.
+    known: Mutex<Option<HashMap<PathBuf, String>>>,
+}
+
+impl AgentWatch {
+    /// Watches `source`.
+    pub fn new(source: AgentSource) -> AgentWatch {
+        AgentWatch {
+            source,
+            known: Mutex::new(None),
+        }
+    }
+
+    /// Runs `f` on Gemini CLI's ids by file, read first if they were not.
+    fn remembered<R>(&self, f: impl FnOnce(&mut HashMap<PathBuf, String>) -> R) -> Option<R> {
+        let mut known = self.known.lock().ok()?;
+        let known = known.get_or_insert_with(|| {
+            let ids = self.source.ids().into_iter();
+            ids.map(|(id, path)| (path, id)).collect()
+        });
+        Some(f(known))
+    }
+
+    /// The id of the file `path` (there or gone).
+    fn id_of(&self, path: &Path) -> String {
+        if self.source.agent() != Agent::Gemini {
+            return self.source.id_of(path);
+        }
+        let there = std::fs::symlink_metadata(path).is_ok();
+        let id = self.remembered(|known| {
+            if there {
+                let id = self.source.id_of(path);
+                known.insert(path.to_path_buf(), id.clone());
+                Some(id)
+            } else {
+                known.get(path).cloned()
+            }
+        });
+        id.flatten().unwrap_or_else(|| self.source.id_of(path))
+    }
+}
+
+/// The plain names of `path` below `root`, or None when one is hidden
+/// (a writer's temp file) or not plain.
+fn names_below<'a>(root: &Path, path: &'a Path) -> Option<Vec<&'a str>> {
+    path.strip_prefix(root)
+        .ok()?
+        .components()
+        .map(|c| match c {
+            Component::Normal(n) => n.to_str().filter(|n| !n.starts_with('.')),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Watched for AgentWatch {
+    /// The folders holding session files (and, for Gemini CLI, the ids of
+    /// the files there now, read once here, so one deleted before it
+    /// changed still names its session).
+    fn watch_roots(&self) -> Vec<WatchRoot> {
+        if self.source.agent() == Agent::Gemini {
+            self.remembered(|_| ());
+        }
+        let root = self.source.root().to_path_buf();
+        let only =
+            |level: usize, names: &[&str]| (level, names.iter().map(|n| n.to_string()).collect());
+        vec![match self.source.agent() {
+            Agent::Claude => WatchRoot::new(root, 1),
+            Agent::Codex => WatchRoot {
+                dir: root,
+                depth: 4,
+                only: vec![only(1, &["sessions", "archived_sessions"])],
+            },
+            _ => WatchRoot {
+                dir: root,
+                depth: 3,
+                only: vec![only(1, &["tmp"]), only(3, &["chats"])],
+            },
+        }]
+    }
+
+    fn session_of(&self, path: &Path) -> Option<SessionRef> {
+        let root = self.source.root();
+        let names = names_below(root, path)?;
+        let file = match (self.source.agent(), names.as_slice()) {
+            (Agent::Claude, [project, name, ..]) => {
+                let session = match name.strip_suffix(".jsonl") {
+                    Some(_) if names.len() == 2 => name.to_string(),
+                    // Inside the folder beside a session: that session.
+                    _ if names.len() > 2 => format!("{name}.jsonl"),
+                    _ => return None,
+                };
+                if session.starts_with("agent-") {
+                    return None;
+                }
+                root.join(project).join(session)
+            }
+            (Agent::Codex, ["sessions", y, m, d, name]) if name.ends_with(".jsonl") => {
+                root.join("sessions").join(y).join(m).join(d).join(name)
+            }
+            (Agent::Codex, ["archived_sessions", name]) if name.ends_with(".jsonl") => {
+                root.join("archived_sessions").join(name)
+            }
+            (Agent::Gemini, ["tmp", project, "chats", name])
+                if name.ends_with(".jsonl") || name.ends_with(".json") =>
+            {
+                root.join("tmp").join(project).join("chats").join(name)
+            }
+            _ => return None,
+        };
+        Some(SessionRef {
+            agent: self.source.agent(),
+            id: self.id_of(&file),
+            path: file,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sref(agent: Agent, id: &str, path: &str) -> Option<SessionRef> {
+        Some(SessionRef {
+            agent,
+            id: id.into(),
+            path: PathBuf::from(path),
+        })
+    }
+
+    #[test]
+    fn a_changed_file_of_another_agent_names_its_session_and_others_name_none() {
+        let claude = AgentWatch::new(AgentSource::new(Agent::Claude, Path::new("/c")));
+        let at = |w: &AgentWatch, p: &str| w.session_of(Path::new(p));
+        assert_eq!(
+            at(&claude, "/c/proj/abc.jsonl"),
+            sref(Agent::Claude, "abc", "/c/proj/abc.jsonl")
+        );
+        assert_eq!(
+            at(&claude, "/c/proj/abc/subagents/agent-1.jsonl"),
+            sref(Agent::Claude, "abc", "/c/proj/abc.jsonl")
+        );
+        assert_eq!(at(&claude, "/c/proj/agent-9.jsonl"), None);
+        assert_eq!(at(&claude, "/c/proj/.tmp-abc.jsonl"), None);
+        assert_eq!(at(&claude, "/c/proj"), None);
+        let codex = AgentWatch::new(AgentSource::new(Agent::Codex, Path::new("/x")));
+        let id = "0199a213-81c0-7800-8aa1-bbab2a035a53";
+        let live = format!("/x/sessions/2026/12/01/rollout-2026-12-01T10-00-00-{id}.jsonl");
+        assert_eq!(at(&codex, &live), sref(Agent::Codex, id, &live));
+        let archived = format!("/x/archived_sessions/rollout-2026-12-01T10-00-00-{id}.jsonl");
+        assert_eq!(at(&codex, &archived), sref(Agent::Codex, id, &archived));
+        assert_eq!(at(&codex, "/x/session_index.jsonl"), None);
+        assert_eq!(at(&codex, "/x/sessions/2026/12"), None);
+        let tmp = tempfile::tempdir().unwrap();
+        let chats = tmp.path().join("tmp/proj/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let file = chats.join("session-2026-12-01T10-00-aaaa.jsonl");
+        std::fs::write(&file, "{\"sessionId\":\"gem-1\"}\n").unwrap();
+        let gemini = AgentWatch::new(AgentSource::new(Agent::Gemini, tmp.path()));
+        let want = Some(SessionRef {
+            agent: Agent::Gemini,
+            id: "gem-1".into(),
+            path: file.clone(),
+        });
+        assert_eq!(gemini.session_of(&file), want);
+        // Gone, the file still names the session it held.
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(gemini.session_of(&file), want);
+        assert_eq!(
+            gemini.session_of(&tmp.path().join("tmp/proj/logs.json")),
+            None
+        );
+    }
+}

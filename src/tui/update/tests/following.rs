@@ -1,0 +1,418 @@
+//! Following the disk: the watcher's reports, the list's rereads, the
+//! viewer's follow of its session.
+
+use super::*;
+use crate::store::{Reread, SessionRef, StoreEvent, WatchMode};
+use crate::tui::model::{EditKind, EditState};
+
+fn sref(id: &str) -> SessionRef {
+    SessionRef {
+        agent: crate::store::Agent::Loki,
+        id: id.into(),
+        path: PathBuf::from(format!("/s/{id}")),
+    }
+}
+
+fn disk(m: &mut Model, ids: &[&str], at: f64) -> Vec<Effect> {
+    let sessions = ids.iter().map(|id| sref(id)).collect();
+    update(
+        m,
+        Msg::Disk {
+            event: StoreEvent::Sessions(sessions),
+            at,
+        },
+    )
+}
+
+fn reread_req(effects: &[Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Store {
+                req,
+                op: StoreOp::List(ListOp::Reread { .. }),
+            } => Some(*req),
+            _ => None,
+        })
+        .expect("the list reads the sessions again")
+}
+
+fn filtered(m: &mut Model, effects: &[Effect], rows: Vec<usize>) -> Vec<Effect> {
+    let req = effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Matcher(MatcherJob::Query { req, .. }) => Some(*req),
+            _ => None,
+        })
+        .expect("the list asks the matcher again");
+    update(
+        m,
+        Msg::reply(
+            req,
+            ListReply::Filtered {
+                query: String::new(),
+                rows,
+                complete: true,
+            },
+        ),
+    )
+}
+
+#[test]
+fn a_changed_session_is_read_again_in_place_and_marked_live_the_selection_kept() {
+    let mut m = listed(true);
+    act(&mut m, Action::Down); // b selected
+    let effects = disk(&mut m, &["b"], NOW + 5.0);
+    let req = reread_req(&effects);
+    let mut b = record("b", 0.0);
+    b.name = "b-renamed-by-the-agent".into();
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            req,
+            ListReply::Reread {
+                results: vec![Reread::Present(b)],
+            },
+        ),
+    );
+    // Its stats are gathered again, wherever the cursor is.
+    assert!(effects.iter().any(|e| matches!(e,
+        Effect::Store { op: StoreOp::List(ListOp::Stats { rows, .. }), .. } if rows.len() == 1 && rows[0].0 == 1
+    )), "{effects:?}");
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Add(rows)) if rows[0].0 == 1))
+    );
+    filtered(&mut m, &effects, vec![1, 0, 2]);
+    let row = m.list.selected_row().unwrap();
+    assert_eq!(row.record.name, "b-renamed-by-the-agent");
+    assert_eq!(row.changed_at, Some(NOW + 5.0));
+    assert_eq!(m.list.rows.len(), 3, "no row was added");
+}
+
+#[test]
+fn a_new_session_is_added_and_a_gone_one_leaves() {
+    let mut m = listed(true);
+    let effects = disk(&mut m, &["d", "c"], NOW);
+    let req = reread_req(&effects);
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            req,
+            ListReply::Reread {
+                results: vec![Reread::Present(record("d", 0.0)), Reread::Gone(sref("c"))],
+            },
+        ),
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Remove(rows)) if rows == &[2]))
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Matcher(MatcherJob::Add(rows)) if rows[0].0 == 3))
+    );
+    assert_eq!(m.list.by_id.get("d"), Some(&3));
+    assert!(!m.list.by_id.contains_key("c"));
+    assert!(m.list.rows[2].gone);
+    // A scan that still finds d does not list it twice.
+    let scan = m.list.waiting.scan;
+    update(
+        &mut m,
+        Msg::reply(
+            scan,
+            ListReply::SessionsBatch {
+                records: vec![record("d", 0.0)],
+            },
+        ),
+    );
+    assert_eq!(m.list.rows.len(), 4);
+}
+
+#[test]
+fn an_older_reading_arriving_late_is_not_applied_over_a_newer_one() {
+    let mut m = listed(true);
+    let first = reread_req(&disk(&mut m, &["a"], NOW));
+    let second = reread_req(&disk(&mut m, &["a"], NOW + 1.0));
+    let mut newer = record("a", 0.0);
+    newer.name = "newer".into();
+    update(
+        &mut m,
+        Msg::reply(
+            second,
+            ListReply::Reread {
+                results: vec![Reread::Present(newer)],
+            },
+        ),
+    );
+    let mut older = record("a", 0.0);
+    older.name = "older".into();
+    update(
+        &mut m,
+        Msg::reply(
+            first,
+            ListReply::Reread {
+                results: vec![Reread::Present(older)],
+            },
+        ),
+    );
+    assert_eq!(m.list.rows[0].record.name, "newer");
+}
+
+#[test]
+fn the_index_hears_of_changes_one_update_at_a_time_once_it_is_ready() {
+    let mut m = listed(true);
+    let effects = disk(&mut m, &["a"], NOW);
+    // The start-up update still runs: the changes wait for it.
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::List(ListOp::IndexFollow { .. }),
+            ..
+        }
+    )));
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            UNCHECKED,
+            ListReply::IndexUpdated {
+                result: Ok(Default::default()),
+            },
+        ),
+    );
+    let sessions = effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Store {
+                op: StoreOp::List(ListOp::IndexFollow { sessions }),
+                ..
+            } => Some(sessions.clone()),
+            _ => None,
+        })
+        .expect("the index is told");
+    assert_eq!(sessions, vec![sref("a")]);
+    // While it runs, more changes wait...
+    let effects = disk(&mut m, &["b"], NOW);
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::List(ListOp::IndexFollow { .. }),
+            ..
+        }
+    )));
+    // ...and go when it is done.
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            UNCHECKED,
+            ListReply::IndexFollowed {
+                result: Ok(Default::default()),
+            },
+        ),
+    );
+    assert!(effects.iter().any(|e| matches!(e,
+        Effect::Store { op: StoreOp::List(ListOp::IndexFollow { sessions }), .. } if sessions == &[sref("b")]
+    )), "{effects:?}");
+}
+
+#[test]
+fn the_status_says_when_the_disk_is_polled() {
+    let mut m = listed(true);
+    let mode = WatchMode::Polling {
+        polled: 7,
+        why: "polling was asked for".into(),
+    };
+    update(
+        &mut m,
+        Msg::Disk {
+            event: StoreEvent::Mode(mode.clone()),
+            at: NOW,
+        },
+    );
+    let status = m.app.status.clone().unwrap().text;
+    assert!(status.contains("polling 7 folders"), "{status}");
+    assert_eq!(m.app.watch, Some(mode));
+}
+
+/// The context of [`context`] with `extra` more messages.
+fn grown(n: usize, extra: usize) -> Context {
+    let mut ctx = context(n + extra);
+    // Same messages, same ids: only the count grew.
+    let _ = &mut ctx;
+    ctx
+}
+
+fn follow_req(effects: &[Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Store {
+                req,
+                op: StoreOp::Viewer(ViewerOp::Follow { .. }),
+            } => Some(*req),
+            _ => None,
+        })
+        .expect("the viewer reads its session again")
+}
+
+fn followed(m: &mut Model, req: u64, ctx: Context) -> Vec<Effect> {
+    update(
+        m,
+        Msg::reply(
+            req,
+            ViewerReply::Followed {
+                result: Ok(Loaded {
+                    facts: None,
+                    usage: None,
+                    notes: Vec::new(),
+                    context: Arc::new(ctx),
+                    agent_owned: true,
+                }),
+            },
+        ),
+    )
+}
+
+#[test]
+fn appended_messages_are_counted_alone_and_the_selection_and_marks_stay() {
+    let mut m = viewing(6);
+    act(&mut m, Action::Home);
+    act(&mut m, Action::Down); // m0 selected
+    act(&mut m, Action::Mark);
+    let before = m.viewer().unwrap().selected;
+    let effects = disk(&mut m, &["a"], NOW);
+    let req = follow_req(&effects);
+    let effects = followed(&mut m, req, grown(6, 3));
+    // Only the three new messages are counted.
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::Store {
+                op: StoreOp::Viewer(ViewerOp::CountAppended { from: 7, .. }),
+                ..
+            }
+        )),
+        "{effects:?}"
+    );
+    let v = m.viewer().unwrap();
+    assert_eq!(v.loaded.as_ref().unwrap().len(), 10);
+    assert_eq!(v.selected, before);
+    assert_eq!(v.counts[&Encoding::Cl100kBase][..7], [Some(10); 7]);
+    assert_eq!(v.counts[&Encoding::Cl100kBase][7..], [None; 3]);
+    let Some(edit) = v.edit() else {
+        panic!("the edit in preparation stays")
+    };
+    assert!(edit.drop_marks.contains(&1));
+    // Its plan waits for the new counts, then is made again on them.
+    assert!(edit.plan.is_none());
+}
+
+#[test]
+fn following_the_end_selects_what_the_agent_appends_and_scrolling_up_stops_it() {
+    let mut m = viewing(4);
+    act(&mut m, Action::Home);
+    act(&mut m, Action::Follow);
+    assert_eq!(m.viewer().unwrap().selected, 4);
+    let req = follow_req(&disk(&mut m, &["a"], NOW));
+    followed(&mut m, req, grown(4, 2));
+    assert_eq!(m.viewer().unwrap().selected, 6);
+    act(&mut m, Action::Up);
+    assert!(!m.viewer().unwrap().follow);
+    assert!(
+        m.app
+            .status
+            .clone()
+            .unwrap()
+            .text
+            .contains("stopped following")
+    );
+    let req = follow_req(&disk(&mut m, &["a"], NOW));
+    followed(&mut m, req, grown(4, 3));
+    assert_eq!(
+        m.viewer().unwrap().selected,
+        5,
+        "not following: the selection stays"
+    );
+}
+
+#[test]
+fn a_fork_the_agent_made_is_announced_and_the_marks_follow_their_messages() {
+    let mut m = viewing(6);
+    act(&mut m, Action::Home);
+    for _ in 0..3 {
+        act(&mut m, Action::Down);
+    }
+    act(&mut m, Action::Mark); // m2
+    let req = follow_req(&disk(&mut m, &["a"], NOW));
+    // The agent trimmed: a new context holding m2.. only.
+    let raw = context(6).into_raw();
+    let mut v = serde_json::Value::Object(raw);
+    v["id"] = json!("ctx-fork-20261201");
+    let messages = v["messages"].as_array_mut().unwrap();
+    messages.drain(1..3); // m0, m1 go
+    v["anchor_points"] = json!([["system_prompt", 1], ["tools", 1], ["messages", 5]]);
+    let fork = Context::from_raw(
+        v.as_object().unwrap().clone(),
+        Path::new("/s/a/memory/f.json"),
+    )
+    .unwrap();
+    let effects = followed(&mut m, req, fork);
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::CountTokens { .. }),
+            ..
+        }
+    )));
+    assert!(
+        m.app
+            .status
+            .clone()
+            .unwrap()
+            .text
+            .contains("the agent forked the context")
+    );
+    let v = m.viewer().unwrap();
+    let Some(EditState {
+        drop_marks,
+        kind: EditKind::Drop,
+        ..
+    }) = v.edit()
+    else {
+        panic!("the edit stays: {:?}", v.mode)
+    };
+    // m2 is now at index 1 (after the system prompt); the cursor, moved
+    // on by the mark, stays on m3.
+    assert_eq!(drop_marks.iter().copied().collect::<Vec<_>>(), vec![1]);
+    assert_eq!(v.selected, 2);
+}
+
+#[test]
+fn a_change_seen_while_a_trim_is_written_waits_for_its_answer() {
+    let mut m = viewing(6);
+    // The viewer waits for something else than its load.
+    let viewer = viewer_mut(&mut m);
+    viewer.waiting += 100;
+    let effects = disk(&mut m, &["a"], NOW);
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::Follow { .. }),
+            ..
+        }
+    )));
+    assert!(m.viewer().unwrap().dirty);
+    // Another session's change is none of the viewer's business.
+    let mut m = viewing(6);
+    let effects = disk(&mut m, &["b"], NOW);
+    assert!(!effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Viewer(ViewerOp::Follow { .. }),
+            ..
+        }
+    )));
+}
