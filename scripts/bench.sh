@@ -1,43 +1,114 @@
 #!/usr/bin/env bash
 # Every figure of docs/PERFORMANCE.md, measured side by side on this machine.
 #   scripts/bench.sh [WORK_DIR]
-#   BENCH_ONLY=list,memory,trim,count,tui,edits,search,build,searchbench scripts/bench.sh
-# Makes the stores (10k sessions with one 10,000-message context; 100k
-# sessions) once in WORK_DIR, then: list --json against cat of every
-# meta.json (hyperfine, no shell in either), peak memory of listing 100k
-# sessions without a search index and with one (each in its own cache
+#   BENCH_ONLY=lookup,purge,list,memory,trim,count,tui,edits,search,build,searchbench scripts/bench.sh
+#   BENCH_SMOKE=1 scripts/bench.sh WORK_DIR   # CI: small stores, each part once
+# Makes the stores (100 sessions; 10k sessions with one 10,000-message
+# context; 100k sessions; a few other agents' sessions in a home folder)
+# once in WORK_DIR, then: one session's commands (show, trim --dry-run,
+# contexts, resume, by exact id, a Loki one and a Claude Code one) on 100k
+# sessions against 100 (other agents' sessions present in both), purge
+# --dry-run against list --json on the same store, list --json against cat
+# of every meta.json (hyperfine, no shell in either), peak memory of listing
+# 100k sessions without a search index and with one (each in its own cache
 # folder, never the user's), a whole-process trim against peteos 0.6.13
-# in-process (stdlib json, and json5 as installed; both must keep the same
-# messages), Python tiktoken's throughput on the same texts (one thread,
-# and its threaded batch encoder; cargo bench reports ours), the UI figures
-# (cargo bench --bench tui), those of trimming by hand (cargo bench --bench
-# edits), the message search against rg (the same phrase, and the same
-# sessions found) and the search figures (cargo bench --bench search).
-# BENCH_ONLY runs some parts. Needs hyperfine, GNU time, Python >= 3.12
-# (for peteos) and network access to PyPI the first time.
+# (counts not kept yet, and kept by an earlier trim; peteos in-process with
+# stdlib json, as a whole process, and with json5 as installed; both must
+# keep the same messages), Python tiktoken's throughput on the same texts
+# (one thread, and its threaded batch encoder; cargo bench reports ours),
+# the UI figures (cargo bench --bench tui), those of trimming by hand
+# (cargo bench --bench edits), the message search against rg at 10k and
+# 100k sessions (the same phrase, and the same sessions found) and the
+# search figures (cargo bench --bench search).
+# BENCH_ONLY runs some parts. BENCH_SMOKE makes small stores and runs each
+# part once, to check that every part still builds and answers (its
+# figures mean nothing). Needs hyperfine, rg, GNU time, Python >= 3.12 (for
+# peteos) and network access to PyPI the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-${TMPDIR:-/tmp}/loki-sessions-bench}
 mkdir -p "$work"
 only=${BENCH_ONLY:-}
 part() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
+smoke=${BENCH_SMOKE:-}
+# Runs of hyperfine (warm-up, measured); a smoke runs once.
+if [ -n "$smoke" ]; then
+  W=0 R=1 W3=0 R15=1 R10=1 R5=1 PETEOS_RUNS=1
+  n10k=300 big_messages=8000 n100k=1000 budget=40000
+else
+  W=2 R=10 W3=3 R15=15 R10=10 R5=5 PETEOS_RUNS=5
+  n10k=10000 big_messages=10000 n100k=100000 budget=50000
+fi
 cargo build --release --quiet
 bin=${CARGO_TARGET_DIR:-$PWD/target}/release/loki-sessions
-s10k=$work/s10k s100k=$work/s100k
-[ -d "$s10k/users" ] || "$bin" --root "$s10k" --user bench demo --sessions 10000 --messages 12 --big-context 10000 --plain >/dev/null
-[ -d "$s100k/users" ] || "$bin" --root "$s100k" --user bench demo --sessions 100000 --messages 6 --big-context 0 --plain >/dev/null
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
-# No run below reads the user's own cache: an empty one, or the bench's.
+s100=$work/s100 s10k=$work/s10k s100k=$work/s100k agents=$work/agents
+[ -d "$s100/users" ] || "$bin" --root "$s100" --user bench demo --sessions 100 --messages 6 --big-context 0 --plain >/dev/null
+[ -d "$s10k/users" ] || "$bin" --root "$s10k" --user bench demo --sessions $n10k --messages 12 --big-context $big_messages --plain >/dev/null
+[ -d "$s100k/users" ] || "$bin" --root "$s100k" --user bench demo --sessions $n100k --messages 6 --big-context 0 --plain >/dev/null
+[ -d "$agents/.claude" ] || "$bin" --root "$work/agents-loki" --user bench demo --sessions 20 --agents-home "$agents" --plain >/dev/null
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); load $(cut -d' ' -f1-3 /proc/loadavg)"
+# No run below reads the user's own cache (an empty one, or the bench's),
+# nor the user's own agents' sessions (HOME is the bench's where they are
+# listed; cargo and Python keep the real one).
 empty_cache=$work/no-cache
 rm -rf "$empty_cache" && mkdir -p "$empty_cache"
 export XDG_CACHE_HOME=$work/cache
+unset CLAUDE_CONFIG_DIR CODEX_HOME
+real_home=$HOME
+median() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$1"; }
+
+if part lookup; then
+echo "== one session by exact id: 100k sessions vs 100 (other agents' sessions present), whole process"
+export HOME=$agents
+first() { "$bin" --root "$1" --user bench list --json ${2:+--agent $2} | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])'; }
+id100=$(first "$s100") id100k=$(first "$s100k") claude=$(first "$s100" claude)
+for cmd in "show %s --json" "trim %s --max-tokens 1000 --dry-run --json" "contexts %s --json" "resume %s --json"; do
+  name=${cmd%% *}
+  # Another agent's session is not trimmed (read-only): its row is left out.
+  runs=("$s100 $id100 100" "$s100k $id100k 100k")
+  [ "$name" = trim ] || runs+=("$s100 $claude claude100" "$s100k $claude claude100k")
+  for run in "${runs[@]}"; do
+    set -- $run
+    # It answers with JSON (trim exits 1 when nothing would change).
+    out=$("$bin" --root "$1" --user bench $(printf "$cmd" "$2")) || [ $? -eq 1 ] \
+      || { echo "$name $2 failed" >&2; exit 1; }
+    python3 -c 'import json,sys; json.loads(sys.argv[1])' "$out"
+    hyperfine -N -i --warmup $W --runs $R --export-json "$work/lookup-$name-$3.json" \
+      "$bin --root $1 --user bench $(printf "$cmd" "$2")" >/dev/null
+  done
+  python3 - "$work" "$name" <<'PY'
+import json, os, sys
+w, name = sys.argv[1:]
+m = lambda k: json.load(open("%s/lookup-%s-%s.json" % (w, name, k)))["results"][0]["median"]
+a, b = m("100"), m("100k")
+line = "%-9s 100 sessions %.1f ms, 100k %.1f ms (%.2fx)" % (name, a * 1e3, b * 1e3, b / a)
+if os.path.exists("%s/lookup-%s-claude100k.json" % (w, name)):
+    c, d = m("claude100"), m("claude100k")
+    line += "; a Claude Code session's id beside 100 sessions %.1f ms, beside 100k %.1f ms (%.2fx)" % (c * 1e3, d * 1e3, d / c)
+print(line)
+PY
+done
+export HOME=$real_home
+fi
+
+if part purge; then
+echo "== purge --dry-run --json vs list --json, the same 10k sessions (no search index)"
+hyperfine -N --warmup $W --runs $R --export-json "$work/purge-list.json" \
+  "env XDG_CACHE_HOME=$empty_cache $bin --root $s10k --user bench list --json" >/dev/null
+hyperfine -N --warmup $W --runs $R --export-json "$work/purge.json" \
+  "env XDG_CACHE_HOME=$empty_cache $bin --root $s10k --user bench purge --dry-run --json" >/dev/null
+XDG_CACHE_HOME=$empty_cache "$bin" --root "$s10k" --user bench purge --dry-run --json \
+  | python3 -c 'import json,sys; p=json.load(sys.stdin); assert p["remove"] and p["keep"], "no plan"'
+python3 -c 'import sys; l,p=map(float,sys.argv[1:]); print("list --json %.0f ms, purge --dry-run --json %.0f ms: %.2fx" % (l*1e3, p*1e3, p/l))' \
+  "$(median "$work/purge-list.json")" "$(median "$work/purge.json")"
+fi
 
 if part list; then
 echo "== list --json on 10k sessions (no search index) vs cat of every meta.json (xargs, no shell)"
 find "$s10k/users/bench/session" -mindepth 2 -maxdepth 2 -name meta.json -print0 > "$work/metas0"
-hyperfine -N --warmup 3 --runs 15 --export-json "$work/list.json" \
+hyperfine -N --warmup $W3 --runs $R15 --export-json "$work/list.json" \
   "env XDG_CACHE_HOME=$empty_cache $bin --root $s10k --user bench list --json" >/dev/null
-hyperfine -N --warmup 3 --runs 15 --export-json "$work/cat.json" \
+hyperfine -N --warmup $W3 --runs $R15 --export-json "$work/cat.json" \
   "xargs -0 -a $work/metas0 cat" >/dev/null
 python3 - "$work" <<'PY'
 import json, sys
@@ -70,31 +141,42 @@ assets=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tiktoken-rs-*/assets
 cp "$assets/cl100k_base.tiktoken" "$cache/9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
 fi
 if part trim; then
-echo "== trim --max-tokens on the 10,000-message context (no cached counts)"
-budget=50000
-hyperfine --warmup 1 --runs 15 --export-json "$work/trim.json" \
+echo "== trim --max-tokens on the $big_messages-message context: counts not kept yet, and kept by an earlier trim"
+fresh=$work/trim-fresh-cache kept=$work/trim-kept-cache
+hyperfine --warmup 1 --runs $R15 --export-json "$work/trim.json" \
+  --prepare "rm -rf $work/trimcopy $fresh && cp -a $sessions/$big $work/trimcopy" \
+  "env XDG_CACHE_HOME=$fresh $bin --root $s10k --user bench trim $work/trimcopy --max-tokens $budget --json" >/dev/null
+hyperfine --warmup 1 --runs $R15 --export-json "$work/trim-kept.json" \
   --prepare "rm -rf $work/trimcopy && cp -a $sessions/$big $work/trimcopy" \
-  "$bin --root $s10k --user bench trim $work/trimcopy --max-tokens $budget --json" >/dev/null
-rm -rf "$work/trimcopy" && cp -a "$sessions/$big" "$work/trimcopy"
-"$bin" --root "$s10k" --user bench trim "$work/trimcopy" --max-tokens $budget --json > "$work/trim-ours.json"
+  "env XDG_CACHE_HOME=$kept $bin --root $s10k --user bench trim $work/trimcopy --max-tokens $budget --json" >/dev/null
+# Both keep the same messages, the kept counts being right.
+for c in "$fresh" "$kept"; do
+  rm -rf "$work/trimcopy" "$fresh" && cp -a "$sessions/$big" "$work/trimcopy"
+  XDG_CACHE_HOME=$c "$bin" --root "$s10k" --user bench trim "$work/trimcopy" --max-tokens $budget --json > "$work/trim-ours-$(basename "$c").json"
+done
+cmp <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kept_message_ids"])' "$work/trim-ours-$(basename "$fresh").json") \
+    <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kept_message_ids"])' "$work/trim-ours-$(basename "$kept").json") \
+  || { echo "a trim with kept counts kept other messages" >&2; exit 1; }
+cp "$work/trim-ours-$(basename "$kept").json" "$work/trim-ours.json"
 echo '{}' > "$work/peteos.json"
 export TIKTOKEN_CACHE_DIR=$cache PETEOS_SESSIONS_DIR=$sessions PETEOS_CONFIG=$work/peteos.json
 # One run a process: a second run in the same process starts from what the
 # first left (peteos caches counts in the messages it loaded) and keeps
 # other messages, faster.
-for i in 1 2 3 4 5; do
+for i in $(seq $PETEOS_RUNS); do
   "$py" scripts/bench_peteos_trim.py stdlib "$big" $budget 1
 done > "$work/peteos-stdlib.json"
 "$py" scripts/bench_peteos_trim.py installed "$big" $budget 1 > "$work/peteos-json5.json"
 # The same Python run as a whole process (start-up and imports included), for
 # a like-for-like comparison with our whole-process figure.
-hyperfine --warmup 1 --runs 5 --export-json "$work/peteos-process.json" \
+hyperfine --warmup 1 --runs $R5 --export-json "$work/peteos-process.json" \
   "$py scripts/bench_peteos_trim.py stdlib $big $budget 1" >/dev/null
 ctx=$(python3 -c "import json; print(json.load(open('$sessions/$big/session.json'))['active_context_id'])")
 python3 - "$work" "$sessions/$big/$ctx.json" <<'PY'
 import json, statistics, sys
 w, context = sys.argv[1], sys.argv[2]
 ours = json.load(open(w + "/trim.json"))["results"][0]["median"]
+ours_kept = json.load(open(w + "/trim-kept.json"))["results"][0]["median"]
 kept = json.load(open(w + "/trim-ours.json"))["kept_message_ids"]
 std = [json.loads(line) for line in open(w + "/peteos-stdlib.json")]
 j5 = json.load(open(w + "/peteos-json5.json"))
@@ -118,8 +200,8 @@ same = extras.count(0)
 proc = json.load(open(w + "/peteos-process.json"))["results"][0]["median"]
 runs = len(std) + 1
 std, j5 = statistics.median(r["median_s"] for r in std), j5["median_s"]
-print("the same %d messages kept (%d of %d peteos runs exactly; the others dropped up to %d tool results more, the documented difference); loki-sessions whole process %.0f ms; peteos in-process: stdlib json %.0f ms (%.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx)"
-      % (len(kept), same, runs, max(extras), ours * 1000, std * 1000, std / ours, j5 * 1000, j5 / ours, proc * 1000, proc / ours))
+print("the same %d messages kept (%d of %d peteos runs exactly; the others dropped up to %d tool results more, the documented difference); loki-sessions whole process %.0f ms (counts not kept), %.0f ms (counts kept); peteos in-process: stdlib json %.0f ms (%.2fx, %.2fx), json5 %.0f ms (%.1fx); peteos whole process (stdlib json) %.0f ms (%.2fx; counts kept %.2fx)"
+      % (len(kept), same, runs, max(extras), ours * 1000, ours_kept * 1000, std * 1000, std / ours, std / ours_kept, j5 * 1000, j5 / ours, proc * 1000, proc / ours, proc / ours_kept))
 PY
 fi
 
@@ -140,30 +222,33 @@ LOKI_BENCH_10K=$s10k cargo bench --quiet --bench edits 2>/dev/null | tee "$work/
 fi
 
 if part search; then
-echo "== message search on 10k sessions, whole process, vs rg over the same conversation files: the same phrase"
-"$bin" --root "$s10k" --user bench index >/dev/null
 phrase="connection refused"
-hyperfine -N --warmup 3 --runs 10 --export-json "$work/search.json" \
-  "$bin --root $s10k --user bench search '\"$phrase\"' --limit 20" >/dev/null
-hyperfine -N --warmup 1 --runs 5 --export-json "$work/search-files.json" \
-  "$bin --root $s10k --user bench search '\"$phrase\"' --limit 20 --no-index" >/dev/null
-hyperfine -N --warmup 1 --runs 10 --export-json "$work/rg.json" \
-  "rg -F -i -l '$phrase' $s10k/users/bench/session" >/dev/null
+for store in "$s10k" "$s100k"; do
+n=$(basename "$store")
+echo "== message search on $n, whole process, warm index, vs rg over the same conversation files: the same phrase"
+"$bin" --root "$store" --user bench index >/dev/null
+hyperfine -N --warmup $W3 --runs $R10 --export-json "$work/search-$n.json" \
+  "$bin --root $store --user bench search '\"$phrase\"' --limit 20" >/dev/null
+hyperfine -N --warmup 1 --runs $R5 --export-json "$work/search-files-$n.json" \
+  "$bin --root $store --user bench search '\"$phrase\"' --limit 20 --no-index" >/dev/null
+hyperfine -N --warmup 1 --runs $R10 --export-json "$work/rg-$n.json" \
+  "rg -F -i -l '$phrase' $store/users/bench/session" >/dev/null
 # Both find the same sessions (rg: the sessions of the files it lists).
-"$bin" --root "$s10k" --user bench search "\"$phrase\"" --limit 100000000 --json > "$work/search-hits.json"
-rg -F -i -l "$phrase" "$s10k/users/bench/session" > "$work/rg-files.txt" || true
-python3 - "$work" "$s10k/users/bench/session" <<'PY'
+"$bin" --root "$store" --user bench search "\"$phrase\"" --limit 100000000 --json > "$work/search-hits.json"
+rg -F -i -l "$phrase" "$store/users/bench/session" > "$work/rg-files.txt" || true
+python3 - "$work" "$store/users/bench/session" "$n" <<'PY'
 import json, os, sys
-w, folder = sys.argv[1], sys.argv[2]
-m = lambda f: json.load(open(w + f))["results"][0]["median"]
-s, f, r = m("/search.json"), m("/search-files.json"), m("/rg.json")
+w, folder, n = sys.argv[1:]
+m = lambda f: json.load(open("%s/%s-%s.json" % (w, f, n)))["results"][0]["median"]
+s, f, r = m("search"), m("search-files"), m("rg")
 ours = {h["session_id"] for h in json.load(open(w + "/search-hits.json"))}
 theirs = {os.path.relpath(p.strip(), folder).split(os.sep)[0] for p in open(w + "/rg-files.txt") if p.strip()}
 if ours != theirs:
     sys.exit("search found %d sessions, rg %d: not the same question" % (len(ours), len(theirs)))
-print("both find the same %d sessions; search (index) %.1f ms, search --no-index %.0f ms, rg -F -i -l %.0f ms: index %.1fx faster than rg, --no-index %.2fx of rg"
-      % (len(ours), s * 1000, f * 1000, r * 1000, r / s, f / r))
+print("%s: both find the same %d sessions; search (index) %.1f ms, search --no-index %.0f ms, rg -F -i -l %.0f ms: index %.3fx of rg's time (%.1fx faster), --no-index %.2fx of rg"
+      % (n, len(ours), s * 1000, f * 1000, r * 1000, s / r, r / s, f / r))
 PY
+done
 fi
 
 if part build; then

@@ -191,6 +191,7 @@ fn trim_once(folder: &Path, id: &str, now: f64) -> Result<String> {
         Encoding::Cl100kBase,
         None,
         now,
+        None,
     )?;
     Ok(id.to_string())
 }

@@ -109,6 +109,15 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     if let Some(encoding) = encoding {
         crate::store::prewarm(encoding);
     }
+    // Without --tokens, the search index's counts (cl100k_base) stand in,
+    // for the sessions it knows as they are now. Read before the records:
+    // the index's manifest is gone before they are read, which keeps the
+    // peak memory of a 100k listing down.
+    let indexed = if encoding.is_none() && env.encoding(args.encoding)? == Encoding::Cl100kBase {
+        env.store.current_indexed_stats_of_all()?
+    } else {
+        Default::default()
+    };
     let records = env.store.list()?;
     if records.is_empty() {
         eprintln!("loki-sessions: no sessions in {}", env.looked_in());
@@ -118,15 +127,6 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
             Ok(())
         };
     }
-    // Without --tokens, the search index's counts (cl100k_base) stand in,
-    // for the sessions it knows as they are now. Read first: the index's
-    // manifest is gone before the sessions' own stats are gathered, which
-    // keeps the peak memory of a 100k listing down.
-    let indexed = if encoding.is_none() && env.encoding(args.encoding)? == Encoding::Cl100kBase {
-        env.store.current_indexed_stats(&records)
-    } else {
-        Default::default()
-    };
     let progress = Mutex::new(Progress::new("reading sessions"));
     let total = records.len();
     let stats = env.store.stats(&records, encoding, &|done| {

@@ -172,10 +172,14 @@ impl Report {
 /// Forks the active context (or previews it); exits 1 when nothing would change.
 pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding)?;
-    // The tables build while the conversation is read.
-    prewarm(encoding);
     let asked = args.asked()?;
     let target = env.locate(&args.session)?;
+    // The tables build while the conversation is read, unless a window's
+    // counts were kept by an earlier trim (edits by hand count afresh).
+    match asked {
+        Asked::Window(_) => env.store.prewarm_counting(&target, encoding),
+        Asked::Edit(_) => prewarm(encoding),
+    }
     if env.store.agent_owns(&target) {
         eprintln!("{AGENT_OWNS}");
     }

@@ -305,7 +305,8 @@ impl Store {
             return agent_fork::trim(&target.record, request, encoding, None, 0.0);
         }
         target.writable()?;
-        trim::preview(target.conversation_dir(), request, encoding)
+        let cache = self.count_cache(target);
+        trim::preview(target.conversation_dir(), request, encoding, cache.as_ref())
     }
 
     /// Forks the active context keeping what `request` keeps, under the
@@ -323,6 +324,7 @@ impl Store {
             return agent_fork::trim(&target.record, request, encoding, Some(expected), now);
         }
         target.writable()?;
+        let cache = self.count_cache(target);
         trim::apply(
             target.conversation_dir(),
             target.lock_dir(),
@@ -330,6 +332,7 @@ impl Store {
             encoding,
             expected,
             now,
+            cache.as_ref(),
         )
     }
 

@@ -17,6 +17,7 @@ pub mod meta;
 pub mod naming;
 pub mod pyjson;
 mod session;
+pub mod shape_check;
 pub mod tail;
 pub mod tokens;
 pub mod transcript;

@@ -126,6 +126,20 @@ impl SearchIndex {
         }
     }
 
+    /// The index's folder made safe to write in (see `slot`), for a file
+    /// kept beside the index (the token counts a trim made); None without
+    /// a cache directory or when it cannot be made safe.
+    pub fn prepared_dir(&self) -> Option<&Path> {
+        let dir = self.dir.as_deref()?;
+        slot::prepare(dir).ok()?;
+        Some(dir)
+    }
+
+    /// The index's folder when a reader may trust it, for a file kept beside it.
+    pub fn trusted_slot(&self) -> Option<&Path> {
+        self.trusted_dir()
+    }
+
     /// The index directory.
     fn dir(&self) -> Result<&Path> {
         self.dir.as_deref().ok_or_else(|| {
@@ -248,40 +262,56 @@ impl SearchIndex {
     }
 
     /// The stats of the sessions in `ids` that the index knows as they are
-    /// now (their files unchanged since they were read). Reads only.
+    /// now (their files unchanged since they were read). Reads only. The
+    /// manifest is walked a chunk of sessions at a time, each chunk checked
+    /// on every core and then dropped: a listing of 100k sessions never
+    /// holds them all decoded (an unusable manifest answers nothing).
     pub fn current_stats(&self, ids: &[String]) -> HashMap<String, IndexedStats> {
-        self.with_view(|manifest| self.current_in(manifest, ids))
-            .unwrap_or_default()
+        const CHUNK: usize = 4096;
+        let Some(dir) = self.trusted_dir() else {
+            return HashMap::new();
+        };
+        let Ok(bytes) = manifest::read(dir) else {
+            return HashMap::new();
+        };
+        let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let checker = stamp::Checker::new(&self.store_dir);
+        let mut out = HashMap::new();
+        let walked = manifest::walk_sessions(&bytes, dir, &self.store, CHUNK, &mut |chunk| {
+            let chunk: Vec<_> = chunk
+                .into_iter()
+                .filter(|(id, _)| wanted.contains(id))
+                .collect();
+            let known = crate::store::parallel::map_ordered(&chunk, |(id, entry)| {
+                self.is_current(&checker, id, entry).then(|| entry.stats())
+            });
+            out.extend(
+                chunk
+                    .iter()
+                    .zip(known)
+                    .filter_map(|((id, _), stats)| Some((id.to_string(), stats?))),
+            );
+        });
+        match walked {
+            Ok(()) => out,
+            Err(_) => HashMap::new(),
+        }
     }
 
-    fn current_in(
-        &self,
-        manifest: &manifest::ManifestView,
-        ids: &[String],
-    ) -> HashMap<String, IndexedStats> {
-        let checker = stamp::Checker::new(&self.store_dir);
-        let known = crate::store::parallel::map_ordered(ids, |id| {
-            let entry = manifest.sessions.get(id.as_str())?;
-            if self.layout == Layout::Agent {
-                return checker.files_unchanged(&entry.files).then(|| entry.stats());
-            }
-            let dir = Path::new(id);
-            let conversation = self.layout.conversation(dir);
-            let meta = self.layout.meta(dir);
-            checker
-                .unchanged(
-                    &conversation,
-                    &entry.files,
-                    meta.as_deref(),
-                    entry.meta.as_ref(),
-                )
-                .then(|| entry.stats())
-        });
-        ids.iter()
-            .cloned()
-            .zip(known)
-            .filter_map(|(id, stats)| Some((id, stats?)))
-            .collect()
+    /// True when the files of session `id` are as `entry` recorded.
+    fn is_current(&self, checker: &stamp::Checker, id: &str, entry: &manifest::EntryView) -> bool {
+        if self.layout == Layout::Agent {
+            return checker.files_unchanged(&entry.files);
+        }
+        let dir = Path::new(id);
+        let conversation = self.layout.conversation(dir);
+        let meta = self.layout.meta(dir);
+        checker.unchanged(
+            &conversation,
+            &entry.files,
+            meta.as_deref(),
+            entry.meta.as_ref(),
+        )
     }
 }
 

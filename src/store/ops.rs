@@ -8,6 +8,7 @@ pub mod agent_fork;
 pub mod agent_threads;
 pub mod contexts;
 pub mod conversation;
+pub mod count_cache;
 pub mod counting;
 pub mod diff;
 pub mod edit;

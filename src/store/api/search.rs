@@ -26,10 +26,42 @@ pub(super) struct Indexed {
     files: Option<(HashMap<String, std::path::PathBuf>, RecordReader)>,
 }
 
+use crate::store::format::tokens::Encoding;
+use crate::store::ops::count_cache::CountCache;
+use crate::store::ops::locate::Target;
+
 impl Store {
     /// The search index of the Loki tree or peteos folder.
     pub(super) fn primary_index(&self) -> SearchIndex {
         SearchIndex::for_store(&self.sessions_dir(), self.layout(), self.cache.as_deref())
+    }
+
+    /// Where the token counts of `target`'s messages are kept between
+    /// runs: a file beside the search index of the Loki tree or peteos
+    /// folder, named by the conversation's folder (another agent's
+    /// sessions are not trimmed). None when there is no cache directory.
+    pub(super) fn count_cache(&self, target: &Target) -> Option<CountCache> {
+        if target.record.agent.is_external() {
+            return None;
+        }
+        let index = self.primary_index();
+        // A slot a reader may trust is used as it is (its files are
+        // checked when the index opens it); else it is made safe first.
+        let dir = index.trusted_slot().or_else(|| index.prepared_dir())?;
+        Some(CountCache::at(dir.join(count_file(target))))
+    }
+
+    /// Starts building the tokenizer's tables in the background (as
+    /// `prewarm`) unless the counts of `target` were kept by an earlier
+    /// run: then a trim needs the tables only for messages since changed.
+    pub fn prewarm_counting(&self, target: &Target, encoding: Encoding) {
+        let kept = !target.record.agent.is_external()
+            && self.primary_index().trusted_slot().is_some_and(|dir| {
+                std::fs::symlink_metadata(dir.join(count_file(target))).is_ok_and(|m| m.is_file())
+            });
+        if !kept {
+            crate::store::prewarm(encoding);
+        }
     }
 
     /// The search index of another agent's folder.
@@ -228,6 +260,24 @@ impl Store {
         Ok(total)
     }
 
+    /// [`Store::current_indexed_stats`] of every session the folders hold,
+    /// found by their names alone (no record read): a listing asks this
+    /// before it reads its records, so the index's manifest is gone before
+    /// they are there (the peak memory of listing 100k sessions).
+    pub fn current_indexed_stats_of_all(&self) -> Result<HashMap<String, IndexedStats>> {
+        let mut out = HashMap::new();
+        if self.shows_primary() {
+            out.extend(self.primary_index().current_stats(&self.session_names()?));
+        }
+        for source in self.agent_sources() {
+            let ids: Vec<String> = source.ids().into_iter().map(|(id, _)| id).collect();
+            if !ids.is_empty() {
+                out.extend(self.agent_index(source).current_stats(&ids));
+            }
+        }
+        Ok(out)
+    }
+
     /// The stats the search indexes hold for those of `records` they know
     /// as they are now (token counts in cl100k_base without counting again).
     pub fn current_indexed_stats(
@@ -353,4 +403,14 @@ fn max_some(a: Option<f64>, b: Option<f64>) -> Option<f64> {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// The name of the file keeping the counts of `target`'s messages, made of
+/// its conversation's folder.
+fn count_file(target: &Target) -> String {
+    let folder = target.conversation_dir().as_os_str().as_encoded_bytes();
+    format!(
+        "counts-{}",
+        uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, folder)
+    )
 }

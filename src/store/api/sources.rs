@@ -7,6 +7,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::ops::locate::{self, Target};
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agents::AgentSource;
+use crate::store::sources::layout::check_id;
 use crate::store::sources::record::{SessionRecord, listed};
 use std::path::Path;
 
@@ -136,6 +137,11 @@ impl Store {
         {
             return Ok(target);
         }
+        if !locate::looks_like_path(arg)
+            && let Some(target) = self.locate_exact_id(arg)?
+        {
+            return Ok(target);
+        }
         let records = if locate::looks_like_path(arg) {
             Vec::new()
         } else {
@@ -153,6 +159,52 @@ impl Store {
             |id| self.record(id),
             self.kind() == StoreKind::Loki,
         )
+    }
+
+    /// The session whose id is exactly `arg`, found without listing the
+    /// store: the entry of that name in the Loki tree or peteos folder (what
+    /// the listing would read for it), else the file another agent names by
+    /// that id (`AgentSource::ids`, file names only). An exact id is the
+    /// first rule of `match_session`, so this answers as the listing would;
+    /// None sends the argument to the listing (names, prefixes, ids the
+    /// file names do not tell).
+    fn locate_exact_id(&self, arg: &str) -> Result<Option<Target>> {
+        if self.shows_primary() && self.primary_entry(arg)? {
+            let records = [self.record(arg)];
+            let is_loki = self.kind() == StoreKind::Loki;
+            return locate::locate(arg, &records, |id| self.record(id), is_loki).map(Some);
+        }
+        for source in self.agent_sources() {
+            if let Some((_, path)) = source.ids().into_iter().find(|(id, _)| id == arg) {
+                return Ok(Some(self.target(&source.record_at(&path))));
+            }
+        }
+        Ok(None)
+    }
+
+    /// True when the Loki tree or peteos folder has an entry the listing
+    /// would read as the session `id` (after the ownership checks the
+    /// listing makes).
+    fn primary_entry(&self, id: &str) -> Result<bool> {
+        if id.starts_with('.') || check_id(id).is_err() {
+            return Ok(false);
+        }
+        let (dir, any_kind) = match &self.backend {
+            Backend::Loki(tree) => (tree.layout().sessions_dir(), true),
+            Backend::Folder(folder) => (folder.dir().to_path_buf(), false),
+        };
+        let Ok(meta) = std::fs::symlink_metadata(dir.join(id)) else {
+            return Ok(false);
+        };
+        // The peteos folder lists only directories and links to them.
+        if !(any_kind || meta.is_dir() || meta.file_type().is_symlink()) {
+            return Ok(false);
+        }
+        match &self.backend {
+            Backend::Loki(tree) => tree.check_ownership()?,
+            Backend::Folder(folder) => folder.check_owned()?,
+        }
+        Ok(true)
     }
 
     /// The record of the entry `id` of the session folder, damaged or not.

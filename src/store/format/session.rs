@@ -1,8 +1,8 @@
 //! A peteos session directory: `session.json` plus one file per context.
 
 use crate::store::error::{Result, StoreError};
-use crate::store::format::jsonfile;
 use crate::store::format::{Assembler, Context, ids};
+use crate::store::format::{jsonfile, shape_check};
 use crate::store::fs::names::check_component;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -141,6 +141,20 @@ impl Session {
             None => Ok(None),
             Some(id) => Context::load(&self.context_path(id)?).map(Some),
         }
+    }
+
+    /// Checks that the active context would load (`active_context`'s
+    /// answer, and its error), without keeping what it holds.
+    pub fn check_active_context(&self) -> Result<()> {
+        let Some(id) = self.active_context_id() else {
+            return Ok(());
+        };
+        let path = self.context_path(id)?;
+        let bytes = jsonfile::read_no_follow(&path)?;
+        if shape_check::context_loads(&bytes) {
+            return Ok(());
+        }
+        Context::from_raw(jsonfile::parse_object(&path, &bytes)?, &path).map(|_| ())
     }
 
     /// Loads context `id` of this session.

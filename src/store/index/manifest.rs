@@ -215,6 +215,131 @@ impl<'a> ManifestView<'a> {
     }
 }
 
+/// The header of a manifest walked a chunk of sessions at a time.
+struct Header<'a> {
+    store: &'a Path,
+    store_id: Option<(u64, u64)>,
+}
+
+/// Walks the sessions of a manifest's `bytes` (read from `dir`, checked to
+/// be ours for `store` before any session is handed over), `chunk` at a
+/// time, to `f`: what is borrowed of a chunk is gone before the next is
+/// decoded, so 100k sessions never stand in memory at once.
+pub fn walk_sessions<'a>(
+    bytes: &'a [u8],
+    dir: &Path,
+    store: &StoreIdentity,
+    chunk: usize,
+    f: &mut dyn FnMut(Vec<(&'a str, EntryView<'a>)>),
+) -> Result<(), Unusable> {
+    let path = dir.join(FILE);
+    let format = postcard::take_from_bytes::<u32>(bytes).map(|(f, _)| f);
+    if let Some(format) = format.ok().filter(|f| *f != FORMAT) {
+        return Err(Unusable::Invalid(format!(
+            "{} is of format {format}, this version reads {FORMAT}",
+            path.display(),
+        )));
+    }
+    let mut header = None;
+    let mut foreign = false;
+    let walker = Walker {
+        store,
+        chunk: chunk.max(1),
+        header: &mut header,
+        foreign: &mut foreign,
+        f,
+    };
+    let mut de = postcard::Deserializer::from_bytes(bytes);
+    let walked = serde::Deserializer::deserialize_tuple(&mut de, 7, walker);
+    if foreign && let Some(h) = &header {
+        return Err(Unusable::Invalid(format!(
+            "{} indexes {} (device and inode {:?}), not {} ({:?}): another folder's index",
+            path.display(),
+            h.store.display(),
+            h.store_id,
+            store.path.display(),
+            store.id,
+        )));
+    }
+    walked.map_err(|e| Unusable::Invalid(format!("{} is damaged: {e}", path.display())))
+}
+
+struct Walker<'w, 'a> {
+    store: &'w StoreIdentity,
+    chunk: usize,
+    header: &'w mut Option<Header<'a>>,
+    foreign: &'w mut bool,
+    f: &'w mut dyn FnMut(Vec<(&'a str, EntryView<'a>)>),
+}
+
+impl<'de, 'w> serde::de::Visitor<'de> for Walker<'w, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a manifest")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        use serde::de::Error;
+        let missing = || A::Error::custom("the manifest ends early");
+        let _format: u32 = seq.next_element()?.ok_or_else(missing)?;
+        let store: &'de Path = seq.next_element()?.ok_or_else(missing)?;
+        let store_id: Option<(u64, u64)> = seq.next_element()?.ok_or_else(missing)?;
+        *self.header = Some(Header { store, store_id });
+        if store != self.store.path || store_id != self.store.id {
+            *self.foreign = true;
+            return Err(A::Error::custom("another folder's index"));
+        }
+        let _commit: &'de str = seq.next_element()?.ok_or_else(missing)?;
+        let _updated_at: f64 = seq.next_element()?.ok_or_else(missing)?;
+        let _built_at: f64 = seq.next_element()?.ok_or_else(missing)?;
+        seq.next_element_seed(Sessions {
+            chunk: self.chunk,
+            f: self.f,
+        })?
+        .ok_or_else(missing)
+    }
+}
+
+/// The sessions' map, handed over a chunk at a time.
+struct Sessions<'w, 'a> {
+    chunk: usize,
+    f: &'w mut dyn FnMut(Vec<(&'a str, EntryView<'a>)>),
+}
+
+impl<'de, 'w> serde::de::DeserializeSeed<'de> for Sessions<'w, 'de> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, 'w> serde::de::Visitor<'de> for Sessions<'w, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the indexed sessions")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut pending = Vec::with_capacity(self.chunk);
+        while let Some(id) = map.next_key::<&'de str>()? {
+            pending.push((id, map.next_value::<EntryView<'de>>()?));
+            if pending.len() == self.chunk {
+                (self.f)(std::mem::replace(
+                    &mut pending,
+                    Vec::with_capacity(self.chunk),
+                ));
+            }
+        }
+        if !pending.is_empty() {
+            (self.f)(pending);
+        }
+        Ok(())
+    }
+}
+
 impl Manifest {
     /// Reads the manifest in `dir`, checking it is ours for `store`.
     pub fn load(dir: &Path, store: &StoreIdentity) -> Result<Manifest, Unusable> {
@@ -332,5 +457,74 @@ mod tests {
             panic!("a manifest of format 1 was used");
         };
         assert!(why.contains("format 1"), "{why}");
+    }
+
+    #[test]
+    fn a_walk_hands_over_every_session_a_chunk_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let identity = StoreIdentity {
+            path: PathBuf::from("/store/users/u/session"),
+            id: Some((3, 4)),
+        };
+        let mut manifest = Manifest {
+            format: FORMAT,
+            store: identity.path.clone(),
+            store_id: identity.id,
+            commit: "c1".into(),
+            ..Manifest::default()
+        };
+        for i in 0..7u64 {
+            manifest.sessions.insert(
+                format!("s{i}"),
+                Entry {
+                    name: format!("n{i}"),
+                    tokens: Some(i * 10),
+                    error: (i == 3).then(|| "broken".to_string()),
+                    ..Entry::default()
+                },
+            );
+        }
+        manifest.save(dir.path()).unwrap();
+        let bytes = read(dir.path()).unwrap();
+        for chunk in [1, 3, 7, 100] {
+            let mut seen = Vec::new();
+            let mut sizes = Vec::new();
+            walk_sessions(&bytes, dir.path(), &identity, chunk, &mut |part| {
+                sizes.push(part.len());
+                seen.extend(part.into_iter().map(|(id, e)| (id.to_string(), e.stats())));
+            })
+            .unwrap();
+            let expected: Vec<_> = manifest
+                .sessions
+                .iter()
+                .map(|(id, e)| (id.clone(), e.tokens, e.error.clone()))
+                .collect();
+            let seen: Vec<_> = seen
+                .into_iter()
+                .map(|(id, s)| (id, s.tokens, s.error))
+                .collect();
+            assert_eq!(seen, expected, "chunk {chunk}");
+            assert!(sizes.iter().all(|&n| n <= chunk), "{sizes:?}");
+        }
+        // Another folder's, a damaged one, another format's: refused.
+        let other = StoreIdentity {
+            path: PathBuf::from("/other"),
+            ..identity.clone()
+        };
+        let mut got = 0;
+        let Err(Unusable::Invalid(why)) =
+            walk_sessions(&bytes, dir.path(), &other, 2, &mut |p| got += p.len())
+        else {
+            panic!("another folder's manifest was walked");
+        };
+        assert!(why.contains("another folder's index"), "{why}");
+        assert_eq!(got, 0, "nothing handed over before the check");
+        let cut = &bytes[..bytes.len() - 3];
+        assert!(walk_sessions(cut, dir.path(), &identity, 2, &mut |_| {}).is_err());
+        let mut old = manifest.clone();
+        old.format = 1;
+        old.save(dir.path()).unwrap();
+        let bytes = read(dir.path()).unwrap();
+        assert!(walk_sessions(&bytes, dir.path(), &identity, 2, &mut |_| {}).is_err());
     }
 }

@@ -213,7 +213,7 @@ pub fn conversation_state(record: &SessionRecord) -> Result<bool> {
         }
         Err(e) => return Err(e),
     };
-    session.active_context()?;
+    session.check_active_context()?;
     Ok(session.is_active())
 }
 

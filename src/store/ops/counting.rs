@@ -6,6 +6,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::{self, Encoding};
 use crate::store::format::{Context, clear};
+use crate::store::ops::count_cache::{self, CountCache, CountKey};
 use crate::store::ops::edit_plan::ClearedCounts;
 use crate::store::parallel;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -93,6 +94,55 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
     counts
         .into_inner()
         .map_err(|_| StoreError::Invalid("token counting panicked".into()))
+}
+
+/// [`message_counts`] taking what `cache` kept: only messages whose text
+/// it does not know are counted (the tokenizer is built only then), and
+/// the cache is rewritten when some were. A cache that cannot be written
+/// costs the next run a count, never this one its answer.
+pub fn message_counts_kept(
+    ctx: &Context,
+    encoding: Encoding,
+    cache: Option<&CountCache>,
+) -> Result<Vec<u64>> {
+    let Some(cache) = cache else {
+        return message_counts(ctx, encoding);
+    };
+    let known = cache.load(encoding);
+    let messages: Vec<_> = ctx.messages().collect();
+    // A count the message carries wins where the encoding trusts it (as
+    // `effective_count`); the others are looked up by their text's key.
+    let looked_up: Vec<(Option<CountKey>, Option<u64>)> =
+        parallel::map_ordered(&messages, |m| match m.cached_token_count() {
+            Some(cached) if encoding.trusts_cached_counts() => (None, Some(cached)),
+            _ => {
+                let key = count_cache::key(encoding, &tokens::message_text(m));
+                (Some(key), known.get(&key).copied())
+            }
+        });
+    let missing: Vec<usize> = (0..messages.len())
+        .filter(|&i| looked_up[i].1.is_none())
+        .collect();
+    let mut counts: Vec<u64> = looked_up.iter().map(|(_, c)| c.unwrap_or(0)).collect();
+    if missing.is_empty() {
+        return Ok(counts);
+    }
+    if missing.len() >= SERIAL_BELOW {
+        tokens::tokenizer(encoding)?;
+    }
+    let counted = parallel::map_ordered(&missing, |&i| {
+        tokens::computed_count(&messages[i], encoding)
+    });
+    for (&i, count) in missing.iter().zip(counted) {
+        counts[i] = count?;
+    }
+    let entries: Vec<(CountKey, u64)> = looked_up
+        .iter()
+        .zip(&counts)
+        .filter_map(|((key, _), &count)| key.map(|k| (k, count)))
+        .collect();
+    let _ = cache.save(encoding, &entries);
+    Ok(counts)
 }
 
 /// Sum of the effective token counts of `ctx`.

@@ -6,7 +6,8 @@ use crate::store::format::tokens::Encoding;
 use crate::store::format::window::WindowFacts;
 use crate::store::format::{Context, Session, check_fork, ids};
 use crate::store::ops::agent_fork::AgentFork;
-use crate::store::ops::counting::message_counts;
+use crate::store::ops::count_cache::CountCache;
+use crate::store::ops::counting::message_counts_kept;
 use crate::store::ops::forking;
 pub use crate::store::ops::forking::Expected;
 use std::collections::{HashMap, HashSet};
@@ -174,9 +175,15 @@ fn ids_at(ctx: &Context, indices: &[usize]) -> Vec<String> {
 }
 
 /// Plans a trim of the active context of the conversation in `dir`. Reads only.
-pub fn preview(dir: &Path, request: TrimRequest, encoding: Encoding) -> Result<TrimOutcome> {
+/// Counts `cache` kept are taken, new ones kept in it.
+pub fn preview(
+    dir: &Path,
+    request: TrimRequest,
+    encoding: Encoding,
+    cache: Option<&CountCache>,
+) -> Result<TrimOutcome> {
     let parent = forking::active(&Session::load(dir)?)?;
-    let counts = message_counts(&parent, encoding)?;
+    let counts = message_counts_kept(&parent, encoding, cache)?;
     let plan = plan_trim(&parent, &counts, request)?;
     Ok(TrimOutcome {
         plan,
@@ -197,9 +204,10 @@ pub fn apply(
     encoding: Encoding,
     expected: Option<&Expected>,
     now: f64,
+    cache: Option<&CountCache>,
 ) -> Result<TrimOutcome> {
     let mut locked = forking::lock_active(dir, lock_dir, expected)?;
-    let counts = message_counts(&locked.parent, encoding)?;
+    let counts = message_counts_kept(&locked.parent, encoding, cache)?;
     let plan = plan_trim(&locked.parent, &counts, request)?;
     let child = if plan.changed {
         Some(locked.write_fork(&plan.kept, &HashMap::new(), &ids::dated_id(now), now)?)
@@ -270,6 +278,7 @@ mod tests {
             Encoding::Cl100kBase,
             None,
             1.8e9,
+            None,
         )
         .unwrap_err()
         .to_string();
@@ -288,6 +297,7 @@ mod tests {
             Encoding::Cl100kBase,
             None,
             1.8e9,
+            None,
         )
         .unwrap();
         let child = outcome.child.unwrap();

@@ -65,10 +65,15 @@ impl PeteosFolder {
         }
     }
 
+    /// Refuses a folder another user owns (what the listing checks first).
+    pub fn check_owned(&self) -> Result<()> {
+        disk::check_owned_by_us(&self.dir)
+    }
+
     /// Reads every session, in batches as they are read; `on_batch` returns
     /// false to stop.
     pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
-        disk::check_owned_by_us(&self.dir)?;
+        self.check_owned()?;
         let entries = fs::read_dir(&self.dir)
             .map_err(|e| StoreError::io("list sessions in", &self.dir, e))?;
         let mut dirs: Vec<PathBuf> = Vec::new();

@@ -1,6 +1,7 @@
 //! The store on temporary trees.
 
 mod concurrency;
+mod count_cache;
 mod crash;
 mod isolation;
 mod properties;

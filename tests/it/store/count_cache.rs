@@ -1,0 +1,116 @@
+//! Token counts kept between trims: a trim taking them answers as one that
+//! counts afresh, after a message changed, and when the kept file was
+//! damaged or removed.
+
+use crate::common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The count files in the test's cache (`run` keeps it beside the root).
+fn count_files(root: &Path) -> Vec<PathBuf> {
+    let folder = root.with_extension("cache").join("loki-sessions");
+    let mut out = Vec::new();
+    for slot in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(slot.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if file.file_name().to_string_lossy().starts_with("counts-") {
+                out.push(file.path());
+            }
+        }
+    }
+    out
+}
+
+/// What a trim preview decided, its counts included.
+fn decided(trim: &Value) -> (Value, Value, Value) {
+    (
+        trim["tokens_before"].clone(),
+        trim["tokens_after"].clone(),
+        trim["kept_message_ids"].clone(),
+    )
+}
+
+#[test]
+fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let demo = [
+        "demo",
+        "--sessions",
+        "2",
+        "--messages",
+        "40",
+        "--big-context",
+        "0",
+        "--plain",
+    ];
+    ok(&root, &demo);
+    let id = json(&root, &["list", "--json"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let trim = || {
+        decided(&json(
+            &root,
+            &["trim", &id, "--max-tokens", "400", "--dry-run", "--json"],
+        ))
+    };
+    let fresh = || {
+        for file in count_files(&root) {
+            std::fs::remove_file(file).unwrap();
+        }
+        trim()
+    };
+    // Counts the messages carry (`token_count`) are taken as they are:
+    // none here, so every count is made, and kept.
+    let memory = sessions(&root).join(&id).join("memory");
+    let session: Value =
+        serde_json::from_slice(&std::fs::read(memory.join("session.json")).unwrap()).unwrap();
+    let context = memory.join(format!(
+        "{}.json",
+        session["active_context_id"].as_str().unwrap()
+    ));
+    let mut ctx: Value = serde_json::from_slice(&std::fs::read(&context).unwrap()).unwrap();
+    for m in ctx["messages"].as_array_mut().unwrap() {
+        m.as_object_mut().unwrap().remove("token_count");
+    }
+    std::fs::write(&context, serde_json::to_vec_pretty(&ctx).unwrap()).unwrap();
+    let first = trim();
+    assert_eq!(count_files(&root).len(), 1, "the counts were kept");
+    assert_eq!(trim(), first, "kept counts answer as counted ones");
+
+    // A message changed: its text has another key, so it is counted again.
+    let message = ctx["messages"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    message["content"] = Value::String(
+        "a new text, much longer than the one it replaces, so that its count differs: \
+         one two three four five six seven eight nine ten eleven twelve"
+            .into(),
+    );
+    std::fs::write(&context, serde_json::to_vec_pretty(&ctx).unwrap()).unwrap();
+    let after_change = trim();
+    let expected = fresh();
+    assert_eq!(after_change, expected, "a changed message is counted again");
+    assert_ne!(after_change.0, first.0, "the change changed the count");
+
+    // A damaged file (a byte of its counts flipped) is not used.
+    let [file] = count_files(&root).try_into().unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() - 36; // the low byte of the last count
+    bytes[at] ^= 0x10;
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(trim(), expected, "a damaged file is not used");
+
+    // A missing one: counted, and kept again.
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(trim(), expected);
+    assert_eq!(count_files(&root).len(), 1);
+}
