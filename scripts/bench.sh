@@ -39,8 +39,16 @@ else
   W=2 R=10 W3=3 R15=15 R10=10 R5=5 PETEOS_RUNS=5
   n10k=10000 big_messages=10000 n100k=100000 budget=50000
 fi
-cargo build --release --quiet
-bin=${CARGO_TARGET_DIR:-$PWD/target}/release/loki-sessions
+# A smoke checks that every part builds and answers, not how fast: it
+# builds with the test profile, whose artifacts the tests just made, and
+# shows the benches' errors (a run for figures keeps its output clean).
+if [ -n "$smoke" ]; then
+  profile=(--profile dev) bench_profile=(--profile dev) out_dir=debug errors=/dev/stderr
+else
+  profile=(--release) bench_profile=() out_dir=release errors=/dev/null
+fi
+cargo build "${profile[@]}" --quiet
+bin=${CARGO_TARGET_DIR:-$PWD/target}/$out_dir/loki-sessions
 s100=$work/s100 s10k=$work/s10k s100k=$work/s100k agents=$work/agents
 [ -d "$s100/users" ] || "$bin" --root "$s100" --user bench demo --sessions 100 --messages 6 --big-context 0 --plain >/dev/null
 [ -d "$s10k/users" ] || "$bin" --root "$s10k" --user bench demo --sessions $n10k --messages 12 --big-context $big_messages --plain >/dev/null
@@ -213,12 +221,12 @@ fi
 
 if part tui; then
 echo "== UI figures (cargo bench --bench tui)"
-LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench tui 2>/dev/null | tee "$work/tui.json"
+LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench "${bench_profile[@]}" --quiet --bench tui 2>"$errors" | tee "$work/tui.json"
 fi
 
 if part edits; then
 echo "== trimming by hand on the 10,000-message context (cargo bench --bench edits)"
-LOKI_BENCH_10K=$s10k cargo bench --quiet --bench edits 2>/dev/null | tee "$work/edits.json"
+LOKI_BENCH_10K=$s10k cargo bench "${bench_profile[@]}" --quiet --bench edits 2>"$errors" | tee "$work/edits.json"
 fi
 
 if part search; then
@@ -258,5 +266,5 @@ fi
 
 if part searchbench; then
 echo "== search figures (cargo bench --bench search)"
-LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench --quiet --bench search 2>/dev/null | tee "$work/search-bench.json"
+LOKI_BENCH_10K=$s10k LOKI_BENCH_100K=$s100k cargo bench "${bench_profile[@]}" --quiet --bench search 2>"$errors" | tee "$work/search-bench.json"
 fi
