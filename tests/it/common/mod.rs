@@ -146,6 +146,21 @@ fn high_water_kib(pid: libc::pid_t) -> u64 {
         .unwrap_or(0)
 }
 
+/// A temporary folder whose `store/` is a demo store of `sessions`
+/// sessions of `messages` messages each and no big context; `more` are
+/// further `demo` options.
+pub fn demo_store(sessions: usize, messages: usize, more: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    let (sessions, messages) = (sessions.to_string(), messages.to_string());
+    let mut args = vec!["demo", "--sessions", &sessions, "--messages", &messages];
+    args.extend(["--big-context", "0"]);
+    args.extend(more);
+    ok(&root, &args);
+    (tmp, root)
+}
+
 /// Stdout of a run that must succeed.
 pub fn ok(root: &Path, args: &[&str]) -> String {
     let out = run(root, args);

@@ -8,21 +8,7 @@ use loki_sessions::demo::agents::{self, AgentsSpec};
 
 #[test]
 fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_terminal() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            "5",
-            "--messages",
-            "6",
-            "--big-context",
-            "0",
-        ],
-    );
+    let (tmp, root) = demo_store(5, 6, &[]);
     let home = tmp.path().join("home");
     let made = agents::generate(
         &home,

@@ -12,21 +12,7 @@ use std::process::Command;
 /// Runs the UI on a store of 5 sessions under a terminal of `mode`, typing
 /// `keys` (see the driver), and returns what the driver saw.
 fn run_ui(mode: &str, keys: &str) -> Value {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            "5",
-            "--messages",
-            "4",
-            "--big-context",
-            "0",
-        ],
-    );
+    let (tmp, root) = demo_store(5, 4, &[]);
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pty_term.py");
     let out = Command::new("python3")
         .env("HOME", NO_HOME)

@@ -10,21 +10,7 @@ use std::time::{Duration, Instant};
 
 /// A demo store of `n` sessions in a temporary folder.
 fn store(n: usize) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    let count = n.to_string();
-    let args = [
-        "demo",
-        "--sessions",
-        &count,
-        "--messages",
-        "8",
-        "--big-context",
-        "0",
-    ];
-    ok(&root, &args);
-    (tmp, root)
+    demo_store(n, 8, &[])
 }
 
 fn files(tmp: &Path) -> (PathBuf, PathBuf) {

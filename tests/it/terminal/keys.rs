@@ -135,21 +135,7 @@ fn search_open_trim_purge_preview_and_resume_in_a_real_terminal() {
 
 #[test]
 fn cancel_in_a_real_terminal_exits_130_and_prints_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            "5",
-            "--messages",
-            "4",
-            "--big-context",
-            "0",
-        ],
-    );
+    let (tmp, root) = demo_store(5, 4, &[]);
     let out = tmp.path().join("out");
     let code = tmp.path().join("code");
     let ui = Tmux::start(&ui_command(&root, &out, &code));
@@ -165,21 +151,7 @@ fn cancel_in_a_real_terminal_exits_130_and_prints_nothing() {
 
 #[test]
 fn transcript_search_finds_a_folded_tool_result_in_a_real_terminal() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            "5",
-            "--messages",
-            "14",
-            "--big-context",
-            "0",
-        ],
-    );
+    let (tmp, root) = demo_store(5, 14, &[]);
     // A tool's result of 40 lines, a word of its own on line 30: with tools
     // truncated (the default) only its first lines show.
     let id = json(&root, &["list", "--json"])[0]["id"]
@@ -252,21 +224,7 @@ fn transcript_search_finds_a_folded_tool_result_in_a_real_terminal() {
 
 #[test]
 fn mark_and_drop_a_message_in_a_real_terminal() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            "5",
-            "--messages",
-            "14",
-            "--big-context",
-            "0",
-        ],
-    );
+    let (tmp, root) = demo_store(5, 14, &[]);
     let id = json(&root, &["list", "--json"])[0]["id"]
         .as_str()
         .unwrap()

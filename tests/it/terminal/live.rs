@@ -9,22 +9,7 @@ use std::process::Command;
 
 #[test]
 fn real_terminal_a_message_written_by_another_process_appears_without_a_key() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            "5",
-            "--messages",
-            "6",
-            "--big-context",
-            "0",
-            "--plain",
-        ],
-    );
+    let (tmp, root) = demo_store(5, 6, &["--plain"]);
     let first = json(&root, &["list", "--json"])[0].clone();
     let id = first["id"].as_str().unwrap().to_string();
     let (out, code) = (tmp.path().join("out"), tmp.path().join("code"));
