@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 out=${1:-screenshots}
 cols=120 rows=34
 mkdir -p "$out"
+# Chromium takes an absolute path; OUT_DIR may be either.
+out=$(cd "$out" && pwd)
 cargo build --release --quiet
 bin=$PWD/target/release/loki-sessions
 work=$(mktemp -d)
@@ -31,7 +33,7 @@ shot() {
     chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
       --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
       --user-data-dir="$work/chrome" --window-size=$((cols * 9 + 30)),$((rows * 18 + 24)) \
-      --screenshot="$PWD/$out/$1.png" "file://$work/$1.html" 2>/dev/null && break
+      --screenshot="$out/$1.png" "file://$work/$1.html" 2>/dev/null && break
     [ "$attempt" = 3 ] && { echo "chromium failed on $1" >&2; exit 1; }
   done
   echo "$out/$1.png"
