@@ -6,6 +6,31 @@
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
+/// The visits of a scalar (a bool, a number, a string, null), each
+/// answering `$answer`: every visitor here treats them alike.
+macro_rules! scalars_answer {
+    ($value:ty, $answer:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<$value, E> {
+            Ok($answer)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<$value, E> {
+            Ok($answer)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<$value, E> {
+            Ok($answer)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$value, E> {
+            Ok($answer)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<$value, E> {
+            Ok($answer)
+        }
+        fn visit_unit<E>(self) -> Result<$value, E> {
+            Ok($answer)
+        }
+    };
+}
+
 /// True only when `Context::load` of these bytes would succeed (a JSON
 /// object after an optional BOM, whose last `"messages"`, if any, is a list
 /// of objects). False may still load: the caller then loads the file, for
@@ -50,24 +75,7 @@ impl<'de> Visitor<'de> for TopLevel {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
         Discard.visit_seq(seq).map(|_| false)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(false)
-    }
+    scalars_answer!(bool, false);
 }
 
 /// A `"messages"` value: true when it is a list of objects.
@@ -99,24 +107,7 @@ impl<'de> Visitor<'de> for MessagesVisitor {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
         Discard.visit_map(map).map(|_| false)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(false)
-    }
+    scalars_answer!(bool, false);
 }
 
 /// One message: true when it is an object (walked whole either way).
@@ -144,24 +135,7 @@ impl<'de> Visitor<'de> for ObjectOrNotVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
         Discard.visit_seq(seq).map(|_| false)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(false)
-    }
+    scalars_answer!(bool, false);
 }
 
 /// Any value, decoded as a load decodes it (`deserialize_any`, not
@@ -192,24 +166,7 @@ impl<'de> Visitor<'de> for Discard {
         while seq.next_element_seed(Discard)?.is_some() {}
         Ok(())
     }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars_answer!((), ());
 }
 
 #[cfg(test)]
