@@ -11,24 +11,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 fn store(n: usize) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    let count = n.to_string();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            &count,
-            "--messages",
-            "8",
-            "--big-context",
-            "0",
-            "--plain",
-        ],
-    );
-    (tmp, root)
+    demo_store(n, 8, &["--plain"])
 }
 
 /// `watch` running, its stdout and stderr lines arriving on channels.

@@ -17,24 +17,7 @@ use std::time::Duration;
 
 /// A demo store of `n` sessions of user `tester`.
 fn store(n: usize) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("store");
-    std::fs::create_dir(&root).unwrap();
-    let count = n.to_string();
-    ok(
-        &root,
-        &[
-            "demo",
-            "--sessions",
-            &count,
-            "--messages",
-            "8",
-            "--big-context",
-            "0",
-            "--plain",
-        ],
-    );
-    (tmp, root)
+    demo_store(n, 8, &["--plain"])
 }
 
 fn settings(options: WatchOptions) -> Settings {
