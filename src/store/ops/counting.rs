@@ -46,7 +46,7 @@ pub fn count_messages_from(
         on_slice(0, counts);
         return Ok(());
     }
-    tokens::tokenizer(encoding)?;
+    tokens::counter(encoding)?;
     let next = AtomicUsize::new(0);
     let stopped = AtomicBool::new(false);
     let results: Vec<Result<()>> = std::thread::scope(|scope| {
@@ -128,7 +128,7 @@ pub fn message_counts_kept(
         return Ok(counts);
     }
     if missing.len() >= SERIAL_BELOW {
-        tokens::tokenizer(encoding)?;
+        tokens::counter(encoding)?;
     }
     let counted = parallel::map_ordered(&missing, |&i| {
         tokens::computed_count(&messages[i], encoding)
@@ -180,7 +180,7 @@ pub fn cleared_counts(
     } else {
         parallel::workers()
     };
-    tokens::tokenizer(encoding)?;
+    tokens::counter(encoding)?;
     let found: Vec<Result<Vec<(usize, u64)>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
