@@ -302,7 +302,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::trim(&target.record, request, encoding, None, 0.0);
+            let cache = self.count_cache(target);
+            return agent_fork::trim(&target.record, request, encoding, cache.as_ref(), None, 0.0);
         }
         target.writable()?;
         let cache = self.count_cache(target);
@@ -321,7 +322,15 @@ impl Store {
         now: f64,
     ) -> Result<TrimOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::trim(&target.record, request, encoding, Some(expected), now);
+            let cache = self.count_cache(target);
+            return agent_fork::trim(
+                &target.record,
+                request,
+                encoding,
+                cache.as_ref(),
+                Some(expected),
+                now,
+            );
         }
         target.writable()?;
         let cache = self.count_cache(target);
@@ -360,7 +369,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<EditOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::edit(&target.record, request, encoding, None, 0.0);
+            let cache = self.count_cache(target);
+            return agent_fork::edit(&target.record, request, encoding, cache.as_ref(), None, 0.0);
         }
         target.writable()?;
         edit::preview(target.conversation_dir(), request, encoding)
@@ -378,7 +388,15 @@ impl Store {
         now: f64,
     ) -> Result<EditOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::edit(&target.record, request, encoding, Some(expected), now);
+            let cache = self.count_cache(target);
+            return agent_fork::edit(
+                &target.record,
+                request,
+                encoding,
+                cache.as_ref(),
+                Some(expected),
+                now,
+            );
         }
         target.writable()?;
         edit::apply(

@@ -11,9 +11,10 @@ use crate::store::format::clear;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::atomic;
-use crate::store::ops::counting::message_counts;
+use crate::store::ops::count_cache::CountCache;
+use crate::store::ops::counting::{message_counts, message_counts_kept};
 use crate::store::ops::diff::{ContextDiff, compare};
-use crate::store::ops::edit::{EditOutcome, plan_on};
+use crate::store::ops::edit::{EditOutcome, plan_on_counts};
 use crate::store::ops::edit_plan::{ClearedMessage, EditRequest};
 use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_whole, plan_trim};
 use crate::store::sources::agent::Agent;
@@ -89,9 +90,24 @@ fn stamp_of(st: &rustix::fs::Stat) -> Stamp {
     }
 }
 
+/// With `LOKI_SESSIONS_TIMINGS` set, says on stderr how long the step
+/// `what` took since `since` (where a fork's time goes; off by default).
+fn span(what: &str, since: std::time::Instant) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("LOKI_SESSIONS_TIMINGS").is_some()) {
+        eprintln!(
+            "timing: {what} {:.1} ms",
+            since.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
 fn read_source(record: &SessionRecord) -> Result<Source> {
     check(record)?;
+    let started = std::time::Instant::now();
     let read = agents::read(record)?;
+    span("read and parse the session", started);
+    let started = std::time::Instant::now();
     let (mut file, st) = jsonl::open_regular_stat(&record.path)?;
     let mut bytes = Vec::with_capacity(st.st_size as usize + 1);
     (&mut file)
@@ -110,6 +126,7 @@ fn read_source(record: &SessionRecord) -> Result<Source> {
     if !intact {
         return Err(changed(record));
     }
+    span("read its bytes again", started);
     Ok(Source {
         thread,
         bytes,
@@ -132,18 +149,23 @@ pub fn trim(
     record: &SessionRecord,
     request: TrimRequest,
     encoding: Encoding,
+    cache: Option<&CountCache>,
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<TrimOutcome> {
     let source = read_source(record)?;
+    let started = std::time::Instant::now();
     let parent = source.thread.context.clone();
+    span("copy the conversation", started);
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
-    let counts = message_counts(&parent, encoding)?;
+    let counts = counts_of(&parent, encoding, cache)?;
+    let started = std::time::Instant::now();
     let mut plan = plan_trim(&parent, &counts, request)?;
     // The agent's API refuses a result without its call: a window that
     // cuts a pair drops the other half too.
     keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
+    span("plan", started);
     let fork = if plan.changed {
         Some(fork_file(record, &source, &plan.dropped, &[], write, now)?)
     } else {
@@ -163,14 +185,20 @@ pub fn edit(
     record: &SessionRecord,
     request: &EditRequest,
     encoding: Encoding,
+    cache: Option<&CountCache>,
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<EditOutcome> {
     let source = read_source(record)?;
+    let started = std::time::Instant::now();
     let parent = source.thread.context.clone();
+    span("copy the conversation", started);
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
-    let (plan, index, _) = plan_on(&parent, request, encoding)?;
+    let counts = counts_of(&parent, encoding, cache)?;
+    let started = std::time::Instant::now();
+    let (plan, index, _) = plan_on_counts(&parent, request, encoding, counts)?;
+    span("plan", started);
     let fork = if plan.changed {
         Some(fork_file(
             record,
@@ -192,6 +220,17 @@ pub fn edit(
     })
 }
 
+/// The token count of each of `parent`'s messages: the report's
+/// `tokens_before` and `tokens_after` are sums of them, and a budget's
+/// window is chosen by them. Those `cache` kept under a message's exact
+/// text are taken, the others counted (and kept for the next run).
+fn counts_of(parent: &Context, encoding: Encoding, cache: Option<&CountCache>) -> Result<Vec<u64>> {
+    let started = std::time::Instant::now();
+    let counts = message_counts_kept(parent, encoding, cache)?;
+    span("count the tokens", started);
+    Ok(counts)
+}
+
 /// Lays out the fork and, with `write`, creates its file (atomically, never
 /// over an existing one); refused, and removed again, if the original
 /// changed meanwhile.
@@ -203,6 +242,7 @@ fn fork_file(
     write: bool,
     now: f64,
 ) -> Result<AgentFork> {
+    let started = std::time::Instant::now();
     let thread = &source.thread;
     let offsets = |i: usize| thread.lines.get(i).into_iter().flatten().map(|s| s.offset);
     let dropped_lines: HashSet<u64> = dropped.iter().flat_map(|&i| offsets(i)).collect();
@@ -254,6 +294,7 @@ fn fork_file(
             )
         }
     };
+    span("lay out the fork", started);
     let mut fork = AgentFork {
         bytes_before: source.stamp.size,
         bytes_after: bytes.len() as u64,
@@ -262,7 +303,9 @@ fn fork_file(
         written: false,
     };
     if write {
+        let started = std::time::Instant::now();
         write_fork(record, source, &fork.path, &bytes)?;
+        span("write the fork", started);
         fork.written = true;
     }
     Ok(fork)
