@@ -20,6 +20,7 @@ use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_who
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::Thread;
 use crate::store::sources::claude::ClaudeProjects;
+use crate::store::sources::jsonl::LineSpan;
 use crate::store::sources::record::SessionRecord;
 use crate::store::sources::{agents, claude, codex, jsonl};
 use serde_json::Value;
@@ -66,10 +67,11 @@ fn check_expected(
     }
 }
 
-/// The session read for a fork: its main conversation and the file's
-/// bytes, read after it (so they hold every line it was made of).
+/// The session read for a fork (beside its main conversation, which the
+/// outcome takes whole): the lines each message was made of, and the
+/// file's bytes, read after it (so they hold every line it was made of).
 struct Source {
-    thread: Thread,
+    lines: Vec<Vec<LineSpan>>,
     bytes: Vec<u8>,
     stamp: Stamp,
 }
@@ -102,7 +104,7 @@ fn span(what: &str, since: std::time::Instant) {
     }
 }
 
-fn read_source(record: &SessionRecord) -> Result<Source> {
+fn read_source(record: &SessionRecord) -> Result<(Context, Source)> {
     check(record)?;
     let started = std::time::Instant::now();
     let read = agents::read(record)?;
@@ -114,10 +116,10 @@ fn read_source(record: &SessionRecord) -> Result<Source> {
         .take(jsonl::MAX_FILE_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| StoreError::io("read", &record.path, e))?;
-    let thread = read.main;
+    let Thread { context, lines, .. } = read.main;
     // Every line the conversation was read from must be where it was: a
     // file rewritten (not appended to) between the two reads is refused.
-    let intact = thread.lines.iter().flatten().all(|s| {
+    let intact = lines.iter().flatten().all(|s| {
         let end = (s.offset + s.len as u64) as usize;
         end < bytes.len()
             && bytes[end] == b'\n'
@@ -127,11 +129,12 @@ fn read_source(record: &SessionRecord) -> Result<Source> {
         return Err(changed(record));
     }
     span("read its bytes again", started);
-    Ok(Source {
-        thread,
+    let source = Source {
+        lines,
         bytes,
         stamp: stamp_of(&st),
-    })
+    };
+    Ok((context, source))
 }
 
 fn changed(record: &SessionRecord) -> StoreError {
@@ -153,10 +156,7 @@ pub fn trim(
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<TrimOutcome> {
-    let source = read_source(record)?;
-    let started = std::time::Instant::now();
-    let parent = source.thread.context.clone();
-    span("copy the conversation", started);
+    let (parent, source) = read_source(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
     let counts = counts_of(&parent, encoding, cache)?;
@@ -167,7 +167,15 @@ pub fn trim(
     keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
     span("plan", started);
     let fork = if plan.changed {
-        Some(fork_file(record, &source, &plan.dropped, &[], write, now)?)
+        Some(fork_file(
+            record,
+            &source,
+            &parent,
+            &plan.dropped,
+            &[],
+            write,
+            now,
+        )?)
     } else {
         None
     };
@@ -189,10 +197,7 @@ pub fn edit(
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<EditOutcome> {
-    let source = read_source(record)?;
-    let started = std::time::Instant::now();
-    let parent = source.thread.context.clone();
-    span("copy the conversation", started);
+    let (parent, source) = read_source(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
     let counts = counts_of(&parent, encoding, cache)?;
@@ -203,6 +208,7 @@ pub fn edit(
         Some(fork_file(
             record,
             &source,
+            &parent,
             &plan.dropped,
             &plan.cleared,
             write,
@@ -237,18 +243,18 @@ fn counts_of(parent: &Context, encoding: Encoding, cache: Option<&CountCache>) -
 fn fork_file(
     record: &SessionRecord,
     source: &Source,
+    parent: &Context,
     dropped: &[usize],
     cleared: &[ClearedMessage],
     write: bool,
     now: f64,
 ) -> Result<AgentFork> {
     let started = std::time::Instant::now();
-    let thread = &source.thread;
-    let offsets = |i: usize| thread.lines.get(i).into_iter().flatten().map(|s| s.offset);
+    let offsets = |i: usize| source.lines.get(i).into_iter().flatten().map(|s| s.offset);
     let dropped_lines: HashSet<u64> = dropped.iter().flat_map(|&i| offsets(i)).collect();
     let mut cleared_lines: HashMap<u64, HashMap<String, String>> = HashMap::new();
     for c in cleared {
-        let calls = cleared_calls(&thread.context, c);
+        let calls = cleared_calls(parent, c);
         for offset in offsets(c.index) {
             cleared_lines
                 .entry(offset)
@@ -260,7 +266,7 @@ fn fork_file(
     let (path, bytes) = match record.agent {
         Agent::Claude => {
             let gone: HashSet<usize> = dropped.iter().copied().collect();
-            let main: HashSet<u64> = (0..thread.lines.len())
+            let main: HashSet<u64> = (0..source.lines.len())
                 .filter(|i| !gone.contains(i))
                 .flat_map(offsets)
                 .collect();
