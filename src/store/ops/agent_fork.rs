@@ -69,7 +69,7 @@ fn check_expected(
 
 /// The session read for a fork (beside its main conversation, which the
 /// outcome takes whole): the lines each message was made of, and the
-/// file's bytes, read after it (so they hold every line it was made of).
+/// file's bytes, read after them (so they hold every line they name).
 struct Source {
     lines: Vec<Vec<LineSpan>>,
     bytes: Vec<u8>,
@@ -104,11 +104,20 @@ fn span(what: &str, since: std::time::Instant) {
     }
 }
 
-fn read_source(record: &SessionRecord) -> Result<(Context, Source)> {
+/// The main conversation of `record`, and the lines of the file each of
+/// its messages was made of.
+fn read_conversation(record: &SessionRecord) -> Result<(Context, Vec<Vec<LineSpan>>)> {
     check(record)?;
     let started = std::time::Instant::now();
-    let read = agents::read(record)?;
+    let Thread { context, lines, .. } = agents::read(record)?.main;
     span("read and parse the session", started);
+    Ok((context, lines))
+}
+
+/// The file's bytes for the fork, read once the plan is made: the fork is
+/// refused if the file changes from here to the fork's last write, so this
+/// comes as late as it can (an agent writing in bursts leaves gaps).
+fn read_source(record: &SessionRecord, lines: Vec<Vec<LineSpan>>) -> Result<Source> {
     let started = std::time::Instant::now();
     let (mut file, st) = jsonl::open_regular_stat(&record.path)?;
     let mut bytes = Vec::with_capacity(st.st_size as usize + 1);
@@ -116,7 +125,6 @@ fn read_source(record: &SessionRecord) -> Result<(Context, Source)> {
         .take(jsonl::MAX_FILE_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| StoreError::io("read", &record.path, e))?;
-    let Thread { context, lines, .. } = read.main;
     // Every line the conversation was read from must be where it was: a
     // file rewritten (not appended to) between the two reads is refused.
     let intact = lines.iter().flatten().all(|s| {
@@ -129,12 +137,11 @@ fn read_source(record: &SessionRecord) -> Result<(Context, Source)> {
         return Err(changed(record));
     }
     span("read its bytes again", started);
-    let source = Source {
+    Ok(Source {
         lines,
         bytes,
         stamp: stamp_of(&st),
-    };
-    Ok((context, source))
+    })
 }
 
 fn changed(record: &SessionRecord) -> StoreError {
@@ -156,7 +163,7 @@ pub fn trim(
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<TrimOutcome> {
-    let (parent, source) = read_source(record)?;
+    let (parent, lines) = read_conversation(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
     let counts = counts_of(&parent, encoding, cache)?;
@@ -167,6 +174,7 @@ pub fn trim(
     keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
     span("plan", started);
     let fork = if plan.changed {
+        let source = read_source(record, lines)?;
         Some(fork_file(
             record,
             &source,
@@ -197,7 +205,7 @@ pub fn edit(
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<EditOutcome> {
-    let (parent, source) = read_source(record)?;
+    let (parent, lines) = read_conversation(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
     let counts = counts_of(&parent, encoding, cache)?;
@@ -205,6 +213,7 @@ pub fn edit(
     let (plan, index, _) = plan_on_counts(&parent, request, encoding, counts)?;
     span("plan", started);
     let fork = if plan.changed {
+        let source = read_source(record, lines)?;
         Some(fork_file(
             record,
             &source,
