@@ -8,11 +8,12 @@ use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::format::{Context, Session, check_fork, ids};
 use crate::store::ops::agent_fork::AgentFork;
-use crate::store::ops::counting::{cleared_counts, message_counts};
+use crate::store::ops::counting::{cleared_counts, message_counts, replaced_counts};
 use crate::store::ops::edit_plan::{
     ClearedCounts, EditPlan, EditRequest, PairDrop, clear_targets, plan_edit,
 };
 use crate::store::ops::forking::{self, Expected};
+use crate::store::ops::resumable;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -44,6 +45,10 @@ pub struct ClearedReport {
     pub tokens_before: u64,
     /// Its count once cleared.
     pub tokens_after: u64,
+    /// Tool results it clears.
+    pub results: usize,
+    /// Media parts it replaces.
+    pub media: usize,
 }
 
 impl EditOutcome {
@@ -92,6 +97,8 @@ impl EditOutcome {
                     id,
                     tokens_before: c.tokens_before,
                     tokens_after: c.tokens_after,
+                    results: c.results.len(),
+                    media: c.media.len(),
                 }
             })
             .collect()
@@ -136,15 +143,15 @@ pub fn apply(
     now: f64,
 ) -> Result<EditOutcome> {
     let mut locked = forking::lock_active(dir, lock_dir, expected)?;
-    let (plan, index, counts) = plan_on(&locked.parent, request, encoding)?;
+    let (plan, index, _) = plan_on(&locked.parent, request, encoding)?;
     let child = if plan.changed {
         let replaced: HashMap<usize, Map<String, Value>> = plan
             .cleared
             .iter()
             .filter_map(|c| {
                 let message = locked.parent.message(c.index)?;
-                let results = index.result_shares(c.index, counts[c.index]);
-                let copy = clear::cleared_message(&message, &results, &ids::message_id());
+                let copy =
+                    clear::cleared_message(&message, &c.results, &c.media, &ids::message_id());
                 Some((c.index, copy))
             })
             .collect();
@@ -174,6 +181,10 @@ pub(crate) fn plan_on(
         EditRequest::Clear(choice) => {
             let targets = clear_targets(&index, &counts, choice)?;
             cleared_counts(ctx, &index, &counts, encoding, &targets)?
+        }
+        EditRequest::Resumable(fix) => {
+            let replacements = resumable::replacements(&index, &counts, fix)?;
+            replaced_counts(ctx, encoding, &replacements)?
         }
     };
     let plan = plan_edit(&index, &counts, &cleared, request)?;
