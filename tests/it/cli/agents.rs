@@ -10,6 +10,7 @@ use std::process::{Output, Stdio};
 
 mod forks;
 mod readers;
+mod resumable;
 mod trash;
 mod usage;
 
