@@ -72,7 +72,11 @@ fn drop_plan(index: &EditFacts, counts: &[u64], fix: &ResumableFix) -> Result<Ed
 /// What the fix replaces in each message it keeps, in order: every media
 /// part, and every clearable tool result holding more than
 /// `fix.results_over` tokens (its share of `counts[i]`).
-pub fn replacements(index: &EditFacts, counts: &[u64], fix: &ResumableFix) -> Result<Vec<Replacement>> {
+pub fn replacements(
+    index: &EditFacts,
+    counts: &[u64],
+    fix: &ResumableFix,
+) -> Result<Vec<Replacement>> {
     let dropped = drop_plan(index, counts, fix)?.dropped;
     let mut gone = vec![false; index.len()];
     for i in dropped {

@@ -82,7 +82,8 @@ fn media_and_big_results_are_replaced_and_the_rest_kept() {
     for c in &plan.cleared {
         let message = ctx.message(c.index).unwrap();
         let content = clear::cleared_content(&message, &c.results, &c.media);
-        let text = crate::store::format::tokens::token_text(message.raw().get("role"), Some(&content));
+        let text =
+            crate::store::format::tokens::token_text(message.raw().get("role"), Some(&content));
         let fresh = crate::store::format::tokens::count_text(&text, Encoding::Cl100kBase).unwrap();
         assert_eq!(c.tokens_after, fresh);
         assert_eq!(c.tokens_before, counts[c.index]);

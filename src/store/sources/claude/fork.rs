@@ -10,9 +10,9 @@
 //! JSON object) are left in the original only.
 //! Pure: bytes in, bytes out; `ops/agent_fork.rs` reads and writes.
 
+use crate::store::format::media;
 use crate::store::sources::jsonl::fields::{replace_values, string_value, top_level_values};
 use crate::store::sources::jsonl::split_lines;
-use crate::store::format::media;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -235,7 +235,11 @@ fn media_text(b: &Map<String, Value>) -> String {
     };
     let source = b.get("source");
     let field = |key: &str| source.and_then(|s| s.get(key)).and_then(Value::as_str);
-    media::placeholder(kind, field("media_type"), field("data").map(media::base64_bytes))
+    media::placeholder(
+        kind,
+        field("media_type"),
+        field("data").map(media::base64_bytes),
+    )
 }
 
 fn text_block(text: String) -> Map<String, Value> {
@@ -256,7 +260,11 @@ fn file_copy_text(result: &Value) -> Option<String> {
         .get("type")
         .and_then(Value::as_str)
         .filter(|t| t.contains('/'));
-    Some(media::placeholder(kind, media_type, Some(media::base64_bytes(data))))
+    Some(media::placeholder(
+        kind,
+        media_type,
+        Some(media::base64_bytes(data)),
+    ))
 }
 
 #[cfg(test)]

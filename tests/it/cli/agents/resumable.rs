@@ -44,36 +44,75 @@ fn claude_session(home: &Path, id: &str) -> PathBuf {
                "usage": usage}, "requestId": format!("req_{n}")})
     };
     let lines = vec![
-        with(base("u1", None, "user"), json!({"message": {"role": "user", "content": [
-            {"type": "text", "text": "what is wrong on this screen?"},
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
-        ]}})),
-        with(base("a1", Some("u1"), "assistant"), assistant(1, json!([
-            {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/home/dev/shot.png"}}
-        ]))),
-        with(base("t1", Some("a1"), "user"), json!({"message": {"role": "user", "content": [
+        with(
+            base("u1", None, "user"),
+            json!({"message": {"role": "user", "content": [
+                {"type": "text", "text": "what is wrong on this screen?"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
+            ]}}),
+        ),
+        with(
+            base("a1", Some("u1"), "assistant"),
+            assistant(
+                1,
+                json!([
+                    {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/home/dev/shot.png"}}
+                ]),
+            ),
+        ),
+        with(
+            base("t1", Some("a1"), "user"),
+            json!({"message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_1", "content": [
                 {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
             ]}
-        ]}, "toolUseResult": {"type": "image", "file": {"base64": png, "type": "image/png", "originalSize": 30000}}})),
-        with(base("a2", Some("t1"), "assistant"), assistant(2, json!([
-            {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {"file_path": "/home/dev/spec.pdf"}}
-        ]))),
-        with(base("t2", Some("a2"), "user"), json!({"message": {"role": "user", "content": [
+        ]}, "toolUseResult": {"type": "image", "file": {"base64": png, "type": "image/png", "originalSize": 30000}}}),
+        ),
+        with(
+            base("a2", Some("t1"), "assistant"),
+            assistant(
+                2,
+                json!([
+                    {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {"file_path": "/home/dev/spec.pdf"}}
+                ]),
+            ),
+        ),
+        with(
+            base("t2", Some("a2"), "user"),
+            json!({"message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_2", "content": "PDF file read: /home/dev/spec.pdf (58.6KB)"}
-        ]}, "toolUseResult": {"type": "pdf", "file": {"filePath": "/home/dev/spec.pdf", "base64": pdf, "originalSize": 60000}}})),
-        with(base("m2", Some("t2"), "user"), json!({"isMeta": true, "message": {"role": "user", "content": [
-            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}}
-        ]}})),
-        with(base("a3", Some("m2"), "assistant"), assistant(3, json!([
-            {"type": "tool_use", "id": "toolu_3", "name": "Bash", "input": {"command": "cargo test"}}
-        ]))),
-        with(base("t3", Some("a3"), "user"), json!({"message": {"role": "user", "content": [
+        ]}, "toolUseResult": {"type": "pdf", "file": {"filePath": "/home/dev/spec.pdf", "base64": pdf, "originalSize": 60000}}}),
+        ),
+        with(
+            base("m2", Some("t2"), "user"),
+            json!({"isMeta": true, "message": {"role": "user", "content": [
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}}
+            ]}}),
+        ),
+        with(
+            base("a3", Some("m2"), "assistant"),
+            assistant(
+                3,
+                json!([
+                    {"type": "tool_use", "id": "toolu_3", "name": "Bash", "input": {"command": "cargo test"}}
+                ]),
+            ),
+        ),
+        with(
+            base("t3", Some("a3"), "user"),
+            json!({"message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_3", "content": "test result line\n".repeat(4_000)}
-        ]}, "toolUseResult": {"stdout": "test result line\n".repeat(4_000), "stderr": ""}})),
-        with(base("a4", Some("t3"), "assistant"), assistant(4, json!([
-            {"type": "text", "text": "The button overlaps the header; the tests pass."}
-        ]))),
+        ]}, "toolUseResult": {"stdout": "test result line\n".repeat(4_000), "stderr": ""}}),
+        ),
+        with(
+            base("a4", Some("t3"), "assistant"),
+            assistant(
+                4,
+                json!([
+                    {"type": "text", "text": "The button overlaps the header; the tests pass."}
+                ]),
+            ),
+        ),
     ];
     let folder = home.join(".claude/projects/-home-dev-src-shots");
     std::fs::create_dir_all(&folder).unwrap();
@@ -85,21 +124,34 @@ fn claude_session(home: &Path, id: &str) -> PathBuf {
 /// A Codex rollout whose prompt holds an image.
 fn codex_session(home: &Path, id: &str) -> PathBuf {
     let url = format!("data:image/jpeg;base64,{}", base64_of(24_000));
-    let line = |kind: &str, payload: Value| {
-        json!({"timestamp": "2026-11-30T10:00:00.000Z", "type": kind, "payload": payload})
-    };
+    let line = |kind: &str, payload: Value| json!({"timestamp": "2026-11-30T10:00:00.000Z", "type": kind, "payload": payload});
     let lines = vec![
-        line("session_meta", json!({"id": id, "timestamp": "2026-11-30T10:00:00.000Z",
-            "cwd": "/home/dev/src/shots", "originator": "codex_cli_rs", "cli_version": "0.50.0"})),
-        line("turn_context", json!({"cwd": "/home/dev/src/shots", "model": "gpt-5-codex"})),
-        line("response_item", json!({"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "why is this layout broken?"},
-            {"type": "input_image", "image_url": url}
-        ]})),
-        line("event_msg", json!({"type": "user_message", "message": "why is this layout broken?", "images": [url]})),
-        line("response_item", json!({"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": "The grid has no gap."}
-        ]})),
+        line(
+            "session_meta",
+            json!({"id": id, "timestamp": "2026-11-30T10:00:00.000Z",
+            "cwd": "/home/dev/src/shots", "originator": "codex_cli_rs", "cli_version": "0.50.0"}),
+        ),
+        line(
+            "turn_context",
+            json!({"cwd": "/home/dev/src/shots", "model": "gpt-5-codex"}),
+        ),
+        line(
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "why is this layout broken?"},
+                {"type": "input_image", "image_url": url}
+            ]}),
+        ),
+        line(
+            "event_msg",
+            json!({"type": "user_message", "message": "why is this layout broken?", "images": [url]}),
+        ),
+        line(
+            "response_item",
+            json!({"type": "message", "role": "assistant", "content": [
+                {"type": "output_text", "text": "The grid has no gap."}
+            ]}),
+        ),
     ];
     let folder = home.join(".codex/sessions/2026/11/30");
     std::fs::create_dir_all(&folder).unwrap();
@@ -118,10 +170,18 @@ fn fix(h: &Home, id: &str, original: &Path, extra: &[&str]) -> (Value, String) {
     let mut dry = args.clone();
     dry.push("--dry-run");
     let preview = h.json(&dry);
-    assert_eq!(std::fs::read(original).unwrap(), before, "a preview writes nothing");
+    assert_eq!(
+        std::fs::read(original).unwrap(),
+        before,
+        "a preview writes nothing"
+    );
     assert_eq!(preview["new_session_file"], Value::Null);
     let done = h.json(&args);
-    assert_eq!(std::fs::read(original).unwrap(), before, "the original is untouched");
+    assert_eq!(
+        std::fs::read(original).unwrap(),
+        before,
+        "the original is untouched"
+    );
     for key in [
         "changed",
         "kept_message_ids",
@@ -177,10 +237,14 @@ fn a_claude_session_loses_its_media_and_big_outputs_and_nothing_else() {
     assert_eq!(t1[0]["type"], "tool_result");
     assert_eq!(t1[0]["tool_use_id"], "toolu_1");
     assert_eq!(t1[1]["type"], "text");
-    assert_eq!(lines[2]["toolUseResult"], "[image removed: image/png, 29 KiB]");
+    assert_eq!(
+        lines[2]["toolUseResult"],
+        "[image removed: image/png, 29 KiB]"
+    );
     assert_eq!(lines[4]["toolUseResult"], "[pdf removed: 59 KiB]");
     assert_eq!(
-        lines[4]["message"], json!({"role": "user", "content": [
+        lines[4]["message"],
+        json!({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_2", "content": "PDF file read: /home/dev/spec.pdf (58.6KB)"}
         ]}),
         "a small result stays"
