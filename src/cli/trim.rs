@@ -131,6 +131,9 @@ struct Report {
     cleared_detail: Vec<Value>,
     /// Another agent's session: the new session written beside it.
     fork: Option<AgentFork>,
+    /// The size of the file before and of the new one (a fork's, or a
+    /// Loki context's when an edit says it).
+    bytes: Option<(u64, u64)>,
 }
 
 impl Report {
@@ -149,6 +152,10 @@ impl Report {
             also_dropped: Vec::new(),
             cleared_detail: Vec::new(),
             fork: outcome.fork.clone(),
+            bytes: outcome
+                .fork
+                .as_ref()
+                .map(|f| (f.bytes_before, f.bytes_after)),
         }
     }
 
@@ -182,6 +189,11 @@ impl Report {
             also_dropped,
             cleared_detail,
             fork: outcome.fork.clone(),
+            bytes: outcome
+                .fork
+                .as_ref()
+                .map(|f| (f.bytes_before, f.bytes_after))
+                .or(outcome.bytes),
         }
     }
 }
@@ -230,8 +242,8 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
             "tokens_before": report.tokens_before,
             "tokens_after": report.tokens_after,
             "new_context_id": report.new_context_id,
-            "bytes_before": report.fork.as_ref().map(|f| f.bytes_before),
-            "bytes_after": report.fork.as_ref().map(|f| f.bytes_after),
+            "bytes_before": report.bytes.map(|b| b.0),
+            "bytes_after": report.bytes.map(|b| b.1),
             "new_session_id": report.fork.as_ref().filter(|f| f.written).map(|f| f.new_session_id.clone()),
             "new_session_file": report.fork.as_ref().filter(|f| f.written).map(|f| f.path.display().to_string()),
             "warnings": report.warnings,
@@ -319,20 +331,20 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             humanize::count(c["tokens_after"].as_u64().unwrap_or(0))
         ));
     }
-    if let Some(fork) = &report.fork {
+    if let Some((before, after)) = report.bytes {
         lines.push(format!(
             "{} -> {} bytes",
-            humanize::count(fork.bytes_before),
-            humanize::count(fork.bytes_after)
+            humanize::count(before),
+            humanize::count(after)
         ));
-        if fork.written {
-            lines.push(format!(
-                "new session {} written beside the original, which is unchanged ({}); resume it with `loki-sessions resume {}`, undo by deleting it",
-                fork.new_session_id,
-                fork.path.display(),
-                fork.new_session_id
-            ));
-        }
+    }
+    if let Some(fork) = report.fork.as_ref().filter(|f| f.written) {
+        lines.push(format!(
+            "new session {} written beside the original, which is unchanged ({}); resume it with `loki-sessions resume {}`, undo by deleting it",
+            fork.new_session_id,
+            fork.path.display(),
+            fork.new_session_id
+        ));
     }
     if let Some(id) = &report.new_context_id {
         lines.push(format!(

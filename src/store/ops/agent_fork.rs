@@ -194,6 +194,7 @@ pub fn edit(
         parent,
         child: None,
         fork,
+        bytes: None,
     })
 }
 
