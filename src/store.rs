@@ -61,7 +61,10 @@ pub use ops::purge_plan::{
     Candidate, Decision, Fingerprint, KEEP, KeepReason, MAX_AGE_DAYS, PlanEntry, PurgePlan,
     PurgePolicy, RemoveReason,
 };
-pub use ops::resumable::{RESULTS_OVER, Replacement, ResumableFix};
+pub use ops::resumable::{
+    RESULTS_OVER, Replacement, ResumableFix, plan as plan_resumable,
+    replacements as resumable_replacements,
+};
 pub use ops::stats::SessionStats;
 pub use ops::trash::{Move as TrashMove, TrashEntry};
 pub use ops::trim::{
