@@ -69,11 +69,11 @@ pub fn run(env: &CliEnv, args: PurgeArgs, agent: Agent) -> Result<(), CliError> 
         )?;
     }
     let mut progress = Progress::new("moving to the trash");
-    let report =
-        env.store
-            .apply_agent_purge(&plan, &args.exclude, env.now, |p| {
-                progress.update(p.done, p.total)
-            })?;
+    let report = env
+        .store
+        .apply_agent_purge(&plan, &args.exclude, env.now, |p| {
+            progress.update(p.done, p.total)
+        })?;
     progress.finish();
     for (id, why) in &report.skipped {
         eprintln!("not moved {id}: {why}");

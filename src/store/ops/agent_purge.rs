@@ -10,9 +10,7 @@
 
 use crate::store::error::StoreError;
 use crate::store::ops::purge_apply::{PurgeProgress, PurgeReport};
-use crate::store::ops::purge_plan::{
-    Candidate, Fingerprint, KeepReason, PurgePlan, PurgePolicy,
-};
+use crate::store::ops::purge_plan::{Candidate, Fingerprint, KeepReason, PurgePlan, PurgePolicy};
 use crate::store::ops::trash::{self, OpenFiles};
 use crate::store::parallel;
 use crate::store::sources::agent::Agent;
