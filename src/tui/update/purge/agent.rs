@@ -19,24 +19,21 @@ pub fn purging(agent: Option<Agent>) -> String {
 /// The question asked before `agent`'s removals move to the trash.
 pub fn question(agent: Agent, plan: &PurgePlan) -> Confirm {
     let count = plan.removals().count();
-    let mut lines: Vec<String> = plan
-        .removals()
-        .take(6)
-        .map(|e| {
-            format!(
-                "{}  {}",
-                humanize::truncate(e.candidate.record.shown_name(), 32),
-                e.decision
-            )
-        })
-        .collect();
-    if count > 6 {
-        lines.push(format!("… and {} more", count - 6));
-    }
-    lines.push(format!(
-        "{} move to the trash with their subagents' files; `loki-sessions restore ID` brings one back.",
+    // What can be undone first: a long list would push it out of the box.
+    let mut lines = vec![format!(
+        "They go to the trash with their side files ({}); `loki-sessions restore ID` brings one back.",
         humanize::bytes(plan.bytes_freed())
-    ));
+    )];
+    lines.extend(plan.removals().take(4).map(|e| {
+        format!(
+            "{}  {}",
+            humanize::truncate(e.candidate.record.shown_name(), 32),
+            e.decision
+        )
+    }));
+    if count > 4 {
+        lines.push(format!("… and {} more", count - 4));
+    }
     Confirm {
         title: format!("Move {} to the trash?", sessions_of(agent, count)),
         lines,
