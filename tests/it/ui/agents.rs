@@ -249,9 +249,9 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         "every agent listed is offered: {screen}"
     );
     ui.press(KeyCode::Char('a'), KeyModifiers::NONE);
-    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| m
-        .purge()
-        .is_some_and(|p| p.plan.is_some())));
+    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
+        m.purge().is_some_and(|p| p.plan.is_some())
+    }));
     // Its own defaults keep these 60 days; 20 days lets the older go.
     for _ in 0..10 {
         ui.press(KeyCode::Char('['), KeyModifiers::NONE);
@@ -274,20 +274,33 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     check("purge_claude_confirm_120x30", &ui, &dir);
     assert_eq!(session_files(&projects), before, "nothing moves before yes");
     ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
-    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| m
-        .purge()
-        .is_some_and(|p| p.applying.is_none() && p.report.is_some())));
+    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
+        m.purge()
+            .is_some_and(|p| p.applying.is_none() && p.report.is_some())
+    }));
     let status = ui.model.app.status.clone().unwrap();
     assert!(
         !status.is_error && status.text.contains("to the trash; `loki-sessions restore"),
         "{status:?}"
     );
-    assert_eq!(ui.model.purge().unwrap().report.as_ref().unwrap().removed, going);
-    let trashed: Vec<String> = source().trash_list().unwrap().into_iter().map(|e| e.id).collect();
+    assert_eq!(
+        ui.model.purge().unwrap().report.as_ref().unwrap().removed,
+        going
+    );
+    let trashed: Vec<String> = source()
+        .trash_list()
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
     assert_eq!(trashed.len(), going.len());
     assert!(oldest.path.exists(), "the busy one stayed");
     for id in &going {
         source().restore(id).unwrap();
     }
-    assert_eq!(session_files(&projects), before, "restore gives back every byte");
+    assert_eq!(
+        session_files(&projects),
+        before,
+        "restore gives back every byte"
+    );
 }

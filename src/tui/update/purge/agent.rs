@@ -54,7 +54,9 @@ pub fn report_text(agent: Agent, plan: &PurgePlan, report: &PurgeReport) -> (Str
         humanize::bytes(bytes)
     );
     if let Some(first) = report.removed.first() {
-        text.push_str(&format!("; `loki-sessions restore {first}` brings one back"));
+        text.push_str(&format!(
+            "; `loki-sessions restore {first}` brings one back"
+        ));
     }
     if let Some((id, why)) = report.skipped.first() {
         text.push_str(&format!(

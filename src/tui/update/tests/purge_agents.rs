@@ -104,7 +104,10 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
     );
     // Its own policy changes; Loki's stays.
     act(&mut m, Action::KeepLess);
-    assert_eq!(m.purge().unwrap().agent_policy.keep, agent_purge_policy().keep - 10);
+    assert_eq!(
+        m.purge().unwrap().agent_policy.keep,
+        agent_purge_policy().keep - 10
+    );
     assert_eq!(m.app.settings.policy.keep, 2);
     act(&mut m, Action::Confirm);
     let Some(Overlay::Confirm(c)) = &m.app.overlay else {
@@ -141,7 +144,15 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
     gather_req(
         &effects
             .iter()
-            .filter(|e| matches!(e, Effect::Store { op: StoreOp::Purge(_), .. }))
+            .filter(|e| {
+                matches!(
+                    e,
+                    Effect::Store {
+                        op: StoreOp::Purge(_),
+                        ..
+                    }
+                )
+            })
             .cloned()
             .collect::<Vec<_>>(),
         Agent::Claude,
