@@ -50,7 +50,7 @@ pub use ops::agent_purge::{
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};
-pub use ops::counting::{cleared_counts, message_counts};
+pub use ops::counting::{cleared_counts, message_counts, replaced_counts};
 pub use ops::diff::{ContextDiff, DiffCleared, DiffMessage, DiffSide};
 pub use ops::edit::{ClearedReport, EditOutcome};
 pub use ops::edit_plan::{
@@ -63,6 +63,10 @@ pub use ops::purge_apply::{PurgeProgress, PurgeReport};
 pub use ops::purge_plan::{
     Candidate, Decision, Fingerprint, KEEP, KeepReason, MAX_AGE_DAYS, PlanEntry, PurgePlan,
     PurgePolicy, RemoveReason,
+};
+pub use ops::resumable::{
+    RESULTS_OVER, Replacement, ResumableFix, plan as plan_resumable,
+    replacements as resumable_replacements,
 };
 pub use ops::stats::SessionStats;
 pub use ops::trash::{Move as TrashMove, TrashEntry};

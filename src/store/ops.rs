@@ -21,6 +21,7 @@ pub mod pricing;
 pub mod purge_apply;
 pub mod purge_facts;
 pub mod purge_plan;
+pub mod resumable;
 pub mod stats;
 pub mod trash;
 pub mod trim;

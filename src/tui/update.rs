@@ -217,7 +217,7 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::DeleteContext { id }, Screen::Viewer(viewer)) => {
             viewer::on_delete_context_confirmed(viewer, &mut model.app, &id)
         }
-        (ConfirmAction::EditAgentOwned, Screen::Viewer(viewer)) => {
+        (ConfirmAction::EditAgentOwned | ConfirmAction::Resumable, Screen::Viewer(viewer)) => {
             viewer::on_edit_confirmed(viewer, &mut model.app)
         }
         (ConfirmAction::ReplaceExport { path }, Screen::Viewer(viewer)) => {
@@ -228,6 +228,7 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
             | ConfirmAction::TrimAgentOwned
             | ConfirmAction::DeleteContext { .. }
             | ConfirmAction::EditAgentOwned
+            | ConfirmAction::Resumable
             | ConfirmAction::ReplaceExport { .. },
             _,
         ) => Step::none(),

@@ -145,7 +145,12 @@ pub fn trim(
     // cuts a pair drops the other half too.
     keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
     let fork = if plan.changed {
-        Some(fork_file(record, &source, &plan.dropped, &[], write, now)?)
+        let edits = LineEdits {
+            dropped: &plan.dropped,
+            cleared: &[],
+            media_copies: false,
+        };
+        Some(fork_file(record, &source, &edits, write, now)?)
     } else {
         None
     };
@@ -172,14 +177,14 @@ pub fn edit(
     let write = write.is_some();
     let (plan, index, _) = plan_on(&parent, request, encoding)?;
     let fork = if plan.changed {
-        Some(fork_file(
-            record,
-            &source,
-            &plan.dropped,
-            &plan.cleared,
-            write,
-            now,
-        )?)
+        let edits = LineEdits {
+            dropped: &plan.dropped,
+            cleared: &plan.cleared,
+            // The fix for resuming also drops the agent's own copies of
+            // the media it replaces (they would keep the file large).
+            media_copies: matches!(request, EditRequest::Resumable(_)),
+        };
+        Some(fork_file(record, &source, &edits, write, now)?)
     } else {
         None
     };
@@ -189,7 +194,18 @@ pub fn edit(
         parent,
         child: None,
         fork,
+        bytes: None,
     })
+}
+
+/// What a plan changes, by message.
+struct LineEdits<'a> {
+    /// The messages dropped.
+    dropped: &'a [usize],
+    /// The messages whose results (or media) are replaced.
+    cleared: &'a [ClearedMessage],
+    /// Also replace the agent's own copies of media on every line.
+    media_copies: bool,
 }
 
 /// Lays out the fork and, with `write`, creates its file (atomically, never
@@ -198,22 +214,28 @@ pub fn edit(
 fn fork_file(
     record: &SessionRecord,
     source: &Source,
-    dropped: &[usize],
-    cleared: &[ClearedMessage],
+    plan: &LineEdits<'_>,
     write: bool,
     now: f64,
 ) -> Result<AgentFork> {
+    let (dropped, cleared) = (plan.dropped, plan.cleared);
     let thread = &source.thread;
     let offsets = |i: usize| thread.lines.get(i).into_iter().flatten().map(|s| s.offset);
     let dropped_lines: HashSet<u64> = dropped.iter().flat_map(|&i| offsets(i)).collect();
     let mut cleared_lines: HashMap<u64, HashMap<String, String>> = HashMap::new();
+    let mut media_lines: HashSet<u64> = HashSet::new();
     for c in cleared {
         let calls = cleared_calls(&thread.context, c);
         for offset in offsets(c.index) {
-            cleared_lines
-                .entry(offset)
-                .or_default()
-                .extend(calls.clone());
+            if !calls.is_empty() {
+                cleared_lines
+                    .entry(offset)
+                    .or_default()
+                    .extend(calls.clone());
+            }
+            if !c.media.is_empty() {
+                media_lines.insert(offset);
+            }
         }
     }
     let new_id = uuid::Uuid::new_v4().to_string();
@@ -228,6 +250,8 @@ fn fork_file(
                 dropped: dropped_lines,
                 main,
                 cleared: cleared_lines,
+                media: media_lines,
+                media_copies: plan.media_copies,
             };
             let folder = record.path.parent().unwrap_or(Path::new("."));
             (
@@ -239,6 +263,8 @@ fn fork_file(
             let edits = codex::fork::ForkEdits {
                 dropped: dropped_lines,
                 cleared: cleared_lines,
+                media: media_lines,
+                media_copies: plan.media_copies,
             };
             let (day, stamp) = utc_day_and_stamp(now);
             let home = codex_home(&record.path).ok_or_else(|| {

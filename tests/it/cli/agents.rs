@@ -11,6 +11,7 @@ use std::process::{Output, Stdio};
 mod forks;
 mod purge;
 mod readers;
+mod resumable;
 mod trash;
 mod usage;
 
