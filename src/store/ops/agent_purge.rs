@@ -14,8 +14,9 @@ use crate::store::ops::purge_plan::{Candidate, Fingerprint, KeepReason, PurgePla
 use crate::store::ops::trash::{self, OpenFiles};
 use crate::store::parallel;
 use crate::store::sources::agent::Agent;
+use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
 use crate::store::sources::record::SessionRecord;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -61,12 +62,16 @@ impl AgentPurgeFacts {
 }
 
 /// Gathers the facts about `records` (every session of `agent`), in parallel;
-/// the running processes' open files are read once for all of them.
+/// the running processes' open files are read once for all of them, and
+/// each Claude Code project folder's older subagent files once for its
+/// sessions.
 pub fn gather(agent: Agent, records: Vec<SessionRecord>, now: f64) -> AgentPurgeFacts {
     let open = OpenFiles::scan();
+    let old = old_subagents(&records);
     let facts = parallel::map_ordered(&records, |r| {
-        let busy = trash::refusal_given(r, now, &open);
-        (candidate(r.clone()), busy)
+        let moved = trash::belongings_given(r, old.get(&r.conversation_dir));
+        let busy = trash::refusal_of(r, &moved, now, &open);
+        (candidate(r.clone(), &moved), busy)
     });
     let mut busy = BTreeMap::new();
     let mut candidates = Vec::with_capacity(facts.len());
@@ -83,12 +88,25 @@ pub fn gather(agent: Agent, records: Vec<SessionRecord>, now: f64) -> AgentPurge
     }
 }
 
+/// The older subagent files of every Claude Code project folder of `records`.
+fn old_subagents(records: &[SessionRecord]) -> HashMap<PathBuf, OldSubagents> {
+    let mut folders: Vec<PathBuf> = records
+        .iter()
+        .filter(|r| r.agent == Agent::Claude)
+        .map(|r| r.conversation_dir.clone())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    let found = parallel::map_ordered(&folders, |f| ClaudeProjects::old_subagents(f));
+    folders.into_iter().zip(found).collect()
+}
+
 /// The facts of one session: the bytes of everything a delete would move
-/// (the file, its side folder, its subagents' files), and its fingerprint.
-fn candidate(record: SessionRecord) -> Candidate {
-    let moved = trash::belongings(&record);
-    let bytes = trash::bytes_of(&moved);
-    let fingerprint = fingerprint(&record, &moved);
+/// (`moved`: the file, its side folder, its subagents' files), and its
+/// fingerprint.
+fn candidate(record: SessionRecord, moved: &[PathBuf]) -> Candidate {
+    let bytes = trash::bytes_of(moved);
+    let fingerprint = fingerprint(&record, moved);
     Candidate {
         record,
         bytes,
@@ -183,7 +201,7 @@ fn move_one(
     if std::fs::symlink_metadata(&planned.record.path).is_err() {
         return Ok(Some("already gone".into()));
     }
-    let fresh = candidate(planned.record.clone());
+    let fresh = candidate(planned.record.clone(), &trash::belongings(&planned.record));
     if fresh.fingerprint != planned.fingerprint {
         return Ok(Some("changed since the preview".into()));
     }

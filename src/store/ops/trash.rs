@@ -16,7 +16,7 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::fs::atomic;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::claude::ClaudeProjects;
+use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -61,6 +61,12 @@ pub fn default_dir() -> Option<PathBuf> {
 
 /// The files and folders deleting `record` moves, the session file first.
 pub fn belongings(record: &SessionRecord) -> Vec<PathBuf> {
+    belongings_given(record, None)
+}
+
+/// [`belongings`], Claude Code's older subagent files taken from `old`
+/// when the caller read its folder's once for many sessions.
+pub fn belongings_given(record: &SessionRecord, old: Option<&OldSubagents>) -> Vec<PathBuf> {
     let mut out = vec![record.path.clone()];
     let side = record.conversation_dir.join(&record.id);
     if matches!(record.agent, Agent::Claude | Agent::Gemini)
@@ -69,11 +75,11 @@ pub fn belongings(record: &SessionRecord) -> Vec<PathBuf> {
         out.push(side.clone());
     }
     if record.agent == Agent::Claude {
-        out.extend(
-            ClaudeProjects::subagents(record)
-                .into_iter()
-                .filter(|p| !p.starts_with(&side)),
-        );
+        let subagents = match old {
+            Some(old) => ClaudeProjects::subagents_given(record, old),
+            None => ClaudeProjects::subagents(record),
+        };
+        out.extend(subagents.into_iter().filter(|p| !p.starts_with(&side)));
     }
     out
 }
@@ -101,6 +107,16 @@ pub fn refusal(record: &SessionRecord, now: f64) -> Option<String> {
 /// [`refusal`] with the files running processes hold open read once
 /// beforehand (a purge asks it of many sessions).
 pub fn refusal_given(record: &SessionRecord, now: f64, open: &OpenFiles) -> Option<String> {
+    refusal_of(record, &belongings(record), now, open)
+}
+
+/// [`refusal_given`] of `record` whose [`belongings`] are `files`.
+pub fn refusal_of(
+    record: &SessionRecord,
+    files: &[PathBuf],
+    now: f64,
+    open: &OpenFiles,
+) -> Option<String> {
     let meta = match std::fs::symlink_metadata(&record.path) {
         Ok(m) => m,
         Err(e) => return Some(format!("{} cannot be read: {e}", record.path.display())),
@@ -121,8 +137,7 @@ pub fn refusal_given(record: &SessionRecord, now: f64, open: &OpenFiles) -> Opti
             (BUSY_SECONDS / 60.0) as u64
         ));
     }
-    let files = belongings(record);
-    if let Some(pid) = open.holder(&files) {
+    if let Some(pid) = open.holder(files) {
         return Some(format!(
             "process {pid} has it open ({} may be running on it)",
             record.agent.display_name()
