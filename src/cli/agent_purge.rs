@@ -155,9 +155,10 @@ fn plan_lines(agent: Agent, plan: &PurgePlan, now: f64) -> Vec<String> {
         ));
     }
     lines.push(format!(
-        "{} {} to move to the trash, {} kept ({} of them spared against the policy), {}  [keep {}, max age {}]",
-        humanize::plural(plan.removals().count() as u64, "session"),
+        "{} {} {} to move to the trash, {} kept ({} of them spared against the policy), {}  [keep {}, max age {}]",
+        humanize::count(plan.removals().count() as u64),
         agent.display_name(),
+        if plan.removals().count() == 1 { "session" } else { "sessions" },
         plan.kept().count(),
         spared.len(),
         humanize::bytes(plan.bytes_freed()),
