@@ -146,7 +146,14 @@ fn agent_choice<'a>(purge: &PurgeView, model: &Model, theme: Theme) -> Line<'a> 
         StoreKind::Loki => "Loki",
         StoreKind::PeteosFolder => "peteos",
     };
-    let mut spans = vec![Span::styled("Sessions of   ", theme.dim())];
+    // The key first: a narrow screen cuts the end of the line.
+    let mut spans = vec![
+        Span::styled(
+            keymap::key_for(Scope::Purge, Action::CycleAgent),
+            theme.key(),
+        ),
+        Span::styled("  purge of:  ", theme.dim()),
+    ];
     for agent in &purge.offered {
         let name = agent.map_or(primary, Agent::display_name);
         let style = if *agent == purge.agent {
@@ -158,10 +165,7 @@ fn agent_choice<'a>(purge: &PurgeView, model: &Model, theme: Theme) -> Line<'a> 
         spans.push(Span::raw(" "));
     }
     spans.push(Span::styled(
-        format!(
-            "  ({}: the next; another agent's go to the trash)",
-            keymap::key_for(Scope::Purge, Action::CycleAgent)
-        ),
+        "  (another agent's sessions go to the trash)",
         theme.dim(),
     ));
     Line::from(spans)

@@ -245,7 +245,7 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     ui.press(KeyCode::Char('g'), KeyModifiers::CONTROL);
     let screen = ui.screen();
     assert!(
-        screen.contains(" Loki   Claude Code   Codex   Gemini CLI "),
+        screen.contains("a  purge of:   Loki   Claude Code   Codex   Gemini CLI "),
         "every agent listed is offered: {screen}"
     );
     ui.press(KeyCode::Char('a'), KeyModifiers::NONE);
@@ -264,6 +264,9 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         "{screen}"
     );
     check("purge_claude_120x30", &ui, &dir);
+    ui.resize(80, 24);
+    check("purge_claude_80x24", &ui, &dir);
+    ui.resize(120, 30);
     let plan = ui.model.purge().unwrap().plan.clone().unwrap();
     let going: Vec<String> = plan
         .removals()
