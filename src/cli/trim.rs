@@ -315,7 +315,7 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             };
             format!(
                 "{replace} {} and {clear} {}, {drop} {} of {}, {tokens}",
-                humanize::plural(count("media"), "image or document"),
+                humanize::media(count("media")),
                 humanize::plural(count("results"), "tool result"),
                 report.dropped.len(),
                 humanize::plural(total as u64, "message")

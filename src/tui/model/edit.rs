@@ -175,6 +175,11 @@ impl EditState {
         self.measured = None;
     }
 
+    /// True while the store works on the edit (keys wait for it).
+    pub fn busy(&self) -> bool {
+        self.applying || self.measuring
+    }
+
     /// The fix for resuming as the store takes it.
     pub fn fix(&self) -> ResumableFix {
         ResumableFix {

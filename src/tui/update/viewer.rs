@@ -98,12 +98,16 @@ fn answer(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply) -> S
         }
         ViewerReply::Edited { result } if req == viewer.waiting => {
             if edit::on_edited(viewer, app, result) {
-                let mut step = Step::effects(reload(viewer, app));
-                // Another agent's fork is a new session: the list reads it.
+                // Another agent's fork is a new session beside the one on
+                // screen, which is as it was: the list reads the new one,
+                // and the status keeps saying where it went.
                 if viewer.record.agent.is_external() {
+                    viewer.mode = ViewerMode::Browse;
+                    let mut step = Step::none();
                     step.go = Some(Go::Rescan);
+                    return step;
                 }
-                return step;
+                return Step::effects(reload(viewer, app));
             }
             Step::none()
         }

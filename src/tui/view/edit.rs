@@ -33,10 +33,9 @@ pub fn draw(frame: &mut Frame, viewer: &Viewer, edit: &EditState, area: Rect, th
             "counting tokens and the cleared copies…".into(),
             theme.dim(),
         ),
-        (None, None) if edit.kind == EditKind::Resumable => (
-            "counting tokens and the fixed copies…".into(),
-            theme.dim(),
-        ),
+        (None, None) if edit.kind == EditKind::Resumable => {
+            ("counting tokens and the fixed copies…".into(), theme.dim())
+        }
         (None, None) => ("counting tokens…".into(), theme.dim()),
     };
     let lines = vec![
@@ -64,7 +63,7 @@ pub fn draw(frame: &mut Frame, viewer: &Viewer, edit: &EditState, area: Rect, th
 fn choice(edit: &EditState) -> (&'static str, String) {
     let marked = edit.marks().len() as u64;
     match (edit.kind, edit.clear_by) {
-        (EditKind::Resumable, _) => ("Make it resumable: ", fix_choice(edit)),
+        (EditKind::Resumable, _) => ("Resumable: ", fix_choice(edit)),
         (EditKind::Drop, _) => ("Drop: ", format!("{} marked", humanize::count(marked))),
         (EditKind::Clear, ClearBy::Marked) => (
             "Clear: ",
@@ -89,16 +88,16 @@ fn choice(edit: &EditState) -> (&'static str, String) {
 
 /// What the fix for resuming does, the number the arrows change in brackets.
 fn fix_choice(edit: &EditState) -> String {
-    let over = format!("results over {}", humanize::plural(edit.results_over, "token"));
+    let over = format!("results > {}", humanize::plural(edit.results_over, "token"));
     let turns = match edit.keep_turns {
-        0 => "every turn".to_string(),
-        k => format!("the last {}", humanize::plural(k, "turn")),
+        0 => "all turns".to_string(),
+        k => format!("last {}", humanize::plural(k, "turn")),
     };
     let (over, turns) = match edit.resumable_by {
         ResumableBy::ResultsOver => (format!("[{over}]"), turns),
         ResumableBy::KeepTurns => (over, format!("[{turns}]")),
     };
-    format!("media named, {over} cleared, {turns} kept")
+    format!("media, {over}, {turns}")
 }
 
 /// `+2 with their tool pairs, −48,166 tokens` (the gauge above shows the
@@ -116,15 +115,25 @@ fn outcome(kind: EditKind, plan: &EditPlan) -> String {
             "{} to placeholders, {figures}",
             humanize::plural(plan.cleared.len() as u64, "message")
         ),
+        EditKind::Resumable if !plan.changed => "nothing to do".into(),
         EditKind::Resumable => {
             let media: usize = plan.cleared.iter().map(|c| c.media.len()).sum();
             let results: usize = plan.cleared.iter().map(|c| c.results.len()).sum();
-            format!(
-                "{} media, {} results, {} dropped, {figures}",
-                humanize::count(media as u64),
-                humanize::count(results as u64),
-                humanize::count(plan.dropped.len() as u64)
-            )
+            let mut said = Vec::new();
+            if media > 0 {
+                said.push(format!("{} media", humanize::count(media as u64)));
+            }
+            if results > 0 {
+                said.push(humanize::plural(results as u64, "result"));
+            }
+            if !plan.dropped.is_empty() {
+                said.push(format!(
+                    "{} dropped",
+                    humanize::count(plan.dropped.len() as u64)
+                ));
+            }
+            said.push(figures);
+            said.join(", ")
         }
     }
 }
@@ -159,7 +168,7 @@ fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'stat
             if !cleared.media.is_empty() {
                 shown.push(format!(
                     "{} named by type and size",
-                    humanize::plural(cleared.media.len() as u64, "image or document")
+                    humanize::media(cleared.media.len() as u64)
                 ));
             }
             return Line::styled(
@@ -185,7 +194,7 @@ fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'stat
     }
     let hint = match (edit.kind, edit.clear_by) {
         (EditKind::Resumable, _) => format!(
-            "↑ ↓ or digits set the number in brackets, {} the other; {} shows the bytes and asks",
+            "↑ ↓ or digits: the number in brackets; {}: the other; {}: bytes, then asks",
             keymap::key_for(Scope::Edit, Action::CycleClearChoice),
             keymap::key_for(Scope::Edit, Action::Confirm)
         ),

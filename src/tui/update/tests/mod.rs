@@ -11,6 +11,7 @@ mod list;
 mod message;
 mod purge;
 mod purge_agents;
+mod resumable;
 mod router;
 mod search;
 mod transcript;

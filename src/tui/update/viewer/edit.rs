@@ -49,7 +49,7 @@ pub fn begin(viewer: &mut Viewer, app: &mut App, kind: EditKind) -> Vec<Effect> 
 
 /// Keys while editing (the viewer handles copies).
 pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
-    if viewer.edit().is_some_and(|e| e.applying) {
+    if viewer.edit().is_some_and(EditState::busy) {
         return Step::none();
     }
     match action {
@@ -147,6 +147,9 @@ pub fn on_digit(viewer: &mut Viewer, app: &mut App, c: char) -> Vec<Effect> {
     let ViewerMode::Edit(state) = &mut viewer.mode else {
         return Vec::new();
     };
+    if state.busy() {
+        return Vec::new();
+    }
     let (Some(digit), Some(_)) = (c.to_digit(10), state.number()) else {
         return Vec::new();
     };
@@ -164,6 +167,9 @@ pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Vec<Effect> {
     let ViewerMode::Edit(state) = &mut viewer.mode else {
         return Vec::new();
     };
+    if state.busy() {
+        return Vec::new();
+    }
     let (Some(value), Some(_)) = (sizes::parse_number(text), state.number()) else {
         return Vec::new();
     };

@@ -91,12 +91,7 @@ pub fn on_previewed(viewer: &mut Viewer, app: &mut App, result: Result<EditPrevi
     }
     state.measured = preview.bytes;
     let mut lines = vec![
-        format!(
-            "Replaces {} and clears {}; drops {}.",
-            humanize::plural(preview.media as u64, "image or document"),
-            humanize::plural(preview.results as u64, "tool result"),
-            humanize::plural(preview.dropped as u64, "message")
-        ),
+        fix_summary(preview.media, preview.results, preview.dropped),
         match preview.bytes {
             Some((before, after)) => format!(
                 "Tokens {} → {}; file {} → {}.",
@@ -121,13 +116,43 @@ pub fn on_previewed(viewer: &mut Viewer, app: &mut App, result: Result<EditPrevi
         )
     });
     if agent_owned {
-        lines.push("A running agent has this session open: what it writes next would not be in the fork.".into());
+        lines.push(
+            "A running agent has this session open: what it writes next would not be in the fork."
+                .into(),
+        );
     }
     app.overlay = Some(Overlay::Confirm(Confirm {
         title: "Make it resumable?".into(),
         lines,
         action: ConfirmAction::Resumable,
     }));
+}
+
+/// `Replaces 2 images and documents; clears 1 tool result.` (what is
+/// not done is left out).
+fn fix_summary(media: usize, results: usize, dropped: usize) -> String {
+    let mut said = Vec::new();
+    if media > 0 {
+        said.push(format!("replaces {}", humanize::media(media as u64)));
+    }
+    if results > 0 {
+        said.push(format!(
+            "clears {}",
+            humanize::plural(results as u64, "tool result")
+        ));
+    }
+    if dropped > 0 {
+        said.push(format!(
+            "drops {} of older turns",
+            humanize::plural(dropped as u64, "message")
+        ));
+    }
+    let text = said.join("; ");
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
+        None => String::new(),
+    }
 }
 
 fn nothing_to_do(state: &EditState) -> String {
@@ -201,7 +226,7 @@ fn report(done: &EditDone) -> String {
     let what = if done.media > 0 || (done.dropped > 0 && done.cleared > 0) {
         format!(
             "replaced {}, cleared {}, dropped {}",
-            humanize::plural(done.media as u64, "image or document"),
+            humanize::media(done.media as u64),
             humanize::plural(done.cleared as u64, "result"),
             humanize::plural(done.dropped as u64, "message")
         )
