@@ -44,6 +44,9 @@ pub use index::{
     Unreadable, UpdateReport, match_ranges,
 };
 pub use ops::agent_fork::AgentFork;
+pub use ops::agent_purge::{
+    AGENT_KEEP, AGENT_MAX_AGE_DAYS, AgentPurgeFacts, default_policy as agent_purge_policy,
+};
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};

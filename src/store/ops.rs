@@ -5,6 +5,7 @@
 //! purge (plan as data, then a careful apply).
 
 pub mod agent_fork;
+pub mod agent_purge;
 pub mod agent_threads;
 pub mod contexts;
 pub mod conversation;

@@ -254,6 +254,7 @@ pub const BINDINGS: &[Binding] = &[
     pair(S::Purge, &[c(']')], A::AgeMore, "raise the maximum age", A::AgeLess, "max age"),
     bind(S::Purge, &[c('[')], A::AgeLess, "lower the maximum age", None),
     bind(S::Purge, &[c('k')], A::ToggleKept, "show every kept session", None),
+    bind(S::Purge, &[c('a'), k(K::F(4))], A::CycleAgent, "purge the next agent's sessions: this store's, then each other agent listed (those go to the trash)", None),
     bind(S::Purge, &[c('y')], A::Confirm, "purge (asks first)", Some((1, "purge…"))),
     bind(S::Purge, &[k(K::Esc), c('q')], A::Back, "back to the list", Some((2, "back"))),
     bind(S::Purge, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
 mod forks;
+mod purge;
 mod readers;
 mod resumable;
 mod trash;

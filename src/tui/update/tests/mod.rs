@@ -10,6 +10,7 @@ mod input;
 mod list;
 mod message;
 mod purge;
+mod purge_agents;
 mod resumable;
 mod router;
 mod search;
