@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand over the shared store.
 
 mod activate;
+mod agent_purge;
 mod args;
 mod ask;
 mod browse;

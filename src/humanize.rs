@@ -20,6 +20,16 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// `1 image or document`, `3 images and documents` (what a fix for
+/// resuming replaces).
+pub fn media(n: u64) -> String {
+    if n == 1 {
+        "1 image or document".into()
+    } else {
+        format!("{} images and documents", count(n))
+    }
+}
+
 /// How long ago `then` was, as of `now` (seconds), in its largest unit:
 /// `just now`, `1 minute ago`, `3 hours ago`, `2 days ago`, `1 month ago`.
 pub fn ago(then: f64, now: f64) -> String {

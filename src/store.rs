@@ -44,10 +44,13 @@ pub use index::{
     Unreadable, UpdateReport, match_ranges,
 };
 pub use ops::agent_fork::AgentFork;
+pub use ops::agent_purge::{
+    AGENT_KEEP, AGENT_MAX_AGE_DAYS, AgentPurgeFacts, default_policy as agent_purge_policy,
+};
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};
-pub use ops::counting::{cleared_counts, message_counts};
+pub use ops::counting::{cleared_counts, message_counts, replaced_counts};
 pub use ops::diff::{ContextDiff, DiffCleared, DiffMessage, DiffSide};
 pub use ops::edit::{ClearedReport, EditOutcome};
 pub use ops::edit_plan::{
@@ -60,6 +63,10 @@ pub use ops::purge_apply::{PurgeProgress, PurgeReport};
 pub use ops::purge_plan::{
     Candidate, Decision, Fingerprint, KEEP, KeepReason, MAX_AGE_DAYS, PlanEntry, PurgePlan,
     PurgePolicy, RemoveReason,
+};
+pub use ops::resumable::{
+    RESULTS_OVER, Replacement, ResumableFix, plan as plan_resumable,
+    replacements as resumable_replacements,
 };
 pub use ops::stats::SessionStats;
 pub use ops::trash::{Move as TrashMove, TrashEntry};

@@ -6,7 +6,7 @@ use crate::humanize;
 use crate::store::{Agent, CostEstimate, Encoding, PriceTable, SessionRecord, SessionStats, Usage};
 use clap::Args;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Mutex;
 
 /// Arguments of `list`.
@@ -46,25 +46,26 @@ pub enum SortBy {
     Name,
 }
 
-/// One session in `list --json`.
+/// One session in `list --json`, borrowed from its record and stats: a
+/// listing of 100k sessions streams its rows and never holds a copy of all.
 #[derive(Debug, Serialize)]
-pub struct ListItem {
+pub struct ListItem<'a> {
     agent: Agent,
-    id: String,
-    name: String,
-    title: String,
-    cwd: Option<String>,
-    user: String,
-    first_prompt: String,
+    id: &'a str,
+    name: &'a str,
+    title: &'a str,
+    cwd: Option<&'a str>,
+    user: &'a str,
+    first_prompt: &'a str,
     created_at: f64,
     last_used_at: f64,
-    path: PathBuf,
+    path: &'a Path,
     bytes: u64,
     messages: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tokens: Option<u64>,
     is_active: bool,
-    error: Option<String>,
+    error: Option<&'a str>,
     /// Tokens the agent recorded as spent (another agent's session, when
     /// read: with --tokens, or from the search index).
     usage: Option<Usage>,
@@ -73,27 +74,49 @@ pub struct ListItem {
     cost_estimate: Option<CostEstimate>,
 }
 
-impl ListItem {
-    fn new(record: SessionRecord, stats: SessionStats, prices: &PriceTable) -> Self {
+impl<'a> ListItem<'a> {
+    fn new(record: &'a SessionRecord, stats: &'a SessionStats, prices: &PriceTable) -> Self {
         ListItem {
             cost_estimate: stats.usage.as_ref().map(|u| prices.estimate(u)),
             agent: record.agent,
-            id: record.id,
-            title: record.title,
-            cwd: record.cwd,
+            id: &record.id,
+            title: &record.title,
+            cwd: record.cwd.as_deref(),
             usage: stats.usage.as_ref().map(|u| u.total()),
-            name: record.name,
-            user: record.user,
-            first_prompt: record.first_prompt,
+            name: &record.name,
+            user: &record.user,
+            first_prompt: &record.first_prompt,
             created_at: record.created_at,
             last_used_at: record.last_used_at,
-            path: record.path,
+            path: &record.path,
             bytes: stats.bytes,
             messages: stats.messages,
             tokens: stats.tokens,
             is_active: stats.is_active,
-            error: record.error.or(stats.error),
+            error: record.error.as_deref().or(stats.error.as_deref()),
         }
+    }
+}
+
+/// The sessions in the order asked, each row made as it is written.
+struct Rows<'a> {
+    records: &'a [SessionRecord],
+    stats: &'a [SessionStats],
+    order: &'a [usize],
+    prices: &'a PriceTable,
+}
+
+impl Rows<'_> {
+    fn items(&self) -> impl Iterator<Item = ListItem<'_>> + '_ {
+        self.order
+            .iter()
+            .map(|&i| ListItem::new(&self.records[i], &self.stats[i], self.prices))
+    }
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.items())
     }
 }
 
@@ -138,41 +161,53 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         p.finish();
     }
     let prices = env.prices();
-    let mut items: Vec<ListItem> = records
-        .into_iter()
-        .zip(stats)
-        .map(|(r, mut s)| {
-            let known = indexed.get(&r.id);
-            if s.tokens.is_none() {
-                s.tokens = known.and_then(|i| i.tokens);
-            }
-            if s.messages.is_none() && r.agent.is_external() {
-                s.messages = known.map(|i| i.messages);
-            }
-            if s.usage.is_none() {
-                s.usage = known.and_then(|i| i.usage.clone());
-            }
-            ListItem::new(r, s, &prices)
-        })
-        .collect();
-    sort(&mut items, args.sort);
-    if args.json {
-        return output::print_json(&items);
+    let mut stats = stats;
+    for (r, s) in records.iter().zip(stats.iter_mut()) {
+        let Some(known) = indexed.get(&r.id) else {
+            continue;
+        };
+        if s.tokens.is_none() {
+            s.tokens = known.tokens;
+        }
+        if s.messages.is_none() && r.agent.is_external() {
+            s.messages = Some(known.messages);
+        }
+        if s.usage.is_none() {
+            s.usage = known.usage.clone();
+        }
     }
+    drop(indexed);
+    let order = sorted(&records, &stats, args.sort);
+    let rows = Rows {
+        records: &records,
+        stats: &stats,
+        order: &order,
+        prices: &prices,
+    };
+    if args.json {
+        return output::print_json(&rows);
+    }
+    let items: Vec<ListItem> = rows.items().collect();
     output::print_lines(table(&items, env.now))
 }
 
-/// Orders `items` by `key`, most recently used first among equals (the
-/// store lists them that way, and the sort is stable).
-fn sort(items: &mut [ListItem], key: SortBy) {
+/// The order of the sessions by `key`, most recently used first among
+/// equals (the store lists them that way, and the sort is stable).
+fn sorted(records: &[SessionRecord], stats: &[SessionStats], key: SortBy) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..records.len().min(stats.len())).collect();
     match key {
         SortBy::LastUsed => {}
-        SortBy::Created => items.sort_by(|a, b| b.created_at.total_cmp(&a.created_at)),
-        SortBy::Size => items.sort_by_key(|i| std::cmp::Reverse(i.bytes)),
-        SortBy::Messages => items.sort_by_key(|i| std::cmp::Reverse(i.messages.unwrap_or(0))),
-        SortBy::Tokens => items.sort_by_key(|i| std::cmp::Reverse(i.tokens.unwrap_or(0))),
-        SortBy::Name => items.sort_by_key(|i| i.name.to_lowercase()),
+        SortBy::Created => {
+            order.sort_by(|&a, &b| records[b].created_at.total_cmp(&records[a].created_at))
+        }
+        SortBy::Size => order.sort_by_key(|&i| std::cmp::Reverse(stats[i].bytes)),
+        SortBy::Messages => {
+            order.sort_by_key(|&i| std::cmp::Reverse(stats[i].messages.unwrap_or(0)))
+        }
+        SortBy::Tokens => order.sort_by_key(|&i| std::cmp::Reverse(stats[i].tokens.unwrap_or(0))),
+        SortBy::Name => order.sort_by_cached_key(|&i| records[i].name.to_lowercase()),
     }
+    order
 }
 
 /// The table: the TOKENS column only when tokens are known.
@@ -219,7 +254,7 @@ fn table(items: &[ListItem], now: f64) -> Vec<String> {
                 let words: Vec<&str> = item.title.split_whitespace().collect();
                 words.join(" ").chars().take(100).collect()
             }
-            None => item.name.clone(),
+            None => item.name.to_string(),
         };
         let used = if item.error.is_some() && item.last_used_at == 0.0 {
             "-".to_string()

@@ -1,5 +1,8 @@
-//! `loki-sessions purge [--keep N] [--max-age 30d] [--dry-run] [--yes] [--json]`.
+//! `loki-sessions purge [--keep N] [--max-age 30d] [--dry-run] [--yes] [--json]`;
+//! with `--agent claude|codex|gemini`, that agent's sessions go to the
+//! trash instead (`cli/agent_purge.rs`).
 
+use crate::cli::agent_purge;
 use crate::cli::ask;
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError};
@@ -11,13 +14,13 @@ use serde_json::{Value, json};
 /// Arguments of `purge`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json"
+    after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json\n  loki-sessions purge --agent claude --dry-run\n\nWithout --agent, Loki's (or the peteos folder's) sessions are deleted for good.\nWith --agent claude, codex or gemini, that agent's sessions are moved to the\ntrash with their subagents' files and side folders (`loki-sessions restore ID`\nputs one back); its defaults are conservative: keep the 1000 most recent,\nremove those unused for more than 90 days (the config's keep and max_age are\nLoki's alone). A session its agent may be writing is never moved."
 )]
 pub struct PurgeArgs {
-    /// Sessions beyond the N most recently used are removed; the age limit applies too [default: 100]
+    /// Sessions beyond the N most recently used are removed; the age limit applies too [default: 100; another agent's: 1000]
     #[arg(long, value_name = "N")]
     pub keep: Option<usize>,
-    /// Remove sessions unused for longer than this: 30d, 12h, 2w [default: 30d]
+    /// Remove sessions unused for longer than this: 30d, 12h, 2w [default: 30d; another agent's: 90d]
     #[arg(long, value_name = "AGE")]
     pub max_age: Option<String>,
     /// Never remove this session (the live one); may be repeated.
@@ -36,6 +39,9 @@ pub struct PurgeArgs {
 
 /// Plans, confirms and applies a purge.
 pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
+    if let Some(agent) = agent_purge::asked_agent(env)? {
+        return agent_purge::run(env, args, agent);
+    }
     let policy = env.policy(args.keep, args.max_age.as_deref())?;
     env.check_folder()?;
     let plan = env.store.purge_plan(policy, &args.exclude, env.now)?;
@@ -148,7 +154,7 @@ fn plan_lines(plan: &PurgePlan, now: f64) -> Vec<String> {
     lines
 }
 
-fn plan_json(plan: &PurgePlan, report: Option<&PurgeReport>) -> Value {
+pub(super) fn plan_json(plan: &PurgePlan, report: Option<&PurgeReport>) -> Value {
     let remove: Vec<Value> = plan
         .removals()
         .map(|e| {

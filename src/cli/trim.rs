@@ -7,8 +7,8 @@ use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    AgentFork, ClearChoice, EditOutcome, EditRequest, Encoding, StoreError, TrimOutcome,
-    TrimRequest, prewarm,
+    AgentFork, ClearChoice, EditOutcome, EditRequest, Encoding, RESULTS_OVER, ResumableFix,
+    StoreError, TrimOutcome, TrimRequest, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -23,12 +23,15 @@ Examples:
   loki-sessions trim fix-the-login-bug --drop b93b6f52 0c1d2e3f --with-pairs
   loki-sessions trim fix-the-login-bug --clear-tool-results-over 2000 --dry-run
   loki-sessions trim fix-the-login-bug --clear-older-than-turns 3
+  loki-sessions trim fix-the-login-bug --resumable --dry-run
+  loki-sessions trim 4f1c2b3a --resumable --results-over 5k --keep-turns 20
 Message ids come from `loki-sessions show SESSION` (a unique prefix is enough).
 Undo: the old context stays on disk: `loki-sessions contexts SESSION` lists it,
 `loki-sessions activate SESSION CONTEXT` makes it active again;
 `loki-sessions diff SESSION` shows what a trim changed.")]
 #[command(group = clap::ArgGroup::new("amount").required(true).args([
     "max_tokens", "keep_messages", "drop", "clear", "clear_tool_results_over", "clear_older_than_turns",
+    "resumable",
 ]))]
 pub struct TrimArgs {
     /// The session: an id, a unique id prefix, a name, a unique name prefix, or a path.
@@ -55,6 +58,15 @@ pub struct TrimArgs {
     /// Replace every tool result older than the last K turns (a turn starts at a user message with text) with a placeholder.
     #[arg(long, value_name = "K")]
     pub clear_older_than_turns: Option<u64>,
+    /// Make it resumable: every image and document becomes a text naming its type and size, tool results over --results-over tokens are cleared, and with --keep-turns only the last K turns are kept.
+    #[arg(long)]
+    pub resumable: bool,
+    /// With --resumable: clear tool results holding more than N tokens [default: 10k].
+    #[arg(long, value_name = "N", value_parser = args::tokens, requires = "resumable")]
+    pub results_over: Option<u64>,
+    /// With --resumable: keep only the last K turns (a turn starts at a prompt); K >= 1.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..), requires = "resumable")]
+    pub keep_turns: Option<u64>,
     /// Token encoding [default: cl100k_base]
     #[arg(long, value_name = "ENCODING", value_parser = args::encoding())]
     pub encoding: Option<Encoding>,
@@ -91,9 +103,14 @@ impl TrimArgs {
             Asked::Edit(EditRequest::Clear(ClearChoice::Over(n)))
         } else if let Some(k) = self.clear_older_than_turns {
             Asked::Edit(EditRequest::Clear(ClearChoice::OlderThanTurns(k as usize)))
+        } else if self.resumable {
+            Asked::Edit(EditRequest::Resumable(ResumableFix {
+                results_over: self.results_over.unwrap_or(RESULTS_OVER),
+                keep_turns: self.keep_turns.map(|k| k as usize),
+            }))
         } else {
             return Err(CliError::usage(
-                "say what to trim: --max-tokens, --keep-messages, --drop or a --clear option",
+                "say what to trim: --max-tokens, --keep-messages, --drop, a --clear option or --resumable",
             ));
         })
     }
@@ -114,6 +131,9 @@ struct Report {
     cleared_detail: Vec<Value>,
     /// Another agent's session: the new session written beside it.
     fork: Option<AgentFork>,
+    /// The size of the file before and of the new one (a fork's, or a
+    /// Loki context's when an edit says it).
+    bytes: Option<(u64, u64)>,
 }
 
 impl Report {
@@ -132,6 +152,10 @@ impl Report {
             also_dropped: Vec::new(),
             cleared_detail: Vec::new(),
             fork: outcome.fork.clone(),
+            bytes: outcome
+                .fork
+                .as_ref()
+                .map(|f| (f.bytes_before, f.bytes_after)),
         }
     }
 
@@ -149,7 +173,7 @@ impl Report {
             .into_iter()
             .map(|c| {
                 json!({"id": c.id, "new_id": c.new_id, "tokens_before": c.tokens_before,
-                       "tokens_after": c.tokens_after})
+                       "tokens_after": c.tokens_after, "results": c.results, "media": c.media})
             })
             .collect();
         Report {
@@ -165,6 +189,11 @@ impl Report {
             also_dropped,
             cleared_detail,
             fork: outcome.fork.clone(),
+            bytes: outcome
+                .fork
+                .as_ref()
+                .map(|f| (f.bytes_before, f.bytes_after))
+                .or(outcome.bytes),
         }
     }
 }
@@ -213,8 +242,8 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
             "tokens_before": report.tokens_before,
             "tokens_after": report.tokens_after,
             "new_context_id": report.new_context_id,
-            "bytes_before": report.fork.as_ref().map(|f| f.bytes_before),
-            "bytes_after": report.fork.as_ref().map(|f| f.bytes_after),
+            "bytes_before": report.bytes.map(|b| b.0),
+            "bytes_after": report.bytes.map(|b| b.1),
             "new_session_id": report.fork.as_ref().filter(|f| f.written).map(|f| f.new_session_id.clone()),
             "new_session_file": report.fork.as_ref().filter(|f| f.written).map(|f| f.path.display().to_string()),
             "warnings": report.warnings,
@@ -229,6 +258,9 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     }
     Err(CliError::nothing(match asked {
         Asked::Window(_) => "nothing to trim: the context already fits",
+        Asked::Edit(EditRequest::Resumable(_)) => {
+            "nothing to do: no image, no document, no tool result over the size, no older turn"
+        }
         Asked::Edit(_) => "nothing to clear: no chosen tool result would get smaller",
     }))
 }
@@ -268,6 +300,27 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             "{would}clear{verb} the tool results of {}, {tokens}",
             humanize::plural(report.cleared.len() as u64, "message")
         ),
+        Asked::Edit(EditRequest::Resumable(_)) => {
+            let count = |key: &str| -> u64 {
+                report
+                    .cleared_detail
+                    .iter()
+                    .map(|c| c[key].as_u64().unwrap_or(0))
+                    .sum()
+            };
+            let (replace, clear, drop) = if dry_run {
+                ("would replace", "clear", "drop")
+            } else {
+                ("replaced", "cleared", "dropped")
+            };
+            format!(
+                "{replace} {} and {clear} {}, {drop} {} of {}, {tokens}",
+                humanize::media(count("media")),
+                humanize::plural(count("results"), "tool result"),
+                report.dropped.len(),
+                humanize::plural(total as u64, "message")
+            )
+        }
     };
     let mut lines = vec![first];
     for c in &report.cleared_detail {
@@ -278,20 +331,20 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             humanize::count(c["tokens_after"].as_u64().unwrap_or(0))
         ));
     }
-    if let Some(fork) = &report.fork {
+    if let Some((before, after)) = report.bytes {
         lines.push(format!(
             "{} -> {} bytes",
-            humanize::count(fork.bytes_before),
-            humanize::count(fork.bytes_after)
+            humanize::count(before),
+            humanize::count(after)
         ));
-        if fork.written {
-            lines.push(format!(
-                "new session {} written beside the original, which is unchanged ({}); resume it with `loki-sessions resume {}`, undo by deleting it",
-                fork.new_session_id,
-                fork.path.display(),
-                fork.new_session_id
-            ));
-        }
+    }
+    if let Some(fork) = report.fork.as_ref().filter(|f| f.written) {
+        lines.push(format!(
+            "new session {} written beside the original, which is unchanged ({}); resume it with `loki-sessions resume {}`, undo by deleting it",
+            fork.new_session_id,
+            fork.path.display(),
+            fork.new_session_id
+        ));
     }
     if let Some(id) = &report.new_context_id {
         lines.push(format!(

@@ -27,6 +27,7 @@ use crate::store::ops::locate::Target;
 use crate::store::ops::pricing::PriceTable;
 use crate::store::ops::purge_apply::PurgeReport;
 use crate::store::ops::purge_plan::PurgePlan;
+use crate::store::ops::resumable::{self, ResumableFix};
 use crate::store::ops::stats::{self, SessionStats};
 use crate::store::ops::trim::{self, Expected, TrimOutcome, TrimRequest};
 use crate::store::sources::agent::Agent;
@@ -357,6 +358,26 @@ impl Store {
         which: &[usize],
     ) -> Result<ClearedCounts> {
         counting::cleared_counts(context, index, counts, encoding, which)
+    }
+
+    /// The count of each message the fix for resuming replaces something
+    /// in, once replaced, for every turn (what `plan_resumable` needs for
+    /// any number of turns kept at this size of results cleared). The
+    /// viewer asks once per size.
+    pub fn replaced_counts(
+        &self,
+        context: &Context,
+        index: &EditFacts,
+        counts: &[u64],
+        encoding: Encoding,
+        results_over: u64,
+    ) -> Result<ClearedCounts> {
+        let every_turn = ResumableFix {
+            results_over,
+            keep_turns: None,
+        };
+        let wanted = resumable::replacements(index, counts, &every_turn)?;
+        counting::replaced_counts(context, encoding, &wanted)
     }
 
     /// What an edit by hand (a drop or a clear) would do to the active

@@ -1,7 +1,7 @@
 //! The file formats, with no I/O policy: the peteos conversation (session,
 //! context, message, content parts), Loki's meta.json and names, Python's
 //! JSON text, token counting, the two rolling windows, the token breakdown,
-//! cleared tool results and the fork.
+//! cleared tool results, removed media and the fork.
 //! Everything here reads from and builds dicts; writing them is `fs`'s job.
 
 mod assemble;
@@ -12,6 +12,7 @@ pub mod edit_facts;
 pub mod fork;
 pub mod ids;
 pub mod jsonfile;
+pub mod media;
 mod message;
 pub mod meta;
 pub mod naming;

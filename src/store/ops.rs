@@ -5,6 +5,7 @@
 //! purge (plan as data, then a careful apply).
 
 pub mod agent_fork;
+pub mod agent_purge;
 pub mod agent_threads;
 pub mod contexts;
 pub mod conversation;
@@ -20,6 +21,7 @@ pub mod pricing;
 pub mod purge_apply;
 pub mod purge_facts;
 pub mod purge_plan;
+pub mod resumable;
 pub mod stats;
 pub mod trash;
 pub mod trim;

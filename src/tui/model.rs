@@ -18,7 +18,7 @@ mod viewer;
 
 pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
 pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
-pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState};
+pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState, ResumableBy};
 pub use list::{
     Following, IndexState, LIVE_MARK, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT,
     SessionRow, SortKey,

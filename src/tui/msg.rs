@@ -138,6 +138,8 @@ pub enum Action {
     MarkRange,
     /// Start choosing tool results to clear.
     StartClear,
+    /// Start making the session resumable (or switch the edit to it).
+    StartResumable,
     /// Switch an edit by hand to dropping the marked messages.
     StartDrop,
     /// Choose which tool results a clear picks: marked, by size, by turns.

@@ -19,7 +19,7 @@ mod viewer;
 pub use error::{ErrorKind, UiError};
 pub use list::{DeleteCheck, ListOp, ListReply};
 pub use purge::{PurgeOp, PurgeReply};
-pub use viewer::{EditDone, ViewerOp, ViewerReply};
+pub use viewer::{EditDone, EditPreview, ViewerOp, ViewerReply};
 
 use crate::store::Store;
 use crate::tui::msg::Msg;

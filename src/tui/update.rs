@@ -13,7 +13,7 @@ mod purge;
 mod viewer;
 
 use crate::humanize;
-use crate::store::{PurgeReport, SessionRecord};
+use crate::store::{Agent, PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap;
 use crate::tui::model::{ConfirmAction, Exit, IndexState, Model, Overlay, Screen};
@@ -217,7 +217,7 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::DeleteContext { id }, Screen::Viewer(viewer)) => {
             viewer::on_delete_context_confirmed(viewer, &mut model.app, &id)
         }
-        (ConfirmAction::EditAgentOwned, Screen::Viewer(viewer)) => {
+        (ConfirmAction::EditAgentOwned | ConfirmAction::Resumable, Screen::Viewer(viewer)) => {
             viewer::on_edit_confirmed(viewer, &mut model.app)
         }
         (ConfirmAction::ReplaceExport { path }, Screen::Viewer(viewer)) => {
@@ -228,6 +228,7 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
             | ConfirmAction::TrimAgentOwned
             | ConfirmAction::DeleteContext { .. }
             | ConfirmAction::EditAgentOwned
+            | ConfirmAction::Resumable
             | ConfirmAction::ReplaceExport { .. },
             _,
         ) => Step::none(),
@@ -316,7 +317,18 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
             effects
         }
         Go::Purge => {
-            let (purge, effects) = purge::open(app);
+            // The Loki tree's (or peteos folder's) purge, and each other
+            // agent listed; the one the list shows alone comes first.
+            let offered: Vec<Option<Agent>> = std::iter::once(None)
+                .chain(
+                    list.listed_agents()
+                        .into_iter()
+                        .filter(|a| a.is_external())
+                        .map(Some),
+                )
+                .collect();
+            let start = list.agent_filter().filter(|a| a.is_external());
+            let (purge, effects) = purge::open(app, offered, start);
             model.screen = Screen::Purge(Box::new(purge));
             effects
         }

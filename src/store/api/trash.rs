@@ -4,12 +4,15 @@
 
 use super::Store;
 use crate::store::error::{Result, StoreError};
+use crate::store::ops::agent_purge::{self, AgentPurgeFacts};
 use crate::store::ops::locate::Target;
+use crate::store::ops::purge_apply::{PurgeProgress, PurgeReport};
 use crate::store::ops::purge_plan::{
     Candidate, Decision, KeepReason, PlanEntry, PurgePlan, PurgePolicy, RemoveReason,
 };
 use crate::store::ops::trash::{self, TrashEntry};
-use crate::store::sources::agents;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::record::listed;
 use std::path::{Path, PathBuf};
 
 impl Store {
@@ -50,7 +53,7 @@ impl Store {
             None => Decision::Remove(RemoveReason::Requested),
         };
         let candidate = Candidate {
-            bytes: agents::bytes(&record),
+            bytes: trash::bytes_of(&trash::belongings(&record)),
             record,
             is_active: false,
             locked: false,
@@ -98,5 +101,66 @@ impl Store {
     /// (everything for None).
     pub fn empty_trash(&self, older_than: Option<f64>, now: f64) -> Result<Vec<TrashEntry>> {
         trash::empty(&self.trash_dir()?, older_than, now)
+    }
+
+    /// The facts a purge of `agent`'s sessions (Claude Code, Codex or
+    /// Gemini CLI) is decided on, for every session of it (the UI gathers
+    /// them once and re-plans at every policy change). Reads only.
+    pub fn agent_purge_facts(&self, agent: Agent, now: f64) -> Result<AgentPurgeFacts> {
+        if !agent.is_external() {
+            return Err(StoreError::Invalid(format!(
+                "{} sessions are purged by `purge` without --agent, for good",
+                agent.display_name()
+            )));
+        }
+        let source = self
+            .agents
+            .iter()
+            .find(|s| s.agent() == agent && self.shows(agent))
+            .ok_or_else(|| {
+                StoreError::NotFound(format!(
+                    "no {} sessions were found to purge",
+                    agent.display_name()
+                ))
+            })?;
+        let records = listed(|on_batch| source.scan(on_batch))?;
+        Ok(agent_purge::gather(agent, records, now))
+    }
+
+    /// What a purge of `agent`'s sessions with `policy` would do now: each
+    /// session moved to the trash or kept, and why. Reads only.
+    pub fn agent_purge_plan(
+        &self,
+        agent: Agent,
+        policy: PurgePolicy,
+        exclude: &[String],
+        now: f64,
+    ) -> Result<PurgePlan> {
+        Ok(self
+            .agent_purge_facts(agent, now)?
+            .plan(policy, exclude, now))
+    }
+
+    /// Applies a plan of [`Store::agent_purge_plan`]: each removal checked
+    /// again, then moved into the trash as `delete` moves one (`restore`
+    /// puts it back). Nothing is freed until the trash is emptied.
+    pub fn apply_agent_purge(
+        &self,
+        plan: &PurgePlan,
+        exclude: &[String],
+        now: f64,
+        progress: impl FnMut(PurgeProgress),
+    ) -> Result<PurgeReport> {
+        if let Some(loki) = plan
+            .removals()
+            .find(|e| !e.candidate.record.agent.is_external())
+        {
+            return Err(StoreError::Invalid(format!(
+                "session {} is not another agent's: it is purged by `purge` without --agent",
+                loki.candidate.record.id
+            )));
+        }
+        let dir = self.trash_dir()?;
+        Ok(agent_purge::apply(plan, &dir, exclude, now, progress))
     }
 }

@@ -1,7 +1,9 @@
 //! Clearing tool results: the content of a `tool_result` part replaced by a
 //! short placeholder saying what was removed, the part's `call_id` and every
 //! other field kept, so the conversation keeps its shape and its tool pairs.
+//! A fix for resuming also replaces media parts (`format/media.rs`).
 
+use crate::store::format::media;
 use crate::store::format::message::Message;
 use serde_json::{Map, Value, json};
 
@@ -55,8 +57,9 @@ pub fn clearable_parts(message: &Message<'_>) -> Vec<usize> {
 }
 
 /// The message's content with the tool results at the positions in
-/// `cleared` replaced: `(position, tokens it held)`.
-pub fn cleared_content(message: &Message<'_>, cleared: &[(usize, u64)]) -> Value {
+/// `cleared` replaced (`(position, tokens it held)`), and the media parts
+/// at the positions in `media` replaced by a text naming them.
+pub fn cleared_content(message: &Message<'_>, cleared: &[(usize, u64)], media: &[usize]) -> Value {
     let mut content = message
         .raw()
         .get("content")
@@ -68,21 +71,28 @@ pub fn cleared_content(message: &Message<'_>, cleared: &[(usize, u64)]) -> Value
                 part.insert("content".into(), Value::String(placeholder(tokens)));
             }
         }
+        for &position in media {
+            if let Some(part) = items.get_mut(position) {
+                *part = media::placeholder_part(part);
+            }
+        }
     }
     content
 }
 
 /// The message as a fork holds it once cleared: a new `id`, the original's
-/// id in `cleared_from`, the results replaced, and no cached `token_count`
-/// (it counted the old content). Every other field is kept, in its place.
+/// id in `cleared_from`, the results (and `media`) replaced, and no cached
+/// `token_count` (it counted the old content). Every other field is kept,
+/// in its place.
 pub fn cleared_message(
     message: &Message<'_>,
     cleared: &[(usize, u64)],
+    media: &[usize],
     new_id: &str,
 ) -> Map<String, Value> {
     let mut raw = message.raw().clone();
     let original = raw.get("id").cloned().unwrap_or(Value::Null);
-    raw.insert("content".into(), cleared_content(message, cleared));
+    raw.insert("content".into(), cleared_content(message, cleared, media));
     raw.insert("id".into(), Value::String(new_id.to_string()));
     raw.shift_remove("token_count");
     raw.insert(CLEARED_FROM.into(), original);
@@ -137,7 +147,7 @@ mod tests {
             vec![0],
             "a placeholder is not cleared again"
         );
-        let cleared = cleared_message(&m, &[(0, 1200)], "new");
+        let cleared = cleared_message(&m, &[(0, 1200)], &[], "new");
         assert_eq!(cleared["id"], "new");
         assert_eq!(cleared[CLEARED_FROM], "old");
         assert!(!cleared.contains_key("token_count"));

@@ -8,6 +8,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::breakdown::{Breakdown, MessageShape, TokenKind};
 use crate::store::format::clear;
+use crate::store::format::media;
 use crate::store::format::message::{self, Special};
 use crate::store::format::window::WindowFacts;
 use std::collections::HashMap;
@@ -41,6 +42,8 @@ pub struct EditFacts {
     shapes: Vec<MessageShape>,
     /// Per message: positions of the tool results that can be cleared.
     clearable: Vec<Vec<usize>>,
+    /// Per message: positions of its media parts (images, documents).
+    media: Vec<Vec<usize>>,
     /// Messages that start a turn: a person's prompt.
     turn_starts: Vec<usize>,
     calls: HashMap<Option<String>, CallSides>,
@@ -63,6 +66,7 @@ impl EditFacts {
         });
         let mut ids = Vec::with_capacity(ctx.len());
         let mut clearable = Vec::with_capacity(ctx.len());
+        let mut media = Vec::with_capacity(ctx.len());
         let mut turn_starts = Vec::new();
         for (i, message) in messages {
             ids.push(message.id().to_string());
@@ -70,6 +74,11 @@ impl EditFacts {
             let ordinary = special[i].is_none();
             clearable.push(if ordinary {
                 clear::clearable_parts(&message)
+            } else {
+                Vec::new()
+            });
+            media.push(if ordinary {
+                media::media_parts(&message)
             } else {
                 Vec::new()
             });
@@ -98,6 +107,7 @@ impl EditFacts {
             special,
             shapes,
             clearable,
+            media,
             turn_starts,
             calls,
             path: ctx.path().to_path_buf(),
@@ -165,6 +175,12 @@ impl EditFacts {
     /// cleared (not special, not a placeholder already).
     pub fn clearable(&self, index: usize) -> &[usize] {
         &self.clearable[index]
+    }
+
+    /// Positions of the media parts (images, documents) of message
+    /// `index`, if it is not special.
+    pub fn media(&self, index: usize) -> &[usize] {
+        &self.media[index]
     }
 
     /// Every message holding a tool result that can be cleared.

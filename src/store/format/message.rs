@@ -1,6 +1,7 @@
 //! A message of a context and its content parts, read from the raw dict.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::format::media::base64_bytes;
 use serde_json::{Map, Value};
 
 /// Which special role a message plays in its context.
@@ -263,7 +264,8 @@ fn call_id_text(call_id: Option<&Value>) -> String {
     call_id_key(call_id).unwrap_or_else(|| "?".into())
 }
 
-fn decode_part(value: &Value) -> Part<'_> {
+/// One content part as stored, decoded.
+pub(crate) fn decode_part(value: &Value) -> Part<'_> {
     let Value::Object(part) = value else {
         return Part::Unknown("not an object");
     };
@@ -299,13 +301,6 @@ fn decode_part(value: &Value) -> Part<'_> {
         "" => Part::Unknown("(no type)"),
         other => Part::Unknown(other),
     }
-}
-
-/// Bytes that base64 `data` decodes to, from its length (padding left out;
-/// reading every character of a large image to say its size is not worth it).
-fn base64_bytes(data: &str) -> u64 {
-    let digits = data.trim_end_matches('=').len() as u64;
-    digits * 3 / 4
 }
 
 fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {

@@ -175,15 +175,12 @@ pub fn trim(
     span("plan", started);
     let fork = if plan.changed {
         let source = read_source(record, lines)?;
-        Some(fork_file(
-            record,
-            &source,
-            &parent,
-            &plan.dropped,
-            &[],
-            write,
-            now,
-        )?)
+        let edits = LineEdits {
+            dropped: &plan.dropped,
+            cleared: &[],
+            media_copies: false,
+        };
+        Some(fork_file(record, &source, &parent, &edits, write, now)?)
     } else {
         None
     };
@@ -214,15 +211,14 @@ pub fn edit(
     span("plan", started);
     let fork = if plan.changed {
         let source = read_source(record, lines)?;
-        Some(fork_file(
-            record,
-            &source,
-            &parent,
-            &plan.dropped,
-            &plan.cleared,
-            write,
-            now,
-        )?)
+        let edits = LineEdits {
+            dropped: &plan.dropped,
+            cleared: &plan.cleared,
+            // The fix for resuming also drops the agent's own copies of
+            // the media it replaces (they would keep the file large).
+            media_copies: matches!(request, EditRequest::Resumable(_)),
+        };
+        Some(fork_file(record, &source, &parent, &edits, write, now)?)
     } else {
         None
     };
@@ -232,6 +228,7 @@ pub fn edit(
         parent,
         child: None,
         fork,
+        bytes: None,
     })
 }
 
@@ -246,6 +243,16 @@ fn counts_of(parent: &Context, encoding: Encoding, cache: Option<&CountCache>) -
     Ok(counts)
 }
 
+/// What a plan changes, by message.
+struct LineEdits<'a> {
+    /// The messages dropped.
+    dropped: &'a [usize],
+    /// The messages whose results (or media) are replaced.
+    cleared: &'a [ClearedMessage],
+    /// Also replace the agent's own copies of media on every line.
+    media_copies: bool,
+}
+
 /// Lays out the fork and, with `write`, creates its file (atomically, never
 /// over an existing one); refused, and removed again, if the original
 /// changed meanwhile.
@@ -253,22 +260,28 @@ fn fork_file(
     record: &SessionRecord,
     source: &Source,
     parent: &Context,
-    dropped: &[usize],
-    cleared: &[ClearedMessage],
+    plan: &LineEdits<'_>,
     write: bool,
     now: f64,
 ) -> Result<AgentFork> {
     let started = std::time::Instant::now();
+    let (dropped, cleared) = (plan.dropped, plan.cleared);
     let offsets = |i: usize| source.lines.get(i).into_iter().flatten().map(|s| s.offset);
     let dropped_lines: HashSet<u64> = dropped.iter().flat_map(|&i| offsets(i)).collect();
     let mut cleared_lines: HashMap<u64, HashMap<String, String>> = HashMap::new();
+    let mut media_lines: HashSet<u64> = HashSet::new();
     for c in cleared {
         let calls = cleared_calls(parent, c);
         for offset in offsets(c.index) {
-            cleared_lines
-                .entry(offset)
-                .or_default()
-                .extend(calls.clone());
+            if !calls.is_empty() {
+                cleared_lines
+                    .entry(offset)
+                    .or_default()
+                    .extend(calls.clone());
+            }
+            if !c.media.is_empty() {
+                media_lines.insert(offset);
+            }
         }
     }
     let new_id = uuid::Uuid::new_v4().to_string();
@@ -283,6 +296,8 @@ fn fork_file(
                 dropped: dropped_lines,
                 main,
                 cleared: cleared_lines,
+                media: media_lines,
+                media_copies: plan.media_copies,
             };
             let folder = record.path.parent().unwrap_or(Path::new("."));
             (
@@ -294,6 +309,8 @@ fn fork_file(
             let edits = codex::fork::ForkEdits {
                 dropped: dropped_lines,
                 cleared: cleared_lines,
+                media: media_lines,
+                media_copies: plan.media_copies,
             };
             let (day, stamp) = utc_day_and_stamp(now);
             let home = codex_home(&record.path).ok_or_else(|| {

@@ -8,6 +8,7 @@ use crate::store::format::tokens::{self, Encoding};
 use crate::store::format::{Context, clear};
 use crate::store::ops::count_cache::{self, CountCache, CountKey};
 use crate::store::ops::edit_plan::ClearedCounts;
+use crate::store::ops::resumable::Replacement;
 use crate::store::parallel;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -160,22 +161,39 @@ pub fn cleared_counts(
     encoding: Encoding,
     which: &[usize],
 ) -> Result<ClearedCounts> {
-    let count_one = |i: usize| -> Result<Option<(usize, u64)>> {
-        let (Some(message), Some(&count)) = (ctx.message(i), counts.get(i)) else {
+    let replacements: Vec<Replacement> = which
+        .iter()
+        .filter_map(|&i| {
+            let results = index.result_shares(i, *counts.get(i)?);
+            (!results.is_empty()).then_some(Replacement {
+                index: i,
+                results,
+                media: Vec::new(),
+            })
+        })
+        .collect();
+    replaced_counts(ctx, encoding, &replacements)
+}
+
+/// The count of each message of `replacements` once replaced as it says
+/// (results cleared, media named), counted on the new text; on all cores.
+pub fn replaced_counts(
+    ctx: &Context,
+    encoding: Encoding,
+    replacements: &[Replacement],
+) -> Result<ClearedCounts> {
+    let count_one = |r: &Replacement| -> Result<Option<(usize, u64)>> {
+        let Some(message) = ctx.message(r.index) else {
             return Ok(None);
         };
-        let results = index.result_shares(i, count);
-        if results.is_empty() {
-            return Ok(None);
-        }
-        let content = clear::cleared_content(&message, &results);
+        let content = clear::cleared_content(&message, &r.results, &r.media);
         let text = tokens::token_text(message.raw().get("role"), Some(&content));
-        Ok(Some((i, tokens::count_text(&text, encoding)?)))
+        Ok(Some((r.index, tokens::count_text(&text, encoding)?)))
     };
     let mut out = ClearedCounts::new(ctx.len());
-    let chunks: Vec<&[usize]> = which.chunks(SLICE).collect();
+    let chunks: Vec<&[Replacement]> = replacements.chunks(SLICE).collect();
     let next = AtomicUsize::new(0);
-    let threads = if which.len() < SERIAL_BELOW {
+    let threads = if replacements.len() < SERIAL_BELOW {
         1
     } else {
         parallel::workers()
@@ -189,8 +207,8 @@ pub fn cleared_counts(
                     loop {
                         let at = next.fetch_add(1, Ordering::Relaxed);
                         let Some(chunk) = chunks.get(at) else { break };
-                        for &i in *chunk {
-                            done.extend(count_one(i)?);
+                        for r in *chunk {
+                            done.extend(count_one(r)?);
                         }
                     }
                     Ok(done)

@@ -2,17 +2,19 @@
 //! it into place under the lock exactly as a window trim does (the parent
 //! is untouched but for its `children`; `activate` undoes the edit).
 
+use crate::store::clock;
 use crate::store::error::Result;
 use crate::store::format::clear;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
-use crate::store::format::{Context, Session, check_fork, ids};
+use crate::store::format::{Context, Session, check_fork, fork_with, ids, jsonfile};
 use crate::store::ops::agent_fork::AgentFork;
-use crate::store::ops::counting::{cleared_counts, message_counts};
+use crate::store::ops::counting::{cleared_counts, message_counts, replaced_counts};
 use crate::store::ops::edit_plan::{
     ClearedCounts, EditPlan, EditRequest, PairDrop, clear_targets, plan_edit,
 };
 use crate::store::ops::forking::{self, Expected};
+use crate::store::ops::resumable;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -30,6 +32,9 @@ pub struct EditOutcome {
     pub child: Option<Context>,
     /// Another agent's session: the new session the edit writes beside it.
     pub fork: Option<AgentFork>,
+    /// A Loki or peteos context: the size of its file and of the fork's
+    /// (the fork's as it would be written, for a preview).
+    pub bytes: Option<(u64, u64)>,
 }
 
 /// A cleared message as reported: its id in the parent, its id in the fork
@@ -44,6 +49,10 @@ pub struct ClearedReport {
     pub tokens_before: u64,
     /// Its count once cleared.
     pub tokens_after: u64,
+    /// Tool results it clears.
+    pub results: usize,
+    /// Media parts it replaces.
+    pub media: usize,
 }
 
 impl EditOutcome {
@@ -92,6 +101,8 @@ impl EditOutcome {
                     id,
                     tokens_before: c.tokens_before,
                     tokens_after: c.tokens_after,
+                    results: c.results.len(),
+                    media: c.media.len(),
                 }
             })
             .collect()
@@ -114,12 +125,32 @@ impl EditOutcome {
 pub fn preview(dir: &Path, request: &EditRequest, encoding: Encoding) -> Result<EditOutcome> {
     let parent = forking::active(&Session::load(dir)?)?;
     let (plan, index, _) = plan_on(&parent, request, encoding)?;
+    let bytes = if plan.changed {
+        // The fork as the write would lay it out: ids and times of the
+        // same lengths, so the same size.
+        let now = clock::now_seconds();
+        let replaced = replaced_copies(&parent, &plan);
+        let child = fork_with(
+            &parent,
+            &plan.kept,
+            &replaced,
+            &ids::dated_id(now),
+            &ids::iso_timestamp(now),
+        )?;
+        Some((
+            file_size(&parent),
+            jsonfile::render(child.raw_dict()).len() as u64,
+        ))
+    } else {
+        None
+    };
     Ok(EditOutcome {
         plan,
         index,
         parent,
         child: None,
         fork: None,
+        bytes,
     })
 }
 
@@ -136,21 +167,15 @@ pub fn apply(
     now: f64,
 ) -> Result<EditOutcome> {
     let mut locked = forking::lock_active(dir, lock_dir, expected)?;
-    let (plan, index, counts) = plan_on(&locked.parent, request, encoding)?;
-    let child = if plan.changed {
-        let replaced: HashMap<usize, Map<String, Value>> = plan
-            .cleared
-            .iter()
-            .filter_map(|c| {
-                let message = locked.parent.message(c.index)?;
-                let results = index.result_shares(c.index, counts[c.index]);
-                let copy = clear::cleared_message(&message, &results, &ids::message_id());
-                Some((c.index, copy))
-            })
-            .collect();
-        Some(locked.write_fork(&plan.kept, &replaced, &ids::dated_id(now), now)?)
+    let (plan, index, _) = plan_on(&locked.parent, request, encoding)?;
+    let (child, bytes) = if plan.changed {
+        let before = file_size(&locked.parent);
+        let replaced = replaced_copies(&locked.parent, &plan);
+        let child = locked.write_fork(&plan.kept, &replaced, &ids::dated_id(now), now)?;
+        let after = jsonfile::render(child.raw_dict()).len() as u64;
+        (Some(child), Some((before, after)))
     } else {
-        None
+        (None, None)
     };
     Ok(EditOutcome {
         plan,
@@ -158,7 +183,26 @@ pub fn apply(
         parent: locked.parent,
         child,
         fork: None,
+        bytes,
     })
+}
+
+/// The new copies of the messages whose results (or media) the plan
+/// replaces, each with a new id naming the original in `cleared_from`.
+fn replaced_copies(parent: &Context, plan: &EditPlan) -> HashMap<usize, Map<String, Value>> {
+    plan.cleared
+        .iter()
+        .filter_map(|c| {
+            let message = parent.message(c.index)?;
+            let copy = clear::cleared_message(&message, &c.results, &c.media, &ids::message_id());
+            Some((c.index, copy))
+        })
+        .collect()
+}
+
+/// The size of the context's file (0 if it cannot be told).
+fn file_size(ctx: &Context) -> u64 {
+    std::fs::symlink_metadata(ctx.path()).map_or(0, |m| m.len())
 }
 
 /// Counts `ctx`, counts the cleared copies a clear needs, and plans.
@@ -183,6 +227,10 @@ pub(crate) fn plan_on_counts(
         EditRequest::Clear(choice) => {
             let targets = clear_targets(&index, &counts, choice)?;
             cleared_counts(ctx, &index, &counts, encoding, &targets)?
+        }
+        EditRequest::Resumable(fix) => {
+            let replacements = resumable::replacements(&index, &counts, fix)?;
+            replaced_counts(ctx, encoding, &replacements)?
         }
     };
     let plan = plan_edit(&index, &counts, &cleared, request)?;

@@ -8,6 +8,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::Special;
 use crate::store::format::breakdown::TokenKind;
 use crate::store::format::edit_facts::{EditFacts, Partner};
+use crate::store::ops::resumable::{self, ResumableFix};
 use std::collections::VecDeque;
 
 /// An edit by hand of the active context.
@@ -24,6 +25,9 @@ pub enum EditRequest {
     },
     /// Replace the content of tool results with a placeholder.
     Clear(ClearChoice),
+    /// The common fix for a session too large to resume: media replaced,
+    /// big tool results cleared, optionally only the last turns kept.
+    Resumable(ResumableFix),
 }
 
 /// Which tool results a clear replaces. A message's clearable results are
@@ -64,13 +68,16 @@ impl PairDrop {
     }
 }
 
-/// A message whose tool results a clear replaces.
+/// A message whose tool results (or media) an edit replaces.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClearedMessage {
     /// The message.
     pub index: usize,
     /// The results replaced: position in the content, tokens they held.
     pub results: Vec<(usize, u64)>,
+    /// Positions of the media parts replaced by a text naming them (a fix
+    /// for resuming; a clear leaves media alone).
+    pub media: Vec<usize>,
     /// The message's count now.
     pub tokens_before: u64,
     /// Its count once cleared (counted on the new text).
@@ -179,6 +186,7 @@ pub fn plan_edit(
             with_pairs,
         } => plan_drop(index, counts, messages, *with_pairs),
         EditRequest::Clear(choice) => plan_clear(index, counts, cleared, choice),
+        EditRequest::Resumable(fix) => resumable::plan(index, counts, cleared, fix),
     }
 }
 
@@ -302,6 +310,7 @@ pub fn plan_clear_at(
         cleared.push(ClearedMessage {
             index: i,
             results: index.result_shares(i, counts[i]),
+            media: Vec::new(),
             tokens_before: counts[i],
             tokens_after: after,
         });

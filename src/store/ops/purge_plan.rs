@@ -141,10 +141,23 @@ pub struct PurgePlan {
 impl PurgePlan {
     /// Decides for every candidate. `exclude` names live sessions to spare.
     pub fn build(
+        candidates: Vec<Candidate>,
+        policy: PurgePolicy,
+        exclude: &[String],
+        now: f64,
+    ) -> Self {
+        Self::build_sparing(candidates, policy, exclude, now, |_| None)
+    }
+
+    /// [`PurgePlan::build`] with one more safety rule, `also_spare`, asked
+    /// of every session the policy and the other rules would remove (another
+    /// agent's sessions: the ones it may be writing).
+    pub fn build_sparing(
         mut candidates: Vec<Candidate>,
         policy: PurgePolicy,
         exclude: &[String],
         now: f64,
+        also_spare: impl Fn(&Candidate) -> Option<KeepReason>,
     ) -> Self {
         candidates.sort_by(|a, b| {
             b.record
@@ -159,7 +172,13 @@ impl PurgePlan {
                 if candidate.record.is_readable() {
                     rank += 1;
                 }
-                let decision = decide(&candidate, rank, policy, exclude, now);
+                let decision = match decide(&candidate, rank, policy, exclude, now) {
+                    Decision::Remove(reason) => match also_spare(&candidate) {
+                        Some(keep) => Decision::Keep(keep),
+                        None => Decision::Remove(reason),
+                    },
+                    keep => keep,
+                };
                 PlanEntry {
                     candidate,
                     decision,

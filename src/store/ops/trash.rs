@@ -16,7 +16,7 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::fs::atomic;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::claude::ClaudeProjects;
+use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -61,6 +61,12 @@ pub fn default_dir() -> Option<PathBuf> {
 
 /// The files and folders deleting `record` moves, the session file first.
 pub fn belongings(record: &SessionRecord) -> Vec<PathBuf> {
+    belongings_given(record, None)
+}
+
+/// [`belongings`], Claude Code's older subagent files taken from `old`
+/// when the caller read its folder's once for many sessions.
+pub fn belongings_given(record: &SessionRecord, old: Option<&OldSubagents>) -> Vec<PathBuf> {
     let mut out = vec![record.path.clone()];
     let side = record.conversation_dir.join(&record.id);
     if matches!(record.agent, Agent::Claude | Agent::Gemini)
@@ -69,19 +75,48 @@ pub fn belongings(record: &SessionRecord) -> Vec<PathBuf> {
         out.push(side.clone());
     }
     if record.agent == Agent::Claude {
-        out.extend(
-            ClaudeProjects::subagents(record)
-                .into_iter()
-                .filter(|p| !p.starts_with(&side)),
-        );
+        let subagents = match old {
+            Some(old) => ClaudeProjects::subagents_given(record, old),
+            None => ClaudeProjects::subagents(record),
+        };
+        out.extend(subagents.into_iter().filter(|p| !p.starts_with(&side)));
     }
     out
+}
+
+/// Apparent bytes of `paths` (what [`belongings`] names): a regular file's
+/// length, the regular files under a folder.
+pub fn bytes_of(paths: &[PathBuf]) -> u64 {
+    paths
+        .iter()
+        .map(|p| match std::fs::symlink_metadata(p) {
+            Ok(m) if m.is_file() => m.len(),
+            Ok(m) if m.is_dir() => crate::store::fs::disk::tree_facts(p).map_or(0, |f| f.bytes),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Why `record` may not be deleted now, if anything: a damaged listing is
 /// fine (it moves unread, recoverably); a session changed in the last
 /// [`BUSY_SECONDS`], or open in a running process, is refused.
 pub fn refusal(record: &SessionRecord, now: f64) -> Option<String> {
+    refusal_given(record, now, &OpenFiles::scan())
+}
+
+/// [`refusal`] with the files running processes hold open read once
+/// beforehand (a purge asks it of many sessions).
+pub fn refusal_given(record: &SessionRecord, now: f64, open: &OpenFiles) -> Option<String> {
+    refusal_of(record, &belongings(record), now, open)
+}
+
+/// [`refusal_given`] of `record` whose [`belongings`] are `files`.
+pub fn refusal_of(
+    record: &SessionRecord,
+    files: &[PathBuf],
+    now: f64,
+    open: &OpenFiles,
+) -> Option<String> {
     let meta = match std::fs::symlink_metadata(&record.path) {
         Ok(m) => m,
         Err(e) => return Some(format!("{} cannot be read: {e}", record.path.display())),
@@ -102,8 +137,7 @@ pub fn refusal(record: &SessionRecord, now: f64) -> Option<String> {
             (BUSY_SECONDS / 60.0) as u64
         ));
     }
-    let files = belongings(record);
-    if let Some(pid) = open_by_process(&files) {
+    if let Some(pid) = open.holder(files) {
         return Some(format!(
             "process {pid} has it open ({} may be running on it)",
             record.agent.display_name()
@@ -112,33 +146,51 @@ pub fn refusal(record: &SessionRecord, now: f64) -> Option<String> {
     None
 }
 
-/// A running process holding one of `paths` (or a file under one) open.
-fn open_by_process(paths: &[PathBuf]) -> Option<u32> {
-    let me = std::process::id();
-    let targets: Vec<PathBuf> = paths.iter().filter_map(|p| p.canonicalize().ok()).collect();
-    for proc_entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = proc_entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
+/// The files other running processes hold open (`/proc/*/fd`), read once.
+#[derive(Clone, Debug, Default)]
+pub struct OpenFiles {
+    open: Vec<(u32, PathBuf)>,
+}
+
+impl OpenFiles {
+    /// Reads what every other process has open now.
+    pub fn scan() -> OpenFiles {
+        let me = std::process::id();
+        let mut open = Vec::new();
+        let Ok(procs) = std::fs::read_dir("/proc") else {
+            return OpenFiles { open };
         };
-        if pid == me {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(proc_entry.path().join("fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if let Ok(open) = std::fs::read_link(fd.path())
-                && targets.iter().any(|t| open.starts_with(t))
-            {
-                return Some(pid);
+        for proc_entry in procs.flatten() {
+            let Some(pid) = proc_entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid == me {
+                continue;
             }
+            let Ok(fds) = std::fs::read_dir(proc_entry.path().join("fd")) else {
+                continue;
+            };
+            open.extend(
+                fds.flatten()
+                    .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                    .map(|path| (pid, path)),
+            );
         }
+        OpenFiles { open }
     }
-    None
+
+    /// A process holding one of `paths` (or a file under one) open.
+    pub fn holder(&self, paths: &[PathBuf]) -> Option<u32> {
+        let targets: Vec<PathBuf> = paths.iter().filter_map(|p| p.canonicalize().ok()).collect();
+        self.open
+            .iter()
+            .find(|(_, open)| targets.iter().any(|t| open.starts_with(t)))
+            .map(|(pid, _)| *pid)
+    }
 }
 
 fn entry_file(trash: &Path, entry: &str) -> PathBuf {
@@ -168,12 +220,24 @@ fn rename(from: &Path, to: &Path) -> Result<()> {
 
 /// Moves `record` into the trash at `trash`; refuses a busy session.
 pub fn trash(trash: &Path, record: &SessionRecord, now: f64) -> Result<TrashEntry> {
-    if let Some(why) = refusal(record, now) {
-        return Err(StoreError::Invalid(format!(
+    trash_unless_busy(trash, record, now)?.map_err(|why| {
+        StoreError::Invalid(format!(
             "{} session {} was not deleted: {why}",
             record.agent.display_name(),
             record.id
-        )));
+        ))
+    })
+}
+
+/// [`trash`], a busy session answered as `Ok(Err(why))` (a purge skips it
+/// and goes on) rather than as an error.
+pub fn trash_unless_busy(
+    trash: &Path,
+    record: &SessionRecord,
+    now: f64,
+) -> Result<std::result::Result<TrashEntry, String>> {
+    if let Some(why) = refusal(record, now) {
+        return Ok(Err(why));
     }
     recover(trash);
     atomic::create_private_dir_all(trash)?;
@@ -198,7 +262,7 @@ pub fn trash(trash: &Path, record: &SessionRecord, now: f64) -> Result<TrashEntr
         id: record.id.clone(),
         title: record.shown_name().to_string(),
         trashed_at: now,
-        bytes: crate::store::sources::agents::bytes(record),
+        bytes: bytes_of(&moves.iter().map(|m| m.from.clone()).collect::<Vec<_>>()),
         moves,
         state: "trashing".into(),
     };
@@ -213,7 +277,7 @@ pub fn trash(trash: &Path, record: &SessionRecord, now: f64) -> Result<TrashEntr
     }
     entry.state = "trashed".into();
     write_entry(trash, &entry)?;
-    Ok(entry)
+    Ok(Ok(entry))
 }
 
 /// Every entry of the trash, oldest first (half-moved ones finished first).

@@ -158,6 +158,56 @@ impl ClaudeProjects {
     pub fn subagents(record: &SessionRecord) -> Vec<PathBuf> {
         subagent_files(record)
     }
+
+    /// The older layout's subagent files lying in the project folder
+    /// `folder`, by the session each names: each head read once, for a
+    /// caller asking about every session of the folder (a purge).
+    pub fn old_subagents(folder: &Path) -> OldSubagents {
+        let mut by_session = OldSubagents::new();
+        for old in plain_files(folder).into_iter().filter(|p| is_agent_file(p)) {
+            for id in head_session_ids(&old) {
+                by_session.entry(id).or_default().push(old.clone());
+            }
+        }
+        by_session
+    }
+
+    /// [`ClaudeProjects::subagents`], the older layout's files taken from
+    /// `old` (what [`ClaudeProjects::old_subagents`] found in its folder).
+    pub fn subagents_given(record: &SessionRecord, old: &OldSubagents) -> Vec<PathBuf> {
+        let mut out = new_layout_subagents(record);
+        out.extend(old.get(&record.id).into_iter().flatten().cloned());
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// Older-layout subagent files of a project folder, by the session id
+/// their first lines name.
+pub type OldSubagents = std::collections::HashMap<String, Vec<PathBuf>>;
+
+/// The session ids the first lines of the subagent file `path` name.
+fn head_session_ids(path: &Path) -> Vec<String> {
+    let Ok((head, _, _)) = jsonl::head(path, 16 * 1024) else {
+        return Vec::new();
+    };
+    let mut ids: Vec<String> = head
+        .split(|b| *b == b'\n')
+        .take(5)
+        .filter_map(Line::parse)
+        .filter_map(|l| l.session_id)
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn new_layout_subagents(record: &SessionRecord) -> Vec<PathBuf> {
+    plain_files(&record.conversation_dir.join(&record.id).join("subagents"))
+        .into_iter()
+        .filter(|p| is_agent_file(p))
+        .collect()
 }
 
 /// One file read whole.

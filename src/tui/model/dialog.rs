@@ -27,6 +27,8 @@ pub enum ConfirmAction {
     DeleteContext { id: String },
     /// Apply an edit by hand to a session an agent owns (the viewer).
     EditAgentOwned,
+    /// Write the fix for resuming the store just previewed (the viewer).
+    Resumable,
     /// Replace an existing file with an export (the viewer).
     ReplaceExport { path: PathBuf },
 }

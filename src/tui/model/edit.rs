@@ -1,8 +1,9 @@
-//! The state of an edit by hand in the viewer: messages marked to drop, or
-//! tool results chosen to clear, and the plan made from them at every key.
-//! Nothing here is written until the person presses Enter.
+//! The state of an edit by hand in the viewer: messages marked to drop,
+//! tool results chosen to clear, or the fix that makes a session resumable,
+//! and the plan made from them at every key. Nothing here is written until
+//! the person presses Enter.
 
-use crate::store::{ClearChoice, EditFacts, EditPlan, EditRequest};
+use crate::store::{ClearChoice, EditFacts, EditPlan, EditRequest, RESULTS_OVER, ResumableFix};
 use std::collections::BTreeSet;
 
 /// What an edit by hand does to the messages it picks.
@@ -12,6 +13,18 @@ pub enum EditKind {
     Drop,
     /// The chosen tool results become short placeholders.
     Clear,
+    /// Make it resumable: images and documents named, big tool results
+    /// cleared, optionally only the last turns kept.
+    Resumable,
+}
+
+/// Which number of the fix for resuming the arrows change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResumableBy {
+    /// The size over which tool results are cleared.
+    ResultsOver,
+    /// The turns kept (0: every turn).
+    KeepTurns,
 }
 
 /// Which tool results a clear picks.
@@ -57,6 +70,15 @@ pub struct EditState {
     pub over: u64,
     /// The turns of [`ClearBy::OlderThanTurns`].
     pub turns: u64,
+    /// The fix for resuming: tool results over this many tokens are cleared.
+    pub results_over: u64,
+    /// The fix for resuming: the last turns kept (0: every turn).
+    pub keep_turns: u64,
+    /// Which of the fix's two numbers the arrows change.
+    pub resumable_by: ResumableBy,
+    /// The fix as the store previewed it, to confirm: its bytes before and
+    /// after (None until asked for, on Enter).
+    pub measured: Option<(u64, u64)>,
     /// Digits typed but not applied yet (for the number of a choice).
     pub typing: Option<String>,
     /// What the edit would do (None until the counts it needs are known).
@@ -65,6 +87,8 @@ pub struct EditState {
     pub problem: Option<String>,
     /// The edit was sent to the store and has not answered.
     pub applying: bool,
+    /// The store is laying out the fix to confirm it (bytes included).
+    pub measuring: bool,
 }
 
 impl EditState {
@@ -78,17 +102,23 @@ impl EditState {
             clear_by: ClearBy::Marked,
             over,
             turns: CLEAR_TURNS,
+            results_over: RESULTS_OVER,
+            keep_turns: 0,
+            resumable_by: ResumableBy::ResultsOver,
+            measured: None,
             typing: None,
             plan: None,
             problem: None,
             applying: false,
+            measuring: false,
         }
     }
 
-    /// The marks of the current kind.
+    /// The marks of the current kind (a drop's for the fix, which has
+    /// none of its own and ignores them).
     pub fn marks(&self) -> &BTreeSet<usize> {
         match self.kind {
-            EditKind::Drop => &self.drop_marks,
+            EditKind::Drop | EditKind::Resumable => &self.drop_marks,
             EditKind::Clear => &self.clear_marks,
         }
     }
@@ -96,33 +126,66 @@ impl EditState {
     /// The marks of the current kind, to change.
     pub fn marks_mut(&mut self) -> &mut BTreeSet<usize> {
         match self.kind {
-            EditKind::Drop => &mut self.drop_marks,
+            EditKind::Drop | EditKind::Resumable => &mut self.drop_marks,
             EditKind::Clear => &mut self.clear_marks,
         }
     }
 
     /// True when the marks decide what the edit picks (a drop, or a clear
-    /// of marked results); false for a clear by size or by turns.
+    /// of marked results); false for a clear by size or by turns, and for
+    /// the fix.
     pub fn by_marks(&self) -> bool {
-        self.kind == EditKind::Drop || self.clear_by == ClearBy::Marked
+        match self.kind {
+            EditKind::Drop => true,
+            EditKind::Clear => self.clear_by == ClearBy::Marked,
+            EditKind::Resumable => false,
+        }
     }
 
     /// The number a choice by size or by turns is adjusted through, if
     /// the edit is such a choice.
     pub fn number(&self) -> Option<u64> {
-        match (self.kind, self.clear_by) {
-            (EditKind::Clear, ClearBy::Over) => Some(self.over),
-            (EditKind::Clear, ClearBy::OlderThanTurns) => Some(self.turns),
+        match (self.kind, self.clear_by, self.resumable_by) {
+            (EditKind::Clear, ClearBy::Over, _) => Some(self.over),
+            (EditKind::Clear, ClearBy::OlderThanTurns, _) => Some(self.turns),
+            (EditKind::Resumable, _, ResumableBy::ResultsOver) => Some(self.results_over),
+            (EditKind::Resumable, _, ResumableBy::KeepTurns) => Some(self.keep_turns),
             _ => None,
+        }
+    }
+
+    /// The step the arrows change the number by: a thousand tokens, or one turn.
+    pub fn step(&self) -> u64 {
+        match (self.kind, self.clear_by, self.resumable_by) {
+            (EditKind::Clear, ClearBy::Over, _) => 1_000,
+            (EditKind::Resumable, _, ResumableBy::ResultsOver) => 1_000,
+            _ => 1,
         }
     }
 
     /// Sets the number of the current choice (nothing for a choice by marks).
     pub fn set_number(&mut self, value: u64) {
-        match (self.kind, self.clear_by) {
-            (EditKind::Clear, ClearBy::Over) => self.over = value,
-            (EditKind::Clear, ClearBy::OlderThanTurns) => self.turns = value,
+        match (self.kind, self.clear_by, self.resumable_by) {
+            (EditKind::Clear, ClearBy::Over, _) => self.over = value,
+            (EditKind::Clear, ClearBy::OlderThanTurns, _) => self.turns = value,
+            (EditKind::Resumable, _, ResumableBy::ResultsOver) => self.results_over = value,
+            (EditKind::Resumable, _, ResumableBy::KeepTurns) => self.keep_turns = value,
             _ => {}
+        }
+        self.measured = None;
+    }
+
+    /// True while the store works on the edit (keys wait for it).
+    pub fn busy(&self) -> bool {
+        self.applying || self.measuring
+    }
+
+    /// The fix for resuming as the store takes it.
+    pub fn fix(&self) -> ResumableFix {
+        ResumableFix {
+            results_over: self.results_over,
+            keep_turns: (self.keep_turns > 0)
+                .then(|| usize::try_from(self.keep_turns).unwrap_or(usize::MAX)),
         }
     }
 
@@ -135,6 +198,7 @@ impl EditState {
                 .collect()
         };
         match (self.kind, self.clear_by) {
+            (EditKind::Resumable, _) => EditRequest::Resumable(self.fix()),
             (EditKind::Drop, _) => EditRequest::Drop {
                 messages: ids(),
                 with_pairs: true,

@@ -1,6 +1,6 @@
 //! The state of the session list, the home screen.
 
-use crate::store::{Hit, IndexedStats, SessionRecord, SessionRef, SessionStats};
+use crate::store::{Agent, Hit, IndexedStats, SessionRecord, SessionRef, SessionStats};
 use crate::tui::model::TextField;
 use crate::tui::ops::UiError;
 use std::collections::{HashMap, HashSet};
@@ -268,6 +268,24 @@ impl ListScreen {
             ListMode::Messages => self.hits.hits.get(self.hits.selected),
             ListMode::Sessions => None,
         }
+    }
+
+    /// The agent an `@agent` term at the start of the query shows alone.
+    pub fn agent_filter(&self) -> Option<Agent> {
+        self.query
+            .value()
+            .split(' ')
+            .find(|w| !w.is_empty())
+            .and_then(|w| w.strip_prefix('@'))
+            .and_then(|name| name.parse::<Agent>().ok())
+    }
+
+    /// The agents whose sessions are listed, in their order, once each.
+    pub fn listed_agents(&self) -> Vec<Agent> {
+        let mut listed: Vec<Agent> = self.rows.iter().map(|r| r.record.agent).collect();
+        listed.sort();
+        listed.dedup();
+        listed
     }
 }
 

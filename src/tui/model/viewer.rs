@@ -137,6 +137,8 @@ pub struct Pending {
     pub facts: u64,
     /// The cleared counts, and for which encoding.
     pub cleared: Option<(u64, Encoding)>,
+    /// The counts of the fix for resuming: for which encoding and size.
+    pub replaced: Option<(u64, Encoding, u64)>,
     /// An export being written.
     pub export: u64,
 }
@@ -173,6 +175,9 @@ pub struct Viewer {
     /// Each clearable message's count once cleared, per encoding (asked
     /// once when a clear is first prepared).
     pub cleared: HashMap<Encoding, Arc<ClearedCounts>>,
+    /// Each message's count once the fix for resuming replaces what it
+    /// would in it, per encoding and size of the tool results cleared.
+    pub replaced: HashMap<(Encoding, u64), Arc<ClearedCounts>>,
     /// Where the tokens go, once every message is counted and the edit facts read.
     pub breakdown: Option<Breakdown>,
     /// The table shows the messages largest first (once they are counted).
@@ -207,6 +212,7 @@ impl Viewer {
             behind: None,
             pending: Pending::default(),
             cleared: HashMap::new(),
+            replaced: HashMap::new(),
             breakdown: None,
             sorted: false,
             order: None,

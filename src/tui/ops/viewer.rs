@@ -43,6 +43,23 @@ pub enum ViewerOp {
         counts: Vec<u64>,
         encoding: Encoding,
     },
+    /// Count each message the fix for resuming changes as it would be
+    /// once fixed, for tool results over `results_over` (answers
+    /// `ReplacedCounted`).
+    CountReplaced {
+        context: Arc<Context>,
+        facts: Arc<EditFacts>,
+        counts: Vec<u64>,
+        encoding: Encoding,
+        results_over: u64,
+    },
+    /// What an edit would write, as the CLI's `--dry-run` says it: the
+    /// plan made again by the store, with the bytes (answers `EditPreviewed`).
+    PreviewEdit {
+        record: SessionRecord,
+        request: EditRequest,
+        encoding: Encoding,
+    },
     /// Fork the active context (answers `Trimmed`).
     ApplyTrim {
         record: SessionRecord,
@@ -118,6 +135,16 @@ pub enum ViewerReply {
         encoding: Encoding,
         result: Result<ClearedCounts, UiError>,
     },
+    /// The messages the fix for resuming changes were counted as fixed.
+    ReplacedCounted {
+        encoding: Encoding,
+        results_over: u64,
+        result: Result<ClearedCounts, UiError>,
+    },
+    /// The store planned an edit: its figures, bytes included.
+    EditPreviewed {
+        result: Result<EditPreview, UiError>,
+    },
     /// An edit by hand was applied (or refused).
     Edited { result: Result<EditDone, UiError> },
     /// A context was compared with its parent.
@@ -165,7 +192,8 @@ impl ViewerOp {
         match self {
             ViewerOp::CountTokens { .. }
             | ViewerOp::CountAppended { .. }
-            | ViewerOp::CountCleared { .. } => Priority::Nice,
+            | ViewerOp::CountCleared { .. }
+            | ViewerOp::CountReplaced { .. } => Priority::Nice,
             ViewerOp::ListContexts {
                 encoding: Some(_), ..
             } => Priority::Nice,
@@ -244,6 +272,29 @@ impl ViewerOp {
                         .map_err(UiError::from),
                 }
             }
+            ViewerOp::CountReplaced {
+                context,
+                facts,
+                counts,
+                encoding,
+                results_over,
+            } => ViewerReply::ReplacedCounted {
+                encoding,
+                results_over,
+                result: store
+                    .replaced_counts(&context, &facts, &counts, encoding, results_over)
+                    .map_err(UiError::from),
+            },
+            ViewerOp::PreviewEdit {
+                record,
+                request,
+                encoding,
+            } => ViewerReply::EditPreviewed {
+                result: store
+                    .edit_preview(&store.target(&record), &request, encoding)
+                    .map(|outcome| EditPreview::of(&outcome))
+                    .map_err(UiError::from),
+            },
             ViewerOp::ApplyTrim {
                 record,
                 request,
@@ -355,12 +406,52 @@ pub struct EditDone {
     pub dropped: usize,
     /// Tool results cleared.
     pub cleared: usize,
+    /// Images and documents replaced.
+    pub media: usize,
     /// The context's tokens before.
     pub tokens_before: u64,
     /// The fork's tokens.
     pub tokens_after: u64,
     /// True when `child` is a new session of another agent (its original untouched).
     pub new_session: bool,
+}
+
+/// What the store's preview of an edit says, to confirm it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditPreview {
+    /// False when the edit would change nothing.
+    pub changed: bool,
+    /// Messages it would drop.
+    pub dropped: usize,
+    /// Tool results it would clear.
+    pub results: usize,
+    /// Images and documents it would replace.
+    pub media: usize,
+    /// Tokens before and after.
+    pub tokens: (u64, u64),
+    /// Bytes of the file before, and of the new one.
+    pub bytes: Option<(u64, u64)>,
+    /// True when the edit writes a new session beside another agent's.
+    pub new_session: bool,
+}
+
+impl EditPreview {
+    fn of(outcome: &EditOutcome) -> EditPreview {
+        let plan = &outcome.plan;
+        EditPreview {
+            changed: plan.changed,
+            dropped: plan.dropped.len(),
+            results: plan.cleared.iter().map(|c| c.results.len()).sum(),
+            media: plan.cleared.iter().map(|c| c.media.len()).sum(),
+            tokens: (plan.tokens_before, plan.tokens_after),
+            bytes: outcome
+                .fork
+                .as_ref()
+                .map(|f| (f.bytes_before, f.bytes_after))
+                .or(outcome.bytes),
+            new_session: outcome.fork.is_some(),
+        }
+    }
 }
 
 /// What the viewer reports of an applied edit.
@@ -374,6 +465,7 @@ fn edit_done(outcome: &EditOutcome) -> EditDone {
         new_session: outcome.fork.is_some(),
         dropped: outcome.plan.dropped.len(),
         cleared: outcome.plan.cleared.iter().map(|c| c.results.len()).sum(),
+        media: outcome.plan.cleared.iter().map(|c| c.media.len()).sum(),
         tokens_before: outcome.plan.tokens_before,
         tokens_after: outcome.plan.tokens_after,
     }

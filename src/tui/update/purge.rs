@@ -1,8 +1,14 @@
 //! The purge preview: gather facts once, re-plan on every policy change
-//! (pure and fast), confirm, apply with progress.
+//! (pure and fast), confirm, apply with progress. Loki's sessions (or the
+//! peteos folder's) are deleted for good; another agent's, picked with a
+//! key, are moved to the trash (`purge/agent.rs` words it).
+
+mod agent;
 
 use crate::humanize;
-use crate::store::{Candidate, PurgePlan, PurgeProgress, PurgeReport};
+use crate::store::{
+    Agent, AgentPurgeFacts, Candidate, PurgePlan, PurgeProgress, PurgeReport, agent_purge_policy,
+};
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, Confirm, ConfirmAction, Overlay, PurgeView};
 use crate::tui::msg::Action;
@@ -10,16 +16,33 @@ use crate::tui::ops::{PurgeOp, PurgeReply, UiError};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
 use std::sync::Arc;
 
-/// A new preview, gathering the facts.
-pub fn open(app: &mut App) -> (PurgeView, Vec<Effect>) {
-    let mut purge = PurgeView::default();
+/// A new preview of `start`'s sessions (None: the Loki tree's or peteos
+/// folder's), gathering the facts; `offered` are those a key cycles.
+pub fn open(
+    app: &mut App,
+    offered: Vec<Option<Agent>>,
+    start: Option<Agent>,
+) -> (PurgeView, Vec<Effect>) {
+    let mut purge = PurgeView {
+        agent: start.filter(|a| offered.contains(&Some(*a))),
+        offered,
+        agent_policy: agent_purge_policy(),
+        ..PurgeView::default()
+    };
     let effects = gather(&mut purge, app);
     (purge, effects)
 }
 
 fn gather(purge: &mut PurgeView, app: &mut App) -> Vec<Effect> {
     purge.waiting = app.request();
-    vec![Effect::store(purge.waiting, PurgeOp::Gather)]
+    let op = match purge.agent {
+        None => PurgeOp::Gather,
+        Some(agent) => PurgeOp::GatherAgent {
+            agent,
+            now: app.now,
+        },
+    };
+    vec![Effect::store(purge.waiting, op)]
 }
 
 /// A reply of the worker for the preview, to request `req`; replies to an
@@ -31,6 +54,10 @@ pub fn on_reply(purge: &mut PurgeView, app: &mut App, req: u64, reply: PurgeRepl
     match reply {
         PurgeReply::Gathered { result } => {
             on_gathered(purge, app, result);
+            Step::none()
+        }
+        PurgeReply::AgentGathered { result } => {
+            on_agent_gathered(purge, app, result);
             Step::none()
         }
         PurgeReply::Progress { progress } => {
@@ -51,8 +78,30 @@ fn on_gathered(purge: &mut PurgeView, app: &App, result: Result<Arc<Vec<Candidat
     }
 }
 
+fn on_agent_gathered(
+    purge: &mut PurgeView,
+    app: &App,
+    result: Result<Arc<AgentPurgeFacts>, UiError>,
+) {
+    match result {
+        Ok(facts) => {
+            purge.agent_facts = Some(facts);
+            replan(purge, app);
+        }
+        Err(e) => purge.error = Some(e),
+    }
+}
+
 /// Rebuilds the plan for the current policy from the gathered facts.
 fn replan(purge: &mut PurgeView, app: &App) {
+    if purge.agent.is_some() {
+        if let Some(facts) = &purge.agent_facts {
+            let plan = facts.plan(purge.agent_policy, &[], app.now);
+            purge.selected = purge.selected.min(plan.entries.len().saturating_sub(1));
+            purge.plan = Some(plan);
+        }
+        return;
+    }
     if let Some(candidates) = &purge.candidates {
         let plan = PurgePlan::build(
             candidates.as_ref().clone(),
@@ -74,7 +123,13 @@ pub fn on_action(purge: &mut PurgeView, app: &mut App, action: Action) -> Step {
     if move_cursor(&mut purge.selected, rows, action, app.page()) {
         return Step::none();
     }
-    let policy = &mut app.settings.policy;
+    if matches!(action, Action::CycleAgent) {
+        return cycle_agent(purge, app);
+    }
+    let policy = match purge.agent {
+        None => &mut app.settings.policy,
+        Some(_) => &mut purge.agent_policy,
+    };
     match action {
         Action::Back => return Step::go(Go::List),
         Action::KeepMore => policy.keep += keep_step(policy.keep),
@@ -107,6 +162,28 @@ fn age_step(days: f64) -> f64 {
     if days >= 14.0 { 7.0 } else { 1.0 }
 }
 
+/// The next agent offered: its facts gathered, the plan made again.
+fn cycle_agent(purge: &mut PurgeView, app: &mut App) -> Step {
+    if purge.offered.len() < 2 {
+        app.say("only one agent's sessions are listed");
+        return Step::none();
+    }
+    let at = purge
+        .offered
+        .iter()
+        .position(|a| *a == purge.agent)
+        .unwrap_or(0);
+    purge.agent = purge.offered[(at + 1) % purge.offered.len()];
+    purge.candidates = None;
+    purge.agent_facts = None;
+    purge.plan = None;
+    purge.error = None;
+    purge.report = None;
+    purge.selected = 0;
+    app.say(agent::purging(purge.agent));
+    Step::effects(gather(purge, app))
+}
+
 /// Asks before purging; No is the default.
 fn ask(purge: &PurgeView, app: &mut App) {
     let Some(plan) = &purge.plan else {
@@ -115,6 +192,10 @@ fn ask(purge: &PurgeView, app: &mut App) {
     let count = plan.removals().count();
     if count == 0 {
         app.say("nothing to purge with this policy");
+        return;
+    }
+    if let Some(agent) = purge.agent {
+        app.overlay = Some(Overlay::Confirm(agent::question(agent, plan)));
         return;
     }
     let mut lines: Vec<String> = plan
@@ -149,7 +230,11 @@ pub fn on_confirmed(purge: &mut PurgeView, app: &mut App) -> Step {
     };
     purge.waiting = app.request();
     purge.applying = Some((0, plan.removals().count()));
-    Step::effect(Effect::store(purge.waiting, PurgeOp::Apply { plan }))
+    let op = match purge.agent {
+        None => PurgeOp::Apply { plan },
+        Some(_) => PurgeOp::ApplyAgent { plan, now: app.now },
+    };
+    Step::effect(Effect::store(purge.waiting, op))
 }
 
 fn on_progress(purge: &mut PurgeView, progress: PurgeProgress) {
@@ -161,7 +246,11 @@ fn on_done(purge: &mut PurgeView, app: &mut App, result: Result<PurgeReport, UiE
     purge.applying = None;
     match result {
         Ok(report) => {
-            match report_text(&report) {
+            let said = match (purge.agent, &purge.plan) {
+                (Some(agent), Some(plan)) => agent::report_text(agent, plan, &report),
+                _ => report_text(&report),
+            };
+            match said {
                 (text, false) => app.say(text),
                 (text, true) => app.complain(text),
             }
@@ -170,6 +259,7 @@ fn on_done(purge: &mut PurgeView, app: &mut App, result: Result<PurgeReport, UiE
         Err(e) => app.complain(e),
     }
     purge.candidates = None;
+    purge.agent_facts = None;
     purge.plan = None;
     Step {
         effects: gather(purge, app),

@@ -80,14 +80,34 @@ fn answer(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply) -> S
         ViewerReply::ClearedCounted { encoding, result } => {
             Step::effects(edit::on_cleared(viewer, app, req, encoding, result))
         }
+        ViewerReply::ReplacedCounted {
+            encoding,
+            results_over,
+            result,
+        } => Step::effects(edit::on_replaced(
+            viewer,
+            app,
+            req,
+            encoding,
+            results_over,
+            result,
+        )),
+        ViewerReply::EditPreviewed { result } if req == viewer.waiting => {
+            edit::on_previewed(viewer, app, result);
+            Step::none()
+        }
         ViewerReply::Edited { result } if req == viewer.waiting => {
             if edit::on_edited(viewer, app, result) {
-                let mut step = Step::effects(reload(viewer, app));
-                // Another agent's fork is a new session: the list reads it.
+                // Another agent's fork is a new session beside the one on
+                // screen, which is as it was: the list reads the new one,
+                // and the status keeps saying where it went.
                 if viewer.record.agent.is_external() {
+                    viewer.mode = ViewerMode::Browse;
+                    let mut step = Step::none();
                     step.go = Some(Go::Rescan);
+                    return step;
                 }
-                return step;
+                return Step::effects(reload(viewer, app));
             }
             Step::none()
         }
@@ -146,6 +166,7 @@ fn answer(viewer: &mut Viewer, app: &mut App, req: u64, reply: ViewerReply) -> S
         | ViewerReply::Counted { .. }
         | ViewerReply::CountingEnded { .. }
         | ViewerReply::EditFactsRead { .. }
+        | ViewerReply::EditPreviewed { .. }
         | ViewerReply::Edited { .. }
         | ViewerReply::Trimmed { .. }
         | ViewerReply::Switched { .. } => Step::none(),
@@ -169,6 +190,8 @@ fn on_loaded(
             viewer.counts.insert(encoding, vec![None; len]);
             viewer.cleared.clear();
             viewer.pending.cleared = None;
+            viewer.replaced.clear();
+            viewer.pending.replaced = None;
             viewer.breakdown = None;
             viewer.order = None;
             viewer.mode = ViewerMode::Browse;
@@ -337,6 +360,9 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         Action::Mark => return Step::effects(edit::mark(viewer, app)),
         Action::MarkRange => return Step::effects(edit::mark_range(viewer, app)),
         Action::StartClear => return Step::effects(edit::begin(viewer, app, EditKind::Clear)),
+        Action::StartResumable => {
+            return Step::effects(edit::begin(viewer, app, EditKind::Resumable));
+        }
         Action::Export => export::ask(viewer, app),
         Action::ToggleTranscript => {
             let Viewer {

@@ -5,7 +5,7 @@
 use crate::humanize;
 use crate::store::{EditPlan, placeholder};
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{ClearBy, EditKind, EditState, Viewer};
+use crate::tui::model::{ClearBy, EditKind, EditState, ResumableBy, Viewer};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -26,12 +26,16 @@ pub fn draw(frame: &mut Frame, viewer: &Viewer, edit: &EditState, area: Rect, th
     };
     let (result, result_style) = match (&edit.plan, &edit.problem) {
         _ if edit.applying => ("writing the fork…".to_string(), theme.dim()),
+        _ if edit.measuring => ("laying the fork out…".to_string(), theme.dim()),
         (Some(plan), _) => (outcome(edit.kind, plan), theme.key()),
         (None, Some(problem)) => (problem.clone(), theme.error()),
         (None, None) if edit.kind == EditKind::Clear => (
             "counting tokens and the cleared copies…".into(),
             theme.dim(),
         ),
+        (None, None) if edit.kind == EditKind::Resumable => {
+            ("counting tokens and the fixed copies…".into(), theme.dim())
+        }
         (None, None) => ("counting tokens…".into(), theme.dim()),
     };
     let lines = vec![
@@ -59,6 +63,7 @@ pub fn draw(frame: &mut Frame, viewer: &Viewer, edit: &EditState, area: Rect, th
 fn choice(edit: &EditState) -> (&'static str, String) {
     let marked = edit.marks().len() as u64;
     match (edit.kind, edit.clear_by) {
+        (EditKind::Resumable, _) => ("Resumable: ", fix_choice(edit)),
         (EditKind::Drop, _) => ("Drop: ", format!("{} marked", humanize::count(marked))),
         (EditKind::Clear, ClearBy::Marked) => (
             "Clear: ",
@@ -81,6 +86,20 @@ fn choice(edit: &EditState) -> (&'static str, String) {
     }
 }
 
+/// What the fix for resuming does, the number the arrows change in brackets.
+fn fix_choice(edit: &EditState) -> String {
+    let over = format!("results > {}", humanize::plural(edit.results_over, "token"));
+    let turns = match edit.keep_turns {
+        0 => "all turns".to_string(),
+        k => format!("last {}", humanize::plural(k, "turn")),
+    };
+    let (over, turns) = match edit.resumable_by {
+        ResumableBy::ResultsOver => (format!("[{over}]"), turns),
+        ResumableBy::KeepTurns => (over, format!("[{turns}]")),
+    };
+    format!("media, {over}, {turns}")
+}
+
 /// `+2 with their tool pairs, −48,166 tokens` (the gauge above shows the
 /// totals before and after).
 fn outcome(kind: EditKind, plan: &EditPlan) -> String {
@@ -96,6 +115,26 @@ fn outcome(kind: EditKind, plan: &EditPlan) -> String {
             "{} to placeholders, {figures}",
             humanize::plural(plan.cleared.len() as u64, "message")
         ),
+        EditKind::Resumable if !plan.changed => "nothing to do".into(),
+        EditKind::Resumable => {
+            let media: usize = plan.cleared.iter().map(|c| c.media.len()).sum();
+            let results: usize = plan.cleared.iter().map(|c| c.results.len()).sum();
+            let mut said = Vec::new();
+            if media > 0 {
+                said.push(format!("{} media", humanize::count(media as u64)));
+            }
+            if results > 0 {
+                said.push(humanize::plural(results as u64, "result"));
+            }
+            if !plan.dropped.is_empty() {
+                said.push(format!(
+                    "{} dropped",
+                    humanize::count(plan.dropped.len() as u64)
+                ));
+            }
+            said.push(figures);
+            said.join(", ")
+        }
     }
 }
 
@@ -121,11 +160,17 @@ fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'stat
             return Line::styled(format!("{n} goes too: {why}"), theme.dim());
         }
         if let Some(cleared) = plan.cleared.iter().find(|c| c.index == i) {
-            let shown: Vec<String> = cleared
+            let mut shown: Vec<String> = cleared
                 .results
                 .iter()
                 .map(|(_, tokens)| placeholder(*tokens))
                 .collect();
+            if !cleared.media.is_empty() {
+                shown.push(format!(
+                    "{} named by type and size",
+                    humanize::media(cleared.media.len() as u64)
+                ));
+            }
             return Line::styled(
                 format!(
                     "{n} becomes {} ({} → {} tokens)",
@@ -148,6 +193,11 @@ fn about_selected(viewer: &Viewer, edit: &EditState, theme: Theme) -> Line<'stat
         return Line::styled(format!("{n} is marked ({mark} unmarks it)"), theme.dim());
     }
     let hint = match (edit.kind, edit.clear_by) {
+        (EditKind::Resumable, _) => format!(
+            "↑ ↓ or digits: the number in brackets; {}: the other; {}: bytes, then asks",
+            keymap::key_for(Scope::Edit, Action::CycleClearChoice),
+            keymap::key_for(Scope::Edit, Action::Confirm)
+        ),
         (EditKind::Drop, _) => format!(
             "{mark} marks, {} marks a range, {} clears tool results instead",
             keymap::key_for(Scope::Edit, Action::MarkRange),

@@ -1,10 +1,12 @@
-//! The purge preview: the policy, every session it would delete and why, the
-//! ones spared and why, and the bytes freed; progress while deleting.
+//! The purge preview: the policy, every session it would delete (another
+//! agent's: move to the trash) and why, the ones spared and why, and the
+//! bytes; progress while deleting; which agent's sessions, when several are
+//! listed.
 
 use crate::humanize;
-use crate::store::{Decision, KeepReason, PlanEntry};
+use crate::store::{Agent, Decision, KeepReason, PlanEntry, StoreKind};
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::Model;
+use crate::tui::model::{Model, PurgeView};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, scroll_into_view};
@@ -15,13 +17,22 @@ use ratatui::widgets::{Block, Borders, Cell, Gauge, Paragraph, Row, Table, Table
 
 /// Draws the preview.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect, theme: Theme) {
-    let [header, summary, table_area] = Layout::vertical([
+    let offered = model.purge().map_or(0, |p| p.offered.len());
+    let [choice, header, summary, table_area] = Layout::vertical([
+        Constraint::Length(u16::from(offered > 1)),
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Min(3),
     ])
     .areas(area);
-    let policy = model.app.settings.policy;
+    let to_trash = model.purge().is_some_and(PurgeView::to_trash);
+    let policy = match model.purge() {
+        Some(purge) if to_trash => purge.agent_policy,
+        _ => model.app.settings.policy,
+    };
+    if let Some(purge) = model.purge().filter(|_| offered > 1) {
+        frame.render_widget(agent_choice(purge, model, theme), choice);
+    }
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled("Purge preview   ", theme.title()),
@@ -43,7 +54,11 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         };
         let gauge = Gauge::default()
             .ratio(ratio.min(1.0))
-            .label(format!("deleting {done}/{total}…"))
+            .label(if to_trash {
+                format!("moving to the trash {done}/{total}…")
+            } else {
+                format!("deleting {done}/{total}…")
+            })
             .gauge_style(theme.remove());
         frame.render_widget(gauge, summary);
     } else if let Some(error) = &purge.error {
@@ -68,9 +83,15 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
             .filter(|e| !e.decision.is_routine_keep())
             .count();
         let text = format!(
-            "{} to delete ({} freed), {} kept, {} of them spared against the policy{}",
+            "{} to {} ({}{}), {} kept, {} of them spared against the policy{}",
             humanize::count(removals as u64),
+            if to_trash {
+                "move to the trash"
+            } else {
+                "delete"
+            },
             humanize::bytes(plan.bytes_freed()),
+            if to_trash { "" } else { " freed" },
             humanize::count(plan.kept().count() as u64),
             humanize::count(spared as u64),
             if purge.show_all_kept {
@@ -101,7 +122,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         .iter()
         .skip(state.purge_offset)
         .take(height)
-        .map(|e| plan_row(e, model.app.now, theme))
+        .map(|e| plan_row(e, model.app.now, to_trash, theme))
         .collect();
     let widths = [
         Constraint::Length(7),
@@ -119,9 +140,41 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     frame.render_stateful_widget(table, table_area, &mut table_state);
 }
 
-fn plan_row<'a>(entry: &PlanEntry, now: f64, theme: Theme) -> Row<'a> {
+/// The agents offered, the one shown marked, and the key that goes on.
+fn agent_choice<'a>(purge: &PurgeView, model: &Model, theme: Theme) -> Line<'a> {
+    let primary = match model.app.settings.store_kind {
+        StoreKind::Loki => "Loki",
+        StoreKind::PeteosFolder => "peteos",
+    };
+    // The key first: a narrow screen cuts the end of the line.
+    let mut spans = vec![
+        Span::styled(
+            keymap::key_for(Scope::Purge, Action::CycleAgent),
+            theme.key(),
+        ),
+        Span::styled("  purge of:  ", theme.dim()),
+    ];
+    for agent in &purge.offered {
+        let name = agent.map_or(primary, Agent::display_name);
+        let style = if *agent == purge.agent {
+            theme.selected()
+        } else {
+            theme.dim()
+        };
+        spans.push(Span::styled(format!(" {name} "), style));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(
+        "  (another agent's sessions go to the trash)",
+        theme.dim(),
+    ));
+    Line::from(spans)
+}
+
+fn plan_row<'a>(entry: &PlanEntry, now: f64, to_trash: bool, theme: Theme) -> Row<'a> {
     let r = &entry.candidate.record;
     let (verb, style) = match &entry.decision {
+        Decision::Remove(_) if to_trash => ("trash", theme.remove()),
         Decision::Remove(_) => ("delete", theme.remove()),
         Decision::Keep(KeepReason::Recent { .. }) => ("keep", theme.dim()),
         Decision::Keep(_) => ("spare", theme.spared()),
@@ -135,6 +188,8 @@ fn plan_row<'a>(entry: &PlanEntry, now: f64, theme: Theme) -> Row<'a> {
         Cell::from(Span::styled(verb, style)),
         Cell::from(if r.error.is_some() {
             r.id.clone()
+        } else if to_trash {
+            r.shown_name().to_string()
         } else {
             r.name.clone()
         }),

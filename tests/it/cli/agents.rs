@@ -10,7 +10,9 @@ use std::process::{Output, Stdio};
 
 mod fork_counts;
 mod forks;
+mod purge;
 mod readers;
+mod resumable;
 mod trash;
 mod usage;
 

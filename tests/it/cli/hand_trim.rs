@@ -436,3 +436,83 @@ fn thousands(n: u64) -> String {
     }
     out
 }
+
+#[test]
+fn a_loki_context_made_resumable_names_its_images_and_the_preview_is_the_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = ["demo", "--sessions", "20", "--messages", "60"];
+    ok(
+        tmp.path(),
+        &[&demo[..], &["--big-context", "0", "--plain"]].concat(),
+    );
+    let images_of = |ctx: &Value| {
+        ctx["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["content"].as_array().into_iter().flatten())
+            .filter(|p| p["type"] == "image")
+            .count()
+    };
+    let list = json(tmp.path(), &["list", "--json"]);
+    let id = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .find(|id| images_of(&active_context(tmp.path(), id).1) > 0)
+        .expect("a demo conversation holds images");
+    let (parent_path, ctx) = active_context(tmp.path(), &id);
+    let images = images_of(&ctx);
+    let fix = [
+        "trim",
+        &id,
+        "--resumable",
+        "--results-over",
+        "300",
+        "--json",
+    ];
+    let preview = json(tmp.path(), &[&fix[..], &["--dry-run"]].concat());
+    let done = json(tmp.path(), &fix);
+    for key in [
+        "kept_message_ids",
+        "dropped_message_ids",
+        "cleared_message_ids",
+        "tokens_before",
+        "tokens_after",
+        "bytes_before",
+        "bytes_after",
+    ] {
+        assert_eq!(preview[key], done[key], "{key}: the preview is the write");
+    }
+    let replaced: u64 = done["cleared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["media"].as_u64().unwrap())
+        .sum();
+    assert_eq!(replaced, images as u64, "every image is replaced");
+    let (child_path, child) = active_context(tmp.path(), &id);
+    assert_ne!(child_path, parent_path);
+    assert_eq!(
+        done["bytes_after"],
+        std::fs::metadata(&child_path).unwrap().len()
+    );
+    assert!(done["bytes_after"].as_u64() < done["bytes_before"].as_u64());
+    let text = serde_json::to_string(&child).unwrap();
+    assert!(!text.contains("\"type\":\"image\""), "no image is left");
+    assert!(text.contains("[image removed: image/png, "));
+    let now = json(tmp.path(), &["show", &id, "--json"]);
+    assert_eq!(now["total_tokens"], done["tokens_after"]);
+    assert_eq!(now["active_context_id"], done["new_context_id"]);
+    // The old context stays: activate undoes the fix.
+    let parent_id = ctx["id"].as_str().map(str::to_string).unwrap_or_else(|| {
+        parent_path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    });
+    ok(tmp.path(), &["activate", &id, &parent_id]);
+    assert_eq!(active_context(tmp.path(), &id).0, parent_path);
+}

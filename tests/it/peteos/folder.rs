@@ -341,12 +341,59 @@ fn clear_every_case(dir: &Path) -> Vec<Forked> {
     cleared
 }
 
+/// Makes every fixture session holding media or tool results resumable:
+/// images become a text naming them, every tool result is cleared.
+fn resumable_every_case(dir: &Path) -> Vec<Forked> {
+    let mut fixed = Vec::new();
+    let mut media = 0;
+    for case in expected()["cases"].as_array().unwrap() {
+        let uuid = case["session_uuid"].as_str().unwrap();
+        let out = peteos(
+            dir,
+            &["trim", uuid, "--resumable", "--results-over", "0", "--json"],
+        );
+        if out.status.code() == Some(1) {
+            continue; // nothing to fix in this one
+        }
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+        media += done["cleared"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["media"].as_u64().unwrap())
+            .sum::<u64>();
+        let forked = check_written(dir, uuid, &done);
+        let child = dir.join(uuid).join(format!("{}.json", forked.child));
+        let ctx: Value = serde_json::from_slice(&std::fs::read(child).unwrap()).unwrap();
+        let parts = ctx["messages"].as_array().unwrap().iter().skip(1);
+        let kinds: Vec<&Value> = parts
+            .flat_map(|m| m["content"].as_array().into_iter().flatten())
+            .map(|p| &p["type"])
+            .collect();
+        assert!(
+            !kinds
+                .iter()
+                .any(|k| ["image", "pdf", "audio", "video"].contains(&k.as_str().unwrap_or(""))),
+            "{uuid}: no media is left but in the system prompt"
+        );
+        fixed.push(forked);
+    }
+    assert!(media >= 3, "the fixtures hold images: {media} replaced");
+    fixed
+}
+
 #[test]
 fn trim_in_place_writes_what_peteos_writes() {
     for kind in [
         trim_every_case,
         drop_a_result_in_every_case,
         clear_every_case,
+        resumable_every_case,
     ] {
         let (_tmp, dir) = copy_folder();
         kind(&dir);
@@ -367,6 +414,7 @@ fn trims_load_in_the_real_peteos() {
         ("window trims", trim_every_case as fn(&Path) -> Vec<Forked>),
         ("drops", drop_a_result_in_every_case),
         ("clears", clear_every_case),
+        ("fixes for resuming", resumable_every_case),
     ] {
         let (_tmp, dir) = copy_folder();
         let forked = kind(&dir);

@@ -79,3 +79,53 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
         "the UI wrote under the agents' folders"
     );
 }
+
+#[test]
+fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    agents::generate(
+        &home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    let before = snapshot(&home);
+    let command = format!(
+        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} --agent claude ; sleep 60",
+        home.display(),
+        tmp.path().join("cache").display(),
+        tmp.path().join("data").display(),
+        bin().display(),
+    );
+    let ui = Tmux::start(&command);
+    ui.wait_for("Login fix");
+    ui.text("login fix");
+    ui.wait_for("2 of 8");
+    ui.keys(&["Tab"]);
+    ui.wait_for("spent: in");
+    // R, then every tool result over 10 tokens: something to replace.
+    ui.keys(&["R"]);
+    ui.wait_for("Resumable: media, [results > 10,000 tokens]");
+    ui.text("10");
+    ui.wait_for("[results > 10 tokens]");
+    ui.keys(&["Enter"]);
+    let screen = ui.wait_for("Make it resumable?");
+    assert!(
+        screen.contains("Clears ") && screen.contains("file "),
+        "{screen}"
+    );
+    assert!(screen.contains("beside the original"), "{screen}");
+    ui.keys(&["y"]);
+    ui.wait_for(": new session ");
+    let after = snapshot(&home);
+    let added: Vec<_> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    assert_eq!(added.len(), 1, "one new session file: {added:?}");
+    for (path, bytes) in &before {
+        assert_eq!(
+            after.get(path),
+            Some(bytes),
+            "{} is untouched",
+            path.display()
+        );
+    }
+}

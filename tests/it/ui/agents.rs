@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::agents::{self, AgentsSpec};
 use loki_sessions::demo::{self, DemoSpec};
-use loki_sessions::store::{AgentHomes, Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::store::{Agent, AgentHomes, Encoding, PurgePolicy, Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
 use loki_sessions::tui::model::Settings;
 
@@ -206,5 +206,104 @@ fn a_claude_code_session_deleted_in_the_list_goes_to_the_trash_after_the_questio
     assert!(
         moved.contains(&&before[gone[0]]),
         "its bytes are in the trash"
+    );
+}
+
+#[test]
+fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_trash() {
+    let dir = store();
+    let home = dir.path().join("home");
+    let projects = home.join(".claude/projects");
+    // Written a day before the UI's clock, but for one the agent is writing.
+    let day_before = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(NOW - 86_400.0);
+    let files = session_files(&projects);
+    for path in files.keys() {
+        let f = std::fs::File::options().append(true).open(path).unwrap();
+        f.set_modified(day_before).unwrap();
+    }
+    let source = || {
+        Store::loki(dir.path(), "ann")
+            .unwrap()
+            .with_agents(&AgentHomes::under(&home))
+            .with_trash_dir(&dir.path().join("trash"))
+    };
+    let oldest = source()
+        .only_agents(&[Agent::Claude])
+        .list()
+        .unwrap()
+        .into_iter()
+        .rfind(|r| r.error.is_none())
+        .unwrap();
+    let busy = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(NOW - 30.0);
+    let f = std::fs::File::options()
+        .append(true)
+        .open(&oldest.path)
+        .unwrap();
+    f.set_modified(busy).unwrap();
+    let before = session_files(&projects);
+    let mut ui = open(&dir, 120, 30);
+    ui.press(KeyCode::Char('g'), KeyModifiers::CONTROL);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("a  purge of:   Loki   Claude Code   Codex   Gemini CLI "),
+        "every agent listed is offered: {screen}"
+    );
+    ui.press(KeyCode::Char('a'), KeyModifiers::NONE);
+    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
+        m.purge().is_some_and(|p| p.plan.is_some())
+    }));
+    // Its own defaults keep these 60 days; 20 days lets the older go.
+    for _ in 0..10 {
+        ui.press(KeyCode::Char('['), KeyModifiers::NONE);
+    }
+    let screen = ui.screen();
+    assert!(screen.contains("more than 20d"), "{screen}");
+    assert!(screen.contains("to move to the trash"), "{screen}");
+    assert!(
+        screen.contains("busy: it changed 30 seconds ago"),
+        "{screen}"
+    );
+    check("purge_claude_120x30", &ui, &dir);
+    ui.resize(80, 24);
+    check("purge_claude_80x24", &ui, &dir);
+    ui.resize(120, 30);
+    let plan = ui.model.purge().unwrap().plan.clone().unwrap();
+    let going: Vec<String> = plan
+        .removals()
+        .map(|e| e.candidate.record.id.clone())
+        .collect();
+    assert!(!going.is_empty() && !going.contains(&oldest.id));
+    ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
+    check("purge_claude_confirm_120x30", &ui, &dir);
+    assert_eq!(session_files(&projects), before, "nothing moves before yes");
+    ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
+    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
+        m.purge()
+            .is_some_and(|p| p.applying.is_none() && p.report.is_some())
+    }));
+    let status = ui.model.app.status.clone().unwrap();
+    assert!(
+        !status.is_error && status.text.contains("to the trash; `loki-sessions restore"),
+        "{status:?}"
+    );
+    assert_eq!(
+        ui.model.purge().unwrap().report.as_ref().unwrap().removed,
+        going
+    );
+    let trashed: Vec<String> = source()
+        .trash_list()
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(trashed.len(), going.len());
+    assert!(oldest.path.exists(), "the busy one stayed");
+    for id in &going {
+        source().restore(id).unwrap();
+    }
+    assert_eq!(
+        session_files(&projects),
+        before,
+        "restore gives back every byte"
     );
 }

@@ -597,6 +597,22 @@ fn clear_preview() {
 }
 
 #[test]
+fn make_it_resumable_preview_and_question() {
+    let dir = store();
+    for (w, h) in [(80, 24), (160, 40)] {
+        let mut ui = viewer_on_spam(&dir, w, h);
+        key(&mut ui, KeyCode::Char('R'));
+        // Every result over 90 tokens, typed.
+        ui.type_text("90");
+        check(&format!("resumable_{w}x{h}"), &ui, &dir);
+        // Enter lays the fork out in the store and asks, with its bytes.
+        key(&mut ui, KeyCode::Enter);
+        check(&format!("resumable_confirm_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Esc);
+    }
+}
+
+#[test]
 fn a_fork_against_its_parent() {
     let ids = [
         (r"\b\d{8}-[0-9a-f]{8}[0-9a-f-]*…?", "[ID…]"),

@@ -3,14 +3,17 @@
 //! `parentUuid` re-linked over dropped lines to the nearest kept ancestor,
 //! so the conversation stays one chain. Every other byte of a kept line is
 //! the agent's; a line whose tool results are cleared is the one line
-//! written again (its results replaced by a placeholder). Lines of types
+//! written again (its results replaced by a placeholder), as is a line
+//! whose images and documents are replaced by a text naming them (with
+//! Claude Code's own copy of a file it read). Lines of types
 //! we do not know are kept as they are; damaged lines (not UTF-8, not one
 //! JSON object) are left in the original only.
 //! Pure: bytes in, bytes out; `ops/agent_fork.rs` reads and writes.
 
+use crate::store::format::media;
 use crate::store::sources::jsonl::fields::{replace_values, string_value, top_level_values};
 use crate::store::sources::jsonl::split_lines;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
 /// What a fork changes, by the offset of each line in the original file.
@@ -23,6 +26,12 @@ pub struct ForkEdits {
     pub main: HashSet<u64>,
     /// Lines whose tool results are cleared: `tool_use_id` -> placeholder.
     pub cleared: HashMap<u64, HashMap<String, String>>,
+    /// Lines whose images and documents become a text naming them.
+    pub media: HashSet<u64>,
+    /// Replace Claude Code's own copies of the files it read
+    /// (`toolUseResult.file.base64`, kept beside the content block that
+    /// holds the same bytes) on every kept line.
+    pub media_copies: bool,
 }
 
 /// The new file: the complete lines of `bytes` (a last line still being
@@ -83,8 +92,13 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str) -> Vec<u8> {
             last_main = Some(u.clone());
         }
         let has_session = fields.iter().any(|(k, _)| k == "sessionId");
-        if let Some(cleared) = edits.cleared.get(&span.offset)
-            && let Some(rewritten) = cleared_line(line, cleared, new_id, &relinked, &parent)
+        let rewrite = Rewrite {
+            cleared: edits.cleared.get(&span.offset),
+            media: edits.media.contains(&span.offset),
+            copy: edits.media_copies && memchr::memmem::find(line, b"\"base64\"").is_some(),
+        };
+        if (rewrite.cleared.is_some() || rewrite.media || rewrite.copy)
+            && let Some(rewritten) = rewritten_line(line, &rewrite, new_id, &relinked, &parent)
         {
             out.extend_from_slice(&rewritten);
         } else {
@@ -109,12 +123,22 @@ fn json_opt(v: &Option<String>) -> String {
     }
 }
 
-/// A line with the results of the calls in `cleared` replaced (in
-/// `message.content` and in the copy Claude Code keeps in `toolUseResult`),
-/// the new session id and parent. None if the line is not what it seemed.
-fn cleared_line(
+/// What is replaced in one line.
+struct Rewrite<'a> {
+    /// Results of these calls become these placeholders.
+    cleared: Option<&'a HashMap<String, String>>,
+    /// Images and documents become a text naming them.
+    media: bool,
+    /// Claude Code's copy of a file it read becomes a text naming it.
+    copy: bool,
+}
+
+/// A line with `rewrite` applied (in `message.content` and in the copy
+/// Claude Code keeps in `toolUseResult`), the new session id and parent.
+/// None if the line is not what it seemed, or nothing in it changes.
+fn rewritten_line(
     line: &[u8],
-    cleared: &HashMap<String, String>,
+    rewrite: &Rewrite<'_>,
     new_id: &str,
     relinked: &Option<String>,
     parent: &Option<String>,
@@ -123,22 +147,51 @@ fn cleared_line(
     let obj = v.as_object_mut()?;
     // The first result replaced: Claude Code's copy is of the line's result.
     let mut first: Option<String> = None;
+    let mut media_replaced = false;
     if let Some(Value::Array(blocks)) = obj.get_mut("message").and_then(|m| m.get_mut("content")) {
-        for block in blocks.iter_mut() {
-            let Some(b) = block.as_object_mut() else {
-                continue;
-            };
-            let id = b.get("tool_use_id").and_then(Value::as_str);
-            if let Some(text) = id.and_then(|id| cleared.get(id)) {
-                b.insert("content".into(), Value::String(text.clone()));
-                first.get_or_insert_with(|| text.clone());
+        let old = std::mem::take(blocks);
+        for mut block in old {
+            let mut after = Vec::new();
+            if let Some(b) = block.as_object_mut() {
+                if rewrite.media && is_media_block(b) {
+                    *b = text_block(media_text(b));
+                    media_replaced = true;
+                } else if is_result_block(b) {
+                    // An image a tool returned is read as a part after its
+                    // result: its text goes there, so the fork reads back
+                    // as the plan counted it.
+                    if rewrite.media
+                        && let Some(Value::Array(items)) = b.get_mut("content")
+                    {
+                        items.retain_mut(|item| match item.as_object_mut() {
+                            Some(o) if o.get("type").and_then(Value::as_str) == Some("image") => {
+                                after.push(Value::Object(text_block(media_text(o))));
+                                false
+                            }
+                            _ => true,
+                        });
+                        media_replaced |= !after.is_empty();
+                    }
+                    let id = b.get("tool_use_id").and_then(Value::as_str);
+                    if let Some(text) = id.and_then(|id| rewrite.cleared?.get(id)) {
+                        b.insert("content".into(), Value::String(text.clone()));
+                        first.get_or_insert_with(|| text.clone());
+                    }
+                }
             }
+            blocks.push(block);
+            blocks.extend(after);
         }
     }
+    let copy = obj.get("toolUseResult").and_then(file_copy_text);
     if let Some(text) = first
         && obj.contains_key("toolUseResult")
     {
         obj.insert("toolUseResult".into(), Value::String(text));
+    } else if let Some(text) = copy.filter(|_| rewrite.copy || media_replaced) {
+        obj.insert("toolUseResult".into(), Value::String(text));
+    } else if !media_replaced && rewrite.cleared.is_none() {
+        return None;
     }
     if obj.contains_key("sessionId") {
         obj.insert("sessionId".into(), Value::String(new_id.into()));
@@ -150,6 +203,68 @@ fn cleared_line(
         );
     }
     serde_json::to_vec(&v).ok()
+}
+
+fn is_result_block(b: &Map<String, Value>) -> bool {
+    matches!(
+        b.get("type").and_then(Value::as_str),
+        Some("tool_result" | "web_search_tool_result")
+    )
+}
+
+/// An image, or a document the reader shows as media (not a text one).
+fn is_media_block(b: &Map<String, Value>) -> bool {
+    match b.get("type").and_then(Value::as_str) {
+        Some("image") => true,
+        Some("document") => {
+            b.get("source")
+                .and_then(|s| s.get("type"))
+                .and_then(Value::as_str)
+                != Some("text")
+        }
+        _ => false,
+    }
+}
+
+/// The placeholder of a media block, named as the reader names its part
+/// (a document is a `pdf`), so the fork counts as the plan did.
+fn media_text(b: &Map<String, Value>) -> String {
+    let kind = match b.get("type").and_then(Value::as_str) {
+        Some("document") => "pdf",
+        _ => "image",
+    };
+    let source = b.get("source");
+    let field = |key: &str| source.and_then(|s| s.get(key)).and_then(Value::as_str);
+    media::placeholder(
+        kind,
+        field("media_type"),
+        field("data").map(media::base64_bytes),
+    )
+}
+
+fn text_block(text: String) -> Map<String, Value> {
+    let mut b = Map::new();
+    b.insert("type".into(), Value::String("text".into()));
+    b.insert("text".into(), Value::String(text));
+    b
+}
+
+/// The placeholder of Claude Code's copy of a file it read
+/// (`{"type": "image", "file": {"base64": ..., "type": "image/png"}}`),
+/// if `result` is one.
+fn file_copy_text(result: &Value) -> Option<String> {
+    let file = result.get("file")?;
+    let data = file.get("base64")?.as_str()?;
+    let kind = result.get("type").and_then(Value::as_str).unwrap_or("file");
+    let media_type = file
+        .get("type")
+        .and_then(Value::as_str)
+        .filter(|t| t.contains('/'));
+    Some(media::placeholder(
+        kind,
+        media_type,
+        Some(media::base64_bytes(data)),
+    ))
 }
 
 #[cfg(test)]

@@ -2,12 +2,15 @@
 //! the first `session_meta` carries the new id and `forked_from_id` (the
 //! original's id); every other kept line is copied byte for byte, but for
 //! the lines whose tool outputs are cleared (their `output` replaced by a
-//! placeholder). Lines of types we do not know are kept; damaged lines
+//! placeholder) and the messages whose images become a text naming them
+//! (`input_image` -> `input_text`). Lines of types we do not know are kept; damaged lines
 //! (not JSON) are left in the original only. Pure: bytes in,
 //! bytes out; `ops/agent_fork.rs` reads and writes.
 
+use crate::store::format::media;
+use crate::store::sources::codex::items::data_url;
 use crate::store::sources::jsonl::split_lines;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 
 /// What a fork changes, by the offset of each line in the original file.
@@ -17,6 +20,11 @@ pub struct ForkEdits {
     pub dropped: HashSet<u64>,
     /// Lines whose tool output is cleared: `call_id` -> placeholder.
     pub cleared: HashMap<u64, HashMap<String, String>>,
+    /// Message lines whose images become a text naming them.
+    pub media: HashSet<u64>,
+    /// Drop the copies of images Codex keeps for its own screen (the
+    /// `images` data URLs of `user_message` events) on every kept line.
+    pub media_copies: bool,
 }
 
 /// The file name Codex gives a rollout started at `stamp`
@@ -46,6 +54,10 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str, old_id: &str) -
             meta_line(line, new_id, old_id)
         } else if let Some(cleared) = edits.cleared.get(&span.offset) {
             cleared_line(line, cleared)
+        } else if edits.media.contains(&span.offset) {
+            media_line(line)
+        } else if edits.media_copies && memchr::memmem::find(line, b"\"images\"").is_some() {
+            event_images_line(line)
         } else {
             None
         };
@@ -78,6 +90,40 @@ fn cleared_line(line: &[u8], cleared: &HashMap<String, String>) -> Option<Vec<u8
     let text = cleared.get(id)?.clone();
     payload.insert("output".into(), Value::String(text));
     serde_json::to_vec(&v).ok()
+}
+
+/// A message with each `input_image` replaced by an `input_text` naming
+/// it, as the reader names the image part (so the fork counts as planned).
+fn media_line(line: &[u8]) -> Option<Vec<u8>> {
+    let mut v: Value = serde_json::from_slice(line).ok()?;
+    let content = v.get_mut("payload")?.get_mut("content")?.as_array_mut()?;
+    let mut changed = false;
+    for item in content.iter_mut() {
+        if item.get("type").and_then(Value::as_str) != Some("input_image") {
+            continue;
+        }
+        let url = item.get("image_url").and_then(Value::as_str).unwrap_or("");
+        let (media_type, data) = data_url(url);
+        let text = media::placeholder("image", media_type, data.map(media::base64_bytes));
+        *item = json!({"type": "input_text", "text": text});
+        changed = true;
+    }
+    changed.then(|| serde_json::to_vec(&v).ok()).flatten()
+}
+
+/// A `user_message` event without the data URLs of its `images` (Codex
+/// shows them; the conversation holds them too, in its message).
+fn event_images_line(line: &[u8]) -> Option<Vec<u8>> {
+    let mut v: Value = serde_json::from_slice(line).ok()?;
+    if v.get("type").and_then(Value::as_str) != Some("event_msg") {
+        return None;
+    }
+    let images = v.get_mut("payload")?.get_mut("images")?.as_array_mut()?;
+    let before = images.len();
+    images.retain(|i| !i.as_str().is_some_and(|u| u.starts_with("data:")));
+    (images.len() != before)
+        .then(|| serde_json::to_vec(&v).ok())
+        .flatten()
 }
 
 #[cfg(test)]

@@ -160,7 +160,7 @@ fn texts_of(list: Option<&Value>) -> Vec<String> {
 }
 
 /// The media type and base64 data of a `data:` URL.
-fn data_url(url: &str) -> (Option<&str>, Option<&str>) {
+pub fn data_url(url: &str) -> (Option<&str>, Option<&str>) {
     let Some(rest) = url.strip_prefix("data:") else {
         return (None, None);
     };

@@ -288,6 +288,7 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
         child: Some("20261129-3f0c2a9e-child".into()),
         dropped: 2,
         cleared: 0,
+        media: 0,
         tokens_before: 310,
         tokens_after: 250,
         new_session: false,
@@ -451,6 +452,7 @@ fn late_replies_are_dropped() {
             stale,
             ViewerReply::Edited {
                 result: Ok(EditDone {
+                    media: 0,
                     child: Some("x".into()),
                     dropped: 1,
                     cleared: 0,

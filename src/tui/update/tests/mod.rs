@@ -10,6 +10,8 @@ mod input;
 mod list;
 mod message;
 mod purge;
+mod purge_agents;
+mod resumable;
 mod router;
 mod search;
 mod transcript;

@@ -1,26 +1,30 @@
 //! Edits by hand in the viewer. Space marks messages to drop (the other
 //! halves of their tool pairs go with them); switched to clearing, marks
 //! pick tool results to replace with placeholders, or a clear takes every
-//! result over a size or older than some turns. Each change re-plans at
-//! once on the counts and the edit facts the viewer holds (pure, well
-//! under a millisecond); only Enter writes, forking as a trim does.
+//! result over a size or older than some turns; `R` makes it resumable
+//! (images named, big results cleared, optionally the last turns kept).
+//! Each change re-plans at once on the counts and the edit facts the
+//! viewer holds (pure, well under a millisecond); only Enter writes,
+//! forking as a trim does.
 
 use super::sizes;
 
 mod apply;
+mod resumable;
 
 use crate::humanize;
 use crate::store::{
     ClearedCounts, Context, EditFacts, Special, TokenKind, check_fork, plan_clear, plan_clear_at,
-    plan_drop_at,
+    plan_drop_at, plan_resumable,
 };
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{App, ClearBy, EditKind, EditState, Viewer, ViewerMode};
+use crate::tui::model::{App, ClearBy, EditKind, EditState, ResumableBy, Viewer, ViewerMode};
 use crate::tui::msg::Action;
 use crate::tui::ops::{UiError, ViewerOp};
 use crate::tui::update::Step;
-pub use apply::{apply, on_edited};
+pub use apply::{apply, on_edited, on_previewed};
+pub use resumable::on_replaced;
 
 /// Starts an edit of `kind` (or switches the one on screen to it).
 pub fn begin(viewer: &mut Viewer, app: &mut App, kind: EditKind) -> Vec<Effect> {
@@ -45,7 +49,7 @@ pub fn begin(viewer: &mut Viewer, app: &mut App, kind: EditKind) -> Vec<Effect> 
 
 /// Keys while editing (the viewer handles copies).
 pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
-    if viewer.edit().is_some_and(|e| e.applying) {
+    if viewer.edit().is_some_and(EditState::busy) {
         return Step::none();
     }
     match action {
@@ -69,11 +73,11 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
     let changed = match action {
         Action::Up | Action::More if by_number => adjust(state, true),
         Action::Down | Action::Less if by_number => adjust(state, false),
-        Action::StartDrop | Action::StartClear => {
-            let kind = if action == Action::StartDrop {
-                EditKind::Drop
-            } else {
-                EditKind::Clear
+        Action::StartDrop | Action::StartClear | Action::StartResumable => {
+            let kind = match action {
+                Action::StartDrop => EditKind::Drop,
+                Action::StartClear => EditKind::Clear,
+                _ => EditKind::Resumable,
             };
             let changed = state.kind != kind;
             state.kind = kind;
@@ -84,6 +88,14 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
             state.clear_by = state.clear_by.next();
             state.typing = None;
             true
+        }
+        Action::CycleClearChoice if state.kind == EditKind::Resumable => {
+            state.resumable_by = match state.resumable_by {
+                ResumableBy::ResultsOver => ResumableBy::KeepTurns,
+                ResumableBy::KeepTurns => ResumableBy::ResultsOver,
+            };
+            state.typing = None;
+            false
         }
         Action::CycleClearChoice => {
             app.say(format!(
@@ -113,17 +125,13 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
     Step::none()
 }
 
-/// Raises or lowers the number of a clear by size (by a thousand tokens)
-/// or by turns (by one).
+/// Raises or lowers the number of a clear or a fix by size (by a
+/// thousand tokens) or by turns (by one).
 fn adjust(state: &mut EditState, up: bool) -> bool {
     let Some(value) = state.number() else {
         return false;
     };
-    let step = if state.clear_by == ClearBy::Over {
-        1_000
-    } else {
-        1
-    };
+    let step = state.step();
     let value = if up {
         value.saturating_add(step)
     } else {
@@ -139,6 +147,9 @@ pub fn on_digit(viewer: &mut Viewer, app: &mut App, c: char) -> Vec<Effect> {
     let ViewerMode::Edit(state) = &mut viewer.mode else {
         return Vec::new();
     };
+    if state.busy() {
+        return Vec::new();
+    }
     let (Some(digit), Some(_)) = (c.to_digit(10), state.number()) else {
         return Vec::new();
     };
@@ -156,6 +167,9 @@ pub fn on_paste(viewer: &mut Viewer, app: &mut App, text: &str) -> Vec<Effect> {
     let ViewerMode::Edit(state) = &mut viewer.mode else {
         return Vec::new();
     };
+    if state.busy() {
+        return Vec::new();
+    }
     let (Some(value), Some(_)) = (sizes::parse_number(text), state.number()) else {
         return Vec::new();
     };
@@ -178,6 +192,13 @@ pub fn mark(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     let ViewerMode::Edit(state) = &mut viewer.mode else {
         return effects;
     };
+    if state.kind == EditKind::Resumable {
+        app.say(format!(
+            "the fix picks what it replaces; {} drops marked messages instead",
+            keymap::key_for(Scope::Edit, Action::StartDrop)
+        ));
+        return effects;
+    }
     if !state.by_marks() {
         // A mark means the person picks results one by one now.
         state.clear_by = ClearBy::Marked;
@@ -219,6 +240,9 @@ pub fn mark_range(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     let ViewerMode::Edit(state) = &mut viewer.mode else {
         return effects;
     };
+    if state.kind == EditKind::Resumable {
+        return effects;
+    }
     if !state.by_marks() {
         state.clear_by = ClearBy::Marked;
         state.typing = None;
@@ -256,6 +280,7 @@ fn verb(kind: EditKind) -> &'static str {
     match kind {
         EditKind::Drop => "dropped",
         EditKind::Clear => "cleared",
+        EditKind::Resumable => "replaced",
     }
 }
 
@@ -293,12 +318,19 @@ fn facts_of(viewer: &Viewer) -> Option<std::sync::Arc<EditFacts>> {
 }
 
 /// Plans the edit on screen again from the counts of the current
-/// encoding, and asks for the cleared counts a clear needs (once).
+/// encoding, and asks for the cleared (or replaced) counts a clear or a
+/// fix needs (once for each).
 pub fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     let encoding = app.settings.encoding;
-    let effects = ask_cleared(viewer, app);
+    let mut effects = ask_cleared(viewer, app);
+    effects.extend(resumable::ask_replaced(viewer, app));
     let counts = viewer.complete_counts(encoding);
-    let cleared = viewer.cleared.get(&encoding).cloned();
+    let cleared = match viewer.edit() {
+        Some(e) if e.kind == EditKind::Resumable => {
+            viewer.replaced.get(&(encoding, e.results_over)).cloned()
+        }
+        _ => viewer.cleared.get(&encoding).cloned(),
+    };
     let (Some(facts), Some(loaded)) = (facts_of(viewer), viewer.loaded.as_ref()) else {
         return effects;
     };
@@ -332,7 +364,10 @@ fn plan(
     let marks: Vec<usize> = state.marks().iter().copied().collect();
     let planned = match (state.kind, cleared, state.clear_choice()) {
         (EditKind::Drop, _, _) => plan_drop_at(facts, counts, &marks, true),
-        (EditKind::Clear, None, _) => return,
+        (EditKind::Clear | EditKind::Resumable, None, _) => return,
+        (EditKind::Resumable, Some(replaced), _) => {
+            plan_resumable(facts, counts, replaced, &state.fix())
+        }
         (EditKind::Clear, Some(cleared), None) => plan_clear_at(facts, counts, cleared, &marks),
         (EditKind::Clear, Some(cleared), Some(choice)) => {
             plan_clear(facts, counts, cleared, &choice)

@@ -100,6 +100,8 @@ fn append(viewer: &mut Viewer, app: &mut App, req: u64, new: Loaded) -> Vec<Effe
     let from = counts.iter().position(Option::is_none).unwrap_or(len);
     viewer.cleared.clear();
     viewer.pending.cleared = None;
+    viewer.replaced.clear();
+    viewer.pending.replaced = None;
     let context = new.context.clone();
     viewer.loaded = Some(Loaded { facts: None, ..new });
     viewer.error = None;

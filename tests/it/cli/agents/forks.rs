@@ -119,8 +119,11 @@ fn check_claude_fork(original: &[u8], fork: &[u8], new_id: &str) {
                 last = Some(at);
             }
             None => {
-                // A cleared line: the same line but for tool results.
-                let cleared = text.contains("[tool result cleared: ");
+                // A cleared line: the same line but for tool results, or
+                // for media a fix for resuming named.
+                let cleared = text.contains("[tool result cleared: ")
+                    || text.contains(" removed: ")
+                    || text.contains(" removed]");
                 assert!(cleared, "a line not in the original: {text}");
             }
         }
@@ -161,6 +164,7 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
             vec!["--max-tokens", "400"],
             vec!["--drop", ids[1], "--with-pairs"],
             vec!["--clear-tool-results-over", "10"],
+            vec!["--resumable", "--results-over", "10"],
         ];
         for trim in trims {
             let before = tree(&claude);

@@ -12,16 +12,16 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// claude-code-log, pinned.
-const CLAUDE_CODE_LOG_VERSION: &str = "1.7.0";
+pub(super) const CLAUDE_CODE_LOG_VERSION: &str = "1.7.0";
 
-fn claude_code_log() -> Option<PathBuf> {
+pub(super) fn claude_code_log() -> Option<PathBuf> {
     let path = PathBuf::from(std::env::var_os("CLAUDE_CODE_LOG")?);
     path.exists().then_some(path)
 }
 
 /// claude-code-log's reading of `file`: the uuids of the messages it
 /// shows, and the warnings it printed.
-fn read_with_claude_code_log(
+pub(super) fn read_with_claude_code_log(
     bin: &Path,
     file: &Path,
     home: &Path,
@@ -129,6 +129,7 @@ fn forks_read_in_claude_code_log_and_ccusage_as_their_kept_lines() {
             vec!["--keep-messages", "3"],
             vec!["--drop", ids[1].as_str(), "--with-pairs"],
             vec!["--clear-tool-results-over", "10"],
+            vec!["--resumable", "--results-over", "10"],
         ]
         .into_iter()
         .enumerate()
@@ -188,14 +189,14 @@ fn forks_read_in_claude_code_log_and_ccusage_as_their_kept_lines() {
             ));
         }
     }
-    assert!(forks.len() >= 6, "{forks:?}");
+    assert!(forks.len() >= 8, "{forks:?}");
     // ccusage reads each fork's usage as we do: the usage of its kept
     // lines. It counts a message (by message.id and requestId) once over
     // every file it reads, so a fork is read without its original: one
     // home per kind of trim, holding that kind's forks.
     let ours = h.json(&["--agent", "claude", "list", "--json", "--tokens"]);
     let mut theirs_by_kind = Vec::new();
-    for kind in 0..3 {
+    for kind in 0..4 {
         let alone = tempfile::tempdir().unwrap();
         for (_, _, file) in forks.iter().filter(|(k, _, _)| *k == kind) {
             let rel = file.strip_prefix(&h.home).unwrap();

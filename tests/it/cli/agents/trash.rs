@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// Every file and folder under `dir`: bytes (folders: none) and mtime.
-fn state(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, i64, i64)> {
+pub(super) fn state(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, i64, i64)> {
     let mut out = BTreeMap::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -32,7 +32,7 @@ fn state(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, i64, i64)> {
 }
 
 /// Makes every file under `dir` look a day old (the fixtures were just written).
-fn age_files(dir: &Path) {
+pub(super) fn age_files(dir: &Path) {
     let old = SystemTime::now() - Duration::from_secs(86_400);
     for (path, _) in state(dir) {
         if path.is_file() {

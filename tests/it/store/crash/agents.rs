@@ -135,3 +135,115 @@ fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
         );
     }
 }
+
+/// Every file of the agents' folders in the home `home` (which are hidden
+/// folders, so `visible(home)` would see none of them).
+fn agents_files(home: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    [".claude", ".codex", ".gemini"]
+        .into_iter()
+        .flat_map(|root| visible(&home.join(root)))
+        .collect()
+}
+
+/// Every file of the agents' folders with its bytes and modification time.
+fn with_times(home: &Path) -> BTreeMap<PathBuf, (Vec<u8>, SystemTime)> {
+    agents_files(home)
+        .into_iter()
+        .map(|(path, bytes)| {
+            let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+            (path, (bytes, mtime))
+        })
+        .collect()
+}
+
+#[test]
+fn a_killed_purge_of_another_agent_leaves_each_session_in_place_or_in_the_trash() {
+    let seed = seed();
+    let mut rng = Rng(seed);
+    eprintln!("seed {seed} (LOKI_CRASH_SEED replays it)");
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let made = agents::generate(&home, &agents::AgentsSpec::fixtures(1.79e9)).unwrap();
+    // A day old: not ones the agent may be writing.
+    let day_before = SystemTime::now() - Duration::from_secs(86_400);
+    for path in agents_files(&home).keys() {
+        std::fs::File::options()
+            .append(true)
+            .open(path)
+            .unwrap()
+            .set_modified(day_before)
+            .unwrap();
+    }
+    let h = Home {
+        data: tmp.path().join("data"),
+        home,
+        _tmp: tmp,
+    };
+    let before = with_times(&h.home);
+    assert!(before.len() > 20, "the fixtures are there");
+    let trashed = |h: &Home| -> Vec<String> {
+        let out = h
+            .cmd(&["trash", "--json"])
+            .stdout(Stdio::piped())
+            .output()
+            .unwrap();
+        let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let purge = [
+        "purge",
+        "--agent",
+        "claude",
+        "--keep",
+        "0",
+        "--max-age",
+        "0d",
+        "--yes",
+    ];
+    let mut moved = Vec::new();
+    for round in 0..kills() / 4 + 1 {
+        kill_at_random(&h, &purge, &mut rng);
+        // The next trash command finishes what the kill left half-moved:
+        // then each session is where it was, whole, or in the trash, once.
+        let in_trash = trashed(&h);
+        let mut unique = in_trash.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), in_trash.len(), "round {round}, seed {seed}");
+        let now = agents_files(&h.home);
+        for id in &made.claude {
+            let here = now
+                .keys()
+                .any(|p| p.file_stem().is_some_and(|s| s.to_string_lossy() == *id));
+            assert!(
+                here != in_trash.contains(id),
+                "round {round}, seed {seed}: {id} here {here}, in the trash {}",
+                in_trash.contains(id)
+            );
+        }
+        for (path, bytes) in &now {
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                assert_eq!(
+                    Some(bytes),
+                    before.get(path).map(|b| &b.0),
+                    "{}",
+                    path.display()
+                );
+            }
+        }
+        moved.push(in_trash.len());
+        for id in &in_trash {
+            assert!(h.cmd(&["restore", id]).status().unwrap().success());
+        }
+        assert_eq!(
+            with_times(&h.home),
+            before,
+            "round {round}, seed {seed}: every byte and time back"
+        );
+    }
+    eprintln!("sessions in the trash after each kill: {moved:?}");
+}

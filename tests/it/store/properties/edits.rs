@@ -134,7 +134,7 @@ proptest! {
             .iter()
             .map(|c| {
                 let m = ctx.message(c.index).unwrap();
-                (c.index, clear::cleared_message(&m, &c.results, &format!("new-{}", c.index)))
+                (c.index, clear::cleared_message(&m, &c.results, &c.media, &format!("new-{}", c.index)))
             })
             .collect();
         let child = fork_with(&ctx, &plan.kept, &replaced, "child", "2026-01-01T00:00:00").unwrap();
