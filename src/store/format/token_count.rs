@@ -104,23 +104,23 @@ impl Counter {
             let mut total = 0u64;
             let mut at = 0;
             while let Some(end) = next_piece(&self.regex, cache, text, at) {
-                total += self.piece_tokens(&text.as_bytes()[at..end]);
+                total += self.piece_tokens(&text[at..end]);
                 at = end;
             }
             total
         })
     }
 
-    fn piece_tokens(&self, piece: &[u8]) -> u64 {
-        if piece.len() == 1 || self.ranks.contains_key(piece) {
+    fn piece_tokens(&self, piece: &str) -> u64 {
+        let bytes = piece.as_bytes();
+        if bytes.len() == 1 || self.ranks.contains_key(bytes) {
             1
-        } else if piece.len() <= LONG_PIECE {
-            tiktoken_rs::byte_pair_split(piece, &self.ranks).len() as u64
+        } else if bytes.len() <= LONG_PIECE {
+            tiktoken_rs::byte_pair_split(bytes, &self.ranks).len() as u64
         } else {
             // Alone, a piece splits into itself again (each branch matched
             // as far as it could), so tiktoken counts just that piece.
-            let text = std::str::from_utf8(piece).unwrap_or_default();
-            self.bpe.encode_ordinary(text).len() as u64
+            self.bpe.encode_ordinary(piece).len() as u64
         }
     }
 }
@@ -141,7 +141,12 @@ fn next_piece(regex: &Regex, cache: &mut Cache, text: &str, at: usize) -> Option
         // is one piece rather than a count that stops short.
         return Some(text.len());
     };
-    let end = found.end().max(at + 1);
+    // No branch matches nothing; were one to, the piece is one character.
+    let end = if found.end() > at {
+        found.end()
+    } else {
+        at + text[at..].chars().next().map_or(1, char::len_utf8)
+    };
     if end == text.len() {
         return Some(end);
     }
