@@ -205,8 +205,12 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let target = env.locate(&args.session)?;
     // The tables build while the conversation is read, unless a window's
     // counts were kept by an earlier trim (edits by hand count afresh).
-    match asked {
+    // Another agent's drop counts nothing new when its counts were kept.
+    match &asked {
         Asked::Window(_) => env.store.prewarm_counting(&target, encoding),
+        Asked::Edit(EditRequest::Drop { .. }) if target.record.agent.is_external() => {
+            env.store.prewarm_counting(&target, encoding)
+        }
         Asked::Edit(_) => prewarm(encoding),
     }
     if env.store.agent_owns(&target) {

@@ -303,7 +303,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<TrimOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::trim(&target.record, request, encoding, None, 0.0);
+            let cache = self.count_cache(target);
+            return agent_fork::trim(&target.record, request, encoding, cache.as_ref(), None, 0.0);
         }
         target.writable()?;
         let cache = self.count_cache(target);
@@ -322,7 +323,15 @@ impl Store {
         now: f64,
     ) -> Result<TrimOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::trim(&target.record, request, encoding, Some(expected), now);
+            let cache = self.count_cache(target);
+            return agent_fork::trim(
+                &target.record,
+                request,
+                encoding,
+                cache.as_ref(),
+                Some(expected),
+                now,
+            );
         }
         target.writable()?;
         let cache = self.count_cache(target);
@@ -381,7 +390,8 @@ impl Store {
         encoding: Encoding,
     ) -> Result<EditOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::edit(&target.record, request, encoding, None, 0.0);
+            let cache = self.count_cache(target);
+            return agent_fork::edit(&target.record, request, encoding, cache.as_ref(), None, 0.0);
         }
         target.writable()?;
         edit::preview(target.conversation_dir(), request, encoding)
@@ -399,7 +409,15 @@ impl Store {
         now: f64,
     ) -> Result<EditOutcome> {
         if target.record.agent.is_external() {
-            return agent_fork::edit(&target.record, request, encoding, Some(expected), now);
+            let cache = self.count_cache(target);
+            return agent_fork::edit(
+                &target.record,
+                request,
+                encoding,
+                cache.as_ref(),
+                Some(expected),
+                now,
+            );
         }
         target.writable()?;
         edit::apply(

@@ -20,6 +20,7 @@ pub mod pyjson;
 mod session;
 pub mod shape_check;
 pub mod tail;
+pub mod token_count;
 pub mod tokens;
 pub mod transcript;
 pub mod usage;

@@ -11,8 +11,10 @@
 //!   of one thread and all cores);
 //! - `fork`: on the same 100 MB session, `trim --keep-messages 200` and
 //!   `trim --drop <its second message> --with-pairs` (a fork of nearly the
-//!   whole file), whole process, each fork deleted after its run; and the
-//!   viewer's preview of a drop, planned again at every mark (300 marks);
+//!   whole file), whole process, each fork deleted after its run, with the
+//!   token counts kept by the run before and without (removed before each
+//!   run), against `cp` of the same file; and the viewer's preview of a
+//!   drop, planned again at every mark (300 marks);
 //! - `search`: `search` over every agent (10,000 Claude Code sessions and
 //!   the fixtures of the others), whole process, warm index, against the
 //!   same query over 10,000 Loki sessions.
@@ -179,11 +181,40 @@ fn bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions")))
 }
 
+/// The count files kept under `home`'s cache (one per session counted).
+fn count_files(home: &Path) -> Vec<PathBuf> {
+    let slots = std::fs::read_dir(home.join("cache/loki-sessions")).into_iter();
+    slots
+        .flatten()
+        .flatten()
+        .flat_map(|slot| {
+            std::fs::read_dir(slot.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|f| f.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("counts-"))
+        })
+        .collect()
+}
+
 /// A fork of the big session, whole process: the median of [`RUNS`] runs
-/// of `trim` with `args`, each fork deleted before the next run.
-fn fork_run(home: &Path, id: &str, args: &[&str]) -> (Duration, u64) {
+/// of `trim` with `args`, each fork deleted before the next run; `cold`
+/// removes the kept token counts before each run (a first fork), else
+/// they are kept from the run before (a fork after a preview or another
+/// fork). The tokens it reported come back too, to check they agree.
+fn fork_run(home: &Path, id: &str, args: &[&str], cold: bool) -> (Duration, u64, (u64, u64)) {
     let mut bytes = 0;
+    let mut tokens = (0, 0);
     let mut run = || {
+        if cold {
+            for f in count_files(home) {
+                std::fs::remove_file(f).unwrap();
+            }
+        }
         let mut all = vec!["trim", id];
         all.extend(args);
         all.push("--json");
@@ -206,12 +237,34 @@ fn fork_run(home: &Path, id: &str, args: &[&str]) -> (Duration, u64) {
         );
         let done: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         bytes = done["bytes_after"].as_u64().unwrap();
+        tokens = (
+            done["tokens_before"].as_u64().unwrap(),
+            done["tokens_after"].as_u64().unwrap(),
+        );
         std::fs::remove_file(done["new_session_file"].as_str().unwrap()).unwrap();
         took
     };
     run();
     let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
-    (percentile(&mut times, 0.5), bytes)
+    (percentile(&mut times, 0.5), bytes, tokens)
+}
+
+/// The baseline of a fork: `cp` of the same file into `home` (the same
+/// file system), whole process, the copy deleted after each run (median of
+/// [`RUNS`]).
+fn copy_run(file: &Path, home: &Path) -> Duration {
+    let copy = home.join("cp-baseline.jsonl");
+    let run = || {
+        let started = Instant::now();
+        let status = Command::new("cp").arg(file).arg(&copy).status().unwrap();
+        let took = started.elapsed();
+        assert!(status.success());
+        std::fs::remove_file(&copy).unwrap();
+        took
+    };
+    run();
+    let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
+    percentile(&mut times, 0.5)
 }
 
 fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
@@ -221,13 +274,33 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
     let context = store.active_context(&target).unwrap().unwrap();
     let read = started.elapsed();
     let second = context.message(1).unwrap().id().to_string();
-    let (window, window_bytes) = fork_run(home, id, &["--keep-messages", "200"]);
-    let (drop, drop_bytes) = fork_run(home, id, &["--drop", &second, "--with-pairs"]);
+    let keep: &[&str] = &["--keep-messages", "200"];
+    let drop: &[&str] = &["--drop", &second, "--with-pairs"];
+    let copy = copy_run(&target.record.path, home);
+    let (window_cold, _, window_cold_tokens) = fork_run(home, id, keep, true);
+    let (window, window_bytes, window_tokens) = fork_run(home, id, keep, false);
+    let (drop_cold, _, drop_cold_tokens) = fork_run(home, id, drop, true);
+    let (drop_warm, drop_bytes, drop_tokens) = fork_run(home, id, drop, false);
     // The viewer's preview of a drop: planned again at every mark.
     let index = EditFacts::new(&context);
     let started = Instant::now();
     let counts = message_counts(&context, Encoding::Cl100kBase).unwrap();
     let counting = started.elapsed();
+    // Kept counts or not, a fork reports what counting afresh gives.
+    let total: u64 = counts.iter().sum();
+    for (before, _) in [
+        window_cold_tokens,
+        window_tokens,
+        drop_cold_tokens,
+        drop_tokens,
+    ] {
+        assert_eq!(
+            before, total,
+            "a fork's tokens_before is the sum of the counts"
+        );
+    }
+    assert_eq!(window_cold_tokens, window_tokens);
+    assert_eq!(drop_cold_tokens, drop_tokens);
     let ordinary: Vec<usize> = (0..context.len())
         .filter(|&i| index.special(i).is_none())
         .collect();
@@ -247,25 +320,33 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
     let p50 = percentile(&mut per_mark, 0.5);
     let p95 = percentile(&mut per_mark, 0.95);
     let max = percentile(&mut per_mark, 1.0);
+    let ratio = |d: Duration| d.as_secs_f64() / copy.as_secs_f64();
     println!(
-        "fork: {} messages; in this process: reading it {:.1} ms, counting its tokens {:.1} ms",
+        "fork: {} messages, {total} tokens; in this process: reading it {:.1} ms, counting its tokens {:.1} ms",
         context.len(),
         ms(read),
         ms(counting)
     );
     println!(
-        "fork: {} messages, trim --keep-messages 200 {:.1} ms ({} bytes written), trim --drop one --with-pairs {:.1} ms ({} bytes written); a drop's preview per mark p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
-        context.len(),
-        ms(window),
+        "fork: cp of the session file {:.1} ms; trim --keep-messages 200 ({} bytes written) {:.1} ms ({:.1}x cp), its counts not kept yet {:.1} ms ({:.1}x); trim --drop one --with-pairs ({} bytes written) {:.1} ms ({:.1}x), its counts not kept yet {:.1} ms ({:.1}x); a drop's preview per mark p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+        ms(copy),
         window_bytes,
-        ms(drop),
+        ms(window),
+        ratio(window),
+        ms(window_cold),
+        ratio(window_cold),
         drop_bytes,
+        ms(drop_warm),
+        ratio(drop_warm),
+        ms(drop_cold),
+        ratio(drop_cold),
         ms(p50),
         ms(p95),
         ms(max)
     );
-    json!({"messages": context.len(), "read_ms": ms(read), "count_ms": ms(counting), "keep_200_ms": ms(window), "keep_200_bytes": window_bytes,
-           "drop_one_ms": ms(drop), "drop_one_bytes": drop_bytes,
+    json!({"messages": context.len(), "tokens": total, "read_ms": ms(read), "count_ms": ms(counting), "cp_ms": ms(copy),
+           "keep_200_ms": ms(window), "keep_200_cold_ms": ms(window_cold), "keep_200_bytes": window_bytes,
+           "drop_one_ms": ms(drop_warm), "drop_one_cold_ms": ms(drop_cold), "drop_one_bytes": drop_bytes,
            "preview_per_mark_ms": {"p50": ms(p50), "p95": ms(p95), "max": ms(max), "marks": 300}})
 }
 

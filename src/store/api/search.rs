@@ -38,27 +38,38 @@ impl Store {
 
     /// Where the token counts of `target`'s messages are kept between
     /// runs: a file beside the search index of the Loki tree or peteos
-    /// folder, named by the conversation's folder (another agent's
-    /// sessions are not trimmed). None when there is no cache directory.
+    /// folder, named by the conversation's folder, or, for another agent's
+    /// session, beside the index of that agent's folder, named by the
+    /// session's file. Each count is filed under its message's exact text,
+    /// so a file the agent has since appended to or rewritten keeps only
+    /// what still holds. None when there is no cache directory.
     pub(super) fn count_cache(&self, target: &Target) -> Option<CountCache> {
-        if target.record.agent.is_external() {
-            return None;
-        }
-        let index = self.primary_index();
+        let index = self.count_index(target)?;
         // A slot a reader may trust is used as it is (its files are
         // checked when the index opens it); else it is made safe first.
         let dir = index.trusted_slot().or_else(|| index.prepared_dir())?;
         Some(CountCache::at(dir.join(count_file(target))))
     }
 
+    /// The index beside which `target`'s counts are kept.
+    fn count_index(&self, target: &Target) -> Option<SearchIndex> {
+        if !target.record.agent.is_external() {
+            return Some(self.primary_index());
+        }
+        self.agent_sources()
+            .find(|s| s.agent() == target.record.agent && target.record.path.starts_with(s.root()))
+            .map(|s| self.agent_index(s))
+    }
+
     /// Starts building the tokenizer's tables in the background (as
     /// `prewarm`) unless the counts of `target` were kept by an earlier
     /// run: then a trim needs the tables only for messages since changed.
     pub fn prewarm_counting(&self, target: &Target, encoding: Encoding) {
-        let kept = !target.record.agent.is_external()
-            && self.primary_index().trusted_slot().is_some_and(|dir| {
+        let kept = self.count_index(target).is_some_and(|index| {
+            index.trusted_slot().is_some_and(|dir| {
                 std::fs::symlink_metadata(dir.join(count_file(target))).is_ok_and(|m| m.is_file())
-            });
+            })
+        });
         if !kept {
             crate::store::prewarm(encoding);
         }
@@ -406,11 +417,19 @@ fn max_some(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 }
 
 /// The name of the file keeping the counts of `target`'s messages, made of
-/// its conversation's folder.
+/// its conversation's folder (another agent's: of its session file, as
+/// one folder holds many sessions).
 fn count_file(target: &Target) -> String {
-    let folder = target.conversation_dir().as_os_str().as_encoded_bytes();
+    let named_by = if target.record.agent.is_external() {
+        target.record.path.as_path()
+    } else {
+        target.conversation_dir()
+    };
     format!(
         "counts-{}",
-        uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, folder)
+        uuid::Uuid::new_v5(
+            &uuid::Uuid::NAMESPACE_URL,
+            named_by.as_os_str().as_encoded_bytes()
+        )
     )
 }

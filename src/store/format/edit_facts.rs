@@ -58,14 +58,19 @@ impl EditFacts {
         for &i in window.specials() {
             special[i] = ctx.special_at(i);
         }
+        let messages: Vec<_> = ctx.messages().enumerate().collect();
+        // Weighing the parts walks every byte of the content (a 100 MB
+        // session's in a fork): on all cores.
+        let shapes = crate::store::parallel::map_ordered(&messages, |(i, message)| {
+            MessageShape::read(message, special[*i])
+        });
         let mut ids = Vec::with_capacity(ctx.len());
-        let mut shapes = Vec::with_capacity(ctx.len());
         let mut clearable = Vec::with_capacity(ctx.len());
         let mut media = Vec::with_capacity(ctx.len());
         let mut turn_starts = Vec::new();
-        for (i, message) in ctx.messages().enumerate() {
+        for (i, message) in messages {
             ids.push(message.id().to_string());
-            let shape = MessageShape::read(&message, special[i]);
+            let shape = &shapes[i];
             let ordinary = special[i].is_none();
             clearable.push(if ordinary {
                 clear::clearable_parts(&message)
@@ -81,7 +86,6 @@ impl EditFacts {
             if ordinary && shape.parts.iter().any(|p| p.kind == TokenKind::UserText) {
                 turn_starts.push(i);
             }
-            shapes.push(shape);
         }
         let mut calls: HashMap<Option<String>, CallSides> = HashMap::new();
         for i in 0..ctx.len() {

@@ -7,6 +7,7 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Message;
 use crate::store::format::pyjson::{self, PyJsonStyle};
+use crate::store::format::token_count::{Counter, Split};
 use serde_json::Value;
 use std::fmt;
 use std::str::FromStr;
@@ -93,18 +94,36 @@ pub fn tokenizer(encoding: Encoding) -> Result<&'static CoreBPE> {
     })
 }
 
+/// The counter of `encoding` (`token_count`: tiktoken's counts, faster),
+/// built on first use with the tables and shared by the process.
+pub fn counter(encoding: Encoding) -> Result<&'static Counter> {
+    type Built = std::result::Result<Counter, String>;
+    static CL100K: OnceLock<Built> = OnceLock::new();
+    static O200K: OnceLock<Built> = OnceLock::new();
+    let (cell, split) = match encoding {
+        Encoding::Cl100kBase => (&CL100K, Split::Cl100k),
+        Encoding::O200kBase => (&O200K, Split::O200k),
+    };
+    let bpe = tokenizer(encoding)?;
+    let built = cell.get_or_init(|| Counter::new(split, bpe));
+    built.as_ref().map_err(|message| StoreError::Tokenizer {
+        encoding: encoding.name(),
+        message: message.clone(),
+    })
+}
+
 /// Starts building the tables of `encoding` on a background thread, so they
 /// are ready (or nearly) when counting starts; building takes about 0.1 s,
 /// which can overlap with reading the conversation.
 pub fn prewarm(encoding: Encoding) {
     std::thread::spawn(move || {
-        let _ = tokenizer(encoding);
+        let _ = counter(encoding);
     });
 }
 
 /// Number of tokens of `text` under `encoding`, special-token text included as text.
 pub fn count_text(text: &str, encoding: Encoding) -> Result<u64> {
-    Ok(tokenizer(encoding)?.encode_ordinary(text).len() as u64)
+    Ok(counter(encoding)?.count(text))
 }
 
 /// The text peteos encodes for a message: `role: <content as Python JSON>`.

@@ -11,14 +11,16 @@ use crate::store::format::clear;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::atomic;
-use crate::store::ops::counting::message_counts;
+use crate::store::ops::count_cache::CountCache;
+use crate::store::ops::counting::{message_counts, message_counts_kept};
 use crate::store::ops::diff::{ContextDiff, compare};
-use crate::store::ops::edit::{EditOutcome, plan_on};
+use crate::store::ops::edit::{EditOutcome, plan_on_counts};
 use crate::store::ops::edit_plan::{ClearedMessage, EditRequest};
 use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_whole, plan_trim};
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::Thread;
 use crate::store::sources::claude::ClaudeProjects;
+use crate::store::sources::jsonl::LineSpan;
 use crate::store::sources::record::SessionRecord;
 use crate::store::sources::{agents, claude, codex, jsonl};
 use serde_json::Value;
@@ -65,10 +67,11 @@ fn check_expected(
     }
 }
 
-/// The session read for a fork: its main conversation and the file's
-/// bytes, read after it (so they hold every line it was made of).
+/// The session read for a fork (beside its main conversation, which the
+/// outcome takes whole): the lines each message was made of, and the
+/// file's bytes, read after them (so they hold every line they name).
 struct Source {
-    thread: Thread,
+    lines: Vec<Vec<LineSpan>>,
     bytes: Vec<u8>,
     stamp: Stamp,
 }
@@ -89,19 +92,42 @@ fn stamp_of(st: &rustix::fs::Stat) -> Stamp {
     }
 }
 
-fn read_source(record: &SessionRecord) -> Result<Source> {
+/// With `LOKI_SESSIONS_TIMINGS` set, says on stderr how long the step
+/// `what` took since `since` (where a fork's time goes; off by default).
+fn span(what: &str, since: std::time::Instant) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("LOKI_SESSIONS_TIMINGS").is_some()) {
+        eprintln!(
+            "timing: {what} {:.1} ms",
+            since.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
+/// The main conversation of `record`, and the lines of the file each of
+/// its messages was made of.
+fn read_conversation(record: &SessionRecord) -> Result<(Context, Vec<Vec<LineSpan>>)> {
     check(record)?;
-    let read = agents::read(record)?;
+    let started = std::time::Instant::now();
+    let Thread { context, lines, .. } = agents::read(record)?.main;
+    span("read and parse the session", started);
+    Ok((context, lines))
+}
+
+/// The file's bytes for the fork, read once the plan is made: the fork is
+/// refused if the file changes from here to the fork's last write, so this
+/// comes as late as it can (an agent writing in bursts leaves gaps).
+fn read_source(record: &SessionRecord, lines: Vec<Vec<LineSpan>>) -> Result<Source> {
+    let started = std::time::Instant::now();
     let (mut file, st) = jsonl::open_regular_stat(&record.path)?;
     let mut bytes = Vec::with_capacity(st.st_size as usize + 1);
     (&mut file)
         .take(jsonl::MAX_FILE_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| StoreError::io("read", &record.path, e))?;
-    let thread = read.main;
     // Every line the conversation was read from must be where it was: a
     // file rewritten (not appended to) between the two reads is refused.
-    let intact = thread.lines.iter().flatten().all(|s| {
+    let intact = lines.iter().flatten().all(|s| {
         let end = (s.offset + s.len as u64) as usize;
         end < bytes.len()
             && bytes[end] == b'\n'
@@ -110,8 +136,9 @@ fn read_source(record: &SessionRecord) -> Result<Source> {
     if !intact {
         return Err(changed(record));
     }
+    span("read its bytes again", started);
     Ok(Source {
-        thread,
+        lines,
         bytes,
         stamp: stamp_of(&st),
     })
@@ -132,25 +159,28 @@ pub fn trim(
     record: &SessionRecord,
     request: TrimRequest,
     encoding: Encoding,
+    cache: Option<&CountCache>,
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<TrimOutcome> {
-    let source = read_source(record)?;
-    let parent = source.thread.context.clone();
+    let (parent, lines) = read_conversation(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
-    let counts = message_counts(&parent, encoding)?;
+    let counts = counts_of(&parent, encoding, cache)?;
+    let started = std::time::Instant::now();
     let mut plan = plan_trim(&parent, &counts, request)?;
     // The agent's API refuses a result without its call: a window that
     // cuts a pair drops the other half too.
     keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
+    span("plan", started);
     let fork = if plan.changed {
+        let source = read_source(record, lines)?;
         let edits = LineEdits {
             dropped: &plan.dropped,
             cleared: &[],
             media_copies: false,
         };
-        Some(fork_file(record, &source, &edits, write, now)?)
+        Some(fork_file(record, &source, &parent, &edits, write, now)?)
     } else {
         None
     };
@@ -168,15 +198,19 @@ pub fn edit(
     record: &SessionRecord,
     request: &EditRequest,
     encoding: Encoding,
+    cache: Option<&CountCache>,
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<EditOutcome> {
-    let source = read_source(record)?;
-    let parent = source.thread.context.clone();
+    let (parent, lines) = read_conversation(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
-    let (plan, index, _) = plan_on(&parent, request, encoding)?;
+    let counts = counts_of(&parent, encoding, cache)?;
+    let started = std::time::Instant::now();
+    let (plan, index, _) = plan_on_counts(&parent, request, encoding, counts)?;
+    span("plan", started);
     let fork = if plan.changed {
+        let source = read_source(record, lines)?;
         let edits = LineEdits {
             dropped: &plan.dropped,
             cleared: &plan.cleared,
@@ -184,7 +218,7 @@ pub fn edit(
             // the media it replaces (they would keep the file large).
             media_copies: matches!(request, EditRequest::Resumable(_)),
         };
-        Some(fork_file(record, &source, &edits, write, now)?)
+        Some(fork_file(record, &source, &parent, &edits, write, now)?)
     } else {
         None
     };
@@ -196,6 +230,17 @@ pub fn edit(
         fork,
         bytes: None,
     })
+}
+
+/// The token count of each of `parent`'s messages: the report's
+/// `tokens_before` and `tokens_after` are sums of them, and a budget's
+/// window is chosen by them. Those `cache` kept under a message's exact
+/// text are taken, the others counted (and kept for the next run).
+fn counts_of(parent: &Context, encoding: Encoding, cache: Option<&CountCache>) -> Result<Vec<u64>> {
+    let started = std::time::Instant::now();
+    let counts = message_counts_kept(parent, encoding, cache)?;
+    span("count the tokens", started);
+    Ok(counts)
 }
 
 /// What a plan changes, by message.
@@ -214,18 +259,19 @@ struct LineEdits<'a> {
 fn fork_file(
     record: &SessionRecord,
     source: &Source,
+    parent: &Context,
     plan: &LineEdits<'_>,
     write: bool,
     now: f64,
 ) -> Result<AgentFork> {
+    let started = std::time::Instant::now();
     let (dropped, cleared) = (plan.dropped, plan.cleared);
-    let thread = &source.thread;
-    let offsets = |i: usize| thread.lines.get(i).into_iter().flatten().map(|s| s.offset);
+    let offsets = |i: usize| source.lines.get(i).into_iter().flatten().map(|s| s.offset);
     let dropped_lines: HashSet<u64> = dropped.iter().flat_map(|&i| offsets(i)).collect();
     let mut cleared_lines: HashMap<u64, HashMap<String, String>> = HashMap::new();
     let mut media_lines: HashSet<u64> = HashSet::new();
     for c in cleared {
-        let calls = cleared_calls(&thread.context, c);
+        let calls = cleared_calls(parent, c);
         for offset in offsets(c.index) {
             if !calls.is_empty() {
                 cleared_lines
@@ -242,7 +288,7 @@ fn fork_file(
     let (path, bytes) = match record.agent {
         Agent::Claude => {
             let gone: HashSet<usize> = dropped.iter().copied().collect();
-            let main: HashSet<u64> = (0..thread.lines.len())
+            let main: HashSet<u64> = (0..source.lines.len())
                 .filter(|i| !gone.contains(i))
                 .flat_map(offsets)
                 .collect();
@@ -280,6 +326,7 @@ fn fork_file(
             )
         }
     };
+    span("lay out the fork", started);
     let mut fork = AgentFork {
         bytes_before: source.stamp.size,
         bytes_after: bytes.len() as u64,
@@ -288,7 +335,9 @@ fn fork_file(
         written: false,
     };
     if write {
+        let started = std::time::Instant::now();
         write_fork(record, source, &fork.path, &bytes)?;
+        span("write the fork", started);
         fork.written = true;
     }
     Ok(fork)

@@ -47,7 +47,7 @@ pub fn count_messages_from(
         on_slice(0, counts);
         return Ok(());
     }
-    tokens::tokenizer(encoding)?;
+    tokens::counter(encoding)?;
     let next = AtomicUsize::new(0);
     let stopped = AtomicBool::new(false);
     let results: Vec<Result<()>> = std::thread::scope(|scope| {
@@ -129,7 +129,7 @@ pub fn message_counts_kept(
         return Ok(counts);
     }
     if missing.len() >= SERIAL_BELOW {
-        tokens::tokenizer(encoding)?;
+        tokens::counter(encoding)?;
     }
     let counted = parallel::map_ordered(&missing, |&i| {
         tokens::computed_count(&messages[i], encoding)
@@ -198,7 +198,7 @@ pub fn replaced_counts(
     } else {
         parallel::workers()
     };
-    tokens::tokenizer(encoding)?;
+    tokens::counter(encoding)?;
     let found: Vec<Result<Vec<(usize, u64)>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {

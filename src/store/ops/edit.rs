@@ -211,7 +211,16 @@ pub(crate) fn plan_on(
     request: &EditRequest,
     encoding: Encoding,
 ) -> Result<(EditPlan, EditFacts, Vec<u64>)> {
-    let counts = message_counts(ctx, encoding)?;
+    plan_on_counts(ctx, request, encoding, message_counts(ctx, encoding)?)
+}
+
+/// [`plan_on`] given the counts of `ctx`'s messages (kept by an earlier run).
+pub(crate) fn plan_on_counts(
+    ctx: &Context,
+    request: &EditRequest,
+    encoding: Encoding,
+    counts: Vec<u64>,
+) -> Result<(EditPlan, EditFacts, Vec<u64>)> {
     let index = EditFacts::new(ctx);
     let cleared = match request {
         EditRequest::Drop { .. } => ClearedCounts::new(ctx.len()),
