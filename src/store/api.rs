@@ -281,6 +281,23 @@ impl Store {
         counting::count_messages(context, encoding, on_slice)
     }
 
+    /// [`Store::count_tokens`] taking the counts kept for `target` by an
+    /// earlier look or trim (where a cache folder can be used), and keeping
+    /// them once all are counted: what the viewer counts, a trim or a fork
+    /// of the same session need not count again.
+    pub fn count_tokens_kept(
+        &self,
+        target: &Target,
+        context: &Context,
+        encoding: Encoding,
+        on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
+    ) -> Result<()> {
+        match self.count_cache(target) {
+            Some(cache) => counting::count_messages_kept(context, encoding, &cache, on_slice),
+            None => counting::count_messages(context, encoding, on_slice),
+        }
+    }
+
     /// [`Store::count_tokens`] for the messages from index `from` on: the
     /// ones an agent appended since the others were counted.
     pub fn count_tokens_from(

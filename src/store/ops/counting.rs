@@ -146,6 +146,93 @@ pub fn message_counts_kept(
     Ok(counts)
 }
 
+/// [`count_messages`] taking what `cache` kept: the counts it knows are
+/// handed over first, the rest counted as `count_messages` counts them
+/// (slice by slice, on all cores); once every message is counted the cache
+/// is written again, so the next look at the session, or a trim of it,
+/// counts nothing it counted before.
+pub fn count_messages_kept(
+    ctx: &Context,
+    encoding: Encoding,
+    cache: &CountCache,
+    on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
+) -> Result<()> {
+    let known = cache.load(encoding);
+    let messages: Vec<_> = ctx.messages().collect();
+    let looked_up: Vec<(Option<CountKey>, Option<u64>)> =
+        parallel::map_ordered(&messages, |m| match m.cached_token_count() {
+            Some(cached) if encoding.trusts_cached_counts() => (None, Some(cached)),
+            _ => {
+                let key = count_cache::key(encoding, &tokens::message_text(m));
+                (Some(key), known.get(&key).copied())
+            }
+        });
+    drop(known);
+    let n = messages.len();
+    let counts = std::sync::Mutex::new(looked_up.iter().map(|(_, c)| *c).collect::<Vec<_>>());
+    let mut i = 0;
+    while i < n {
+        if looked_up[i].1.is_none() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && looked_up[i].1.is_some() {
+            i += 1;
+        }
+        let run = looked_up[start..i]
+            .iter()
+            .map(|(_, c)| c.unwrap_or(0))
+            .collect();
+        if !on_slice(start, run) {
+            return Ok(());
+        }
+    }
+    let missing: Vec<usize> = (0..n).filter(|&i| looked_up[i].1.is_none()).collect();
+    let record = |start: usize, slice: &[u64]| {
+        if let Ok(mut all) = counts.lock() {
+            for (at, &c) in slice.iter().enumerate() {
+                all[start + at] = Some(c);
+            }
+        }
+    };
+    match missing.first() {
+        None => {}
+        // The usual case: nothing kept, or only what an agent appended since.
+        Some(&first) if missing.len() == n - first => {
+            count_messages_from(ctx, first, encoding, &|start, slice| {
+                record(start, &slice);
+                on_slice(start, slice)
+            })?;
+        }
+        Some(_) => {
+            let counted = parallel::map_ordered(&missing, |&i| {
+                tokens::effective_count(&messages[i], encoding)
+            });
+            for (&i, count) in missing.iter().zip(counted) {
+                let count = count?;
+                record(i, &[count]);
+                if !on_slice(i, vec![count]) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    let counts = counts
+        .into_inner()
+        .map_err(|_| StoreError::Invalid("token counting panicked".into()))?;
+    if missing.is_empty() || counts.iter().any(Option::is_none) {
+        return Ok(());
+    }
+    let entries: Vec<(CountKey, u64)> = looked_up
+        .iter()
+        .zip(&counts)
+        .filter_map(|((key, _), count)| Some(((*key)?, (*count)?)))
+        .collect();
+    let _ = cache.save(encoding, &entries);
+    Ok(())
+}
+
 /// Sum of the effective token counts of `ctx`.
 pub fn total_tokens(ctx: &Context, encoding: Encoding) -> Result<u64> {
     Ok(message_counts(ctx, encoding)?.iter().sum())

@@ -19,6 +19,7 @@ pub enum ViewerOp {
     /// Count tokens of every message (answers `Counted` slice by slice,
     /// then `CountingEnded`).
     CountTokens {
+        record: SessionRecord,
         context: Arc<Context>,
         encoding: Encoding,
     },
@@ -241,16 +242,22 @@ impl ViewerOp {
                     result: result.map_err(UiError::from),
                 }
             }
-            ViewerOp::CountTokens { context, encoding } => {
+            ViewerOp::CountTokens {
+                record,
+                context,
+                encoding,
+            } => {
                 // Stops when a newer conversation request superseded this one.
-                let result = store.count_tokens(&context, encoding, &|start, counts| {
-                    job.current()
-                        && job.send(ViewerReply::Counted {
-                            encoding,
-                            start,
-                            counts,
-                        })
-                });
+                let target = store.target(&record);
+                let result =
+                    store.count_tokens_kept(&target, &context, encoding, &|start, counts| {
+                        job.current()
+                            && job.send(ViewerReply::Counted {
+                                encoding,
+                                start,
+                                counts,
+                            })
+                    });
                 ViewerReply::CountingEnded {
                     result: result.map_err(UiError::from),
                 }

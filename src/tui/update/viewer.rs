@@ -223,6 +223,7 @@ fn on_loaded(
                 Effect::store(
                     req,
                     ViewerOp::CountTokens {
+                        record: viewer.record.clone(),
                         context: context.clone(),
                         encoding,
                     },
@@ -528,7 +529,11 @@ fn toggle_encoding(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
         slot.insert(vec![None; len]);
         effects.push(Effect::store(
             viewer.waiting,
-            ViewerOp::CountTokens { context, encoding },
+            ViewerOp::CountTokens {
+                record: viewer.record.clone(),
+                context,
+                encoding,
+            },
         ));
     }
     sizes::refresh(viewer, app);

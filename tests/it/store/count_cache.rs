@@ -114,3 +114,83 @@ fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
     assert_eq!(trim(), expected);
     assert_eq!(count_files(&root).len(), 1);
 }
+
+/// Every slice `count_tokens_kept` hands over, with the counts in order.
+fn counted_by_viewer(
+    store: &loki_sessions::store::Store,
+    target: &loki_sessions::store::Target,
+    ctx: &loki_sessions::store::Context,
+) -> (Vec<(usize, usize)>, Vec<u64>) {
+    use loki_sessions::store::Encoding;
+    let slices = std::sync::Mutex::new(Vec::new());
+    let counts = std::sync::Mutex::new(vec![0; ctx.len()]);
+    store
+        .count_tokens_kept(target, ctx, Encoding::Cl100kBase, &|start, slice| {
+            slices.lock().unwrap().push((start, slice.len()));
+            counts.lock().unwrap()[start..start + slice.len()].copy_from_slice(&slice);
+            true
+        })
+        .unwrap();
+    let mut slices = slices.into_inner().unwrap();
+    slices.sort();
+    (slices, counts.into_inner().unwrap())
+}
+
+#[test]
+fn what_the_viewer_counts_is_kept_and_a_changed_message_is_counted_again() {
+    use loki_sessions::store::{Encoding, Store, message_counts};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    ok(
+        &root,
+        &[
+            "demo",
+            "--sessions",
+            "1",
+            "--messages",
+            "6",
+            "--big-context",
+            "300",
+            "--plain",
+        ],
+    );
+    let cache = dir.path().join("cache");
+    let store = Store::loki(&root, "tester").unwrap().with_cache_dir(&cache);
+    let (target, ctx) = store
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            let target = store.target(&r);
+            let ctx = store.load_conversation(&target).unwrap().context;
+            (target, ctx)
+        })
+        .max_by_key(|(_, ctx)| ctx.len())
+        .unwrap();
+    assert!(ctx.len() > 200, "the big context");
+    let fresh = message_counts(&ctx, Encoding::Cl100kBase).unwrap();
+    // The first look counts, slice by slice, and keeps what it counted.
+    let (slices, first) = counted_by_viewer(&store, &target, &ctx);
+    assert_eq!(first, fresh);
+    assert!(slices.len() > 1, "counted on the cores, slice by slice");
+    // The second hands the kept counts over at once: one slice of all.
+    let (slices, second) = counted_by_viewer(&store, &target, &ctx);
+    assert_eq!(second, fresh);
+    assert_eq!(slices, vec![(0, ctx.len())], "taken from the kept counts");
+    // A message changed (a new text) is counted again, and only it.
+    let mut raw = ctx.raw_dict().clone();
+    let at = ctx.len() / 2;
+    raw["messages"][at]["content"] =
+        serde_json::json!([{"type": "text", "text": "a new text, never counted before"}]);
+    raw["messages"][at]
+        .as_object_mut()
+        .unwrap()
+        .remove("token_count");
+    let changed = loki_sessions::store::Context::from_raw(raw, ctx.path()).unwrap();
+    let (slices, counts) = counted_by_viewer(&store, &target, &changed);
+    assert_eq!(
+        counts,
+        message_counts(&changed, Encoding::Cl100kBase).unwrap()
+    );
+    assert!(slices.contains(&(at, 1)), "{slices:?}");
+}

@@ -107,7 +107,10 @@ fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_termina
     ui.keys(&["R"]);
     ui.wait_for("Resumable: media, [results > 10,000 tokens]");
     ui.text("10");
-    ui.wait_for("[results > 10 tokens]");
+    // Planned once the counts (and those of the fixed copies) are in: the
+    // panel states what it saves.
+    ui.wait_for("[results > 10 tokens], all turns (typing)   ");
+    ui.wait_for("−");
     ui.keys(&["Enter"]);
     let screen = ui.wait_for("Make it resumable?");
     assert!(
