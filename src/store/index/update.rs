@@ -6,7 +6,7 @@
 use crate::store::error::Result;
 use crate::store::index::engine::Engine;
 use crate::store::index::manifest::{Entry, Manifest};
-use crate::store::index::stamp::{self, FileStamp};
+use crate::store::index::stamp::{self, FileStamp, Stamp};
 use crate::store::index::text::{record_messages, session_bytes};
 use crate::store::index::{Layout, SearchIndex};
 use crate::store::parallel;
@@ -92,23 +92,36 @@ impl SearchIndex {
     /// How each of `names` (session folder names) differs from what
     /// `manifest` recorded, checked on the files' stamps only (no reading).
     pub(super) fn changes(&self, names: &[String], manifest: &Manifest) -> Vec<Change> {
+        self.changes_of(names, |name| {
+            let entry = manifest.sessions.get(name)?;
+            Some((entry.files.as_slice(), entry.meta.as_ref()))
+        })
+    }
+
+    /// [`SearchIndex::changes`] for stamps owned or borrowed from the
+    /// manifest's bytes: `known(name)` gives a session's conversation
+    /// stamps and meta.json's, if the manifest has it.
+    pub(super) fn changes_of<'m, S: Stamp + Sync + 'm>(
+        &self,
+        names: &[String],
+        known: impl Fn(&str) -> Option<(&'m [S], Option<&'m S>)> + Sync,
+    ) -> Vec<Change> {
         let checker = stamp::Checker::new(&self.store_dir);
         parallel::map_ordered(names, |name| {
-            let Some(entry) = manifest.sessions.get(name) else {
+            let Some((files, meta)) = known(name) else {
                 return Change::Conversation;
             };
             if self.layout == Layout::Agent {
-                return if checker.files_unchanged(&entry.files) {
+                return if checker.files_unchanged(files) {
                     Change::None
                 } else {
                     Change::Conversation
                 };
             }
             let dir = std::path::Path::new(name);
-            if !checker.conversation_unchanged(&self.layout.conversation(dir), &entry.files) {
+            if !checker.conversation_unchanged(&self.layout.conversation(dir), files) {
                 Change::Conversation
-            } else if !checker.meta_unchanged(self.layout.meta(dir).as_deref(), entry.meta.as_ref())
-            {
+            } else if !checker.meta_unchanged(self.layout.meta(dir).as_deref(), meta) {
                 Change::Meta
             } else {
                 Change::None

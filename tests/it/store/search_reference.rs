@@ -510,6 +510,27 @@ fn the_search_as_one_types_answers_as_the_files_over_thousands_of_words() {
             };
             let files = store.search_files(&query, &options).unwrap();
             assert_eq!(files.hits.len(), want.len(), "{label} {text:?}: the files");
+            // The index read without updating it (its manifest borrowed):
+            // what changed since it was indexed is searched in the files,
+            // and the index's hits of it are dropped.
+            let indexed = store.search(&query, &options, &|_, _| {}).unwrap();
+            let got: BTreeSet<Tuple> = indexed
+                .hits
+                .iter()
+                .map(|h| {
+                    [
+                        &h.session_id,
+                        &h.context_id,
+                        &h.message_id,
+                        &h.role,
+                        &h.session_name,
+                    ]
+                    .map(|s| s.to_string())
+                })
+                .collect();
+            same(&format!("index, no update, {label}"), text, &got, want);
+            let counted = indexed.covered + indexed.unreadable.len();
+            assert_eq!(counted, indexed.sessions, "{label} {text:?}: the coverage");
         }
     };
     check(&store, "on a fresh index");
