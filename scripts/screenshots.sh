@@ -50,7 +50,7 @@ keys Escape b; shot trim-budget
 keys Escape c; shot contexts
 keys Escape w; shot breakdown
 keys Escape End Up Space Space; shot drop
-keys Escape R; text "300"; shot resumable
+keys Escape R; text "100"; shot resumable
 keys Escape Escape; sleep 0.5; keys C-u C-f; text "connection refused"; shot messages
 keys C-u C-f C-g; shot purge
 keys y; shot purge-confirm
