@@ -368,17 +368,27 @@ impl Engine {
         }
         for path in event.paths {
             let (added, removed) = self.folders.on_path(&path);
-            for index in added {
-                self.try_watch(index);
-                // Its files may have been written before the watch: as new.
-                for entry in self.folders.entries(index) {
-                    self.note(entry);
-                }
-            }
+            self.watch_new(added);
             if removed {
                 self.report_mode();
             }
             self.note(path);
+        }
+    }
+
+    /// Watches the folders just found, and notes what they hold as new
+    /// (it may have been written before the watch). A folder made inside
+    /// one after it was listed but before its watch was added sent no
+    /// event: it is found here, among the entries, and watched in turn.
+    fn watch_new(&mut self, added: Vec<usize>) {
+        let mut todo = added;
+        while let Some(index) = todo.pop() {
+            self.try_watch(index);
+            for entry in self.folders.entries(index) {
+                let (more, _) = self.folders.on_path(&entry);
+                todo.extend(more);
+                self.note(entry);
+            }
         }
     }
 
@@ -399,12 +409,7 @@ impl Engine {
                 }
             }
         }
-        for index in outcome.added {
-            self.try_watch(index);
-            for entry in self.folders.entries(index) {
-                self.note(entry);
-            }
-        }
+        self.watch_new(outcome.added);
         let changed = !outcome.changed.is_empty();
         for path in outcome.changed {
             self.note(path);
