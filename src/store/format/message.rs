@@ -122,6 +122,18 @@ impl<'a> Message<'a> {
     /// [`Message::one_line`] cut after about `max` characters (with `…`);
     /// stops rendering there, so a huge message costs no more than a small one.
     pub fn one_line_limited(&self, max: usize) -> String {
+        self.one_line_replaced(max, &[], &[])
+    }
+
+    /// [`Message::one_line_limited`] as the message would read with the
+    /// tool results at the positions of `results` cleared (`(position,
+    /// tokens)`) and the media parts at `media` named by a placeholder.
+    pub fn one_line_replaced(
+        &self,
+        max: usize,
+        results: &[(usize, u64)],
+        media: &[usize],
+    ) -> String {
         let mut out = String::new();
         let mut chars = 0;
         for (i, part) in self.parts().iter().enumerate() {
@@ -131,7 +143,20 @@ impl<'a> Message<'a> {
             // Collapsing never lengthens a text, so a cut prefix is enough;
             // a long text is cut before it is copied at all.
             let room = max.saturating_sub(chars).saturating_add(1);
-            let summary = part.shortened(room.saturating_mul(4)).summary();
+            let summary = match (part, results.iter().find(|(p, _)| *p == i)) {
+                (_, Some(&(_, tokens))) => crate::store::format::clear::placeholder(tokens),
+                (
+                    Part::Media {
+                        kind,
+                        media_type,
+                        bytes,
+                    },
+                    None,
+                ) if media.contains(&i) => {
+                    crate::store::format::media::placeholder(kind, *media_type, *bytes)
+                }
+                _ => part.shortened(room.saturating_mul(4)).summary(),
+            };
             let piece = collapse_whitespace(&summary[..byte_prefix(&summary, room)]);
             chars += piece.chars().count();
             out.push_str(&piece);
@@ -369,6 +394,21 @@ mod tests {
 
     fn msg(v: &Value) -> Message<'_> {
         Message::new(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn a_line_reads_as_the_fix_for_resuming_would_leave_it() {
+        let v = json!({"role": "user", "content": [
+            {"type": "text", "text": "what is wrong here?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAAAAAA"}},
+            {"type": "tool_result", "call_id": "c", "content": "a long log"}
+        ]});
+        let m = Message::new(v.as_object().unwrap());
+        assert_eq!(
+            m.one_line_replaced(300, &[(2, 41)], &[1]),
+            "what is wrong here? | [image removed: image/png, 6 B] | [tool result cleared: 41 tokens]"
+        );
+        assert_eq!(m.one_line_replaced(300, &[], &[]), m.one_line_limited(300));
     }
 
     #[test]

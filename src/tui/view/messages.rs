@@ -188,6 +188,11 @@ pub fn draw(
             // Counted from 1, as people count: the last of 10,000 is 10,000.
             let number = Line::from(vec![glyph, Span::raw(format!("{:>5}", i + 1))]);
             let text = match fate {
+                // The fix for resuming: the message as it would read.
+                Fate::Cleared(c) if !c.media.is_empty() => Cell::from(Line::styled(
+                    m.one_line_replaced(LINE_CHARS, &c.results, &c.media),
+                    theme.dim().add_modifier(Modifier::ITALIC),
+                )),
                 Fate::Cleared(c) => Cell::from(Line::styled(
                     c.results
                         .iter()
