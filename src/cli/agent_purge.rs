@@ -5,7 +5,7 @@
 
 use crate::cli::ask;
 use crate::cli::output::{self, Progress};
-use crate::cli::purge::{PurgeArgs, plan_json};
+use crate::cli::purge::{PurgeArgs, finish, plan_json, tell_left_and_failed};
 use crate::cli::{CliEnv, CliError};
 use crate::config;
 use crate::humanize;
@@ -75,12 +75,7 @@ pub fn run(env: &CliEnv, args: PurgeArgs, agent: Agent) -> Result<(), CliError> 
             progress.update(p.done, p.total)
         })?;
     progress.finish();
-    for (id, why) in &report.skipped {
-        eprintln!("not moved {id}: {why}");
-    }
-    for (id, why) in &report.failed {
-        eprintln!("failed to move {id}: {why}");
-    }
+    tell_left_and_failed(&report, "moved", "move");
     print_plan(agent, &plan, Some(&report), args.json, env.now)?;
     if report.failed.is_empty() {
         finish(report.removed.len())
@@ -89,14 +84,6 @@ pub fn run(env: &CliEnv, args: PurgeArgs, agent: Agent) -> Result<(), CliError> 
             "{} could not be moved to the trash",
             humanize::plural(report.failed.len() as u64, "session")
         )))
-    }
-}
-
-fn finish(moved: usize) -> Result<(), CliError> {
-    if moved == 0 {
-        Err(CliError::nothing("nothing to purge"))
-    } else {
-        Ok(())
     }
 }
 

@@ -58,12 +58,7 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
         .store
         .apply_purge(&plan, &args.exclude, |p| progress.update(p.done, p.total))?;
     progress.finish();
-    for (id, why) in &report.skipped {
-        eprintln!("not removed {id}: {why}");
-    }
-    for (id, why) in &report.failed {
-        eprintln!("failed to remove {id}: {why}");
-    }
+    tell_left_and_failed(&report, "removed", "remove");
     print_plan(&plan, Some(&report), args.json, env.now)?;
     if report.failed.is_empty() {
         finish(report.removed.len())
@@ -75,7 +70,19 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
     }
 }
 
-fn finish(removed: usize) -> Result<(), CliError> {
+/// Says on stderr which sessions were left (changed since the plan) and
+/// which failed: `not removed ID: why`, `failed to remove ID: why`.
+pub(super) fn tell_left_and_failed(report: &PurgeReport, done: &str, verb: &str) {
+    for (id, why) in &report.skipped {
+        eprintln!("not {done} {id}: {why}");
+    }
+    for (id, why) in &report.failed {
+        eprintln!("failed to {verb} {id}: {why}");
+    }
+}
+
+/// Exit 1 when nothing was purged.
+pub(super) fn finish(removed: usize) -> Result<(), CliError> {
     if removed == 0 {
         Err(CliError::nothing("nothing to purge"))
     } else {

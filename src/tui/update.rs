@@ -364,9 +364,20 @@ pub(crate) fn report_text(report: &PurgeReport) -> (String, bool) {
         humanize::plural(report.removed.len() as u64, "session"),
         humanize::bytes(report.bytes_freed)
     );
+    let failed = tell_left_and_failed(&mut text, report, " that changed");
+    (text, failed)
+}
+
+/// Adds to a purge's status what it left (`; spared 2 sessions{why} (ID:
+/// …)`) and what failed; true when some failed (the status is an error).
+pub(crate) fn tell_left_and_failed(
+    text: &mut String,
+    report: &PurgeReport,
+    why_left: &str,
+) -> bool {
     if let Some((id, why)) = report.skipped.first() {
         text.push_str(&format!(
-            "; spared {} that changed ({id}: {why})",
+            "; spared {}{why_left} ({id}: {why})",
             humanize::plural(report.skipped.len() as u64, "session")
         ));
     }
@@ -375,9 +386,9 @@ pub(crate) fn report_text(report: &PurgeReport) -> (String, bool) {
             "; {} failed ({id}: {why})",
             humanize::plural(report.failed.len() as u64, "session")
         ));
-        return (text, true);
+        return true;
     }
-    (text, false)
+    false
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::{self, Encoding};
-use crate::store::format::{Context, clear};
+use crate::store::format::{Context, Message, clear};
 use crate::store::ops::count_cache::{self, CountCache, CountKey};
 use crate::store::ops::edit_plan::ClearedCounts;
 use crate::store::ops::resumable::Replacement;
@@ -109,18 +109,8 @@ pub fn message_counts_kept(
     let Some(cache) = cache else {
         return message_counts(ctx, encoding);
     };
-    let known = cache.load(encoding);
     let messages: Vec<_> = ctx.messages().collect();
-    // A count the message carries wins where the encoding trusts it (as
-    // `effective_count`); the others are looked up by their text's key.
-    let looked_up: Vec<(Option<CountKey>, Option<u64>)> =
-        parallel::map_ordered(&messages, |m| match m.cached_token_count() {
-            Some(cached) if encoding.trusts_cached_counts() => (None, Some(cached)),
-            _ => {
-                let key = count_cache::key(encoding, &tokens::message_text(m));
-                (Some(key), known.get(&key).copied())
-            }
-        });
+    let looked_up = look_up(&messages, encoding, cache);
     let missing: Vec<usize> = (0..messages.len())
         .filter(|&i| looked_up[i].1.is_none())
         .collect();
@@ -137,13 +127,42 @@ pub fn message_counts_kept(
     for (&i, count) in missing.iter().zip(counted) {
         counts[i] = count?;
     }
+    keep(cache, encoding, &looked_up, &counts);
+    Ok(counts)
+}
+
+/// Each message's key in the cache and the count it keeps: a count the
+/// message carries wins where the encoding trusts it (as `effective_count`,
+/// no key then); the others are looked up by their text's key.
+fn look_up(
+    messages: &[Message<'_>],
+    encoding: Encoding,
+    cache: &CountCache,
+) -> Vec<(Option<CountKey>, Option<u64>)> {
+    let known = cache.load(encoding);
+    parallel::map_ordered(messages, |m| match m.cached_token_count() {
+        Some(cached) if encoding.trusts_cached_counts() => (None, Some(cached)),
+        _ => {
+            let key = count_cache::key(encoding, &tokens::message_text(m));
+            (Some(key), known.get(&key).copied())
+        }
+    })
+}
+
+/// Writes the counts of every keyed message to `cache`. A cache that
+/// cannot be written costs the next run a count, never this one its answer.
+fn keep(
+    cache: &CountCache,
+    encoding: Encoding,
+    looked_up: &[(Option<CountKey>, Option<u64>)],
+    counts: &[u64],
+) {
     let entries: Vec<(CountKey, u64)> = looked_up
         .iter()
-        .zip(&counts)
+        .zip(counts)
         .filter_map(|((key, _), &count)| key.map(|k| (k, count)))
         .collect();
     let _ = cache.save(encoding, &entries);
-    Ok(counts)
 }
 
 /// [`count_messages`] taking what `cache` kept: the counts it knows are
@@ -157,17 +176,8 @@ pub fn count_messages_kept(
     cache: &CountCache,
     on_slice: &(dyn Fn(usize, Vec<u64>) -> bool + Sync),
 ) -> Result<()> {
-    let known = cache.load(encoding);
     let messages: Vec<_> = ctx.messages().collect();
-    let looked_up: Vec<(Option<CountKey>, Option<u64>)> =
-        parallel::map_ordered(&messages, |m| match m.cached_token_count() {
-            Some(cached) if encoding.trusts_cached_counts() => (None, Some(cached)),
-            _ => {
-                let key = count_cache::key(encoding, &tokens::message_text(m));
-                (Some(key), known.get(&key).copied())
-            }
-        });
-    drop(known);
+    let looked_up = look_up(&messages, encoding, cache);
     let n = messages.len();
     let counts = std::sync::Mutex::new(looked_up.iter().map(|(_, c)| *c).collect::<Vec<_>>());
     let mut i = 0;
@@ -221,15 +231,10 @@ pub fn count_messages_kept(
     let counts = counts
         .into_inner()
         .map_err(|_| StoreError::Invalid("token counting panicked".into()))?;
-    if missing.is_empty() || counts.iter().any(Option::is_none) {
-        return Ok(());
+    let counts: Option<Vec<u64>> = counts.into_iter().collect();
+    if let Some(counts) = counts.filter(|_| !missing.is_empty()) {
+        keep(cache, encoding, &looked_up, &counts);
     }
-    let entries: Vec<(CountKey, u64)> = looked_up
-        .iter()
-        .zip(&counts)
-        .filter_map(|((key, _), count)| Some(((*key)?, (*count)?)))
-        .collect();
-    let _ = cache.save(encoding, &entries);
     Ok(())
 }
 

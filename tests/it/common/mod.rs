@@ -331,3 +331,34 @@ pub fn ui_settings(kind: loki_sessions::store::StoreKind) -> loki_sessions::tui:
         windows: Vec::new(),
     }
 }
+
+/// The token-count files in the cache folder `cache` (one per session
+/// whose counts were kept).
+pub fn count_files(cache: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let slots = std::fs::read_dir(cache.join("loki-sessions")).into_iter();
+    for slot in slots.flatten().flatten() {
+        for file in std::fs::read_dir(slot.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if file.file_name().to_string_lossy().starts_with("counts-") {
+                out.push(file.path());
+            }
+        }
+    }
+    out
+}
+
+/// What a trim reports about tokens, and what it keeps: what one taking
+/// kept counts must say as one counting afresh.
+pub fn decided(
+    trim: &serde_json::Value,
+) -> (serde_json::Value, serde_json::Value, serde_json::Value) {
+    (
+        trim["tokens_before"].clone(),
+        trim["tokens_after"].clone(),
+        trim["kept_message_ids"].clone(),
+    )
+}

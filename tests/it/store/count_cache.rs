@@ -7,30 +7,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The count files in the test's cache (`run` keeps it beside the root).
-fn count_files(root: &Path) -> Vec<PathBuf> {
-    let folder = root.with_extension("cache").join("loki-sessions");
-    let mut out = Vec::new();
-    for slot in std::fs::read_dir(folder).into_iter().flatten().flatten() {
-        for file in std::fs::read_dir(slot.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            if file.file_name().to_string_lossy().starts_with("counts-") {
-                out.push(file.path());
-            }
-        }
-    }
-    out
-}
-
-/// What a trim preview decided, its counts included.
-fn decided(trim: &Value) -> (Value, Value, Value) {
-    (
-        trim["tokens_before"].clone(),
-        trim["tokens_after"].clone(),
-        trim["kept_message_ids"].clone(),
-    )
+fn kept_for(root: &Path) -> Vec<PathBuf> {
+    count_files(&root.with_extension("cache"))
 }
 
 #[test]
@@ -59,7 +37,7 @@ fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
         ))
     };
     let fresh = || {
-        for file in count_files(&root) {
+        for file in kept_for(&root) {
             std::fs::remove_file(file).unwrap();
         }
         trim()
@@ -79,7 +57,7 @@ fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
     }
     std::fs::write(&context, serde_json::to_vec_pretty(&ctx).unwrap()).unwrap();
     let first = trim();
-    assert_eq!(count_files(&root).len(), 1, "the counts were kept");
+    assert_eq!(kept_for(&root).len(), 1, "the counts were kept");
     assert_eq!(trim(), first, "kept counts answer as counted ones");
 
     // A message changed: its text has another key, so it is counted again.
@@ -102,7 +80,7 @@ fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
     assert_ne!(after_change.0, first.0, "the change changed the count");
 
     // A damaged file (a byte of its counts flipped) is not used.
-    let [file] = count_files(&root).try_into().unwrap();
+    let [file] = kept_for(&root).try_into().unwrap();
     let mut bytes = std::fs::read(&file).unwrap();
     let at = bytes.len() - 36; // the low byte of the last count
     bytes[at] ^= 0x10;
@@ -112,7 +90,7 @@ fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
     // A missing one: counted, and kept again.
     std::fs::remove_file(&file).unwrap();
     assert_eq!(trim(), expected);
-    assert_eq!(count_files(&root).len(), 1);
+    assert_eq!(kept_for(&root).len(), 1);
 }
 
 /// Every slice `count_tokens_kept` hands over, with the counts in order.

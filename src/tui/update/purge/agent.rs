@@ -58,20 +58,8 @@ pub fn report_text(agent: Agent, plan: &PurgePlan, report: &PurgeReport) -> (Str
             "; `loki-sessions restore {first}` brings one back"
         ));
     }
-    if let Some((id, why)) = report.skipped.first() {
-        text.push_str(&format!(
-            "; spared {} ({id}: {why})",
-            humanize::plural(report.skipped.len() as u64, "session")
-        ));
-    }
-    if let Some((id, why)) = report.failed.first() {
-        text.push_str(&format!(
-            "; {} failed ({id}: {why})",
-            humanize::plural(report.failed.len() as u64, "session")
-        ));
-        return (text, true);
-    }
-    (text, false)
+    let failed = crate::tui::update::tell_left_and_failed(&mut text, report, "");
+    (text, failed)
 }
 
 /// `3 Claude Code sessions`, `1 Codex session`.

@@ -4,36 +4,10 @@
 //! agent changed is counted again); a damaged count file is not used.
 
 use super::Home;
+use crate::common::{count_files, decided};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
-
-/// The count files in `cache` (one per session counted).
-fn count_files(cache: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let slots = std::fs::read_dir(cache.join("loki-sessions")).into_iter();
-    for slot in slots.flatten().flatten() {
-        for file in std::fs::read_dir(slot.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            if file.file_name().to_string_lossy().starts_with("counts-") {
-                out.push(file.path());
-            }
-        }
-    }
-    out
-}
-
-/// What a fork reports about tokens, and what it keeps.
-fn decided(out: &Value) -> (Value, Value, Value) {
-    (
-        out["tokens_before"].clone(),
-        out["tokens_after"].clone(),
-        out["kept_message_ids"].clone(),
-    )
-}
+use std::path::Path;
 
 /// `file` with every kept count raised by `by`, its checksum made again (as
 /// a file of the same format would be written): the counts a fork reports
