@@ -155,7 +155,8 @@ impl SearchIndex {
     /// cache); the note says what was replaced.
     fn open(&self) -> Result<(Engine, Option<String>)> {
         let dir = self.dir()?;
-        let prepared = slot::prepare(dir)?;
+        // Opened (created, or rebuilt) by one opener at a time.
+        let (held, prepared) = slot::prepare_held(dir)?;
         match Engine::open(dir) {
             Ok(engine) => Ok((engine, prepared)),
             Err(OpenError::Incompatible(why) | OpenError::Broken(why)) => {
@@ -165,7 +166,7 @@ impl SearchIndex {
                 );
                 std::fs::remove_dir_all(dir)
                     .map_err(|e| StoreError::io("remove the damaged search index", dir, e))?;
-                slot::prepare(dir)?;
+                held.prepare_again(dir)?;
                 let engine = Engine::open(dir).map_err(|e| {
                     let why = match e {
                         OpenError::Incompatible(w) | OpenError::Broken(w) => w,
