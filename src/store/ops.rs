@@ -19,6 +19,7 @@ pub mod forking;
 pub mod locate;
 pub mod pricing;
 pub mod purge_apply;
+pub mod purge_checks;
 pub mod purge_facts;
 pub mod purge_plan;
 pub mod resumable;

@@ -103,7 +103,8 @@ impl Store {
         if !self.shows_primary() {
             return Ok(Vec::new());
         }
-        Ok(purge_facts::gather_candidates(self.primary_list()?))
+        let kept = self.purge_checks();
+        Ok(purge_facts::gather_candidates(self.primary_list()?, &kept))
     }
 
     /// What a purge with `policy` would do now. Reads only.

@@ -29,6 +29,7 @@ pub(super) struct Indexed {
 use crate::store::format::tokens::Encoding;
 use crate::store::ops::count_cache::CountCache;
 use crate::store::ops::locate::Target;
+use crate::store::ops::purge_checks::{self, PurgeChecks};
 
 impl Store {
     /// The search index of the Loki tree or peteos folder.
@@ -49,6 +50,17 @@ impl Store {
         // checked when the index opens it); else it is made safe first.
         let dir = index.trusted_slot().or_else(|| index.prepared_dir())?;
         Some(CountCache::at(dir.join(count_file(target))))
+    }
+
+    /// What earlier purges found of the conversations of the Loki tree or
+    /// peteos folder, kept beside its search index (none without a cache
+    /// directory).
+    pub(super) fn purge_checks(&self) -> PurgeChecks {
+        let index = self.primary_index();
+        match index.trusted_slot().or_else(|| index.prepared_dir()) {
+            Some(dir) => PurgeChecks::load(dir.join(purge_checks::FILE)),
+            None => PurgeChecks::none(),
+        }
     }
 
     /// The index beside which `target`'s counts are kept.

@@ -203,18 +203,45 @@ pub fn last_messages(
 /// is fine. The one test of a damaged conversation: a purge spares such a
 /// session and writers refuse it (`Target::writable`).
 pub fn conversation_state(record: &SessionRecord) -> Result<bool> {
+    conversation_state_read(record).map(|state| state.is_active)
+}
+
+/// What [`conversation_state`] found, and which files told it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateRead {
+    /// `is_active` of the session.
+    pub is_active: bool,
+    /// The files read: `Some` when it was session.json, with the active
+    /// context's file name (None when it names none); `None` for another
+    /// agent's session or a conversation without session.json.
+    pub files: Option<Option<String>>,
+}
+
+/// [`conversation_state`], saying which files it read (a purge keeps the
+/// answer while they stay as they were: `purge_checks`).
+pub fn conversation_state_read(record: &SessionRecord) -> Result<StateRead> {
     if record.agent.is_external() {
-        return agents::read(record).map(|_| false);
+        return agents::read(record).map(|_| StateRead {
+            is_active: false,
+            files: None,
+        });
     }
     let session = match Session::load(&record.conversation_dir) {
         Ok(session) => session,
         Err(e) if e.is_not_found() && !has_visible_files(&record.conversation_dir) => {
-            return Ok(false);
+            return Ok(StateRead {
+                is_active: false,
+                files: None,
+            });
         }
         Err(e) => return Err(e),
     };
     session.check_active_context()?;
-    Ok(session.is_active())
+    let context = session.active_context_id().map(|id| format!("{id}.json"));
+    Ok(StateRead {
+        is_active: session.is_active(),
+        files: Some(context),
+    })
 }
 
 /// True when `dir` holds a visible file: conversation data without a

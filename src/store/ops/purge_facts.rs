@@ -13,7 +13,8 @@
 
 use crate::store::fs::disk;
 use crate::store::fs::lock::SessionLock;
-use crate::store::ops::conversation::conversation_state;
+use crate::store::ops::conversation::conversation_state_read;
+use crate::store::ops::purge_checks::{Check, FileStamp, PurgeChecks, Seen};
 use crate::store::ops::purge_plan::{Candidate, Fingerprint};
 use crate::store::parallel;
 use crate::store::sources::layout::META_FILE;
@@ -26,11 +27,19 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// Gathers the facts about every record, in parallel.
-pub fn gather_candidates(records: Vec<SessionRecord>) -> Vec<Candidate> {
+/// Gathers the facts about every record, in parallel, for a preview: the
+/// conversations `kept` knows as they are are not read again, and what
+/// was read is kept for the next preview.
+pub fn gather_candidates(records: Vec<SessionRecord>, kept: &PurgeChecks) -> Vec<Candidate> {
     // The records are borrowed by the workers and moved into the candidates
     // after (not copied: 10,000 of them).
-    let facts = parallel::map_ordered(&records, facts_of);
+    let facts = parallel::map_ordered(&records, |r| facts_of(r, Some(kept)));
+    let checks = records
+        .iter()
+        .zip(&facts)
+        .filter_map(|(r, f)| Some((r.id.clone(), f.check.clone()?)))
+        .collect();
+    kept.save(checks);
     records
         .into_iter()
         .zip(facts)
@@ -38,9 +47,10 @@ pub fn gather_candidates(records: Vec<SessionRecord>) -> Vec<Candidate> {
         .collect()
 }
 
-/// The facts about one session.
+/// The facts about one session, its conversation read (the apply step's
+/// check before a removal: nothing kept is trusted there).
 pub fn candidate(record: SessionRecord) -> Candidate {
-    facts_of(&record).into_candidate(record)
+    facts_of(&record, None).into_candidate(record)
 }
 
 /// What a candidate holds besides its record.
@@ -48,6 +58,8 @@ struct Facts {
     walked: Walked,
     is_active: bool,
     unreadable_conversation: Option<String>,
+    /// What may be kept of the conversation's answer for the next preview.
+    check: Option<Check>,
 }
 
 impl Facts {
@@ -64,21 +76,43 @@ impl Facts {
     }
 }
 
-fn facts_of(record: &SessionRecord) -> Facts {
+fn facts_of(record: &SessionRecord, kept: Option<&PurgeChecks>) -> Facts {
     let check_lock = record.is_readable();
-    // The fingerprint is taken before the conversation is read: whatever
-    // changes after it, the apply step sees changed.
-    let walked = walk(record, check_lock).unwrap_or_else(|| look_up_apart(record, check_lock));
+    // The fingerprint and the stamps are taken before the conversation is
+    // read: whatever changes after, the apply step and the next preview see
+    // changed.
+    let mut walked = walk(record, check_lock).unwrap_or_else(|| look_up_apart(record, check_lock));
+    let seen = walked.conversation_files.take();
+    if let (Some(kept), Some(seen)) = (kept, &seen)
+        && let Some(check) = kept.get(&record.id, seen)
+    {
+        return Facts {
+            walked,
+            is_active: check.is_active,
+            unreadable_conversation: None,
+            check: Some(check.clone()),
+        };
+    }
     // A session whose conversation cannot be read is spared: deleting what
     // we failed to read could lose work.
-    let (is_active, unreadable_conversation) = match conversation_state(record) {
-        Ok(is_active) => (is_active, None),
-        Err(e) => (false, Some(e.to_string())),
-    };
-    Facts {
-        walked,
-        is_active,
-        unreadable_conversation,
+    match conversation_state_read(record) {
+        Ok(state) => Facts {
+            walked,
+            is_active: state.is_active,
+            unreadable_conversation: None,
+            check: match (kept, &seen, &state.files) {
+                (Some(_), Some(seen), Some(context)) => {
+                    Check::made(seen, context.as_deref(), state.is_active)
+                }
+                _ => None,
+            },
+        },
+        Err(e) => Facts {
+            walked,
+            is_active: false,
+            unreadable_conversation: Some(e.to_string()),
+            check: None,
+        },
     }
 }
 
@@ -88,6 +122,9 @@ struct Walked {
     crosses_filesystems: bool,
     locked: bool,
     fingerprint: Fingerprint,
+    /// The stamps of the conversation's regular files, when the walk
+    /// listed its directory whole.
+    conversation_files: Option<Seen>,
 }
 
 /// The facts of [`Walked`] each looked up on its own: for a session
@@ -105,6 +142,7 @@ fn look_up_apart(record: &SessionRecord, check_lock: bool) -> Walked {
             meta_mtime_ns: mtime_ns(&record.path.join(META_FILE)),
             conversation_mtime_ns: newest_mtime_ns(&record.conversation_dir),
         },
+        conversation_files: None,
     }
 }
 
@@ -137,6 +175,7 @@ fn walk(record: &SessionRecord, check_lock: bool) -> Option<Walked> {
             dev_ino: (top_stat.st_dev, top_stat.st_ino),
             ..Fingerprint::default()
         },
+        conversation_files: None,
     };
     // The conversation's newest time, once its directory was read whole.
     let mut newest: Option<i128> = None;
@@ -186,6 +225,7 @@ fn walk(record: &SessionRecord, check_lock: bool) -> Option<Walked> {
         let Ok(parent) = listing.fd() else { continue };
         // The newest time among this directory's entries, for the conversation.
         let mut entries_newest = mtime_ns;
+        let mut seen = Seen::new();
         let mut note = |name: &std::ffi::CStr, st: &Stat| {
             let t = stat_mtime_ns(st);
             if is_conversation {
@@ -201,7 +241,12 @@ fn walk(record: &SessionRecord, check_lock: bool) -> Option<Walked> {
             };
             note(&name, &st);
             match FileType::from_raw_mode(st.st_mode) {
-                FileType::RegularFile => walked.bytes += st.st_size as u64,
+                FileType::RegularFile => {
+                    walked.bytes += st.st_size as u64;
+                    if is_conversation {
+                        seen.insert(name.into_bytes(), FileStamp::of(&st));
+                    }
+                }
                 FileType::Directory => children.push(name),
                 _ => {}
             }
@@ -238,6 +283,7 @@ fn walk(record: &SessionRecord, check_lock: bool) -> Option<Walked> {
         }
         if is_conversation && listed_whole {
             newest = Some(entries_newest);
+            walked.conversation_files = Some(seen);
         }
     }
     // A conversation the walk did not read (a link, another filesystem,
@@ -371,5 +417,37 @@ mod tests {
         let link = root.path().join("link");
         symlink(&session, &link).unwrap();
         assert!(walk(&record(&link, &link.join("memory")), true).is_none());
+    }
+
+    /// A kept answer is used by a preview only: applying reads again. The
+    /// answer planted here says a damaged conversation loads, with the
+    /// stamps its files have now, so only where it is used does it show.
+    #[test]
+    fn a_kept_answer_is_used_by_a_preview_and_never_by_the_apply_step() {
+        let root = tempfile::tempdir().unwrap();
+        let session = root.path().join("s");
+        let memory = session.join("memory");
+        fs::create_dir_all(&memory).unwrap();
+        fs::write(session.join(META_FILE), "{}").unwrap();
+        fs::write(
+            memory.join("session.json"),
+            r#"{"active_context_id": "c1", "is_active": false}"#,
+        )
+        .unwrap();
+        fs::write(memory.join("c1.json"), "{ not json").unwrap();
+        let r = record(&session, &memory);
+        let seen = walk(&r, false).unwrap().conversation_files.unwrap();
+        let planted = Check::made(&seen, Some("c1.json"), false).unwrap();
+        let kept = PurgeChecks::holding(vec![("s".into(), planted)]);
+        let previewed = gather_candidates(vec![r.clone()], &kept);
+        assert_eq!(
+            previewed[0].unreadable_conversation, None,
+            "the kept answer"
+        );
+        let read = gather_candidates(vec![r.clone()], &PurgeChecks::none());
+        assert!(read[0].unreadable_conversation.is_some());
+        let applied = candidate(r);
+        let why = applied.unreadable_conversation.expect("read again");
+        assert!(why.contains("c1.json"), "{why}");
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::common::mounts::UnmountAllUnder;
 use crate::common::*;
-use loki_sessions::store::{Decision, PurgePolicy, Store, StoreError, tree_facts};
+use loki_sessions::store::{Decision, KeepReason, PurgePolicy, Store, StoreError, tree_facts};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -288,4 +288,128 @@ fn mount_tmpfs_4m(at: &Path) -> PathBuf {
 
 fn unsafe_is_root() -> bool {
     loki_sessions::store::current_uid() == 0
+}
+
+/// The path of `id`'s active context.
+fn active_context(root: &Path, id: &str) -> PathBuf {
+    let memory = sessions(root).join(id).join("memory");
+    let session: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(memory.join("session.json")).unwrap()).unwrap();
+    memory.join(format!(
+        "{}.json",
+        session["active_context_id"].as_str().unwrap()
+    ))
+}
+
+/// Rewrites `path` in place with `bytes` (the same length), its modification
+/// time set back: only its change time says it was written.
+fn rewrite_in_place_keeping_mtime(path: &Path, bytes: &[u8]) {
+    use std::io::{Seek, Write};
+    let mtime = std::fs::metadata(path).unwrap().modified().unwrap();
+    assert_eq!(std::fs::metadata(path).unwrap().len(), bytes.len() as u64);
+    let mut file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.seek(std::io::SeekFrom::Start(0)).unwrap();
+    file.write_all(bytes).unwrap();
+    file.set_modified(mtime).unwrap();
+}
+
+#[test]
+fn a_preview_reads_again_what_changed_since_the_last_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    let cache = tmp.path().join("cache");
+    let damaged = new_session(&root, "to be damaged");
+    let activated = new_session(&root, "to be made active");
+    let untouched = new_session(&root, "left alone");
+    let store = store(&root).with_cache_dir(&cache);
+    let at = now();
+    let decide = |store: &Store| -> Vec<(String, Decision)> {
+        let mut plan: Vec<(String, Decision)> = store
+            .purge_plan(ALL, &[], at)
+            .unwrap()
+            .entries
+            .into_iter()
+            .map(|e| (e.candidate.record.id, e.decision))
+            .collect();
+        plan.sort_by(|a, b| a.0.cmp(&b.0));
+        plan
+    };
+    let removed = |plan: &[(String, Decision)], id: &str| {
+        plan.iter()
+            .any(|(i, d)| i == id && matches!(d, Decision::Remove(_)))
+    };
+    let first = decide(&store);
+    assert!(
+        [&damaged, &activated, &untouched]
+            .iter()
+            .all(|id| removed(&first, id))
+    );
+    // What the preview read was kept, beside the search index.
+    let kept: Vec<PathBuf> = walk_files(&cache)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "purge-checks"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // One context broken in place (same size, same modification time), one
+    // session.json made active in place: both are read again.
+    let context = active_context(&root, &damaged);
+    let good = std::fs::read(&context).unwrap();
+    let mut bad = good.clone();
+    bad[0] = b'[';
+    rewrite_in_place_keeping_mtime(&context, &bad);
+    let session_file = sessions(&root).join(&activated).join("memory/session.json");
+    let text = std::fs::read_to_string(&session_file).unwrap();
+    let active = text.replacen("\"is_active\": false", "\"is_active\": true ", 1);
+    assert_ne!(active, text, "session.json says is_active: false: {text}");
+    rewrite_in_place_keeping_mtime(&session_file, active.as_bytes());
+    let second = decide(&store);
+    let decision = |plan: &[(String, Decision)], id: &str| {
+        plan.iter().find(|(i, _)| i == id).unwrap().1.clone()
+    };
+    assert!(
+        matches!(
+            decision(&second, &damaged),
+            Decision::Keep(KeepReason::UnreadableConversation { .. })
+        ),
+        "{:?}",
+        decision(&second, &damaged)
+    );
+    assert_eq!(
+        decision(&second, &activated),
+        Decision::Keep(KeepReason::Active)
+    );
+    assert!(removed(&second, &untouched));
+    // A damaged file of kept answers is not used: the same decisions.
+    let mut garbage = std::fs::read(&kept[0]).unwrap();
+    let middle = garbage.len() / 2;
+    garbage[middle] ^= 0xff;
+    std::fs::write(&kept[0], &garbage).unwrap();
+    assert_eq!(decide(&store), second);
+    // Mended, the context is removable again; applying the purge removes
+    // what the preview said and spares the active one.
+    rewrite_in_place_keeping_mtime(&context, &good);
+    let third = decide(&store);
+    assert!(removed(&third, &damaged));
+    let mut gone = store.purge(0, 0.0, &[], now()).unwrap();
+    gone.sort();
+    let mut expected = vec![damaged, untouched];
+    expected.sort();
+    assert_eq!(gone, expected);
+}
+
+/// Every file under `dir`.
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
