@@ -232,13 +232,26 @@ impl SearchIndex {
         {
             return Ok(None);
         }
-        let changes = self.changes_of(names, |name| {
+        let stamps = |name: &str| {
             let entry = view.sessions.get(name)?;
             Some((entry.files.as_slice(), entry.meta.as_ref()))
-        });
-        let stale = self.stale_in(names, &changes);
+        };
+        // meta.json first only for the sessions the answer shows.
+        let changes = self.changes_with(names, stamps, false);
+        let mut stale = self.stale_in(names, &changes);
         if options.update && !stale.is_empty() {
             return Ok(None);
+        }
+        let indexed = self.indexed_hits(engine, query, options, view.sessions.is_empty())?;
+        let shown = shown_sessions(names, &indexed.0, &stale);
+        let shown_changes = self.changes_of(&shown, stamps);
+        let renamed = self.stale_in(&shown, &shown_changes);
+        if !renamed.is_empty() {
+            if options.update {
+                return Ok(None);
+            }
+            let renamed: HashSet<&str> = renamed.iter().map(|n| n.as_str()).collect();
+            stale.extend(names.iter().filter(|n| renamed.contains(n.as_str())));
         }
         let known = |id: &str| {
             view.sessions.get(id).map(|e| Known {
@@ -247,7 +260,7 @@ impl SearchIndex {
                 error: e.error,
             })
         };
-        let outcome = self.answer_of(engine, query, options, names, (false, &known), &stale)?;
+        let outcome = self.answer_of(indexed, names, &known, &stale);
         Ok(Some(
             self.finish(outcome, query, options, &stale, record_of),
         ))
@@ -309,30 +322,38 @@ impl SearchIndex {
                 error: e.error.as_deref(),
             })
         };
-        let empty = manifest.sessions.is_empty();
-        self.answer_of(engine, query, options, names, (empty, &known), stale)
+        let indexed = self.indexed_hits(engine, query, options, manifest.sessions.is_empty())?;
+        Ok(self.answer_of(indexed, names, &known, stale))
     }
 
-    /// [`SearchIndex::answer`] for a manifest owned or borrowed: `known`
-    /// gives what it holds of a session, `empty` says it holds none.
-    fn answer_of<'m>(
+    /// The index's best hits and how many matched in all: a little more
+    /// than asked for, since hits of sessions that changed are dropped. An
+    /// index whose manifest is not used (`empty`) answers nothing.
+    fn indexed_hits(
         &self,
         engine: &Engine,
         query: &SearchQuery,
         options: &SearchOptions,
+        empty: bool,
+    ) -> Result<(Vec<Hit>, usize)> {
+        match empty {
+            true => Ok((Vec::new(), 0)),
+            false => engine.search(query, options.session.as_deref(), options.limit + 200),
+        }
+    }
+
+    /// [`SearchIndex::answer`] of the index's hits (`indexed`) for a
+    /// manifest owned or borrowed: `known` gives what it holds of a session.
+    fn answer_of<'m>(
+        &self,
+        (indexed_hits, indexed_total): (Vec<Hit>, usize),
         names: &[String],
-        (empty, known): (bool, KnownOf<'_, 'm>),
+        known: KnownOf<'_, 'm>,
         stale: &[&String],
-    ) -> Result<SearchOutcome> {
+    ) -> SearchOutcome {
         let stale_set: HashSet<&str> = stale.iter().map(|s| s.as_str()).collect();
         let fresh = |id: &str| !stale_set.contains(id);
         let current: HashSet<&str> = names.iter().map(String::as_str).collect();
-        // A little more than asked for: hits of sessions that changed are
-        // dropped. An index whose manifest is not used answers nothing.
-        let (indexed_hits, indexed_total) = match empty {
-            true => (Vec::new(), 0),
-            false => engine.search(query, options.session.as_deref(), options.limit + 200)?,
-        };
         let mut dropped = 0;
         let mut hits: Vec<Hit> = Vec::new();
         for mut hit in indexed_hits {
@@ -357,15 +378,31 @@ impl SearchIndex {
                 })
             })
             .collect();
-        Ok(SearchOutcome {
+        SearchOutcome {
             hits,
             total: indexed_total - dropped,
             covered: names.len() - stale.len() - unreadable.len(),
             sessions: names.len(),
             unreadable,
             note: None,
-        })
+        }
     }
+}
+
+/// The sessions of `names` (not `stale`) whose name and last use an answer
+/// of `hits` shows, in the order of `names`.
+fn shown_sessions(names: &[String], hits: &[Hit], stale: &[&String]) -> Vec<String> {
+    let stale: HashSet<&str> = stale.iter().map(|s| s.as_str()).collect();
+    let hit: HashSet<&str> = hits
+        .iter()
+        .map(|h| h.session_id.as_str())
+        .filter(|id| !stale.contains(id))
+        .collect();
+    names
+        .iter()
+        .filter(|n| hit.contains(n.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// What the manifest knows of a session, by id.

@@ -106,6 +106,19 @@ impl SearchIndex {
         names: &[String],
         known: impl Fn(&str) -> Option<(&'m [S], Option<&'m S>)> + Sync,
     ) -> Vec<Change> {
+        self.changes_with(names, known, true)
+    }
+
+    /// [`SearchIndex::changes_of`] with meta.json left unlooked at when
+    /// `with_meta` is false (its change is then never reported): a search
+    /// looks at it only for the sessions its answer shows, since a name
+    /// and a last use are all the index takes from it.
+    pub(super) fn changes_with<'m, S: Stamp + Sync + 'm>(
+        &self,
+        names: &[String],
+        known: impl Fn(&str) -> Option<(&'m [S], Option<&'m S>)> + Sync,
+        with_meta: bool,
+    ) -> Vec<Change> {
         let checker = stamp::Checker::new(&self.store_dir);
         parallel::map_ordered(names, |name| {
             let Some((files, meta)) = known(name) else {
@@ -121,7 +134,9 @@ impl SearchIndex {
             let dir = std::path::Path::new(name);
             if !checker.conversation_unchanged(&self.layout.conversation(dir), files) {
                 Change::Conversation
-            } else if !checker.meta_unchanged(self.layout.meta(dir).as_deref(), meta) {
+            } else if with_meta
+                && !checker.meta_unchanged(self.layout.meta(dir).as_deref(), meta)
+            {
                 Change::Meta
             } else {
                 Change::None

@@ -106,6 +106,32 @@ fn updates_are_incremental_and_follow_appends_trims_deletes_and_purges() {
 }
 
 #[test]
+fn a_session_renamed_since_it_was_indexed_is_shown_by_its_new_name() {
+    // A search looks at meta.json only for the sessions its answer shows
+    // (the rest of the store is checked on its conversations alone).
+    let f = Fixture::new();
+    let id = planted(&f);
+    f.ok(&["index"]);
+    let meta_path = sessions(&f.root).join(&id).join("meta.json");
+    let mut meta: Value = serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
+    meta["name"] = json!("renamed-by-hand");
+    meta["last_used_at"] = json!(meta["last_used_at"].as_f64().unwrap() + 60.0);
+    std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+    let names = |extra: &[&str]| -> BTreeSet<String> {
+        let args: Vec<&str> = [&["search", "zebrafoil", "--json"][..], extra].concat();
+        let hits: Vec<Value> = serde_json::from_str(&f.ok(&args)).unwrap();
+        hits.iter()
+            .map(|h| h["session_name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&[]), BTreeSet::from(["renamed-by-hand".to_string()]));
+    assert_eq!(names(&["--no-index"]), names(&[]));
+    // The search brought the index up to date for it: nothing is left to read.
+    let after: Value = serde_json::from_str(&f.ok(&["index", "--json"])).unwrap();
+    assert_eq!(after["update"]["read"], 0, "{after}");
+}
+
+#[test]
 fn a_damaged_or_unwritable_index_changes_how_not_what() {
     let f = Fixture::new();
     planted(&f);
