@@ -56,13 +56,20 @@ s100=$work/s100 s10k=$work/s10k s100k=$work/s100k agents=$work/agents
 [ -d "$agents/.claude" ] || "$bin" --root "$work/agents-loki" --user bench demo --sessions 20 --agents-home "$agents" --plain >/dev/null
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); load $(cut -d' ' -f1-3 /proc/loadavg)"
 # No run below reads the user's own cache (an empty one, or the bench's),
-# nor the user's own agents' sessions (HOME is the bench's where they are
-# listed; cargo and Python keep the real one).
+# nor the user's own agents' sessions (HOME is the bench's throughout).
 empty_cache=$work/no-cache
 rm -rf "$empty_cache" && mkdir -p "$empty_cache"
 export XDG_CACHE_HOME=$work/cache
 unset CLAUDE_CONFIG_DIR CODEX_HOME
 real_home=$HOME
+# cargo and rustup are told where their homes are, so HOME is the bench's
+# for every command below: one without agents' sessions, but where a part
+# asks for the bench's agents (never the user's own folders).
+export CARGO_HOME=${CARGO_HOME:-$real_home/.cargo}
+if [ -z "${RUSTUP_HOME:-}" ] && [ -d "$real_home/.rustup" ]; then export RUSTUP_HOME=$real_home/.rustup; fi
+no_agents=$work/home-no-agents
+mkdir -p "$no_agents"
+export HOME=$no_agents
 median() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$1"; }
 
 if part lookup; then
@@ -96,7 +103,7 @@ if os.path.exists("%s/lookup-%s-claude100k.json" % (w, name)):
 print(line)
 PY
 done
-export HOME=$real_home
+export HOME=$no_agents
 fi
 
 if part purge; then

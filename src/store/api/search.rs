@@ -19,8 +19,10 @@ pub(super) struct Indexed {
     agent: Agent,
     /// The index.
     index: SearchIndex,
-    /// The sessions in the source now (ids).
-    names: Vec<String>,
+    /// The sessions in the source now (ids); None for the Loki tree or
+    /// peteos folder, listed when asked ([`Store::names_of`]: a search lists
+    /// it while the index opens).
+    names: Option<Vec<String>>,
     /// Another agent's source: each session's file by id, and what reads
     /// its record (a Loki tree reads them afresh by id).
     files: Option<(HashMap<String, std::path::PathBuf>, RecordReader)>,
@@ -106,7 +108,7 @@ impl Store {
             out.push(Indexed {
                 agent: self.primary_agent(),
                 index: self.primary_index(),
-                names: self.session_names()?,
+                names: None,
                 files: None,
             });
         }
@@ -117,11 +119,19 @@ impl Store {
             out.push(Indexed {
                 agent: source.agent(),
                 index: self.agent_index(source),
-                names: ids.iter().map(|(id, _)| id.clone()).collect(),
+                names: Some(ids.iter().map(|(id, _)| id.clone()).collect()),
                 files: Some((ids.into_iter().collect(), source.reader())),
             });
         }
         Ok(out)
+    }
+
+    /// The sessions of `source` now.
+    fn names_of(&self, source: &Indexed) -> Result<Vec<String>> {
+        match &source.names {
+            Some(names) => Ok(names.clone()),
+            None => self.session_names(),
+        }
     }
 
     /// The record of `id` in `source`.
@@ -160,15 +170,15 @@ impl Store {
         let sources = self.indexed()?;
         for source in &sources {
             let record_of = |id: &str| self.record_in(source, id);
-            let names = source.names.clone();
+            let names = || self.names_of(source);
             let mut outcome = match source
                 .index
-                .search(query, options, names, &record_of, progress)
+                .search(query, options, &names, &record_of, progress)
             {
                 Ok(outcome) => outcome,
                 Err(e) => {
-                    let records: Vec<SessionRecord> = source
-                        .names
+                    let records: Vec<SessionRecord> = self
+                        .names_of(source)?
                         .iter()
                         .filter(|n| options.session.as_ref().is_none_or(|s| s == *n))
                         .map(|n| record_of(n))
@@ -242,7 +252,7 @@ impl Store {
         self.each_index(|source, record_of| {
             source
                 .index
-                .update(source.names.clone(), record_of, now, progress)
+                .update(self.names_of(source)?, record_of, now, progress)
         })
     }
 
@@ -255,7 +265,7 @@ impl Store {
         self.each_index(|source, record_of| {
             source
                 .index
-                .rebuild(source.names.clone(), record_of, now, progress)
+                .rebuild(self.names_of(source)?, record_of, now, progress)
         })
     }
 

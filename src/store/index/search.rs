@@ -16,7 +16,9 @@ use crate::store::index::{Layout, SearchIndex, join_notes};
 use crate::store::parallel;
 use crate::store::sources::record::SessionRecord;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::cell::OnceCell;
+// Sets of session ids, hashed fast: a search builds them over the whole store.
+use rustc_hash::FxHashSet as HashSet;
 
 /// How a search runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -111,24 +113,41 @@ pub fn direct(
 }
 
 impl SearchIndex {
-    /// Searches with the index. `names` are the sessions in the store now
-    /// (directory names); `record_of` reads one's record, for sessions the
-    /// index does not know as they are.
+    /// Searches with the index. `names()` lists the sessions in the store
+    /// now (directory names); `record_of` reads one's record, for sessions
+    /// the index does not know as they are.
     pub fn search(
         &self,
         query: &SearchQuery,
         options: &SearchOptions,
-        names: Vec<String>,
+        names: &(dyn Fn() -> Result<Vec<String>> + Sync),
         record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<SearchOutcome> {
-        let (engine, opened) = self.open()?;
+        // The store is listed while the index opens and its manifest is
+        // read and decoded: a few milliseconds each at 10k sessions, alone
+        // on one core otherwise.
+        let bytes = OnceCell::new();
+        let (opened, view, listed) = std::thread::scope(|scope| {
+            let listing = scope.spawn(names);
+            let opened = self.open();
+            let view = match opened {
+                Ok(_) => self.manifest_view(&bytes),
+                Err(_) => None,
+            };
+            let listed = listing
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (opened, view, listed)
+        });
+        let (engine, opened) = opened?;
         let names: Vec<String> = match &options.session {
-            Some(id) => names.into_iter().filter(|n| n == id).collect(),
-            None => names,
+            Some(id) => listed?.into_iter().filter(|n| n == id).collect(),
+            None => listed?,
         };
-        if let Some(mut outcome) =
-            self.search_borrowed(&engine, query, options, &names, record_of)?
+        if let Some(view) = view
+            && let Some(mut outcome) =
+                self.search_borrowed(&engine, query, options, &names, &view, record_of)?
         {
             outcome.note = opened;
             return Ok(outcome);
@@ -211,17 +230,9 @@ impl SearchIndex {
         query: &SearchQuery,
         options: &SearchOptions,
         names: &[String],
+        view: &ManifestView,
         record_of: &(dyn Fn(&str) -> SessionRecord + Sync),
     ) -> Result<Option<SearchOutcome>> {
-        let Ok(dir) = self.dir() else {
-            return Ok(None);
-        };
-        let Ok(bytes) = manifest::read(dir) else {
-            return Ok(None);
-        };
-        let Ok(view) = ManifestView::decode(&bytes, dir, &self.store) else {
-            return Ok(None);
-        };
         let Some(commit) = engine.reload_and_name()? else {
             return Ok(None);
         };
@@ -236,13 +247,22 @@ impl SearchIndex {
             let entry = view.sessions.get(name)?;
             Some((entry.files.as_slice(), entry.meta.as_ref()))
         };
-        // meta.json first only for the sessions the answer shows.
-        let changes = self.changes_with(names, stamps, false);
+        // meta.json first only for the sessions the answer shows. The index
+        // is asked meanwhile (its answer does not depend on which sessions
+        // changed), so the checks' threads are not waited for alone.
+        let (changes, indexed) = std::thread::scope(|scope| {
+            let asking = scope.spawn(|| self.indexed_hits(engine, query, options, false));
+            let changes = self.changes_with(names, stamps, false);
+            let indexed = asking
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (changes, indexed)
+        });
+        let indexed = indexed?;
         let mut stale = self.stale_in(names, &changes);
         if options.update && !stale.is_empty() {
             return Ok(None);
         }
-        let indexed = self.indexed_hits(engine, query, options, view.sessions.is_empty())?;
         let shown = shown_sessions(names, &indexed.0, &stale);
         let shown_changes = self.changes_of(&shown, stamps);
         let renamed = self.stale_in(&shown, &shown_changes);
@@ -264,6 +284,14 @@ impl SearchIndex {
         Ok(Some(
             self.finish(outcome, query, options, &stale, record_of),
         ))
+    }
+
+    /// The manifest as its bytes say (read into `bytes`), borrowed; None
+    /// when there is none or it is not usable (the owned path says why).
+    fn manifest_view<'a>(&self, bytes: &'a OnceCell<Vec<u8>>) -> Option<ManifestView<'a>> {
+        let dir = self.dir().ok()?;
+        let read = manifest::read(dir).ok()?;
+        ManifestView::decode(bytes.get_or_init(|| read), dir, &self.store).ok()
     }
 
     /// The index's answer completed: the sessions it does not know as they

@@ -134,9 +134,7 @@ impl SearchIndex {
             let dir = std::path::Path::new(name);
             if !checker.conversation_unchanged(&self.layout.conversation(dir), files) {
                 Change::Conversation
-            } else if with_meta
-                && !checker.meta_unchanged(self.layout.meta(dir).as_deref(), meta)
-            {
+            } else if with_meta && !checker.meta_unchanged(self.layout.meta(dir).as_deref(), meta) {
                 Change::Meta
             } else {
                 Change::None
