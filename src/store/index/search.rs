@@ -247,9 +247,10 @@ impl SearchIndex {
             let entry = view.sessions.get(name)?;
             Some((entry.files.as_slice(), entry.meta.as_ref()))
         };
-        // meta.json first only for the sessions the answer shows. The index
-        // is asked meanwhile (its answer does not depend on which sessions
-        // changed), so the checks' threads are not waited for alone.
+        // Every session's conversation is checked, and meta.json (a name
+        // and a last use) below only for the sessions the answer shows. The
+        // index is asked meanwhile: its hits do not depend on which
+        // sessions changed (those are dropped after).
         let (changes, indexed) = std::thread::scope(|scope| {
             let asking = scope.spawn(|| self.indexed_hits(engine, query, options, false));
             let changes = self.changes_with(names, stamps, false);
