@@ -41,6 +41,8 @@ pub enum Scope {
     Find,
     /// The purge preview.
     Purge,
+    /// What a delete or a purge moved into the trash.
+    Trash,
     /// A yes/no question.
     Confirm,
     /// Typing a line.
@@ -69,6 +71,7 @@ impl Scope {
             Scope::Transcript => "Transcript",
             Scope::Find => "Finding text",
             Scope::Purge => "Purge preview",
+            Scope::Trash => "The trash",
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
             Scope::Help => "Help",
@@ -112,6 +115,7 @@ pub fn scope(model: &Model) -> Scope {
         Screen::List if model.list.mode == ListMode::Messages => Scope::Messages,
         Screen::List => Scope::List,
         Screen::Purge(_) => Scope::Purge,
+        Screen::Trash(_) => Scope::Trash,
         Screen::Viewer(viewer) => match &viewer.mode {
             ViewerMode::Trim(_) => Scope::Trim,
             ViewerMode::Edit(_) => Scope::Edit,
@@ -238,6 +242,7 @@ pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
             Scope::Diff,
         ],
         Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
+        Screen::Trash(_) => &[Scope::Trash],
     }
 }
 
@@ -307,7 +312,7 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 16] = [
+    const SCOPES: [Scope; 17] = [
         Scope::List,
         Scope::Messages,
         Scope::Viewer,
@@ -320,6 +325,7 @@ mod tests {
         Scope::Message,
         Scope::Find,
         Scope::Purge,
+        Scope::Trash,
         Scope::Confirm,
         Scope::Input,
         Scope::Help,

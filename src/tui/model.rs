@@ -14,6 +14,7 @@ mod purge;
 mod size_order;
 mod text_field;
 mod transcript;
+mod trash;
 mod viewer;
 
 pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
@@ -28,6 +29,7 @@ pub use purge::PurgeView;
 pub use size_order::SizeOrder;
 pub use text_field::{Pasted, TextField};
 pub use transcript::{TranscriptFind, TranscriptView};
+pub use trash::{TrashView, shown_title};
 pub use viewer::{ContextsView, Loaded, Pending, TrimKind, TrimState, Viewer, ViewerMode};
 
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind, WatchMode, WatchOptions};
@@ -79,6 +81,8 @@ pub enum Screen {
     Viewer(Box<Viewer>),
     /// What a purge would delete.
     Purge(Box<PurgeView>),
+    /// What a delete or a purge moved into the trash.
+    Trash(Box<TrashView>),
 }
 
 /// A line at the bottom telling what happened.
@@ -258,6 +262,14 @@ impl Model {
     pub fn purge(&self) -> Option<&PurgeView> {
         match &self.screen {
             Screen::Purge(purge) => Some(purge),
+            _ => None,
+        }
+    }
+
+    /// The trash pane, when it is the screen showing.
+    pub fn trash(&self) -> Option<&TrashView> {
+        match &self.screen {
+            Screen::Trash(trash) => Some(trash),
             _ => None,
         }
     }

@@ -88,6 +88,10 @@ pub enum Action {
     AgeLess,
     /// Show or hide the sessions kept for being recent.
     ToggleKept,
+    /// Open the trash: the other agents' sessions a delete or a purge moved there.
+    Trash,
+    /// Put the selected session in the trash back where it was.
+    Restore,
     /// Read the selected message full screen.
     ReadMessage,
     /// Start finding text in the message read.

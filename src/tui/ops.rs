@@ -1,8 +1,8 @@
 //! What the screens ask of the store, and what comes back: one typed home
 //! for every background operation. Each screen has an enum of operations
-//! (`ListOp`, `ViewerOp`, `PurgeOp`), each operation one call of the door
+//! (`ListOp`, `ViewerOp`, `PurgeOp`, `TrashOp`), each operation one call of the door
 //! ([`Store`]) in its `run`, and an enum of replies (`ListReply`,
-//! `ViewerReply`, `PurgeReply`) that its `on_reply` matches exhaustively.
+//! `ViewerReply`, `PurgeReply`, `TrashReply`) that its `on_reply` matches exhaustively.
 //! [`Runner::perform`] runs one, on a worker thread in a session and on the
 //! calling thread in the headless driver: the same code either way.
 //!
@@ -14,11 +14,13 @@
 mod error;
 mod list;
 mod purge;
+mod trash;
 mod viewer;
 
 pub use error::{ErrorKind, UiError};
 pub use list::{DeleteCheck, ListOp, ListReply};
 pub use purge::{PurgeOp, PurgeReply};
+pub use trash::{TrashOp, TrashReply};
 pub use viewer::{EditDone, EditPreview, ViewerOp, ViewerReply};
 
 use crate::store::Store;
@@ -35,6 +37,8 @@ pub enum StoreOp {
     Viewer(ViewerOp),
     /// For the purge preview.
     Purge(PurgeOp),
+    /// For the trash pane.
+    Trash(TrashOp),
 }
 
 /// An answer (or progress) for the screen that asked; the request's tag
@@ -47,6 +51,8 @@ pub enum Reply {
     Viewer(ViewerReply),
     /// For the purge preview (dropped when it was closed meanwhile).
     Purge(PurgeReply),
+    /// For the trash pane (dropped when it was closed meanwhile).
+    Trash(TrashReply),
 }
 
 impl From<ListOp> for StoreOp {
@@ -64,6 +70,18 @@ impl From<ViewerOp> for StoreOp {
 impl From<PurgeOp> for StoreOp {
     fn from(op: PurgeOp) -> Self {
         StoreOp::Purge(op)
+    }
+}
+
+impl From<TrashOp> for StoreOp {
+    fn from(op: TrashOp) -> Self {
+        StoreOp::Trash(op)
+    }
+}
+
+impl From<TrashReply> for Reply {
+    fn from(reply: TrashReply) -> Self {
+        Reply::Trash(reply)
     }
 }
 
@@ -140,6 +158,7 @@ impl StoreOp {
             StoreOp::List(op) => op.run(job).into(),
             StoreOp::Viewer(op) => op.run(job).into(),
             StoreOp::Purge(op) => op.run(job).into(),
+            StoreOp::Trash(op) => op.run(job).into(),
         }
     }
 
@@ -148,7 +167,7 @@ impl StoreOp {
         match self {
             StoreOp::List(op) => op.priority(),
             StoreOp::Viewer(op) => op.priority(),
-            StoreOp::Purge(_) => Priority::Normal,
+            StoreOp::Purge(_) | StoreOp::Trash(_) => Priority::Normal,
         }
     }
 
@@ -157,7 +176,7 @@ impl StoreOp {
         match self {
             StoreOp::List(op) => op.lane(),
             StoreOp::Viewer(op) => op.lane(),
-            StoreOp::Purge(_) => None,
+            StoreOp::Purge(_) | StoreOp::Trash(_) => None,
         }
     }
 }

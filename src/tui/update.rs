@@ -10,6 +10,7 @@
 mod dialogs;
 mod list;
 mod purge;
+mod trash;
 mod viewer;
 
 use crate::humanize;
@@ -46,6 +47,8 @@ pub enum Go {
     },
     /// Open the purge preview.
     Purge,
+    /// Open the trash (from the purge preview: Esc goes back there).
+    Trash { from_purge: bool },
     /// The store changed: the list reads it again (the screen stays).
     Rescan,
     /// End the UI.
@@ -154,6 +157,10 @@ fn route(model: &mut Model, msg: Msg) -> Step {
                 Screen::Purge(purge) => purge::on_reply(purge, app, req, reply),
                 _ => Step::none(),
             },
+            Reply::Trash(reply) => match &mut model.screen {
+                Screen::Trash(trash) => trash::on_reply(trash, app, req, reply),
+                _ => Step::none(),
+            },
         },
     }
 }
@@ -201,6 +208,7 @@ fn on_action(model: &mut Model, action: Action) -> Step {
         Screen::List => list::on_action(&mut model.list, app, action),
         Screen::Viewer(viewer) => viewer::on_action(viewer, app, action),
         Screen::Purge(purge) => purge::on_action(purge, app, action),
+        Screen::Trash(trash) => trash::on_action(trash, app, action),
     }
 }
 
@@ -248,7 +256,7 @@ fn on_type(model: &mut Model, c: char) -> Step {
     match &mut model.screen {
         Screen::List => list::on_type(&mut model.list, app, c),
         Screen::Viewer(viewer) => viewer::on_type(viewer, app, c),
-        Screen::Purge(_) => Step::none(),
+        Screen::Purge(_) | Screen::Trash(_) => Step::none(),
     }
 }
 
@@ -268,7 +276,7 @@ fn on_paste(model: &mut Model, text: &str) -> Step {
     match &mut model.screen {
         Screen::List => list::on_paste(&mut model.list, app, text),
         Screen::Viewer(viewer) => viewer::on_paste(viewer, app, text),
-        Screen::Purge(_) => Step::none(),
+        Screen::Purge(_) | Screen::Trash(_) => Step::none(),
     }
 }
 
@@ -293,7 +301,7 @@ fn toggle_mouse(model: &mut Model) {
 /// the status line said was about the screen left, so it is cleared.
 fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
     let (list, app) = (&mut model.list, &mut model.app);
-    if matches!(go, Go::List | Go::Viewer(_) | Go::Purge) {
+    if matches!(go, Go::List | Go::Viewer(_) | Go::Purge | Go::Trash { .. }) {
         app.status = None;
     }
     match go {
@@ -330,6 +338,11 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
             let start = list.agent_filter().filter(|a| a.is_external());
             let (purge, effects) = purge::open(app, offered, start);
             model.screen = Screen::Purge(Box::new(purge));
+            effects
+        }
+        Go::Trash { from_purge } => {
+            let (trash, effects) = trash::open(app, from_purge);
+            model.screen = Screen::Trash(Box::new(trash));
             effects
         }
         Go::Rescan => list::rescan(list, app),

@@ -17,6 +17,7 @@ mod preview;
 mod purge;
 mod text_field;
 mod transcript;
+mod trash;
 mod viewer;
 
 use crate::tui::keymap::{self, Scope};
@@ -90,6 +91,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
         Screen::List => draw_list_screen(frame, model, state, body),
         Screen::Viewer(_) => viewer::draw(frame, model, state, body, theme),
         Screen::Purge(_) => purge::draw(frame, model, state, body, theme),
+        Screen::Trash(_) => trash::draw(frame, model, state, body, theme),
     }
     footer::draw_status(frame, model, status, theme);
     footer::draw_keys(frame, model, keys, theme);

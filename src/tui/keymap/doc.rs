@@ -9,7 +9,7 @@ use super::{BINDINGS, CTRL_NOTE, Scope, help_lines, labels};
 use crate::tui::msg::Action;
 
 /// The scopes in the order the reference shows them.
-pub const DOC_SCOPES: [Scope; 17] = [
+pub const DOC_SCOPES: [Scope; 18] = [
     Scope::List,
     Scope::Messages,
     Scope::LineEdit,
@@ -23,6 +23,7 @@ pub const DOC_SCOPES: [Scope; 17] = [
     Scope::Contexts,
     Scope::Diff,
     Scope::Purge,
+    Scope::Trash,
     Scope::Confirm,
     Scope::Input,
     Scope::Help,

@@ -110,6 +110,8 @@ pub enum ListReply {
     },
     /// One session was deleted (or the deletion was refused).
     Deleted {
+        /// The session asked about (whose it was words the answer).
+        record: Box<SessionRecord>,
         result: Result<PurgeReport, UiError>,
     },
     /// The session to resume was touched.
@@ -234,6 +236,7 @@ impl ListOp {
                 result: store
                     .delete(&store.target(&record), job.now, even_damaged)
                     .map_err(UiError::from),
+                record: Box::new(record),
             },
             ListOp::Reread { sessions } => ListReply::Reread {
                 results: store.reread(&sessions),

@@ -99,7 +99,9 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
         ListReply::Created { result } => on_created(list, app, result),
         ListReply::Renamed { result } => on_renamed(list, app, result),
         ListReply::DeleteChecked { id, result } => delete::on_checked(list, app, req, &id, result),
-        ListReply::Deleted { result } => delete::on_deleted(list, app, req, result),
+        ListReply::Deleted { record, result } => {
+            delete::on_deleted(list, app, req, &record, result)
+        }
         ListReply::Reread { results } => following::on_reread(list, app, req, results),
         ListReply::IndexFollowed { result } => {
             Step::effects(following::on_index_followed(list, app, result))
@@ -390,6 +392,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         Action::Rename => rename_selected(list, app),
         Action::Delete => delete::ask_store(list, app),
         Action::PurgePreview => Step::go(Go::Purge),
+        Action::Trash => Step::go(Go::Trash { from_purge: false }),
         Action::ToggleEncoding => {
             app.settings.encoding = app.settings.encoding.next();
             app.say(format!("token counts now in {}", app.settings.encoding));

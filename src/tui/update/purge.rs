@@ -132,6 +132,7 @@ pub fn on_action(purge: &mut PurgeView, app: &mut App, action: Action) -> Step {
     };
     match action {
         Action::Back => return Step::go(Go::List),
+        Action::Trash => return Step::go(Go::Trash { from_purge: true }),
         Action::KeepMore => policy.keep += keep_step(policy.keep),
         Action::KeepLess => {
             policy.keep = policy

@@ -132,3 +132,58 @@ fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_termina
         );
     }
 }
+
+#[test]
+fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() {
+    let (tmp, root) = demo_store(5, 6, &[]);
+    let home = tmp.path().join("home");
+    agents::generate(
+        &home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    // Written a day ago: not a session its agent may be writing now.
+    let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
+    for path in snapshot(&home.join(".claude"))
+        .keys()
+        .filter(|p| p.is_file())
+    {
+        let f = std::fs::File::options().append(true).open(path).unwrap();
+        f.set_modified(day_ago).unwrap();
+    }
+    let before = snapshot(&home);
+    let command = format!(
+        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} --root {} --user tester --print command ; sleep 60",
+        home.display(),
+        tmp.path().join("cache").display(),
+        tmp.path().join("data").display(),
+        bin().display(),
+        root.display(),
+    );
+    let ui = Tmux::start(&command);
+    ui.wait_for("sessions");
+    ui.keys(&["F4"]);
+    ui.wait_for("@loki");
+    ui.keys(&["F4"]);
+    ui.wait_for("@claude");
+    ui.text("login fix");
+    ui.wait_for("SIZE\nclaude Login fix");
+    // F8 asks; y moves it into the trash.
+    ui.keys(&["F8"]);
+    ui.wait_for("moves to the trash");
+    assert_eq!(before, snapshot(&home), "nothing moves before the answer");
+    ui.keys(&["y"]);
+    ui.wait_for("to the trash: F3 shows it");
+    assert_ne!(before, snapshot(&home), "the session left its folder");
+    // F3: the trash, newest first; r puts it back, byte for byte.
+    ui.keys(&["F3"]);
+    let screen = ui.wait_for("puts the selected one back");
+    assert!(screen.contains("Claude Code Login fix"), "{screen}");
+    ui.keys(&["r"]);
+    ui.wait_for("restored Claude Code session");
+    assert_eq!(before, snapshot(&home), "every byte is back");
+    let screen = ui.wait_for("the trash is empty");
+    assert!(!screen.contains("Claude Code Login fix"), "{screen}");
+    ui.keys(&["Escape"]);
+    ui.wait_for("@claude");
+}

@@ -298,7 +298,36 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         .collect();
     assert_eq!(trashed.len(), going.len());
     assert!(oldest.path.exists(), "the busy one stayed");
-    for id in &going {
+    // The trash, from the preview: the first row goes back with a key.
+    ui.press(KeyCode::Char('t'), KeyModifiers::NONE);
+    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
+        m.trash().is_some_and(|t| t.entries.is_some())
+    }));
+    check("trash_120x30", &ui, &dir);
+    ui.resize(80, 24);
+    check("trash_80x24", &ui, &dir);
+    ui.resize(120, 30);
+    let first = ui.model.trash().unwrap().selected_entry().unwrap().clone();
+    assert!(!first.moves[0].from.exists());
+    ui.press(KeyCode::Char('r'), KeyModifiers::NONE);
+    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
+        m.trash().is_some_and(|t| {
+            t.restoring.is_none()
+                && t.entries
+                    .as_ref()
+                    .is_some_and(|e| e.len() + 1 == going.len())
+        })
+    }));
+    let status = ui.model.app.status.clone().unwrap();
+    assert!(
+        !status.is_error && status.text.starts_with("restored Claude Code session"),
+        "{status:?}"
+    );
+    assert!(first.moves[0].from.exists(), "its file is back");
+    // Esc goes back to the preview, which reads the sessions again.
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    assert!(ui.model.purge().is_some());
+    for id in going.iter().filter(|id| **id != first.id) {
         source().restore(id).unwrap();
     }
     assert_eq!(

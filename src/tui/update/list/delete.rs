@@ -6,9 +6,11 @@
 
 use super::rescan;
 use crate::humanize;
-use crate::store::PurgeReport;
+use crate::store::{PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, Confirm, ConfirmAction, ListScreen, Overlay};
+use crate::tui::msg::Action;
 use crate::tui::ops::{DeleteCheck, ListOp, UiError};
 use crate::tui::update::{Step, report_text};
 
@@ -113,6 +115,7 @@ pub fn on_deleted(
     list: &mut ListScreen,
     app: &mut App,
     req: u64,
+    record: &SessionRecord,
     result: Result<PurgeReport, UiError>,
 ) -> Step {
     if list.waiting.delete != Some(req) {
@@ -120,11 +123,29 @@ pub fn on_deleted(
     }
     list.waiting.delete = None;
     match result {
-        Ok(report) => match report_text(&report) {
+        Ok(report) => match trashed_text(record, &report).unwrap_or_else(|| report_text(&report)) {
             (text, false) => app.say(text),
             (text, true) => app.complain(text),
         },
         Err(e) => app.complain(e),
     }
     Step::effects(rescan(list, app))
+}
+
+/// What a delete of another agent's session did: it went to the trash,
+/// nothing was freed, and it can come back (None for Loki's own, deleted
+/// for good, which `report_text` words).
+fn trashed_text(record: &SessionRecord, report: &PurgeReport) -> Option<(String, bool)> {
+    let id = report.removed.first()?;
+    record.agent.is_external().then(|| {
+        let key = keymap::key_for(Scope::List, Action::Trash);
+        (
+            format!(
+                "moved {} session {} to the trash: {key} shows it, `loki-sessions restore {id}` brings it back",
+                record.agent.display_name(),
+                humanize::truncate(record.shown_name(), 40),
+            ),
+            false,
+        )
+    })
 }

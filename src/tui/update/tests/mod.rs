@@ -15,6 +15,7 @@ mod resumable;
 mod router;
 mod search;
 mod transcript;
+mod trash;
 mod viewer;
 
 pub(super) use super::*;

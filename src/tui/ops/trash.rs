@@ -1,0 +1,53 @@
+//! What the trash pane asks of the store, and its answers.
+
+use crate::store::TrashEntry;
+use crate::tui::ops::{Job, UiError};
+
+/// A store operation of the trash pane.
+#[derive(Clone, Debug)]
+pub enum TrashOp {
+    /// List what the trash holds (answers `Listed`).
+    List,
+    /// Put session `id` back where it was (answers `Restored`).
+    Restore { id: String },
+}
+
+/// An answer for the trash pane.
+#[derive(Clone, Debug)]
+pub enum TrashReply {
+    /// What the trash holds, newest first.
+    Listed {
+        result: Result<Vec<TrashEntry>, UiError>,
+    },
+    /// The session was put back (or why not).
+    Restored { result: Result<TrashEntry, UiError> },
+}
+
+impl TrashOp {
+    /// One call of the door.
+    pub(super) fn run(self, job: &Job) -> TrashReply {
+        match self {
+            TrashOp::List => TrashReply::Listed {
+                result: job
+                    .store
+                    .trash_list()
+                    .map(newest_first)
+                    .map_err(UiError::from),
+            },
+            TrashOp::Restore { id } => TrashReply::Restored {
+                result: job.store.restore(&id).map_err(UiError::from),
+            },
+        }
+    }
+}
+
+/// The most recently trashed first (what a person looks for after a
+/// delete), those of one purge by id.
+fn newest_first(mut entries: Vec<TrashEntry>) -> Vec<TrashEntry> {
+    entries.sort_by(|a, b| {
+        b.trashed_at
+            .total_cmp(&a.trashed_at)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    entries
+}

@@ -1,0 +1,183 @@
+//! Transitions of the trash pane: opened from the list or the purge
+//! preview, listed newest first, a session put back with a key (the list
+//! reads the store again), Esc back where it came from.
+
+use super::*;
+use crate::store::{Agent, TrashEntry, TrashMove};
+use crate::tui::ops::{TrashOp, TrashReply};
+
+fn entry(id: &str, title: &str, hours_ago: f64) -> TrashEntry {
+    TrashEntry {
+        entry: format!("{id}-entry"),
+        agent: Agent::Claude,
+        id: id.into(),
+        title: title.into(),
+        trashed_at: NOW - hours_ago * 3600.0,
+        bytes: 2048,
+        moves: vec![TrashMove {
+            from: PathBuf::from(format!("/home/u/.claude/projects/app/{id}.jsonl")),
+            stored: format!("{id}.jsonl"),
+        }],
+        state: "trashed".into(),
+    }
+}
+
+/// The one store request `effects` makes.
+fn asked(effects: &[Effect]) -> (u64, TrashOp) {
+    match effects {
+        [
+            Effect::Store {
+                req,
+                op: StoreOp::Trash(op),
+            },
+        ] => (*req, op.clone()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_trash_lists_restores_and_goes_back_where_it_came_from() {
+    let mut m = listed(true);
+    let (req, op) = asked(&act(&mut m, Action::Trash));
+    assert!(matches!(op, TrashOp::List));
+    assert!(matches!(m.screen, Screen::Trash(_)));
+    assert!(m.trash().unwrap().entries.is_none(), "listing");
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            TrashReply::Listed {
+                result: Ok(vec![
+                    entry("new1", "Fix the login", 1.0),
+                    entry("old2", "", 30.0),
+                ]),
+            },
+        ),
+    );
+    assert_eq!(m.trash().unwrap().entries.as_ref().unwrap().len(), 2);
+    // The second row, whose title is empty: restored by its id.
+    act(&mut m, Action::Down);
+    let (req, op) = asked(&act(&mut m, Action::Restore));
+    let TrashOp::Restore { id } = op else {
+        panic!("{op:?}")
+    };
+    assert_eq!(id, "old2");
+    assert_eq!(m.trash().unwrap().restoring.as_deref(), Some("old2"));
+    assert!(act(&mut m, Action::Restore).is_empty(), "one at a time");
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            req,
+            TrashReply::Restored {
+                result: Ok(entry("old2", "", 30.0)),
+            },
+        ),
+    );
+    let status = m.app.status.clone().unwrap();
+    assert!(!status.is_error, "{status:?}");
+    assert!(
+        status.text.contains(
+            "restored Claude Code session old2 to /home/u/.claude/projects/app/old2.jsonl"
+        ),
+        "{}",
+        status.text
+    );
+    // The trash is listed again and the list reads the store again.
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::Trash(TrashOp::List),
+            ..
+        }
+    )));
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Store {
+            op: StoreOp::List(ListOp::Scan),
+            ..
+        }
+    )));
+    // A late reply to the first listing is dropped.
+    update(
+        &mut m,
+        Msg::reply(
+            1,
+            TrashReply::Listed {
+                result: Ok(Vec::new()),
+            },
+        ),
+    );
+    assert_eq!(m.trash().unwrap().entries.as_ref().unwrap().len(), 2);
+    // Opened from the list: Esc goes back to it.
+    act(&mut m, Action::Back);
+    assert!(matches!(m.screen, Screen::List));
+}
+
+#[test]
+fn a_restore_that_fails_says_why_and_the_trash_is_listed_again() {
+    let mut m = listed(true);
+    let (req, _) = asked(&act(&mut m, Action::Trash));
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            TrashReply::Listed {
+                result: Ok(vec![entry("s1", "Refactor", 2.0)]),
+            },
+        ),
+    );
+    let (req, _) = asked(&act(&mut m, Action::Restore));
+    let why = UiError {
+        kind: ErrorKind::Refused,
+        text: "/home/u/.claude/projects/app/s1.jsonl is there again, so session s1 is not restored over it".into(),
+    };
+    let effects = update(
+        &mut m,
+        Msg::reply(req, TrashReply::Restored { result: Err(why) }),
+    );
+    let status = m.app.status.clone().unwrap();
+    assert!(
+        status.is_error && status.text.contains("is there again"),
+        "{status:?}"
+    );
+    let (_, op) = asked(&effects);
+    assert!(matches!(op, TrashOp::List));
+}
+
+#[test]
+fn from_the_purge_preview_esc_goes_back_to_it_and_an_empty_trash_restores_nothing() {
+    let mut m = listed(true);
+    act(&mut m, Action::PurgePreview);
+    let (req, _) = asked(&act(&mut m, Action::Trash));
+    assert!(m.trash().unwrap().from_purge);
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            TrashReply::Listed {
+                result: Ok(Vec::new()),
+            },
+        ),
+    );
+    assert!(act(&mut m, Action::Restore).is_empty());
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("the trash is empty")
+    );
+    let effects = act(&mut m, Action::Back);
+    assert!(matches!(m.screen, Screen::Purge(_)));
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::Store {
+                op: StoreOp::Purge(PurgeOp::Gather),
+                ..
+            }
+        )),
+        "the preview gathers again: a restored session is back in it"
+    );
+}
