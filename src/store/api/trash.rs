@@ -88,8 +88,9 @@ impl Store {
         Ok(trash::list(&self.trash_dir()?))
     }
 
-    /// Puts the trashed session `arg` (an id or a unique prefix) back
-    /// where it was, its bytes and times as they were.
+    /// Puts the trashed session `arg` (an id, a unique prefix, or the name
+    /// of its entry in the trash) back where it was, its bytes and times as
+    /// they were.
     pub fn restore(&self, arg: &str) -> Result<TrashEntry> {
         let dir = self.trash_dir()?;
         let entry = trash::find(&dir, arg)?;

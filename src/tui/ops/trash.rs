@@ -8,8 +8,10 @@ use crate::tui::ops::{Job, UiError};
 pub enum TrashOp {
     /// List what the trash holds (answers `Listed`).
     List,
-    /// Put session `id` back where it was (answers `Restored`).
-    Restore { id: String },
+    /// Put the session of trash entry `entry` (its folder's name: one
+    /// session trashed twice is two entries) back where it was (answers
+    /// `Restored`).
+    Restore { entry: String },
 }
 
 /// An answer for the trash pane.
@@ -34,8 +36,8 @@ impl TrashOp {
                     .map(newest_first)
                     .map_err(UiError::from),
             },
-            TrashOp::Restore { id } => TrashReply::Restored {
-                result: job.store.restore(&id).map_err(UiError::from),
+            TrashOp::Restore { entry } => TrashReply::Restored {
+                result: job.store.restore(&entry).map_err(UiError::from),
             },
         }
     }

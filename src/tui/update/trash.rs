@@ -50,10 +50,10 @@ fn restore(trash: &mut TrashView, app: &mut App) -> Step {
         app.say("the trash is empty: nothing to restore");
         return Step::none();
     };
-    let id = entry.id.clone();
-    trash.restoring = Some(id.clone());
+    let (id, entry) = (entry.id.clone(), entry.entry.clone());
+    trash.restoring = Some(id);
     trash.waiting = app.request();
-    Step::effect(Effect::store(trash.waiting, TrashOp::Restore { id }))
+    Step::effect(Effect::store(trash.waiting, TrashOp::Restore { entry }))
 }
 
 /// A reply of the worker, to request `req`; older ones are dropped.

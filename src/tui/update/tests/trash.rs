@@ -55,13 +55,16 @@ fn the_trash_lists_restores_and_goes_back_where_it_came_from() {
         ),
     );
     assert_eq!(m.trash().unwrap().entries.as_ref().unwrap().len(), 2);
-    // The second row, whose title is empty: restored by its id.
+    // The second row, whose title is empty: its own entry is restored.
     act(&mut m, Action::Down);
     let (req, op) = asked(&act(&mut m, Action::Restore));
-    let TrashOp::Restore { id } = op else {
+    let TrashOp::Restore { entry: name } = op else {
         panic!("{op:?}")
     };
-    assert_eq!(id, "old2");
+    assert_eq!(
+        name, "old2-entry",
+        "the row's own entry, not the newest of its id"
+    );
     assert_eq!(m.trash().unwrap().restoring.as_deref(), Some("old2"));
     assert!(act(&mut m, Action::Restore).is_empty(), "one at a time");
     let effects = update(
