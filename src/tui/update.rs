@@ -17,7 +17,7 @@ use crate::humanize;
 use crate::store::{Agent, PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap;
-use crate::tui::model::{ConfirmAction, Exit, IndexState, Model, Overlay, Screen};
+use crate::tui::model::{ConfirmAction, Exit, IndexState, Model, Overlay, Screen, TrashFrom};
 use crate::tui::msg::{Action, Msg};
 use crate::tui::ops::{ListOp, Reply};
 
@@ -45,10 +45,13 @@ pub enum Go {
         message_id: String,
         query: String,
     },
-    /// Open the purge preview.
+    /// Open the purge preview (on the agent the list shows alone, if any).
     Purge,
-    /// Open the trash (from the purge preview: Esc goes back there).
-    Trash { from_purge: bool },
+    /// Open the purge preview of this agent's sessions (None: the Loki
+    /// tree's or the peteos folder's), as the trash goes back to it.
+    PurgeOf(Option<Agent>),
+    /// Open the trash (Esc goes back where it says).
+    Trash(TrashFrom),
     /// The store changed: the list reads it again (the screen stays).
     Rescan,
     /// End the UI.
@@ -301,7 +304,10 @@ fn toggle_mouse(model: &mut Model) {
 /// the status line said was about the screen left, so it is cleared.
 fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
     let (list, app) = (&mut model.list, &mut model.app);
-    if matches!(go, Go::List | Go::Viewer(_) | Go::Purge | Go::Trash { .. }) {
+    if matches!(
+        go,
+        Go::List | Go::Viewer(_) | Go::Purge | Go::PurgeOf(_) | Go::Trash(_)
+    ) {
         app.status = None;
     }
     match go {
@@ -324,9 +330,10 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
             model.screen = Screen::Viewer(Box::new(viewer));
             effects
         }
-        Go::Purge => {
+        purge_go @ (Go::Purge | Go::PurgeOf(_)) => {
             // The Loki tree's (or peteos folder's) purge, and each other
-            // agent listed; the one the list shows alone comes first.
+            // agent listed; the one asked for, else the one the list shows
+            // alone, comes first.
             let offered: Vec<Option<Agent>> = std::iter::once(None)
                 .chain(
                     list.listed_agents()
@@ -335,13 +342,16 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
                         .map(Some),
                 )
                 .collect();
-            let start = list.agent_filter().filter(|a| a.is_external());
+            let start = match purge_go {
+                Go::PurgeOf(agent) => agent,
+                _ => list.agent_filter().filter(|a| a.is_external()),
+            };
             let (purge, effects) = purge::open(app, offered, start);
             model.screen = Screen::Purge(Box::new(purge));
             effects
         }
-        Go::Trash { from_purge } => {
-            let (trash, effects) = trash::open(app, from_purge);
+        Go::Trash(from) => {
+            let (trash, effects) = trash::open(app, from);
             model.screen = Screen::Trash(Box::new(trash));
             effects
         }

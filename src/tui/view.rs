@@ -41,6 +41,8 @@ pub struct ViewState {
     pub viewer_offset: usize,
     /// First visible row of the purge preview.
     pub purge_offset: usize,
+    /// First visible row of the trash.
+    pub trash_offset: usize,
     /// Styles.
     pub theme: Option<Theme>,
 }

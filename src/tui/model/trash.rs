@@ -1,7 +1,7 @@
 //! The state of the trash pane: the other agents' sessions a delete or a
 //! purge moved into the trash, each one a key away from where it was.
 
-use crate::store::TrashEntry;
+use crate::store::{Agent, TrashEntry};
 use crate::tui::ops::UiError;
 
 /// The trash pane.
@@ -17,8 +17,19 @@ pub struct TrashView {
     pub waiting: u64,
     /// The session being put back, while it is.
     pub restoring: Option<String>,
-    /// Opened from the purge preview: Esc goes back there.
-    pub from_purge: bool,
+    /// Where Esc goes back to.
+    pub from: TrashFrom,
+}
+
+/// Where the trash was opened from, so Esc goes back there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrashFrom {
+    /// The session list.
+    #[default]
+    List,
+    /// The purge preview of this agent's sessions (None: the Loki tree's
+    /// or the peteos folder's).
+    Purge(Option<Agent>),
 }
 
 impl TrashView {

@@ -16,7 +16,7 @@ use crate::store::{LokiOnly, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{
-    App, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay, SessionRow,
+    App, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay, SessionRow, TrashFrom,
 };
 use crate::tui::msg::Action;
 use crate::tui::ops::{ListOp, ListReply, UiError};
@@ -392,7 +392,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         Action::Rename => rename_selected(list, app),
         Action::Delete => delete::ask_store(list, app),
         Action::PurgePreview => Step::go(Go::Purge),
-        Action::Trash => Step::go(Go::Trash { from_purge: false }),
+        Action::Trash => Step::go(Go::Trash(TrashFrom::List)),
         Action::ToggleEncoding => {
             app.settings.encoding = app.settings.encoding.next();
             app.say(format!("token counts now in {}", app.settings.encoding));

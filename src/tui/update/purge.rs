@@ -10,7 +10,7 @@ use crate::store::{
     Agent, AgentPurgeFacts, Candidate, PurgePlan, PurgeProgress, PurgeReport, agent_purge_policy,
 };
 use crate::tui::effect::Effect;
-use crate::tui::model::{App, Confirm, ConfirmAction, Overlay, PurgeView};
+use crate::tui::model::{App, Confirm, ConfirmAction, Overlay, PurgeView, TrashFrom};
 use crate::tui::msg::Action;
 use crate::tui::ops::{PurgeOp, PurgeReply, UiError};
 use crate::tui::update::{Go, Step, move_cursor, report_text};
@@ -132,7 +132,7 @@ pub fn on_action(purge: &mut PurgeView, app: &mut App, action: Action) -> Step {
     };
     match action {
         Action::Back => return Step::go(Go::List),
-        Action::Trash => return Step::go(Go::Trash { from_purge: true }),
+        Action::Trash => return Step::go(Go::Trash(TrashFrom::Purge(purge.agent))),
         Action::KeepMore => policy.keep += keep_step(policy.keep),
         Action::KeepLess => {
             policy.keep = policy

@@ -4,16 +4,15 @@
 
 use crate::humanize;
 use crate::tui::effect::Effect;
-use crate::tui::model::{App, TrashView, shown_title};
+use crate::tui::model::{App, TrashFrom, TrashView, shown_title};
 use crate::tui::msg::Action;
 use crate::tui::ops::{TrashOp, TrashReply};
 use crate::tui::update::{Go, Step, move_cursor};
 
-/// A new pane, listing the trash; `from_purge` when the purge preview
-/// opened it (Esc goes back there).
-pub fn open(app: &mut App, from_purge: bool) -> (TrashView, Vec<Effect>) {
+/// A new pane, listing the trash; Esc goes back to `from`.
+pub fn open(app: &mut App, from: TrashFrom) -> (TrashView, Vec<Effect>) {
     let mut trash = TrashView {
-        from_purge,
+        from,
         ..TrashView::default()
     };
     let effects = list(&mut trash, app);
@@ -35,8 +34,10 @@ pub fn on_action(trash: &mut TrashView, app: &mut App, action: Action) -> Step {
         return Step::none();
     }
     match action {
-        Action::Back if trash.from_purge => Step::go(Go::Purge),
-        Action::Back => Step::go(Go::List),
+        Action::Back => Step::go(match trash.from {
+            TrashFrom::List => Go::List,
+            TrashFrom::Purge(agent) => Go::PurgeOf(agent),
+        }),
         Action::Restore => restore(trash, app),
         Action::Refresh => Step::effects(list(trash, app)),
         _ => Step::none(),

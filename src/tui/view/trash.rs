@@ -42,10 +42,10 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     };
     let height = usize::from(table_area.height.saturating_sub(2));
     let selected = trash.selected.min(entries.len().saturating_sub(1));
-    scroll_into_view(&mut state.purge_offset, selected, height, entries.len());
+    scroll_into_view(&mut state.trash_offset, selected, height, entries.len());
     let rows: Vec<Row> = entries
         .iter()
-        .skip(state.purge_offset)
+        .skip(state.trash_offset)
         .take(height)
         .map(|e| entry_row(e, model.app.now))
         .collect();
@@ -61,7 +61,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         .block(Block::new().borders(Borders::TOP))
         .row_highlight_style(theme.selected());
     let mut table_state = TableState::default()
-        .with_selected((!entries.is_empty()).then(|| selected - state.purge_offset.min(selected)));
+        .with_selected((!entries.is_empty()).then(|| selected - state.trash_offset.min(selected)));
     frame.render_stateful_widget(table, table_area, &mut table_state);
     if let Some(entry) = trash.selected_entry() {
         let to = entry

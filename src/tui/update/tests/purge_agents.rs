@@ -198,3 +198,17 @@ fn the_list_showing_one_agent_opens_its_purge_and_one_agent_offers_no_choice() {
         "only one agent's sessions are listed"
     );
 }
+
+#[test]
+fn the_trash_opened_from_claude_codes_preview_goes_back_to_it() {
+    let mut m = with_claude();
+    act(&mut m, Action::PurgePreview);
+    act(&mut m, Action::CycleAgent);
+    assert_eq!(m.purge().unwrap().agent, Some(Agent::Claude));
+    act(&mut m, Action::Trash);
+    assert!(m.trash().is_some());
+    // Esc: Claude Code's preview again (not Loki's, which ^G opens).
+    let effects = act(&mut m, Action::Back);
+    assert_eq!(m.purge().unwrap().agent, Some(Agent::Claude));
+    gather_req(&effects, Agent::Claude);
+}

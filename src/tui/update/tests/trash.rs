@@ -152,7 +152,7 @@ fn from_the_purge_preview_esc_goes_back_to_it_and_an_empty_trash_restores_nothin
     let mut m = listed(true);
     act(&mut m, Action::PurgePreview);
     let (req, _) = asked(&act(&mut m, Action::Trash));
-    assert!(m.trash().unwrap().from_purge);
+    assert_eq!(m.trash().unwrap().from, TrashFrom::Purge(None));
     update(
         &mut m,
         Msg::reply(
