@@ -137,7 +137,7 @@ fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_termina
 fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() {
     let (tmp, root) = demo_store(5, 6, &[]);
     let home = tmp.path().join("home");
-    agents::generate(
+    let made = agents::generate(
         &home,
         &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
     )
@@ -161,7 +161,10 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
         root.display(),
     );
     let ui = Tmux::start(&command);
-    ui.wait_for("sessions");
+    // Every agent's sessions listed: F4 before the other agents' scan is
+    // in would find only Loki's to choose from.
+    let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
+    ui.wait_for(&format!("{total} sessions"));
     ui.keys(&["F4"]);
     ui.wait_for("@loki");
     ui.keys(&["F4"]);

@@ -4,7 +4,9 @@
 
 use super::requery;
 use crate::store::Agent;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, ListScreen, TextField};
+use crate::tui::msg::Action;
 use crate::tui::update::Step;
 
 /// Puts the next agent listed in the query as `@agent` (after the last,
@@ -14,7 +16,14 @@ pub fn cycle(list: &mut ListScreen, app: &mut App) -> Step {
     listed.sort();
     listed.dedup();
     if listed.len() < 2 {
-        app.say("only one agent's sessions are listed");
+        if list.scanning {
+            let key = keymap::key_for(Scope::List, Action::CycleAgent);
+            app.say(format!(
+                "the sessions are still being read: {key} once they are listed"
+            ));
+        } else {
+            app.say("only one agent's sessions are listed");
+        }
         return Step::none();
     }
     let query = list.query.value().to_string();

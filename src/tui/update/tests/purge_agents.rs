@@ -212,3 +212,20 @@ fn the_trash_opened_from_claude_codes_preview_goes_back_to_it() {
     assert_eq!(m.purge().unwrap().agent, Some(Agent::Claude));
     gather_req(&effects, Agent::Claude);
 }
+
+#[test]
+fn f4_before_the_scan_has_listed_every_session_says_it_is_still_reading() {
+    let mut m = listed(true);
+    m.list.scanning = true;
+    assert!(act(&mut m, Action::CycleAgent).is_empty());
+    assert_eq!(
+        m.app.status.as_ref().unwrap().text,
+        "the sessions are still being read: F4 once they are listed"
+    );
+    m.list.scanning = false;
+    act(&mut m, Action::CycleAgent);
+    assert_eq!(
+        m.app.status.as_ref().unwrap().text,
+        "only one agent's sessions are listed"
+    );
+}
