@@ -6,7 +6,7 @@ use crate::cli::ask;
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
 use crate::humanize;
-use crate::store::TrashEntry;
+use crate::store::{TrashEntry, trashed_before};
 use clap::Args;
 use serde_json::{Value, json};
 
@@ -93,13 +93,7 @@ pub fn run(env: &CliEnv, args: TrashArgs) -> Result<(), CliError> {
         });
         return output::print_lines(lines);
     }
-    let doomed: Vec<&TrashEntry> = entries
-        .iter()
-        .filter(|e| {
-            args.older_than
-                .is_none_or(|age| env.now - e.trashed_at >= age)
-        })
-        .collect();
+    let doomed = trashed_before(&entries, args.older_than, env.now);
     if doomed.is_empty() {
         return Err(CliError::nothing("nothing in the trash to delete"));
     }
@@ -121,7 +115,9 @@ pub fn run(env: &CliEnv, args: TrashArgs) -> Result<(), CliError> {
             return Err(CliError::nothing("nothing deleted"));
         }
     }
-    let gone = env.store.empty_trash(args.older_than, env.now)?;
+    // The entries listed and asked about, never one trashed since.
+    let names: Vec<String> = doomed.iter().map(|e| e.entry.clone()).collect();
+    let gone = env.store.delete_for_good(&names)?;
     if args.json {
         return output::print_json(&json!({
             "deleted": gone.iter().map(entry_json).collect::<Vec<_>>(),

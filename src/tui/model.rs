@@ -29,7 +29,7 @@ pub use purge::PurgeView;
 pub use size_order::SizeOrder;
 pub use text_field::{Pasted, TextField};
 pub use transcript::{TranscriptFind, TranscriptView};
-pub use trash::{TrashFrom, TrashView, shown_title};
+pub use trash::{EMPTY_AGES, TrashFrom, TrashView, shown_title};
 pub use viewer::{ContextsView, Loaded, Pending, TrimKind, TrimState, Viewer, ViewerMode};
 
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind, WatchMode, WatchOptions};

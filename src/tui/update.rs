@@ -234,13 +234,17 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::ReplaceExport { path }, Screen::Viewer(viewer)) => {
             viewer::on_replace_export_confirmed(viewer, &mut model.app, &path)
         }
+        (ConfirmAction::EmptyTrash { entries }, Screen::Trash(trash)) => {
+            trash::on_empty_confirmed(trash, &mut model.app, entries)
+        }
         (
             ConfirmAction::Purge
             | ConfirmAction::TrimAgentOwned
             | ConfirmAction::DeleteContext { .. }
             | ConfirmAction::EditAgentOwned
             | ConfirmAction::Resumable
-            | ConfirmAction::ReplaceExport { .. },
+            | ConfirmAction::ReplaceExport { .. }
+            | ConfirmAction::EmptyTrash { .. },
             _,
         ) => Step::none(),
     }

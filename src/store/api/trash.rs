@@ -98,10 +98,11 @@ impl Store {
         Ok(entry)
     }
 
-    /// Deletes for good what was trashed at least `older_than` seconds ago
-    /// (everything for None).
-    pub fn empty_trash(&self, older_than: Option<f64>, now: f64) -> Result<Vec<TrashEntry>> {
-        trash::empty(&self.trash_dir()?, older_than, now)
+    /// Deletes for good the trash entries named `entries` (the names
+    /// [`Store::trash_list`] gave, the ones a person said yes to); returns
+    /// those deleted.
+    pub fn delete_for_good(&self, entries: &[String]) -> Result<Vec<TrashEntry>> {
+        trash::delete_for_good(&self.trash_dir()?, entries)
     }
 
     /// The facts a purge of `agent`'s sessions (Claude Code, Codex or

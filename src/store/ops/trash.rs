@@ -403,12 +403,15 @@ fn put_back(trash: &Path, e: &TrashEntry, dir: &Path) -> Result<()> {
     atomic::sync_dir(trash)
 }
 
-/// Deletes for good the entries trashed at least `older_than` seconds
-/// before `now` (every entry for None); returns them.
-pub fn empty(trash: &Path, older_than: Option<f64>, now: f64) -> Result<Vec<TrashEntry>> {
+/// Deletes for good the entries named `entries` (their folder names in
+/// the trash: what a person was shown and said yes to, never what was
+/// trashed since); returns those deleted. A name no longer in the trash,
+/// or an entry a trash or restore is still busy with, is left alone.
+pub fn delete_for_good(trash: &Path, entries: &[String]) -> Result<Vec<TrashEntry>> {
+    let asked: std::collections::HashSet<&str> = entries.iter().map(String::as_str).collect();
     let mut gone = Vec::new();
     for e in list(trash) {
-        if e.state != "trashed" || older_than.is_some_and(|age| now - e.trashed_at < age) {
+        if e.state != "trashed" || !asked.contains(e.entry.as_str()) {
             continue;
         }
         let dir = trash.join(&e.entry);
@@ -421,3 +424,19 @@ pub fn empty(trash: &Path, older_than: Option<f64>, now: f64) -> Result<Vec<Tras
     }
     Ok(gone)
 }
+
+/// The entries `trash --empty` deletes: every one trashed at least
+/// `older_than` seconds before `now` (all for None).
+pub fn trashed_before(
+    entries: &[TrashEntry],
+    older_than: Option<f64>,
+    now: f64,
+) -> Vec<&TrashEntry> {
+    entries
+        .iter()
+        .filter(|e| older_than.is_none_or(|age| now - e.trashed_at >= age))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -29,6 +29,8 @@ pub enum ConfirmAction {
     EditAgentOwned,
     /// Write the fix for resuming the store just previewed (the viewer).
     Resumable,
+    /// Delete these trash entries for good (the trash pane).
+    EmptyTrash { entries: Vec<String> },
     /// Replace an existing file with an export (the viewer).
     ReplaceExport { path: PathBuf },
 }

@@ -12,6 +12,8 @@ pub enum TrashOp {
     /// session trashed twice is two entries) back where it was (answers
     /// `Restored`).
     Restore { entry: String },
+    /// Delete for good the trash entries named (answers `Deleted`).
+    Delete { entries: Vec<String> },
 }
 
 /// An answer for the trash pane.
@@ -23,6 +25,10 @@ pub enum TrashReply {
     },
     /// The session was put back (or why not).
     Restored { result: Result<TrashEntry, UiError> },
+    /// Those entries are gone for good (or why not).
+    Deleted {
+        result: Result<Vec<TrashEntry>, UiError>,
+    },
 }
 
 impl TrashOp {
@@ -38,6 +44,9 @@ impl TrashOp {
             },
             TrashOp::Restore { entry } => TrashReply::Restored {
                 result: job.store.restore(&entry).map_err(UiError::from),
+            },
+            TrashOp::Delete { entries } => TrashReply::Deleted {
+                result: job.store.delete_for_good(&entries).map_err(UiError::from),
             },
         }
     }

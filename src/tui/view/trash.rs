@@ -16,7 +16,8 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 /// Draws the pane.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect, theme: Theme) {
-    let [header, summary, table_area, from] = Layout::vertical([
+    let [header, summary, emptying, table_area, from] = Layout::vertical([
+        Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Min(3),
@@ -40,6 +41,8 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
     let Some(entries) = &trash.entries else {
         return;
     };
+    frame.render_widget(emptying_line(trash, model.app.now, theme), emptying);
+    let older_than = f64::from(trash.older_than_days) * 86_400.0;
     let height = usize::from(table_area.height.saturating_sub(2));
     let selected = trash.selected.min(entries.len().saturating_sub(1));
     scroll_into_view(&mut state.trash_offset, selected, height, entries.len());
@@ -47,7 +50,12 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         .iter()
         .skip(state.trash_offset)
         .take(height)
-        .map(|e| entry_row(e, model.app.now))
+        .map(|e| {
+            // What emptying would keep is dimmed: only the rest goes.
+            let kept = model.app.now - e.trashed_at < older_than;
+            let row = entry_row(e, model.app.now);
+            if kept { row.style(theme.dim()) } else { row }
+        })
         .collect();
     let widths = [
         Constraint::Length(11),
@@ -84,6 +92,15 @@ fn summary_line<'a>(trash: &TrashView, theme: Theme) -> Line<'a> {
     if let Some(id) = &trash.restoring {
         return Line::styled(format!("putting {id} back…"), theme.dim());
     }
+    if let Some(count) = trash.deleting {
+        return Line::styled(
+            format!(
+                "deleting {} for good…",
+                humanize::plural(count as u64, "session")
+            ),
+            theme.dim(),
+        );
+    }
     if let Some(error) = &trash.error {
         return Line::styled(error.to_string(), theme.error());
     }
@@ -103,6 +120,42 @@ fn summary_line<'a>(trash: &TrashView, theme: Theme) -> Line<'a> {
             Span::styled(" puts the selected one back where it was", theme.dim()),
         ]),
     }
+}
+
+/// What the emptying key deletes for good: everything, or what was
+/// trashed over the age chosen with `]` and `[`.
+fn emptying_line<'a>(trash: &TrashView, now: f64, theme: Theme) -> Line<'a> {
+    let Some(entries) = trash.entries.as_ref().filter(|e| !e.is_empty()) else {
+        return Line::default();
+    };
+    let doomed = trash.doomed(now);
+    let bytes = humanize::bytes(doomed.iter().map(|e| e.bytes).sum());
+    let what = match trash.older_than_days {
+        0 => format!(" deletes for good every session here ({bytes})   "),
+        days if doomed.is_empty() => format!(
+            " deletes nothing: none here was trashed over {} ago   ",
+            humanize::plural(u64::from(days), "day")
+        ),
+        days => format!(
+            " deletes for good the {} of {} trashed over {} ago ({bytes})   ",
+            doomed.len(),
+            entries.len(),
+            humanize::plural(u64::from(days), "day")
+        ),
+    };
+    Line::from(vec![
+        Span::styled(keymap::key_for(Scope::Trash, Action::Delete), theme.key()),
+        Span::styled(what, theme.dim()),
+        Span::styled(
+            format!(
+                "{} {}",
+                keymap::key_for(Scope::Trash, Action::AgeMore),
+                keymap::key_for(Scope::Trash, Action::AgeLess)
+            ),
+            theme.key(),
+        ),
+        Span::styled(" by age", theme.dim()),
+    ])
 }
 
 /// The id's first characters: enough to tell sessions apart, and what

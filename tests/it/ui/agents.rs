@@ -324,15 +324,62 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         "{status:?}"
     );
     assert!(first.moves[0].from.exists(), "its file is back");
+    // Emptying: nothing was trashed a day ago, so `]` (over a day) asks
+    // nothing; without an age, the question names what goes for good.
+    let left = ui.model.trash().unwrap().entries.clone().unwrap();
+    ui.press(KeyCode::Char(']'), KeyModifiers::NONE);
+    ui.resize(80, 24);
+    check("trash_by_age_80x24", &ui, &dir);
+    ui.resize(120, 30);
+    ui.press(KeyCode::Char('E'), KeyModifiers::NONE);
+    assert!(ui.model.app.overlay.is_none());
+    let status = ui.model.app.status.clone().unwrap();
+    assert_eq!(
+        status.text,
+        "nothing in the trash was trashed over 1 day ago"
+    );
+    ui.press(KeyCode::Char('['), KeyModifiers::NONE);
+    ui.press(KeyCode::Char('E'), KeyModifiers::NONE);
+    check("trash_empty_confirm_120x30", &ui, &dir);
+    assert_eq!(
+        source().trash_list().unwrap().len(),
+        left.len(),
+        "not before yes"
+    );
+    ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
+    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
+        m.trash()
+            .is_some_and(|t| t.deleting.is_none() && t.entries.as_ref().is_some_and(Vec::is_empty))
+    }));
+    let status = ui.model.app.status.clone().unwrap();
+    assert!(
+        !status.is_error
+            && status.text.starts_with(&format!(
+                "deleted {} for good, freed ",
+                if left.len() == 1 {
+                    "1 session".to_string()
+                } else {
+                    format!("{} sessions", left.len())
+                }
+            )),
+        "{status:?}"
+    );
+    assert!(source().trash_list().unwrap().is_empty());
     // Esc goes back to the preview, which reads the sessions again.
     ui.press(KeyCode::Esc, KeyModifiers::NONE);
     assert!(ui.model.purge().is_some());
-    for id in going.iter().filter(|id| **id != first.id) {
-        source().restore(id).unwrap();
-    }
+    // The restored session is back byte for byte; the deleted ones' files
+    // are gone, and nothing else changed.
+    let gone: Vec<&std::path::Path> = left
+        .iter()
+        .flat_map(|e| e.moves.iter().map(|m| m.from.as_path()))
+        .collect();
+    let mut expected = before.clone();
+    expected.retain(|path, _| !gone.iter().any(|g| path.starts_with(g)));
+    assert!(expected.len() < before.len());
     assert_eq!(
         session_files(&projects),
-        before,
-        "restore gives back every byte"
+        expected,
+        "only what was deleted is gone"
     );
 }

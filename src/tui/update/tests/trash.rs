@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::store::{Agent, TrashEntry, TrashMove};
+use crate::tui::model::{Confirm, ConfirmAction, Overlay};
 use crate::tui::ops::{TrashOp, TrashReply};
 
 fn entry(id: &str, title: &str, hours_ago: f64) -> TrashEntry {
@@ -182,5 +183,113 @@ fn from_the_purge_preview_esc_goes_back_to_it_and_an_empty_trash_restores_nothin
             }
         )),
         "the preview gathers again: a restored session is back in it"
+    );
+}
+
+/// The trash pane listing `entries`.
+fn trash_with(entries: Vec<TrashEntry>) -> Model {
+    let mut m = listed(true);
+    let (req, _) = asked(&act(&mut m, Action::Trash));
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            TrashReply::Listed {
+                result: Ok(entries),
+            },
+        ),
+    );
+    m
+}
+
+fn confirm_entries(m: &Model) -> Vec<String> {
+    match &m.app.overlay {
+        Some(Overlay::Confirm(Confirm {
+            action: ConfirmAction::EmptyTrash { entries },
+            ..
+        })) => entries.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn emptying_asks_naming_what_goes_and_deletes_only_that() {
+    let mut m = trash_with(vec![
+        entry("new1", "Fix the login", 1.0),
+        entry("mid2", "Billing", 3.0 * 24.0),
+        entry("old3", "Port the cron job", 40.0 * 24.0),
+    ]);
+    // Everything, by default.
+    assert!(act(&mut m, Action::Delete).is_empty(), "nothing before yes");
+    assert_eq!(
+        confirm_entries(&m),
+        ["new1-entry", "mid2-entry", "old3-entry"]
+    );
+    let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
+        unreachable!()
+    };
+    assert_eq!(confirm.title, "Delete 3 sessions for good?");
+    assert!(confirm.lines[0].contains("6.0 KiB"), "{:?}", confirm.lines);
+    act(&mut m, Action::No);
+    assert!(m.app.overlay.is_none());
+    // ] twice: only what was trashed over 7 days ago.
+    act(&mut m, Action::AgeMore);
+    act(&mut m, Action::AgeMore);
+    assert_eq!(m.trash().unwrap().older_than_days, 7);
+    act(&mut m, Action::Delete);
+    assert_eq!(confirm_entries(&m), ["old3-entry"]);
+    let (req, op) = asked(&act(&mut m, Action::Yes));
+    let TrashOp::Delete { entries } = op else {
+        panic!("{op:?}")
+    };
+    assert_eq!(entries, ["old3-entry"], "what was asked about, no more");
+    assert_eq!(m.trash().unwrap().deleting, Some(1));
+    assert!(
+        act(&mut m, Action::Restore).is_empty(),
+        "one change at a time"
+    );
+    let (_, op) = asked(&update(
+        &mut m,
+        Msg::reply(
+            req,
+            TrashReply::Deleted {
+                result: Ok(vec![entry("old3", "Port the cron job", 40.0 * 24.0)]),
+            },
+        ),
+    ));
+    assert!(matches!(op, TrashOp::List), "listed again");
+    assert_eq!(m.trash().unwrap().deleting, None);
+    assert_eq!(
+        m.app.status.as_ref().unwrap().text,
+        "deleted 1 session for good, freed 2.0 KiB"
+    );
+}
+
+#[test]
+fn the_age_steps_up_and_down_and_an_age_nothing_is_over_asks_nothing() {
+    let mut m = trash_with(vec![entry("new1", "Fix the login", 1.0)]);
+    for want in [1, 7, 30, 90, 365, 365] {
+        act(&mut m, Action::AgeMore);
+        assert_eq!(m.trash().unwrap().older_than_days, want);
+    }
+    act(&mut m, Action::Delete);
+    assert!(m.app.overlay.is_none());
+    assert_eq!(
+        m.app.status.as_ref().unwrap().text,
+        "nothing in the trash was trashed over 365 days ago"
+    );
+    for want in [90, 30, 7, 1, 0, 0] {
+        act(&mut m, Action::AgeLess);
+        assert_eq!(m.trash().unwrap().older_than_days, want);
+    }
+    act(&mut m, Action::Delete);
+    assert_eq!(confirm_entries(&m), ["new1-entry"]);
+    // An empty trash: nothing to ask.
+    let mut m = trash_with(vec![]);
+    act(&mut m, Action::Delete);
+    assert!(m.app.overlay.is_none());
+    assert_eq!(
+        m.app.status.as_ref().unwrap().text,
+        "the trash is empty: nothing to delete"
     );
 }
