@@ -69,7 +69,7 @@ pub use ops::resumable::{
     replacements as resumable_replacements,
 };
 pub use ops::stats::SessionStats;
-pub use ops::trash::{Move as TrashMove, TrashEntry, trashed_before};
+pub use ops::trash::{BUSY_SECONDS, Move as TrashMove, TrashEntry, trashed_before};
 pub use ops::trim::{
     Expected, TrimOutcome, TrimPlan, TrimRequest, keep_pairs_whole, plan_with_facts,
 };

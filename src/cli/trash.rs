@@ -63,6 +63,16 @@ fn age(text: &str) -> Result<f64, String> {
         .map_err(|e| format!("{text}: {e} (say 30d, 12h, 2w)"))
 }
 
+/// An age as a person says it: `1 day`, `36 hours`, `90 seconds`.
+fn age_text(seconds: f64) -> String {
+    match seconds as u64 {
+        s if s % 86_400 == 0 => humanize::plural(s / 86_400, "day"),
+        s if s % 3_600 == 0 => humanize::plural(s / 3_600, "hour"),
+        s if s % 60 == 0 => humanize::plural(s / 60, "minute"),
+        s => humanize::plural(s, "second"),
+    }
+}
+
 fn entry_json(e: &TrashEntry) -> Value {
     json!({
         "id": e.id, "agent": e.agent, "title": e.title, "trashed_at": e.trashed_at,
@@ -95,7 +105,15 @@ pub fn run(env: &CliEnv, args: TrashArgs) -> Result<(), CliError> {
     }
     let doomed = trashed_before(&entries, args.older_than, env.now);
     if doomed.is_empty() {
-        return Err(CliError::nothing("nothing in the trash to delete"));
+        return Err(CliError::nothing(match args.older_than {
+            Some(age) if !entries.is_empty() => format!(
+                "nothing in the trash was trashed over {} ago ({} there {} newer)",
+                age_text(age),
+                humanize::plural(entries.len() as u64, "session"),
+                if entries.len() == 1 { "is" } else { "are" }
+            ),
+            _ => "the trash is empty: nothing to delete".to_string(),
+        }));
     }
     if !args.yes {
         if !ask::can_ask() {

@@ -5,7 +5,7 @@
 //! again, and tells the search index about them alone
 //! (`ListOp::IndexFollow`, one update at a time).
 
-use crate::store::UpdateReport;
+use crate::store::{BUSY_SECONDS, UpdateReport};
 use crate::store::{Reread, SessionRecord, StoreEvent};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
@@ -47,6 +47,16 @@ pub fn on_disk(list: &mut ListScreen, app: &mut App, event: &StoreEvent, at: f64
     }
 }
 
+/// True when the change seen at `at` looks like an agent writing the
+/// session now. Another agent's session says when its last message was
+/// written (its lines' times): a session put back from the trash, or a
+/// fork we wrote, changes on disk but holds only old lines, and no agent
+/// is writing it, so it is not marked live. A Loki session's `meta.json`
+/// is not written at every message, so any change of it counts.
+fn written_lately(record: &SessionRecord, at: f64) -> bool {
+    !record.agent.is_external() || record.last_used_at >= at - BUSY_SECONDS
+}
+
 /// Sessions read again: rows updated, added or dropped where they are.
 pub fn on_reread(list: &mut ListScreen, app: &mut App, req: u64, results: Vec<Reread>) -> Step {
     let mut added: Vec<(usize, SessionRecord)> = Vec::new();
@@ -83,7 +93,7 @@ pub fn on_reread(list: &mut ListScreen, app: &mut App, req: u64, results: Vec<Re
                     }
                 };
                 let row = &mut list.rows[index];
-                row.changed_at = Some(at);
+                row.changed_at = written_lately(&record, at).then_some(at);
                 row.gone = false;
                 list.stats_asked.remove(&index);
                 added.push((index, record));

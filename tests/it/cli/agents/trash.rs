@@ -163,6 +163,11 @@ fn emptying_the_trash_deletes_for_good_only_what_is_old_enough() {
     h.ok(&["delete", &id, "--yes"]);
     let out = h.run(&["trash", "--empty", "--older-than", "1d", "--yes"]);
     assert_eq!(out.status.code(), Some(1), "nothing old enough");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("nothing in the trash was trashed over 1 day ago (1 session there is newer)"),
+        "{said}"
+    );
     let gone: Value = h.json(&["trash", "--empty", "--yes", "--json"]);
     assert_eq!(gone["deleted"][0]["id"], id.as_str());
     assert!(gone["bytes_freed"].as_u64().unwrap() > 0);
