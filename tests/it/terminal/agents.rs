@@ -190,3 +190,83 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
     ui.keys(&["Escape"]);
     ui.wait_for("@claude");
 }
+
+#[test]
+fn claude_codes_old_sessions_are_purged_into_the_trash_in_a_real_terminal() {
+    let (tmp, root) = demo_store(5, 6, &[]);
+    let home = tmp.path().join("home");
+    let made = agents::generate(
+        &home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    // Written a day ago: none is a session its agent may be writing now.
+    let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
+    for path in snapshot(&home).keys().filter(|p| p.is_file()) {
+        let f = std::fs::File::options().append(true).open(path).unwrap();
+        f.set_modified(day_ago).unwrap();
+    }
+    let before = snapshot(&home);
+    let data = tmp.path().join("data");
+    let command = format!(
+        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} --root {} --user tester ; sleep 60",
+        home.display(),
+        tmp.path().join("cache").display(),
+        data.display(),
+        bin().display(),
+        root.display(),
+    );
+    let ui = Tmux::start(&command);
+    let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
+    ui.wait_for(&format!("{total} sessions"));
+    // ^G: Loki's purge; a: Claude Code's, under its own policy.
+    ui.keys(&["C-g"]);
+    ui.wait_for("purge of:");
+    ui.keys(&["a"]);
+    ui.wait_for("purge preview of Claude Code sessions");
+    ui.wait_for("more than 90d");
+    // [ ten times: from 90 days down to 20, the older ones go.
+    for _ in 0..10 {
+        ui.keys(&["["]);
+    }
+    ui.wait_for("more than 20d");
+    let screen = ui.wait_for(" to move to the trash (");
+    let going = screen.lines().filter(|l| l.starts_with("trash ")).count();
+    assert!(going > 0, "{screen}");
+    ui.keys(&["y"]);
+    ui.wait_for(&format!("Move {going} Claude Code sessions to the trash?"));
+    assert_eq!(before, snapshot(&home), "nothing moves before the answer");
+    ui.keys(&["y"]);
+    ui.wait_for("to the trash; `loki-sessions restore");
+    let after = snapshot(&home);
+    let gone: Vec<_> = before.keys().filter(|p| !after.contains_key(*p)).collect();
+    assert!(gone.len() >= going, "{gone:?}");
+    assert!(
+        gone.iter()
+            .all(|p| p.starts_with(home.join(".claude/projects"))),
+        "only Claude Code's files moved: {gone:?}"
+    );
+    // Every byte that left is in the trash.
+    let trashed: Vec<Vec<u8>> = snapshot(&data).into_values().collect();
+    for path in gone.iter().filter(|p| before[**p] != b"<dir>") {
+        assert!(
+            trashed.contains(&before[*path]),
+            "{} is in the trash",
+            path.display()
+        );
+    }
+    // t: the trash; E asks, n keeps them; r puts one back.
+    ui.keys(&["t"]);
+    ui.wait_for("puts the selected one back");
+    ui.keys(&["E"]);
+    ui.wait_for(&format!("Delete {going} sessions for good?"));
+    ui.keys(&["n"]);
+    ui.keys(&["r"]);
+    ui.wait_for("restored Claude Code session");
+    let back = snapshot(&home);
+    assert!(back.len() > after.len(), "a session's files are back");
+    assert!(
+        back.iter().all(|(p, bytes)| before.get(p) == Some(bytes)),
+        "each as it was"
+    );
+}
