@@ -17,6 +17,15 @@ const DEMO_USER: &str = "demo";
 /// Where in the `--demo` store its search index lives.
 const DEMO_INDEX: &str = ".index";
 
+/// How long ago the demo's other agents' files look written: longer than a
+/// session an agent may still be writing (a delete refuses those).
+const DEMO_SETTLED: f64 = 10.0 * 60.0;
+
+/// Where in the `--demo` store its trash lives: a delete in the demo
+/// moves a demo session there, never into the person's own trash (nor
+/// lists theirs), and it goes with the demo store.
+const DEMO_TRASH: &str = ".trash";
+
 /// The model window the gauge measures against when nothing else is set.
 pub const DEFAULT_WINDOW: u64 = 128_000;
 
@@ -55,8 +64,10 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         // with the store.
         let home = dir.path().join("home");
         demo::agents::generate(&home, &demo::agents::AgentsSpec::demo(env.now))?;
+        demo::agents::settle(&home, env.now - DEMO_SETTLED)?;
         let store = Store::loki(dir.path(), user)?
             .with_cache_dir(&dir.path().join(DEMO_INDEX))
+            .with_trash_dir(&dir.path().join(DEMO_TRASH))
             .with_agents(&AgentHomes::under(&home))
             .only_agents(&env.agents);
         demo_dir = Some(dir);

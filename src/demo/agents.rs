@@ -104,6 +104,30 @@ pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     Ok(summary)
 }
 
+/// Makes every file under `home` look last written at `at` (seconds since
+/// the epoch): the demo's sessions were all just written, but no agent is
+/// writing them, so a delete or a purge in the demo is not refused as busy.
+pub fn settle(home: &Path, at: f64) -> Result<()> {
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(at.max(0.0));
+    let mut todo = vec![home.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let entries = std::fs::read_dir(&dir).ctx("read", &dir)?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => todo.push(path),
+                Ok(t) if t.is_file() => std::fs::File::options()
+                    .append(true)
+                    .open(&path)
+                    .and_then(|f| f.set_modified(when))
+                    .ctx("set the time of", &path)?,
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// One Claude Code session of about `bytes` bytes (a long working session:
 /// big tool outputs, code, thinking), for the viewer's speed test.
 pub fn big_claude_session(projects: &Path, bytes: u64, seed: u64, now: f64) -> Result<PathBuf> {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 impl Store {
     /// The same store keeping its trash under `dir` instead of the user's
-    /// data directory (tests).
+    /// data directory (tests, and the `--demo` store).
     pub fn with_trash_dir(mut self, dir: &Path) -> Store {
         self.trash = Some(dir.to_path_buf());
         self

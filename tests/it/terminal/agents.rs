@@ -270,3 +270,44 @@ fn claude_codes_old_sessions_are_purged_into_the_trash_in_a_real_terminal() {
         "each as it was"
     );
 }
+
+#[test]
+fn a_delete_in_the_demo_goes_to_the_demos_own_trash_not_the_persons() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let command = format!(
+        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} TMPDIR={} {} --demo ; sleep 60",
+        tmp.path().join("home").display(),
+        tmp.path().join("cache").display(),
+        data.display(),
+        tmp.path().display(),
+        bin().display(),
+    );
+    let ui = Tmux::start(&command);
+    // The list's frame (not the line saying the demo store is being made).
+    ui.wait_for(" Sessions ─");
+    // The matcher keeps Claude Code's rows, however many are in yet.
+    ui.text("@claude ");
+    ui.wait_for("SIZE\nclaude ");
+    ui.keys(&["F8"]);
+    ui.wait_for("moves to the trash");
+    ui.keys(&["y"]);
+    ui.wait_for("to the trash: F3 shows it");
+    assert!(
+        !data.join("loki-sessions").exists(),
+        "the person's trash was used"
+    );
+    let demo = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .find(|d| {
+            d.file_name()
+                .to_string_lossy()
+                .starts_with("loki-sessions-demo-")
+        })
+        .expect("the demo store")
+        .path();
+    assert_eq!(std::fs::read_dir(demo.join(".trash")).unwrap().count(), 1);
+    ui.keys(&["F3"]);
+    ui.wait_for("1 session, ");
+}
