@@ -239,8 +239,8 @@ pub fn trash_unless_busy(
     if let Some(why) = refusal(record, now) {
         return Ok(Err(why));
     }
-    recover(trash);
-    atomic::create_private_dir_all(trash)?;
+    let _held = lock::hold(trash)?;
+    finish_half_done(trash);
     let name = format!("{}-{}", record.id, uuid::Uuid::new_v4().simple());
     let dir = trash.join(&name);
     atomic::create_private_dir(&dir)?;
@@ -304,9 +304,18 @@ fn read_entries(trash: &Path) -> Vec<(TrashEntry, PathBuf)> {
         .collect()
 }
 
-/// Finishes what a killed trash or restore left half done: a `trashing`
-/// entry moves the rest in, a `restoring` one puts the rest back.
+/// Finishes what a killed trash or restore left half done, unless another
+/// change of the trash is under way (then it is that change's work).
 pub fn recover(trash: &Path) {
+    if let Some(_held) = lock::try_hold(trash) {
+        finish_half_done(trash);
+    }
+}
+
+/// Finishes what a killed trash or restore left half done: a `trashing`
+/// entry moves the rest in, a `restoring` one puts the rest back. The
+/// caller holds the trash.
+fn finish_half_done(trash: &Path) {
     if let Ok(dirs) = std::fs::read_dir(trash) {
         for d in dirs.flatten() {
             if d.file_name().to_string_lossy().starts_with(".removing-") {
@@ -372,6 +381,21 @@ pub fn find(trash: &Path, arg: &str) -> Result<TrashEntry> {
 /// Puts `entry` back where it came from, exactly (renamed back: bytes and
 /// times as they were); refuses if something now has one of its names.
 pub fn restore(trash: &Path, entry: &TrashEntry) -> Result<()> {
+    let _held = lock::hold(trash)?;
+    // As it is now: another process may have restored or deleted it since
+    // it was found.
+    let Some(entry) = read_entries(trash)
+        .into_iter()
+        .map(|(e, _)| e)
+        .find(|e| e.entry == entry.entry && e.state == "trashed")
+    else {
+        return Err(StoreError::NotFound(format!(
+            "session {} is no longer in the trash ({}): restored or deleted meanwhile",
+            entry.id,
+            trash.display()
+        )));
+    };
+    let entry = &entry;
     if let Some(taken) = entry.moves.iter().find(|m| m.from.exists()) {
         return Err(StoreError::Invalid(format!(
             "{} is there again, so session {} is not restored over it",
@@ -410,7 +434,12 @@ fn put_back(trash: &Path, e: &TrashEntry, dir: &Path) -> Result<()> {
 pub fn delete_for_good(trash: &Path, entries: &[String]) -> Result<Vec<TrashEntry>> {
     let asked: std::collections::HashSet<&str> = entries.iter().map(String::as_str).collect();
     let mut gone = Vec::new();
-    for e in list(trash) {
+    if !trash.is_dir() {
+        return Ok(gone);
+    }
+    let _held = lock::hold(trash)?;
+    finish_half_done(trash);
+    for (e, _) in read_entries(trash) {
         if e.state != "trashed" || !asked.contains(e.entry.as_str()) {
             continue;
         }
@@ -437,6 +466,8 @@ pub fn trashed_before(
         .filter(|e| older_than.is_none_or(|age| now - e.trashed_at >= age))
         .collect()
 }
+
+mod lock;
 
 #[cfg(test)]
 mod tests;

@@ -77,3 +77,61 @@ fn trash_empty_chooses_by_age_as_the_pane_does() {
     assert_eq!(by(Some(100.0)), ["e100", "e1000"], "at least the age");
     assert_eq!(by(Some(5_000.0)), Vec::<String>::new());
 }
+
+/// A Gemini CLI session file under `chats`, with the folder it keeps
+/// beside it.
+fn gemini_session(chats: &Path, id: &str) -> SessionRecord {
+    let path = chats.join(format!("session-{id}.jsonl"));
+    std::fs::write(&path, format!("{{\"sessionId\":\"{id}\"}}\n")).unwrap();
+    std::fs::create_dir_all(chats.join(id)).unwrap();
+    std::fs::write(chats.join(id).join("tool.json"), b"{}").unwrap();
+    SessionRecord {
+        agent: Agent::Gemini,
+        id: id.into(),
+        path,
+        conversation_dir: chats.to_path_buf(),
+        ..SessionRecord::default()
+    }
+}
+
+#[test]
+fn a_listing_meanwhile_never_breaks_a_move_into_the_trash() {
+    let dir = tempfile::tempdir().unwrap();
+    let (trash, chats) = (dir.path().join("trash"), dir.path().join("chats"));
+    std::fs::create_dir_all(&chats).unwrap();
+    let records: Vec<SessionRecord> = (0..60)
+        .map(|n| gemini_session(&chats, &format!("s{n:03}")))
+        .collect();
+    // Not busy: "now" is long after every file was written.
+    let later = crate::store::now_seconds() + 10.0 * BUSY_SECONDS;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Another process listing the trash all along (each listing
+        // finishes what looks half moved, when nobody holds the trash).
+        scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = list(&trash);
+            }
+        });
+        // Each move's answer, asserted once the lister has stopped.
+        let moved: Vec<_> = records
+            .iter()
+            .map(|r| trash_unless_busy(&trash, r, later))
+            .collect();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        moved
+    })
+    .into_iter()
+    .zip(&records)
+    .for_each(|(moved, record)| {
+        assert!(matches!(moved, Ok(Ok(_))), "{}: {moved:?}", record.id);
+    });
+    let entries = list(&trash);
+    assert_eq!(entries.len(), records.len());
+    assert!(entries.iter().all(|e| e.state == "trashed"));
+    assert_eq!(
+        std::fs::read_dir(&chats).unwrap().count(),
+        0,
+        "every file moved"
+    );
+}
