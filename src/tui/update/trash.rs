@@ -109,6 +109,8 @@ fn ask_to_empty(trash: &TrashView, app: &mut App) {
     if doomed.len() > 4 {
         lines.push(format!("… and {} more", doomed.len() - 4));
     }
+    // What the status line said was about an earlier key, not this question.
+    app.status = None;
     app.overlay = Some(Overlay::Confirm(Confirm {
         title: format!(
             "Delete {} for good?",
