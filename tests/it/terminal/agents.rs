@@ -133,8 +133,11 @@ fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_termina
     }
 }
 
-#[test]
-fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() {
+/// Loki's 5 demo sessions beside every other agent's fixtures, whose files
+/// look written a day ago (none is a session its agent may be writing), in
+/// a UI showing them all (so F4 and `a` have every agent to offer). Its
+/// trash is under `tmp/data`.
+fn mixed_store_in_a_terminal() -> (tempfile::TempDir, std::path::PathBuf, Tmux) {
     let (tmp, root) = demo_store(5, 6, &[]);
     let home = tmp.path().join("home");
     let made = agents::generate(
@@ -142,16 +145,11 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
         &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
     )
     .unwrap();
-    // Written a day ago: not a session its agent may be writing now.
     let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
-    for path in snapshot(&home.join(".claude"))
-        .keys()
-        .filter(|p| p.is_file())
-    {
+    for path in snapshot(&home).keys().filter(|p| p.is_file()) {
         let f = std::fs::File::options().append(true).open(path).unwrap();
         f.set_modified(day_ago).unwrap();
     }
-    let before = snapshot(&home);
     let command = format!(
         "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} --root {} --user tester --print command ; sleep 60",
         home.display(),
@@ -165,6 +163,13 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
     // in would find only Loki's to choose from.
     let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
     ui.wait_for(&format!("{total} sessions"));
+    (tmp, home, ui)
+}
+
+#[test]
+fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() {
+    let (_tmp, home, ui) = mixed_store_in_a_terminal();
+    let before = snapshot(&home);
     ui.keys(&["F4"]);
     ui.wait_for("@loki");
     ui.keys(&["F4"]);
@@ -193,32 +198,9 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
 
 #[test]
 fn claude_codes_old_sessions_are_purged_into_the_trash_in_a_real_terminal() {
-    let (tmp, root) = demo_store(5, 6, &[]);
-    let home = tmp.path().join("home");
-    let made = agents::generate(
-        &home,
-        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
-    )
-    .unwrap();
-    // Written a day ago: none is a session its agent may be writing now.
-    let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
-    for path in snapshot(&home).keys().filter(|p| p.is_file()) {
-        let f = std::fs::File::options().append(true).open(path).unwrap();
-        f.set_modified(day_ago).unwrap();
-    }
+    let (tmp, home, ui) = mixed_store_in_a_terminal();
     let before = snapshot(&home);
     let data = tmp.path().join("data");
-    let command = format!(
-        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} --root {} --user tester ; sleep 60",
-        home.display(),
-        tmp.path().join("cache").display(),
-        data.display(),
-        bin().display(),
-        root.display(),
-    );
-    let ui = Tmux::start(&command);
-    let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
-    ui.wait_for(&format!("{total} sessions"));
     // ^G: Loki's purge; a: Claude Code's, under its own policy.
     ui.keys(&["C-g"]);
     ui.wait_for("purge of:");

@@ -417,43 +417,38 @@ fn a_change_seen_while_a_trim_is_written_waits_for_its_answer() {
     )));
 }
 
+/// The watcher names `record`'s session at `at`; the reread finds `record`.
+fn reread_as(m: &mut Model, record: SessionRecord, at: f64) {
+    let req = reread_req(&disk(m, &[record.id.as_str()], at));
+    update(
+        m,
+        Msg::reply(
+            req,
+            ListReply::Reread {
+                results: vec![Reread::Present(record)],
+            },
+        ),
+    );
+}
+
 #[test]
 fn another_agents_session_back_from_the_trash_is_not_marked_live() {
     use crate::store::Agent;
     let mut m = listed(true);
     // A Claude Code session restored: on disk again, its last line 12 days old.
-    let req = reread_req(&disk(&mut m, &["restored"], NOW));
     let restored = SessionRecord {
         agent: Agent::Claude,
         ..record("restored", 12.0)
     };
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::Reread {
-                results: vec![Reread::Present(restored)],
-            },
-        ),
-    );
+    reread_as(&mut m, restored.clone(), NOW);
     let row = &m.list.rows[m.list.by_id["restored"]];
     assert_eq!(row.changed_at, None, "nobody is writing it");
     // The same session, its agent appending a line now: live.
-    let req = reread_req(&disk(&mut m, &["restored"], NOW + 60.0));
     let written = SessionRecord {
-        agent: Agent::Claude,
         last_used_at: NOW + 59.0,
-        ..record("restored", 12.0)
+        ..restored
     };
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::Reread {
-                results: vec![Reread::Present(written)],
-            },
-        ),
-    );
+    reread_as(&mut m, written, NOW + 60.0);
     let row = &m.list.rows[m.list.by_id["restored"]];
     assert_eq!(row.changed_at, Some(NOW + 60.0));
 }

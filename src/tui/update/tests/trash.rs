@@ -119,17 +119,7 @@ fn the_trash_lists_restores_and_goes_back_where_it_came_from() {
 
 #[test]
 fn a_restore_that_fails_says_why_and_the_trash_is_listed_again() {
-    let mut m = listed(true);
-    let (req, _) = asked(&act(&mut m, Action::Trash));
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            TrashReply::Listed {
-                result: Ok(vec![entry("s1", "Refactor", 2.0)]),
-            },
-        ),
-    );
+    let mut m = trash_with(vec![entry("s1", "Refactor", 2.0)]);
     let (req, _) = asked(&act(&mut m, Action::Restore));
     let why = UiError {
         kind: ErrorKind::Refused,
