@@ -11,6 +11,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
+/// The width of a question's box, in columns (less on a narrower screen).
+const WIDTH: u16 = 74;
+
 /// Draws a question.
 pub fn draw_confirm(frame: &mut Frame, confirm: &Confirm, area: Rect, theme: Theme) {
     let mut lines: Vec<Line> = confirm.lines.iter().map(|l| Line::raw(l.clone())).collect();
@@ -24,17 +27,18 @@ pub fn draw_confirm(frame: &mut Frame, confirm: &Confirm, area: Rect, theme: The
         ),
         Span::raw(" no (default)"),
     ]));
-    let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = centered(area, 74, height);
-    clear_popup(frame, popup);
+    let width = WIDTH.min(area.width);
     // A long title is cut, by columns (a wide character takes two), with `…`.
-    let room = usize::from(popup.width.saturating_sub(4));
-    let title = humanize::truncate(&confirm.title, room);
+    let title = humanize::truncate(&confirm.title, usize::from(width.saturating_sub(4)));
     let block = Block::bordered().title(Line::styled(format!(" {title} "), theme.error()));
-    frame.render_widget(
-        Paragraph::new(lines).block(block).wrap(Wrap { trim: true }),
-        popup,
-    );
+    let question = Paragraph::new(lines).block(block).wrap(Wrap { trim: true });
+    // As tall as its lines once wrapped (ratatui's own count), so the last
+    // ones, the keys that answer among them, are never cut off.
+    let rows = question.line_count(width.saturating_sub(2));
+    let height = u16::try_from(rows).unwrap_or(u16::MAX).min(area.height);
+    let popup = centered(area, width, height);
+    clear_popup(frame, popup);
+    frame.render_widget(question, popup);
 }
 
 /// Draws a text field.

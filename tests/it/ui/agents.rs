@@ -190,7 +190,16 @@ fn a_claude_code_session_deleted_in_the_list_goes_to_the_trash_after_the_questio
     ui.type_text("@claude login fix");
     ui.press(KeyCode::F(8), KeyModifiers::NONE);
     let screen = ui.screen();
-    assert!(screen.contains("moves to the trash"), "{screen}");
+    assert!(
+        screen.contains("It moves to the trash with the files its agent keeps beside it;"),
+        "{screen}"
+    );
+    assert!(screen.contains("trash (F3) puts it back."), "{screen}");
+    // The box is as tall as its wrapped lines: the answering keys show.
+    assert!(
+        screen.contains("│y yes    n / Enter / Esc no (default)"),
+        "{screen}"
+    );
     assert_eq!(
         session_files(&projects),
         before,

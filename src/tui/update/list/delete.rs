@@ -6,7 +6,7 @@
 
 use super::rescan;
 use crate::humanize;
-use crate::store::{PurgeReport, SessionRecord};
+use crate::store::{Agent, PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, Confirm, ConfirmAction, ListScreen, Overlay};
@@ -67,9 +67,14 @@ pub fn on_checked(
             format!("Delete damaged session {}?", r.id)
         }
         None if r.agent.is_external() => {
+            // Codex keeps nothing beside a session; the others may.
+            let with = match r.agent {
+                Agent::Codex => "",
+                _ => " with the files its agent keeps beside it",
+            };
+            let trash = keymap::key_for(Scope::List, Action::Trash);
             lines.push(format!(
-                "It moves to the trash with its subagents' files; `loki-sessions restore {}` brings it back.",
-                r.id
+                "It moves to the trash{with}; the trash ({trash}) puts it back."
             ));
             format!(
                 "Delete {} session {}?",
