@@ -4,8 +4,10 @@
 //! are moved (renamed: no byte is copied, times are kept) into an entry of
 //! our trash, `$XDG_DATA_HOME/loki-sessions/trash/<entry>/`, whose
 //! `entry.json` says where each came from. `restore` renames them back;
-//! `empty` deletes entries for good. A session the agent may be writing
-//! (changed in the last minutes, or open in a running process) is refused.
+//! `delete_for_good` deletes the entries named (those a person was asked
+//! about). One change of the trash at a time (`lock`). A session the
+//! agent may be writing (changed in the last minutes, or open in a running
+//! process) is refused.
 //!
 //! Crash safety: `entry.json` is written (atomically) before anything
 //! moves, naming every move and the state (`trashing`, `restoring`); the
