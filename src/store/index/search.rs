@@ -251,8 +251,9 @@ impl SearchIndex {
         // and a last use) below only for the sessions the answer shows. The
         // index is asked meanwhile: its hits do not depend on which
         // sessions changed (those are dropped after).
+        let empty = view.sessions.is_empty();
         let (changes, indexed) = std::thread::scope(|scope| {
-            let asking = scope.spawn(|| self.indexed_hits(engine, query, options, false));
+            let asking = scope.spawn(|| self.indexed_hits(engine, query, options, empty));
             let changes = self.changes_with(names, stamps, false);
             let indexed = asking
                 .join()
