@@ -6,6 +6,19 @@ use crate::common::tmux::{Tmux, wait_for_file};
 use crate::common::*;
 use loki_sessions::demo::agents::{self, AgentsSpec};
 
+/// The binary run with `args` in a terminal whose home is `home`, with the
+/// cache and data folders (the trash) under `tmp` and no config: never the
+/// person's own agents' folders or trash.
+fn in_a_terminal(tmp: &std::path::Path, home: &std::path::Path, args: &str) -> String {
+    format!(
+        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} {args} ; sleep 60",
+        home.display(),
+        tmp.join("cache").display(),
+        tmp.join("data").display(),
+        bin().display(),
+    )
+}
+
 #[test]
 fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_terminal() {
     let (tmp, root) = demo_store(5, 6, &[]);
@@ -18,14 +31,15 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
     let before = snapshot(&home);
     let out = tmp.path().join("out");
     let code = tmp.path().join("code");
-    let command = format!(
-        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester --print command > {} ; echo $? > {} ; sleep 60",
-        home.display(),
-        tmp.path().join("cache").display(),
-        bin().display(),
-        root.display(),
-        out.display(),
-        code.display()
+    let command = in_a_terminal(
+        tmp.path(),
+        &home,
+        &format!(
+            "--root {} --user tester --print command > {} ; echo $? > {}",
+            root.display(),
+            out.display(),
+            code.display()
+        ),
     );
     let ui = Tmux::start(&command);
     let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
@@ -90,13 +104,7 @@ fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_termina
     )
     .unwrap();
     let before = snapshot(&home);
-    let command = format!(
-        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} --agent claude ; sleep 60",
-        home.display(),
-        tmp.path().join("cache").display(),
-        tmp.path().join("data").display(),
-        bin().display(),
-    );
+    let command = in_a_terminal(tmp.path(), &home, "--agent claude");
     let ui = Tmux::start(&command);
     ui.wait_for("Login fix");
     ui.text("login fix");
@@ -150,13 +158,10 @@ fn mixed_store_in_a_terminal() -> (tempfile::TempDir, std::path::PathBuf, Tmux) 
         let f = std::fs::File::options().append(true).open(path).unwrap();
         f.set_modified(day_ago).unwrap();
     }
-    let command = format!(
-        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} --root {} --user tester --print command ; sleep 60",
-        home.display(),
-        tmp.path().join("cache").display(),
-        tmp.path().join("data").display(),
-        bin().display(),
-        root.display(),
+    let command = in_a_terminal(
+        tmp.path(),
+        &home,
+        &format!("--root {} --user tester --print command", root.display()),
     );
     let ui = Tmux::start(&command);
     // Every agent's sessions listed: F4 before the other agents' scan is
@@ -257,13 +262,11 @@ fn claude_codes_old_sessions_are_purged_into_the_trash_in_a_real_terminal() {
 fn a_delete_in_the_demo_goes_to_the_demos_own_trash_not_the_persons() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
+    // TMPDIR: the demo store is made here, where the test can find it.
     let command = format!(
-        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} TMPDIR={} {} --demo ; sleep 60",
-        tmp.path().join("home").display(),
-        tmp.path().join("cache").display(),
-        data.display(),
+        "TMPDIR={} {}",
         tmp.path().display(),
-        bin().display(),
+        in_a_terminal(tmp.path(), &tmp.path().join("home"), "--demo")
     );
     let ui = Tmux::start(&command);
     // The list's frame (not the line saying the demo store is being made).
