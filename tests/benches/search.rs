@@ -15,7 +15,7 @@ mod support;
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::store::now_seconds;
 use loki_sessions::tui::live::Live;
-use loki_sessions::tui::model::{IndexState, ListMode};
+use loki_sessions::tui::model::{IndexState, ListMode, Model};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -133,6 +133,11 @@ fn while_building(root: &Path) -> (Duration, Duration, Duration) {
     let mut key_wait = Duration::ZERO;
     while live.model.list.index != IndexState::Ready {
         let before = live.model.list.selected;
+        // The row too: a reply handled in the same burst as the key may
+        // order the rows anew, the selection following its row, so the
+        // selected number alone can end where it started.
+        let row = |m: &Model| m.list.selected_row().map(|r| r.record.id.clone());
+        let before_row = row(&live.model);
         let key = if before == 0 {
             KeyCode::Down
         } else {
@@ -140,7 +145,7 @@ fn while_building(root: &Path) -> (Duration, Duration, Duration) {
         };
         let sent = Instant::now();
         live.key(key, KeyModifiers::NONE);
-        live.run_until(LIMIT, |m| m.list.selected != before)
+        live.run_until(LIMIT, |m| m.list.selected != before || row(m) != before_row)
             .expect("the key is handled");
         key_wait = key_wait.max(sent.elapsed());
         live.run_until(Duration::from_millis(20), |_| false);
