@@ -90,7 +90,7 @@ pub fn run(env: &CliEnv, args: PurgeArgs, agent: Agent) -> Result<(), CliError> 
 /// The bytes of the removals the report says were moved.
 fn bytes_moved(plan: &PurgePlan, report: &PurgeReport) -> u64 {
     plan.removals()
-        .filter(|e| report.removed.contains(&e.candidate.record.id))
+        .filter(|e| report.removed.contains(&e.candidate.record.id.to_string()))
         .map(|e| e.candidate.bytes)
         .sum()
 }

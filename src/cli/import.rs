@@ -32,6 +32,6 @@ pub fn run(env: &CliEnv, args: ImportArgs) -> Result<(), CliError> {
             "first_prompt": record.first_prompt, "created_at": record.created_at,
         }))
     } else {
-        output::print_lines([record.id])
+        output::print_lines([record.id.into()])
     }
 }

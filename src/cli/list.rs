@@ -163,7 +163,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     let prices = env.prices();
     let mut stats = stats;
     for (r, s) in records.iter().zip(stats.iter_mut()) {
-        let Some(known) = indexed.get(&r.id) else {
+        let Some(known) = indexed.get(r.id.as_str()) else {
             continue;
         };
         if s.tokens.is_none() {

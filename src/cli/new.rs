@@ -88,7 +88,7 @@ pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
             "purged": purged_ids,
         }))
     } else {
-        output::print_lines([record.id.clone()])
+        output::print_lines([record.id.to_string()])
     }
 }
 

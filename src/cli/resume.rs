@@ -101,7 +101,7 @@ pub fn finish(env: &CliEnv, target: &Target, output: &ResumeOutput) -> Result<()
 /// The line `--print` asks for.
 pub fn printed(env: &CliEnv, target: &Target, what: PrintWhat) -> Result<String, CliError> {
     let path = match what {
-        PrintWhat::Id => return Ok(target.record.id.clone()),
+        PrintWhat::Id => return Ok(target.record.id.to_string()),
         PrintWhat::Path => target.record.path.clone(),
         PrintWhat::Workspace => target.workspace(),
         PrintWhat::Command => {

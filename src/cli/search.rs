@@ -56,7 +56,7 @@ pub fn run(env: &CliEnv, args: SearchArgs) -> Result<(), CliError> {
         query.role = Some(role);
     }
     let session = match &args.session {
-        Some(arg) => Some(env.locate(arg)?.record.id),
+        Some(arg) => Some(env.locate(arg)?.record.id.into()),
         None => None,
     };
     let options = SearchOptions {

@@ -5,6 +5,7 @@
 //! layer: it knows no format.
 
 pub mod atomic;
+pub mod beneath;
 pub mod disk;
 pub mod lock;
 pub mod names;

@@ -81,7 +81,7 @@ impl Entry {
             agent: r.agent.name(),
             name: r.name,
             prompt,
-            id: r.id,
+            id: r.id.into(),
             folded,
             chars,
             last_used_at: r.last_used_at,

@@ -132,7 +132,7 @@ fn list_latency(root: &Path, samples: usize) -> Vec<Duration> {
         .list
         .rows
         .iter()
-        .map(|r| r.record.id.clone())
+        .map(|r| r.record.id.to_string())
         .collect();
     let mut times = Vec::new();
     for k in 0..samples {
@@ -290,7 +290,7 @@ fn soak(root: &Path, secs: u64, rate: u64) -> Vec<(u64, u64)> {
         .rows
         .iter()
         .take(20)
-        .map(|r| r.record.id.clone())
+        .map(|r| r.record.id.to_string())
         .collect();
     live.key(KeyCode::Tab, KeyModifiers::NONE);
     live.run_until(Duration::from_secs(5), |m| {

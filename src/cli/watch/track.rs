@@ -160,7 +160,7 @@ impl<'s> Tracker<'s> {
                         total: Some(total),
                         record,
                     };
-                    self.state.insert(tracked.record.id.clone(), tracked);
+                    self.state.insert(tracked.record.id.to_string(), tracked);
                 }
             }
             return Ok(());
@@ -173,7 +173,7 @@ impl<'s> Tracker<'s> {
                 total: None,
                 record,
             };
-            self.state.insert(tracked.record.id.clone(), tracked);
+            self.state.insert(tracked.record.id.to_string(), tracked);
         }
         Ok(())
     }
@@ -198,7 +198,7 @@ impl<'s> Tracker<'s> {
             .into_iter()
             .map(|r| SessionRef {
                 agent: r.agent,
-                id: r.id,
+                id: r.id.into(),
                 path: r.path,
             })
             .collect();
@@ -225,7 +225,7 @@ impl<'s> Tracker<'s> {
                         let total = t.total.unwrap_or(0);
                         lines.push(Line {
                             event: "gone",
-                            session: t.record.id.clone(),
+                            session: t.record.id.to_string(),
                             name: t.record.name.clone(),
                             agent: self.agent(&t.record),
                             context: t.context.clone().unwrap_or_default(),
@@ -250,7 +250,7 @@ impl<'s> Tracker<'s> {
         let Some(context) = self.context_of(&record) else {
             return Ok(Vec::new());
         };
-        let (len, total) = match self.state.get(&record.id) {
+        let (len, total) = match self.state.get(record.id.as_str()) {
             // A session seen for the first time: everything in it is new.
             None => (0, Some(0)),
             Some(t) if t.context.as_deref().is_some_and(|id| id != context.id()) => {
@@ -311,7 +311,7 @@ impl<'s> Tracker<'s> {
             total,
             record,
         };
-        self.state.insert(tracked.record.id.clone(), tracked);
+        self.state.insert(tracked.record.id.to_string(), tracked);
     }
 
     fn line(
@@ -325,7 +325,7 @@ impl<'s> Tracker<'s> {
         let window = self.window(record);
         Line {
             event,
-            session: record.id.clone(),
+            session: record.id.to_string(),
             name: record.name.clone(),
             agent: self.agent(record),
             context: context.id().to_string(),

@@ -161,7 +161,7 @@ impl Store {
     /// as the deletion measures what it frees.
     pub fn delete_preview(&self, target: &Target, now: f64, even_damaged: bool) -> PurgePlan {
         if target.record.agent.is_external() {
-            return self.trash_preview(target, now);
+            return self.trash_preview(target, now, even_damaged);
         }
         let candidate = purge_facts::candidate(target.record.clone());
         PurgePlan::single(candidate, &[], now, even_damaged)
@@ -175,7 +175,7 @@ impl Store {
     pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
         if target.record.agent.is_external() {
             // Recoverable: into our trash, where `restore` finds it.
-            let entry = self.trash_session(target, now)?;
+            let entry = self.trash_session(target, now, even_damaged)?;
             return Ok(PurgeReport {
                 removed: vec![entry.id],
                 skipped: Vec::new(),

@@ -119,8 +119,11 @@ impl Store {
             out.push(Indexed {
                 agent: source.agent(),
                 index: self.agent_index(source),
-                names: Some(ids.iter().map(|(id, _)| id.clone()).collect()),
-                files: Some((ids.into_iter().collect(), source.reader())),
+                names: Some(ids.iter().map(|(id, _)| id.to_string()).collect()),
+                files: Some((
+                    ids.into_iter().map(|(id, p)| (id.into(), p)).collect(),
+                    source.reader(),
+                )),
             });
         }
         Ok(out)
@@ -303,7 +306,7 @@ impl Store {
             out.extend(self.primary_index().current_stats(&self.session_names()?));
         }
         for source in self.agent_sources() {
-            let ids: Vec<String> = source.ids().into_iter().map(|(id, _)| id).collect();
+            let ids: Vec<String> = source.ids().into_iter().map(|(id, _)| id.into()).collect();
             if !ids.is_empty() {
                 out.extend(self.agent_index(source).current_stats(&ids));
             }
@@ -322,7 +325,7 @@ impl Store {
             records
                 .iter()
                 .filter(|r| r.agent == agent)
-                .map(|r| r.id.clone())
+                .map(|r| r.id.to_string())
                 .collect()
         };
         if self.shows_primary() {

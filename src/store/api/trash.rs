@@ -46,9 +46,9 @@ impl Store {
 
     /// [`Store::delete_preview`] of another agent's session: removed (into
     /// the trash) unless the agent may be writing to it.
-    pub(super) fn trash_preview(&self, target: &Target, now: f64) -> PurgePlan {
+    pub(super) fn trash_preview(&self, target: &Target, now: f64, even_damaged: bool) -> PurgePlan {
         let record = target.record.clone();
-        let decision = match trash::refusal(&record, now) {
+        let decision = match trash::refusal(&record, now, even_damaged) {
             Some(why) => Decision::Keep(KeepReason::Busy { why }),
             None => Decision::Remove(RemoveReason::Requested),
         };
@@ -72,15 +72,37 @@ impl Store {
     }
 
     /// Moves another agent's session into the trash (refused while its
-    /// agent may be writing to it).
-    pub fn trash_session(&self, target: &Target, now: f64) -> Result<TrashEntry> {
+    /// agent may be writing to it); `even_damaged` also takes a session
+    /// whose file is a link or a special file (the entry itself moves).
+    pub(super) fn trash_session(
+        &self,
+        target: &Target,
+        now: f64,
+        even_damaged: bool,
+    ) -> Result<TrashEntry> {
         if !target.record.agent.is_external() {
             return Err(StoreError::Invalid(format!(
                 "session {} is deleted for good by `delete`, not moved to the trash",
                 target.record.id
             )));
         }
-        trash::trash(&self.trash_dir()?, &target.record, now)
+        let root = self.agent_root(target.record.agent)?;
+        trash::trash(&self.trash_dir()?, &root, &target.record, now, even_damaged)
+    }
+
+    /// The folder `agent`'s sessions are listed from, which every move of
+    /// one of them must lie beneath.
+    fn agent_root(&self, agent: Agent) -> Result<PathBuf> {
+        self.agents
+            .iter()
+            .find(|s| s.agent() == agent)
+            .map(|s| s.root().to_path_buf())
+            .ok_or_else(|| {
+                StoreError::NotFound(format!(
+                    "{}'s folder was not found, so none of its sessions is moved",
+                    agent.display_name()
+                ))
+            })
     }
 
     /// Every session in the trash, oldest first.
@@ -94,7 +116,8 @@ impl Store {
     pub fn restore(&self, arg: &str) -> Result<TrashEntry> {
         let dir = self.trash_dir()?;
         let entry = trash::find(&dir, arg)?;
-        trash::restore(&dir, &entry)?;
+        let fallback = self.agent_root(entry.agent).ok();
+        trash::restore(&dir, &entry, fallback.as_deref())?;
         Ok(entry)
     }
 
@@ -163,6 +186,19 @@ impl Store {
             )));
         }
         let dir = self.trash_dir()?;
-        Ok(agent_purge::apply(plan, &dir, exclude, now, progress))
+        let Some(agent) = plan.removals().map(|e| e.candidate.record.agent).next() else {
+            return Ok(PurgeReport::default());
+        };
+        if let Some(other) = plan.removals().find(|e| e.candidate.record.agent != agent) {
+            return Err(StoreError::Invalid(format!(
+                "a purge moves one agent's sessions; session {} is {}'s",
+                other.candidate.record.id,
+                other.candidate.record.agent.display_name()
+            )));
+        }
+        let root = self.agent_root(agent)?;
+        Ok(agent_purge::apply(
+            plan, &dir, &root, exclude, now, progress,
+        ))
     }
 }

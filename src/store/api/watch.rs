@@ -110,7 +110,7 @@ impl Store {
         let present: HashSet<(Agent, String)> = read
             .iter()
             .filter_map(|r| match r {
-                Reread::Present(record) => Some((record.agent, record.id.clone())),
+                Reread::Present(record) => Some((record.agent, record.id.to_string())),
                 Reread::Gone(_) => None,
             })
             .collect();
@@ -178,7 +178,15 @@ impl Store {
             // date whole.
             let every: std::sync::OnceLock<HashMap<String, std::path::PathBuf>> =
                 std::sync::OnceLock::new();
-            let all = || every.get_or_init(|| source.ids().into_iter().collect());
+            let all = || {
+                every.get_or_init(|| {
+                    source
+                        .ids()
+                        .into_iter()
+                        .map(|(id, p)| (id.into(), p))
+                        .collect()
+                })
+            };
             let record_of = |id: &str| match files.get(id).or_else(|| all().get(id)) {
                 Some(path) => reader.record_at(path),
                 None => SessionRecord {

@@ -87,7 +87,7 @@ pub fn direct(
                 hits
             })
             .map_err(|e| Unreadable {
-                session_id: r.id.clone(),
+                session_id: r.id.to_string(),
                 error: e.to_string(),
             })
     });

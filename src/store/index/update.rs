@@ -388,7 +388,7 @@ pub(super) fn refresh(
                     entry.error = Some(e.to_string());
                 }
             }
-            manifest.sessions.insert(r.id.clone(), entry);
+            manifest.sessions.insert(r.id.to_string(), entry);
         }
         done += chunk.len();
         progress(done, total);

@@ -55,7 +55,7 @@ impl AgentPurgeFacts {
     pub fn plan(&self, policy: PurgePolicy, exclude: &[String], now: f64) -> PurgePlan {
         PurgePlan::build_sparing(self.candidates.clone(), policy, exclude, now, |c| {
             self.busy
-                .get(&c.record.id)
+                .get(c.record.id.as_str())
                 .map(|why| KeepReason::Busy { why: why.clone() })
         })
     }
@@ -70,14 +70,14 @@ pub fn gather(agent: Agent, records: Vec<SessionRecord>, now: f64) -> AgentPurge
     let old = old_subagents(&records);
     let facts = parallel::map_ordered(&records, |r| {
         let moved = trash::belongings_given(r, old.get(&r.conversation_dir));
-        let busy = trash::refusal_of(r, &moved, now, &open);
+        let busy = trash::refusal_of(r, &moved, now, &open, false);
         (candidate(r.clone(), &moved), busy)
     });
     let mut busy = BTreeMap::new();
     let mut candidates = Vec::with_capacity(facts.len());
     for (c, why) in facts {
         if let Some(why) = why {
-            busy.insert(c.record.id.clone(), why);
+            busy.insert(c.record.id.to_string(), why);
         }
         candidates.push(c);
     }
@@ -165,6 +165,7 @@ fn newest_mtime_ns(path: &Path) -> i128 {
 pub fn apply(
     plan: &PurgePlan,
     trash_dir: &Path,
+    root: &Path,
     exclude: &[String],
     now: f64,
     mut progress: impl FnMut(PurgeProgress),
@@ -174,15 +175,15 @@ pub fn apply(
     for (done, entry) in plan.removals().enumerate() {
         let planned = &entry.candidate;
         let id = planned.record.id.clone();
-        match move_one(planned, trash_dir, exclude, now) {
-            Ok(None) => report.removed.push(id.clone()),
-            Ok(Some(why)) => report.skipped.push((id.clone(), why)),
-            Err(e) => report.failed.push((id.clone(), e.to_string())),
+        match move_one(planned, trash_dir, root, exclude, now) {
+            Ok(None) => report.removed.push(id.to_string()),
+            Ok(Some(why)) => report.skipped.push((id.to_string(), why)),
+            Err(e) => report.failed.push((id.to_string(), e.to_string())),
         }
         progress(PurgeProgress {
             done: done + 1,
             total,
-            id,
+            id: id.into(),
         });
     }
     report
@@ -192,10 +193,11 @@ pub fn apply(
 fn move_one(
     planned: &Candidate,
     trash_dir: &Path,
+    root: &Path,
     exclude: &[String],
     now: f64,
 ) -> Result<Option<String>, StoreError> {
-    if exclude.contains(&planned.record.id) {
+    if exclude.contains(&planned.record.id.to_string()) {
         return Ok(Some("it is the live session".into()));
     }
     if std::fs::symlink_metadata(&planned.record.path).is_err() {
@@ -207,7 +209,7 @@ fn move_one(
     }
     // The same move `delete` makes, which checks again that the agent is
     // not writing to it.
-    Ok(trash::trash_unless_busy(trash_dir, &planned.record, now)?.err())
+    Ok(trash::trash_unless_busy(trash_dir, root, &planned.record, now, false)?.err())
 }
 
 #[cfg(test)]
@@ -254,7 +256,7 @@ mod tests {
         let said: Vec<(String, String)> = plan
             .entries
             .iter()
-            .map(|e| (e.candidate.record.id.clone(), e.decision.to_string()))
+            .map(|e| (e.candidate.record.id.to_string(), e.decision.to_string()))
             .collect();
         assert_eq!(
             said,

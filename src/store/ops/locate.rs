@@ -148,7 +148,7 @@ fn one_of<'a>(arg: &str, found: Vec<&'a SessionRecord>) -> Result<Option<&'a Ses
             candidates: many
                 .iter()
                 .map(|r| SessionMatch {
-                    id: r.id.clone(),
+                    id: r.id.to_string(),
                     name: r.name.clone(),
                     last_used_at: r.last_used_at,
                 })
@@ -340,7 +340,7 @@ mod tests {
     }
 
     fn found(arg: &str, records: &[SessionRecord]) -> Result<String> {
-        match_session(arg, records).map(|r| r.id.clone())
+        match_session(arg, records).map(|r| r.id.to_string())
     }
 
     #[test]

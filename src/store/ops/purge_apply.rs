@@ -59,16 +59,16 @@ pub fn apply_plan(
         );
         match remove_one(&entry.candidate, folder, exclude, damaged_ok) {
             Ok(Outcome::Removed) => {
-                report.removed.push(id.clone());
+                report.removed.push(id.to_string());
                 report.bytes_freed += entry.candidate.bytes;
             }
-            Ok(Outcome::Skipped(why)) => report.skipped.push((id.clone(), why)),
-            Err(e) => report.failed.push((id.clone(), e.to_string())),
+            Ok(Outcome::Skipped(why)) => report.skipped.push((id.to_string(), why)),
+            Err(e) => report.failed.push((id.to_string(), e.to_string())),
         }
         progress(PurgeProgress {
             done: done + 1,
             total,
-            id,
+            id: id.into(),
         });
     }
     report
@@ -94,7 +94,7 @@ fn remove_one(
             reason: format!("it is not a direct child of {}", folder.display()),
         });
     }
-    if exclude.contains(id) {
+    if exclude.contains(&id.to_string()) {
         return Ok(Outcome::Skipped("it is the live session".into()));
     }
     let folder_dev = fs::symlink_metadata(folder)

@@ -37,7 +37,7 @@ pub fn gather_candidates(records: Vec<SessionRecord>, kept: &PurgeChecks) -> Vec
     let checks = records
         .iter()
         .zip(&facts)
-        .filter_map(|(r, f)| Some((r.id.clone(), f.check.clone()?)))
+        .filter_map(|(r, f)| Some((r.id.to_string(), f.check.clone()?)))
         .collect();
     kept.save(checks);
     records

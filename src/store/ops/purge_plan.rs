@@ -286,7 +286,7 @@ fn spare_reason(c: &Candidate, exclude: &[String]) -> Option<KeepReason> {
         Some(KeepReason::Unreadable {
             error: error.clone(),
         })
-    } else if exclude.contains(&c.record.id) {
+    } else if exclude.contains(&c.record.id.to_string()) {
         Some(KeepReason::Live)
     } else if c.is_active {
         Some(KeepReason::Active)
@@ -419,7 +419,7 @@ mod tests {
     fn reasons(plan: &PurgePlan) -> Vec<(String, String)> {
         plan.entries
             .iter()
-            .map(|e| (e.candidate.record.id.clone(), e.decision.to_string()))
+            .map(|e| (e.candidate.record.id.to_string(), e.decision.to_string()))
             .collect()
     }
 

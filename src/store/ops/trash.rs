@@ -9,6 +9,12 @@
 //! agent may be writing (changed in the last minutes, or open in a running
 //! process) is refused.
 //!
+//! Every move is made between directories opened beneath the agent's
+//! folder and our trash (`fs::beneath`): a path that lies outside, climbs,
+//! or passes through a link is refused, and nothing is moved over a name
+//! that is taken. Entries are named by a fresh uuid, never by the id a file
+//! gave (which `entry.json` keeps).
+//!
 //! Crash safety: `entry.json` is written (atomically) before anything
 //! moves, naming every move and the state (`trashing`, `restoring`); the
 //! session file moves first (the session is gone from every listing at
@@ -17,6 +23,7 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::fs::atomic;
+use crate::store::fs::beneath::{Beneath, Kind, OpenDir};
 use crate::store::sources::agent::Agent;
 use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
 use crate::store::sources::record::SessionRecord;
@@ -29,7 +36,7 @@ pub const BUSY_SECONDS: f64 = 5.0 * 60.0;
 /// One session in the trash.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct TrashEntry {
-    /// The entry's folder name in the trash.
+    /// The entry's folder name in the trash (a uuid).
     pub entry: String,
     /// Whose session it is.
     pub agent: Agent,
@@ -43,6 +50,10 @@ pub struct TrashEntry {
     pub bytes: u64,
     /// What was moved: where it was, and its name in the entry's `files/`.
     pub moves: Vec<Move>,
+    /// The agent's folder every move lies beneath (None in entries older
+    /// than this field: the store's folder of the agent is taken).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<PathBuf>,
     /// `trashing`, `trashed` or `restoring`.
     pub state: String,
 }
@@ -70,8 +81,11 @@ pub fn belongings(record: &SessionRecord) -> Vec<PathBuf> {
 /// when the caller read its folder's once for many sessions.
 pub fn belongings_given(record: &SessionRecord, old: Option<&OldSubagents>) -> Vec<PathBuf> {
     let mut out = vec![record.path.clone()];
-    let side = record.conversation_dir.join(&record.id);
+    // A checked id is one plain name: the side folder is a direct child of
+    // the session's folder, and taken only when it is a real folder there.
+    let side = record.conversation_dir.join(record.id.as_str());
     if matches!(record.agent, Agent::Claude | Agent::Gemini)
+        && record.error.is_none()
         && std::fs::symlink_metadata(&side).is_ok_and(|m| m.is_dir())
     {
         out.push(side.clone());
@@ -101,30 +115,38 @@ pub fn bytes_of(paths: &[PathBuf]) -> u64 {
 
 /// Why `record` may not be deleted now, if anything: a damaged listing is
 /// fine (it moves unread, recoverably); a session changed in the last
-/// [`BUSY_SECONDS`], or open in a running process, is refused.
-pub fn refusal(record: &SessionRecord, now: f64) -> Option<String> {
-    refusal_given(record, now, &OpenFiles::scan())
+/// [`BUSY_SECONDS`], or open in a running process, is refused; so is one
+/// whose "file" is a link, a FIFO or a device, unless `even_damaged` (the
+/// person's `--damaged`: the entry itself moves, nothing is opened).
+pub fn refusal(record: &SessionRecord, now: f64, even_damaged: bool) -> Option<String> {
+    refusal_of(
+        record,
+        &belongings(record),
+        now,
+        &OpenFiles::scan(),
+        even_damaged,
+    )
 }
 
-/// [`refusal`] with the files running processes hold open read once
-/// beforehand (a purge asks it of many sessions).
-pub fn refusal_given(record: &SessionRecord, now: f64, open: &OpenFiles) -> Option<String> {
-    refusal_of(record, &belongings(record), now, open)
-}
-
-/// [`refusal_given`] of `record` whose [`belongings`] are `files`.
+/// [`refusal`] of `record` whose [`belongings`] are `files`, with the
+/// files running processes hold open read once beforehand (a purge asks
+/// it of many sessions).
 pub fn refusal_of(
     record: &SessionRecord,
     files: &[PathBuf],
     now: f64,
     open: &OpenFiles,
+    even_damaged: bool,
 ) -> Option<String> {
     let meta = match std::fs::symlink_metadata(&record.path) {
         Ok(m) => m,
         Err(e) => return Some(format!("{} cannot be read: {e}", record.path.display())),
     };
-    if !meta.is_file() {
-        return Some(format!("{} is not a regular file", record.path.display()));
+    if !meta.is_file() && !even_damaged {
+        return Some(format!(
+            "{} is not a regular file (pass --damaged to move it to the trash unread)",
+            record.path.display()
+        ));
     }
     let mtime = meta
         .modified()
@@ -204,25 +226,66 @@ fn write_entry(trash: &Path, e: &TrashEntry) -> Result<()> {
     atomic::write_atomic(&entry_file(trash, &e.entry), &bytes)
 }
 
-fn rename(from: &Path, to: &Path) -> Result<()> {
-    std::fs::rename(from, to).map_err(|e| {
-        let why = if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
-            "the trash is on another filesystem than the session; nothing of it was moved"
-                .to_string()
-        } else {
-            e.to_string()
-        };
-        StoreError::Invalid(format!("cannot move {}: {why}", from.display()))
-    })?;
-    for dir in [from.parent(), to.parent()].into_iter().flatten() {
-        atomic::sync_dir(dir)?;
+/// The entry's `files/` folder, opened beneath the trash.
+fn stored_dir(trash: &Path, entry: &str) -> Result<OpenDir> {
+    Beneath::open(trash)?.dir(&trash.join(entry).join("files"), false)
+}
+
+/// A stored name is one plain name of ours: anything else in an
+/// `entry.json` is refused before it names a path.
+fn stored_name(m: &Move) -> Result<&std::ffi::OsStr> {
+    let name = std::ffi::OsStr::new(&m.stored);
+    match Path::new(name).components().collect::<Vec<_>>().as_slice() {
+        [std::path::Component::Normal(n)] if *n == name => Ok(name),
+        _ => Err(StoreError::Invalid(format!(
+            "the trash names a stored file {:?} that is not a plain name; nothing was moved",
+            m.stored
+        ))),
     }
-    Ok(())
+}
+
+/// Moves `from` (beneath `root`) into `files` as `stored`; `first` is the
+/// session file, which must be a regular file unless `even_damaged`.
+fn move_in(
+    root: &Beneath,
+    from: &Path,
+    files: &OpenDir,
+    stored: &std::ffi::OsStr,
+    first: bool,
+    even_damaged: bool,
+) -> Result<()> {
+    let (parent, name) = root.parent_of(from, false)?;
+    let kind = parent.kind_of(name)?;
+    let fits = match kind {
+        None => {
+            return Err(StoreError::NotFound(format!(
+                "{} is not there",
+                from.display()
+            )));
+        }
+        Some(Kind::File) => true,
+        Some(Kind::Dir) => !first,
+        Some(Kind::Other) => first && even_damaged,
+    };
+    if !fits {
+        return Err(StoreError::Invalid(format!(
+            "{} is not what was listed (a link or a special file?); nothing was moved",
+            from.display()
+        )));
+    }
+    parent.move_to(name, files, stored)
 }
 
 /// Moves `record` into the trash at `trash`; refuses a busy session.
-pub fn trash(trash: &Path, record: &SessionRecord, now: f64) -> Result<TrashEntry> {
-    trash_unless_busy(trash, record, now)?.map_err(|why| {
+/// `root` is its agent's folder, which every move must lie beneath.
+pub fn trash(
+    trash: &Path,
+    root: &Path,
+    record: &SessionRecord,
+    now: f64,
+    even_damaged: bool,
+) -> Result<TrashEntry> {
+    trash_unless_busy(trash, root, record, now, even_damaged)?.map_err(|why| {
         StoreError::Invalid(format!(
             "{} session {} was not deleted: {why}",
             record.agent.display_name(),
@@ -235,18 +298,15 @@ pub fn trash(trash: &Path, record: &SessionRecord, now: f64) -> Result<TrashEntr
 /// and goes on) rather than as an error.
 pub fn trash_unless_busy(
     trash: &Path,
+    root: &Path,
     record: &SessionRecord,
     now: f64,
+    even_damaged: bool,
 ) -> Result<std::result::Result<TrashEntry, String>> {
-    if let Some(why) = refusal(record, now) {
+    if let Some(why) = refusal(record, now, even_damaged) {
         return Ok(Err(why));
     }
-    let _held = lock::hold(trash)?;
-    finish_half_done(trash);
-    let name = format!("{}-{}", record.id, uuid::Uuid::new_v4().simple());
-    let dir = trash.join(&name);
-    atomic::create_private_dir(&dir)?;
-    atomic::create_private_dir(&dir.join("files"))?;
+    let root = Beneath::open(root)?;
     let moves: Vec<Move> = belongings(record)
         .into_iter()
         .enumerate()
@@ -258,22 +318,42 @@ pub fn trash_unless_busy(
             from,
         })
         .collect();
+    // Every path is checked before anything moves.
+    for m in &moves {
+        root.parent_of(&m.from, false)?;
+        stored_name(m)?;
+    }
+    let _held = lock::hold(trash)?;
+    finish_half_done(trash, None);
+    let name = uuid::Uuid::new_v4().simple().to_string();
+    let dir = trash.join(&name);
+    atomic::create_private_dir(&dir)?;
+    atomic::create_private_dir(&dir.join("files"))?;
     let mut entry = TrashEntry {
         entry: name,
         agent: record.agent,
-        id: record.id.clone(),
+        id: record.id.to_string(),
         title: record.shown_name().to_string(),
         trashed_at: now,
         bytes: bytes_of(&moves.iter().map(|m| m.from.clone()).collect::<Vec<_>>()),
         moves,
+        root: Some(root.root().to_path_buf()),
         state: "trashing".into(),
     };
     write_entry(trash, &entry)?;
     atomic::sync_dir(trash)?;
-    for m in &entry.moves {
-        if let Err(e) = rename(&m.from, &dir.join("files").join(&m.stored)) {
+    let files = stored_dir(trash, &entry.entry)?;
+    for (n, m) in entry.moves.iter().enumerate() {
+        if let Err(e) = move_in(
+            &root,
+            &m.from,
+            &files,
+            stored_name(m)?,
+            n == 0,
+            even_damaged,
+        ) {
             // What moved goes back: a failed delete leaves the session whole.
-            let _ = put_back(trash, &entry, &dir);
+            let _ = put_back(trash, &root, &entry);
             return Err(e);
         }
     }
@@ -310,14 +390,43 @@ fn read_entries(trash: &Path) -> Vec<(TrashEntry, PathBuf)> {
 /// change of the trash is under way (then it is that change's work).
 pub fn recover(trash: &Path) {
     if let Some(_held) = lock::try_hold(trash) {
-        finish_half_done(trash);
+        finish_half_done(trash, None);
+    }
+}
+
+/// The folder `e`'s moves must lie beneath: the one it recorded, else
+/// (an entry older than that field) `fallback`, else the agent's folder
+/// read off the session file's path as each agent lays them out.
+fn root_of(e: &TrashEntry, fallback: Option<&Path>) -> Option<PathBuf> {
+    if let Some(root) = &e.root {
+        return Some(root.clone());
+    }
+    if let Some(root) = fallback {
+        return Some(root.to_path_buf());
+    }
+    let file = &e.moves.first()?.from;
+    match e.agent {
+        // <projects>/<project>/<id>.jsonl
+        Agent::Claude => file.parent()?.parent().map(Path::to_path_buf),
+        // <home>/tmp/<project>/chats/<file>
+        Agent::Gemini => file.ancestors().nth(4).map(Path::to_path_buf),
+        // <home>/sessions/YYYY/MM/DD/<file>, <home>/archived_sessions/<file>
+        _ => file
+            .ancestors()
+            .find(|a| {
+                a.file_name()
+                    .is_some_and(|n| n == "sessions" || n == "archived_sessions")
+            })
+            .and_then(Path::parent)
+            .map(Path::to_path_buf),
     }
 }
 
 /// Finishes what a killed trash or restore left half done: a `trashing`
-/// entry moves the rest in, a `restoring` one puts the rest back. The
-/// caller holds the trash.
-fn finish_half_done(trash: &Path) {
+/// entry moves the rest in, a `restoring` one puts the rest back, and a
+/// temp file a kill left beside an `entry.json` goes. The caller holds
+/// the trash; `fallback` is the agent folder for entries that name none.
+fn finish_half_done(trash: &Path, fallback: Option<&Path>) {
     if let Ok(dirs) = std::fs::read_dir(trash) {
         for d in dirs.flatten() {
             if d.file_name().to_string_lossy().starts_with(".removing-") {
@@ -337,11 +446,22 @@ fn finish_half_done(trash: &Path) {
         }
     }
     for (mut e, dir) in read_entries(trash) {
+        atomic::remove_stale_temps(&dir);
+        let Some(root) = root_of(&e, fallback).and_then(|r| Beneath::open(&r).ok()) else {
+            continue;
+        };
         match e.state.as_str() {
             "trashing" => {
-                let done = e.moves.iter().all(|m| {
-                    let stored = dir.join("files").join(&m.stored);
-                    stored.exists() || rename(&m.from, &stored).is_ok() || !m.from.exists()
+                let Ok(files) = stored_dir(trash, &e.entry) else {
+                    continue;
+                };
+                let done = e.moves.iter().enumerate().all(|(n, m)| {
+                    let Ok(stored) = stored_name(m) else {
+                        return false;
+                    };
+                    files.kind_of(stored).is_ok_and(|k| k.is_some())
+                        || move_in(&root, &m.from, &files, stored, n == 0, true).is_ok()
+                        || std::fs::symlink_metadata(&m.from).is_err()
                 });
                 if done {
                     e.state = "trashed".into();
@@ -349,7 +469,7 @@ fn finish_half_done(trash: &Path) {
                 }
             }
             "restoring" => {
-                let _ = put_back(trash, &e, &dir);
+                let _ = put_back(trash, &root, &e);
             }
             _ => {}
         }
@@ -381,8 +501,10 @@ pub fn find(trash: &Path, arg: &str) -> Result<TrashEntry> {
 }
 
 /// Puts `entry` back where it came from, exactly (renamed back: bytes and
-/// times as they were); refuses if something now has one of its names.
-pub fn restore(trash: &Path, entry: &TrashEntry) -> Result<()> {
+/// times as they were), every folder on the way reached without following
+/// a link; refuses if something now has one of its names. `fallback` is
+/// the agent's folder for an entry that names none.
+pub fn restore(trash: &Path, entry: &TrashEntry, fallback: Option<&Path>) -> Result<()> {
     let _held = lock::hold(trash)?;
     // As it is now: another process may have restored or deleted it since
     // it was found.
@@ -397,35 +519,43 @@ pub fn restore(trash: &Path, entry: &TrashEntry) -> Result<()> {
             trash.display()
         )));
     };
-    let entry = &entry;
-    if let Some(taken) = entry.moves.iter().find(|m| m.from.exists()) {
-        return Err(StoreError::Invalid(format!(
-            "{} is there again, so session {} is not restored over it",
-            taken.from.display(),
+    let root = root_of(&entry, fallback).ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "the trash does not say which {} folder session {} came from; it is left in the trash",
+            entry.agent.display_name(),
             entry.id
-        )));
+        ))
+    })?;
+    let root = Beneath::open(&root)?;
+    for m in &entry.moves {
+        stored_name(m)?;
+        root.names(&m.from)?;
+        if std::fs::symlink_metadata(&m.from).is_ok() {
+            return Err(StoreError::Invalid(format!(
+                "{} is there again, so session {} is not restored over it",
+                m.from.display(),
+                entry.id
+            )));
+        }
     }
     let mut e = entry.clone();
     e.state = "restoring".into();
     write_entry(trash, &e)?;
-    put_back(trash, &e, &trash.join(&e.entry))
+    put_back(trash, &root, &e)
 }
 
-fn put_back(trash: &Path, e: &TrashEntry, dir: &Path) -> Result<()> {
+fn put_back(trash: &Path, root: &Beneath, e: &TrashEntry) -> Result<()> {
+    let files = stored_dir(trash, &e.entry)?;
     // The session file last: it is listed only once its belongings are back.
     for m in e.moves.iter().rev() {
-        let stored = dir.join("files").join(&m.stored);
-        if stored.exists() {
-            if let Some(parent) = m.from.parent()
-                && !parent.exists()
-            {
-                std::fs::create_dir_all(parent)
-                    .map_err(|err| StoreError::io("create", parent, err))?;
-            }
-            rename(&stored, &m.from)?;
+        let stored = stored_name(m)?;
+        if files.kind_of(stored)?.is_some() {
+            let (parent, name) = root.parent_of(&m.from, true)?;
+            files.move_to(stored, &parent, name)?;
         }
     }
-    std::fs::remove_dir_all(dir).map_err(|err| StoreError::io("remove", dir, err))?;
+    let dir = trash.join(&e.entry);
+    std::fs::remove_dir_all(&dir).map_err(|err| StoreError::io("remove", &dir, err))?;
     atomic::sync_dir(trash)
 }
 
@@ -440,7 +570,7 @@ pub fn delete_for_good(trash: &Path, entries: &[String]) -> Result<Vec<TrashEntr
         return Ok(gone);
     }
     let _held = lock::hold(trash)?;
-    finish_half_done(trash);
+    finish_half_done(trash, None);
     for (e, _) in read_entries(trash) {
         if e.state != "trashed" || !asked.contains(e.entry.as_str()) {
             continue;

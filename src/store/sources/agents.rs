@@ -3,6 +3,7 @@
 //! sent to the reader of its agent.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::format::SessionId;
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agent_read::AgentRead;
 use crate::store::sources::claude::ClaudeProjects;
@@ -80,14 +81,13 @@ impl AgentSource {
     /// The id of the session kept in the file `path` of this source: its
     /// name says it (Claude Code's is the id, a Codex rollout's ends with
     /// it), or Gemini CLI's first line does (read here).
-    pub fn id_of(&self, path: &Path) -> String {
+    /// An id the check refuses is the file's stand-in, as its record says.
+    pub fn id_of(&self, path: &Path) -> SessionId {
         match self.agent {
-            Agent::Claude => stem(path),
+            Agent::Claude => SessionId::of_file(&stem(path), path),
             Agent::Codex => {
                 let s = stem(path);
-                s.get(s.len().saturating_sub(36)..)
-                    .unwrap_or(&s)
-                    .to_string()
+                SessionId::of_file(s.get(s.len().saturating_sub(36)..).unwrap_or(&s), path)
             }
             _ => crate::store::sources::gemini::id_of(path),
         }
@@ -97,7 +97,7 @@ impl AgentSource {
     /// without reading them where their file names say their ids (Claude
     /// Code's name is its id; a Codex rollout's name ends with it); Gemini
     /// CLI's first line says it. The search index lists sessions this way.
-    pub fn ids(&self) -> Vec<(String, PathBuf)> {
+    pub fn ids(&self) -> Vec<(SessionId, PathBuf)> {
         match self.agent {
             Agent::Claude => ClaudeProjects::open(&self.root)
                 .session_paths()
@@ -110,13 +110,13 @@ impl AgentSource {
                 .map(|p| (self.id_of(&p), p))
                 .collect(),
             _ => {
-                let mut ids: Vec<(String, PathBuf)> = GeminiHome::open(&self.root)
+                let mut ids: Vec<(SessionId, PathBuf)> = GeminiHome::open(&self.root)
                     .session_files()
                     .into_iter()
                     .map(|p| (crate::store::sources::gemini::id_of(&p), p))
                     .collect();
                 // A legacy .json whose session has a .jsonl is left out, as the list does.
-                let with_jsonl: std::collections::HashSet<String> = ids
+                let with_jsonl: std::collections::HashSet<SessionId> = ids
                     .iter()
                     .filter(|(_, p)| p.extension().is_some_and(|e| e == "jsonl"))
                     .map(|(id, _)| id.clone())

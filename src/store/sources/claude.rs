@@ -176,7 +176,7 @@ impl ClaudeProjects {
     /// `old` (what [`ClaudeProjects::old_subagents`] found in its folder).
     pub fn subagents_given(record: &SessionRecord, old: &OldSubagents) -> Vec<PathBuf> {
         let mut out = new_layout_subagents(record);
-        out.extend(old.get(&record.id).into_iter().flatten().cloned());
+        out.extend(old.get(record.id.as_str()).into_iter().flatten().cloned());
         out.sort();
         out.dedup();
         out

@@ -3,7 +3,7 @@
 //! conversation and the file times.
 
 use crate::store::format::naming::name_from_prompt;
-use crate::store::format::{Part, Session};
+use crate::store::format::{Part, Session, SessionId};
 use crate::store::fs::disk;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::record::SessionRecord;
@@ -15,25 +15,22 @@ const DAY: f64 = 86_400.0;
 
 /// The record of the peteos session in `dir` (damaged if session.json is unreadable).
 pub fn derive_record(dir: &Path) -> SessionRecord {
-    let id = dir
+    let raw_id = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let user = disk::os_user_name().unwrap_or_default();
+    let damaged = |error: String| SessionRecord {
+        agent: Agent::Peteos,
+        ..SessionRecord::damaged(&raw_id, dir.to_path_buf(), dir.to_path_buf(), &user, error)
+    };
+    let id = match SessionId::check(&raw_id) {
+        Ok(id) => id,
+        Err(why) => return damaged(why),
+    };
     let session = match Session::load(dir) {
         Ok(s) => s,
-        Err(e) => {
-            return SessionRecord {
-                agent: Agent::Peteos,
-                ..SessionRecord::damaged(
-                    &id,
-                    dir.to_path_buf(),
-                    dir.to_path_buf(),
-                    &user,
-                    e.to_string(),
-                )
-            };
-        }
+        Err(e) => return damaged(e.to_string()),
     };
     let first_prompt = session
         .active_context()

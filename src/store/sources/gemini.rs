@@ -10,6 +10,7 @@
 mod records;
 
 use crate::store::error::Result;
+use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::format::usage::UsageByModel;
 use crate::store::sources::agent::Agent;
@@ -83,10 +84,10 @@ impl GeminiHome {
         let with_jsonl: std::collections::HashSet<String> = records
             .iter()
             .filter(|r| r.path.extension().is_some_and(|e| e == "jsonl"))
-            .map(|r| r.id.clone())
+            .map(|r| r.id.to_string())
             .collect();
         records.retain(|r| {
-            r.path.extension().is_some_and(|e| e == "jsonl") || !with_jsonl.contains(&r.id)
+            r.path.extension().is_some_and(|e| e == "jsonl") || !with_jsonl.contains(r.id.as_str())
         });
         for chunk in records.chunks(2_000) {
             if !on_batch(chunk.to_vec()) {
@@ -339,7 +340,7 @@ pub fn record_at(path: &Path) -> SessionRecord {
     };
     let meta = &state.metadata;
     let text = |k: &str| meta.get(k).and_then(Value::as_str);
-    let Some(id) = text("sessionId").map(str::to_string) else {
+    let Some(raw_id) = text("sessionId") else {
         return SessionRecord {
             agent: Agent::Gemini,
             ..SessionRecord::damaged(
@@ -350,6 +351,16 @@ pub fn record_at(path: &Path) -> SessionRecord {
                 format!("{}: no sessionId in its metadata", path.display()),
             )
         };
+    };
+    // The id names the side folder (`chats/<id>/`) and the resume's argv.
+    let id = match SessionId::check(raw_id) {
+        Ok(id) => id,
+        Err(why) => {
+            return SessionRecord {
+                agent: Agent::Gemini,
+                ..SessionRecord::damaged(raw_id, path.to_path_buf(), folder, &user, why)
+            };
+        }
     };
     let mtime = std::fs::symlink_metadata(path)
         .map(|m| m.mtime() as f64 + m.mtime_nsec() as f64 / 1e9)
@@ -391,14 +402,14 @@ pub fn record_at(path: &Path) -> SessionRecord {
 
 /// The session id of the file `path`, from its first line (a legacy
 /// `.json` is read whole): what the search index lists it by.
-pub fn id_of(path: &Path) -> String {
+pub fn id_of(path: &Path) -> SessionId {
     if path.extension().is_some_and(|e| e == "jsonl")
         && let Ok((head, _, _)) = jsonl::head(path, 16 * 1024)
         && let Some(first) = head.split(|b| *b == b'\n').next()
         && let Ok(v) = serde_json::from_slice::<Value>(first)
         && let Some(id) = v.get("sessionId").and_then(Value::as_str)
     {
-        return id.to_string();
+        return SessionId::of_file(id, path);
     }
     record_at(path).id
 }

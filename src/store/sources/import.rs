@@ -29,7 +29,7 @@ impl LokiTree {
             return Err(StoreError::AlreadyImported {
                 dir: source.to_path_buf(),
                 uuid: session.uuid(),
-                id: existing.id,
+                id: existing.id.into(),
                 name: existing.name,
             });
         }
@@ -37,7 +37,7 @@ impl LokiTree {
         let sessions = self.layout().sessions_dir();
         atomic::create_private_dir_all(&sessions)?;
         let id = match check_id(&derived.id) {
-            Ok(()) if !sessions.join(&derived.id).exists() => derived.id.clone(),
+            Ok(()) if !sessions.join(&derived.id).exists() => derived.id.to_string(),
             _ => ids::dated_id(now),
         };
         self.build_in_place("import", &id, |staging| {

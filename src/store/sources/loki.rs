@@ -5,7 +5,7 @@ use crate::store::error::{IoContext, Result, StoreError};
 use crate::store::format::jsonfile;
 use crate::store::format::meta::Meta;
 use crate::store::format::naming::name_from_prompt;
-use crate::store::format::{Session, ids};
+use crate::store::format::{Session, SessionId, ids};
 use crate::store::fs::atomic::{self, TEMP_PREFIX};
 use crate::store::fs::disk;
 use crate::store::fs::lock::{self, SessionLock};
@@ -192,8 +192,12 @@ impl LokiTree {
             Ok(_) => {}
             Err(e) => return damaged(StoreError::io("inspect", dir, e).to_string()),
         }
+        let id = match SessionId::check(&name) {
+            Ok(id) => id,
+            Err(why) => return damaged(why),
+        };
         match Meta::load(&paths.meta()) {
-            Ok(meta) => record_from_meta(&name, dir, &meta, user),
+            Ok(meta) => record_from_meta(id, dir, &meta, user),
             Err(e) => damaged(e.to_string()),
         }
     }
@@ -353,14 +357,14 @@ fn update_meta_at(dir: &Path, change: impl FnOnce(&mut Meta)) -> Result<()> {
 }
 
 /// A record from a readable meta.json; the directory name is the id.
-fn record_from_meta(id: &str, dir: &Path, meta: &Meta, user: &str) -> SessionRecord {
+fn record_from_meta(id: SessionId, dir: &Path, meta: &Meta, user: &str) -> SessionRecord {
     let name = match meta.name() {
         Some(n) if !n.is_empty() => n.to_string(),
         _ => name_from_prompt(meta.first_prompt()),
     };
     SessionRecord {
         agent: Agent::Loki,
-        id: id.to_string(),
+        id,
         title: name.clone(),
         cwd: None,
         name,

@@ -2,6 +2,7 @@
 //! derived from a bare peteos session), and the order every list uses.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::format::SessionId;
 use crate::store::sources::agent::Agent;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ pub struct SessionRecord {
     pub agent: Agent,
     /// The session's id: the directory name (Loki, peteos), or the agent's
     /// own id (Claude Code's file name, Codex's and Gemini's session id).
-    pub id: String,
+    pub id: SessionId,
     /// Slug of the first prompt.
     pub name: String,
     /// The user whose tree holds it.
@@ -45,18 +46,32 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
-    /// A record for an entry that could not be read.
+    /// A record for an entry that could not be read. `raw_id` is the id
+    /// the reader found; one [`SessionId::check`] refuses is listed under
+    /// a stand-in id, the refusal first among the reasons.
     pub fn damaged(
-        id: &str,
+        raw_id: &str,
         path: PathBuf,
         conversation_dir: PathBuf,
         user: &str,
         error: String,
     ) -> Self {
+        let (id, error) = match SessionId::check(raw_id) {
+            Ok(id) => (id, error),
+            Err(why) => (
+                SessionId::stand_in(&path),
+                format!("{}: {why}; {error}", path.display()),
+            ),
+        };
+        let title = if raw_id.is_empty() {
+            id.to_string()
+        } else {
+            crate::store::format::safe_text::safe_line(raw_id).into_owned()
+        };
         SessionRecord {
-            id: id.to_string(),
-            name: id.to_string(),
-            title: id.to_string(),
+            name: title.clone(),
+            title,
+            id,
             user: user.to_string(),
             path,
             conversation_dir,

@@ -208,7 +208,7 @@ impl ListOp {
                     .map_err(UiError::from);
                 ListReply::PreviewLoaded {
                     preview: Preview {
-                        id: record.id,
+                        id: record.id.into(),
                         last_messages,
                     },
                 }
@@ -226,7 +226,7 @@ impl ListOp {
                     .map_err(UiError::from),
             },
             ListOp::CheckDelete { record } => ListReply::DeleteChecked {
-                id: record.id.clone(),
+                id: record.id.to_string(),
                 result: delete_check(store, &record, job.now),
             },
             ListOp::DeleteSession {

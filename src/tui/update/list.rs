@@ -30,7 +30,7 @@ const STATS_WINDOW: usize = 40;
 /// Forgets the rows and reads the store again.
 pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     if list.pending_select.is_none() {
-        list.pending_select = list.selected_row().map(|r| r.record.id.clone());
+        list.pending_select = list.selected_row().map(|r| r.record.id.to_string());
     }
     list.waiting.scan = app.request();
     list.waiting.stats = app.request();
@@ -135,11 +135,11 @@ fn on_batch(
     let mut added = Vec::with_capacity(records.len());
     for record in records {
         // A session the watcher already brought in is as new as it gets.
-        if list.by_id.contains_key(&record.id) {
+        if list.by_id.contains_key(record.id.as_str()) {
             continue;
         }
         let index = list.rows.len();
-        list.by_id.insert(record.id.clone(), index);
+        list.by_id.insert(record.id.to_string(), index);
         added.push((index, record.clone()));
         list.rows.push(SessionRow::new(record));
     }
@@ -188,7 +188,7 @@ fn on_filtered(
     }
     list.visible_complete = complete;
     let keep_id = if query == list.visible_query {
-        list.selected_row().map(|r| r.record.id.clone())
+        list.selected_row().map(|r| r.record.id.to_string())
     } else {
         None
     };
@@ -437,7 +437,7 @@ fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
     }
     app.overlay = Some(Overlay::Input(Input::new(
         InputPurpose::Rename {
-            id: row.record.id.clone(),
+            id: row.record.id.to_string(),
         },
         &row.record.name,
     )));
@@ -482,7 +482,7 @@ fn on_created(
     match result {
         Ok(record) => {
             app.say(format!("created {} ({})", record.name, record.id));
-            list.pending_select = Some(record.id);
+            list.pending_select = Some(record.id.into());
             list.query.clear();
             Step::effects(rescan(list, app))
         }
@@ -501,7 +501,7 @@ fn on_renamed(
     match result {
         Ok(record) => {
             app.say(format!("renamed to {}", record.name));
-            let Some(&index) = list.by_id.get(&record.id) else {
+            let Some(&index) = list.by_id.get(record.id.as_str()) else {
                 return Step::none();
             };
             list.rows[index].record = (*record).clone();

@@ -274,7 +274,7 @@ fn replan(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
         return Vec::new();
     };
     app.trims
-        .insert((viewer.record.id.clone(), state.kind), state.value);
+        .insert((viewer.record.id.to_string(), state.kind), state.value);
     if let Err(e) = trim::replan(state, loaded, counts.as_deref(), external) {
         app.complain(e);
     }

@@ -237,7 +237,7 @@ fn session_row<'a>(
             vec![
                 Cell::from(Line::from(vec![
                     Span::styled("⚠ damaged ", theme.error()),
-                    Span::raw(r.id.clone()),
+                    Span::raw(r.id.to_string()),
                 ])),
                 Cell::from("-"),
                 Cell::from(""),

@@ -187,7 +187,7 @@ fn plan_row<'a>(entry: &PlanEntry, now: f64, to_trash: bool, theme: Theme) -> Ro
     Row::new([
         Cell::from(Span::styled(verb, style)),
         Cell::from(if r.error.is_some() {
-            r.id.clone()
+            r.id.to_string()
         } else if to_trash {
             r.shown_name().to_string()
         } else {

@@ -329,7 +329,7 @@ fn a_preview_reads_again_what_changed_since_the_last_one() {
             .unwrap()
             .entries
             .into_iter()
-            .map(|e| (e.candidate.record.id, e.decision))
+            .map(|e| (e.candidate.record.id.into(), e.decision))
             .collect();
         plan.sort_by(|a, b| a.0.cmp(&b.0));
         plan

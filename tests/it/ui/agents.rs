@@ -279,9 +279,9 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     let plan = ui.model.purge().unwrap().plan.clone().unwrap();
     let going: Vec<String> = plan
         .removals()
-        .map(|e| e.candidate.record.id.clone())
+        .map(|e| e.candidate.record.id.to_string())
         .collect();
-    assert!(!going.is_empty() && !going.contains(&oldest.id));
+    assert!(!going.is_empty() && !going.contains(&oldest.id.to_string()));
     ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
     check("purge_claude_confirm_120x30", &ui, &dir);
     assert_eq!(session_files(&projects), before, "nothing moves before yes");

@@ -41,7 +41,7 @@ fn open(root: &Path, options: WatchOptions) -> Live {
 
 /// The id of the session the list shows first.
 fn first_id(ui: &Live) -> String {
-    ui.model.list.selected_row().unwrap().record.id.clone()
+    ui.model.list.selected_row().unwrap().record.id.to_string()
 }
 
 /// Runs the agent simulator on session `id`: `rounds` appends, pausing
@@ -258,7 +258,7 @@ fn a_burst_of_ten_thousand_appends_does_not_freeze_the_loop() {
         .list
         .rows
         .iter()
-        .map(|r| r.record.id.clone())
+        .map(|r| r.record.id.to_string())
         .collect();
     let before = fresh_total(&root, &ids);
     let n = sized(10_000, 10_000);

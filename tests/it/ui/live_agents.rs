@@ -85,7 +85,7 @@ fn row_of(ui: &Live, agent: Agent) -> (String, PathBuf) {
         .filter(|r| r.stats.as_ref().is_some_and(|s| s.messages.is_some()))
         .max_by(|a, b| a.record.last_used_at.total_cmp(&b.record.last_used_at))
         .expect("a readable row of the agent");
-    (row.record.id.clone(), row.record.path.clone())
+    (row.record.id.to_string(), row.record.path.clone())
 }
 
 fn listed(m: &Model, id: &str) -> bool {

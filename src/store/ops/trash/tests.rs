@@ -19,6 +19,7 @@ fn planted(trash: &Path, name: &str, state: &str, trashed_at: f64) {
                 from: trash.join("gone").join(format!("{name}.jsonl")),
                 stored: "s.jsonl".into(),
             }],
+            root: Some(trash.join("gone")),
             state: state.into(),
         },
     )
@@ -64,6 +65,7 @@ fn trash_empty_chooses_by_age_as_the_pane_does() {
             trashed_at: 2_000.0 - ago,
             bytes: 0,
             moves: Vec::new(),
+            root: None,
             state: "trashed".into(),
         })
         .collect();
@@ -116,7 +118,7 @@ fn a_listing_meanwhile_never_breaks_a_move_into_the_trash() {
         // Each move's answer, asserted once the lister has stopped.
         let moved: Vec<_> = records
             .iter()
-            .map(|r| trash_unless_busy(&trash, r, later))
+            .map(|r| trash_unless_busy(&trash, &chats, r, later, false))
             .collect();
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         moved

@@ -4,6 +4,7 @@
 //! `summary`) from the last ones. Listing 10,000 sessions reads a few KB of
 //! each, never a whole file.
 
+use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::parse_time;
@@ -49,7 +50,7 @@ pub fn record_in(
     path: &Path,
     side_folder: Option<bool>,
 ) -> SessionRecord {
-    let id = path
+    let raw_id = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -57,7 +58,13 @@ pub fn record_in(
     let user = crate::store::sources::agents::user_name();
     let damaged = |error: String| SessionRecord {
         agent: Agent::Claude,
-        ..SessionRecord::damaged(&id, path.to_path_buf(), folder.clone(), &user, error)
+        ..SessionRecord::damaged(&raw_id, path.to_path_buf(), folder.clone(), &user, error)
+    };
+    // The file's name is its id: one that could be a path or an option is
+    // never read further, named or run.
+    let id = match SessionId::check(&raw_id) {
+        Ok(id) => id,
+        Err(why) => return damaged(why),
     };
     let read = |size: usize| jsonl::head_and_tail_in(dir, path, size, size);
     let (mut ends, mut file) = match read(FIRST_READ) {

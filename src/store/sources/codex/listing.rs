@@ -3,6 +3,7 @@
 //! typed from the first lines, the last use and a `thread_name_updated`
 //! from the last ones, and the title from `session_index.jsonl`.
 
+use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::parse_time;
@@ -45,16 +46,11 @@ pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord
         .to_string();
     let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
     let user = crate::store::sources::agents::user_name();
-    let damaged = |error: String| SessionRecord {
+    let damaged_as = |raw_id: &str, error: String| SessionRecord {
         agent: Agent::Codex,
-        ..SessionRecord::damaged(
-            &id_from_name,
-            path.to_path_buf(),
-            folder.clone(),
-            &user,
-            error,
-        )
+        ..SessionRecord::damaged(raw_id, path.to_path_buf(), folder.clone(), &user, error)
     };
+    let damaged = |error: String| damaged_as(&id_from_name, error);
     let read = |size: usize| jsonl::head_and_tail(path, size, size.min(64 * 1024));
     let (mut ends, mut file) = match read(FIRST_READ) {
         Ok(file) => (read_ends(&file), file),
@@ -76,10 +72,14 @@ pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord
             path.display()
         ));
     }
-    let id = ends.id.unwrap_or(id_from_name);
+    let raw_id = ends.id.unwrap_or(id_from_name.clone());
+    let id = match SessionId::check(&raw_id) {
+        Ok(id) => id,
+        Err(why) => return damaged_as(&raw_id, why),
+    };
     let prompt = ends.prompt.unwrap_or_default();
     let title = titles
-        .get(&id)
+        .get(id.as_str())
         .cloned()
         .or(ends.thread_name)
         .unwrap_or_else(|| prompt.clone());

@@ -13,6 +13,7 @@
 //!   remembered for when one goes.
 
 use super::{SessionRef, Watched};
+use crate::store::format::SessionId;
 use crate::store::fs::watch::WatchRoot;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agents::AgentSource;
@@ -25,7 +26,7 @@ pub struct AgentWatch {
     source: AgentSource,
     /// Gemini CLI's ids by file, read once (at the first change) and kept
     /// as files come, so a deleted file still names its session.
-    known: Mutex<Option<HashMap<PathBuf, String>>>,
+    known: Mutex<Option<HashMap<PathBuf, SessionId>>>,
 }
 
 impl AgentWatch {
@@ -38,7 +39,7 @@ impl AgentWatch {
     }
 
     /// Runs `f` on Gemini CLI's ids by file, read first if they were not.
-    fn remembered<R>(&self, f: impl FnOnce(&mut HashMap<PathBuf, String>) -> R) -> Option<R> {
+    fn remembered<R>(&self, f: impl FnOnce(&mut HashMap<PathBuf, SessionId>) -> R) -> Option<R> {
         let mut known = self.known.lock().ok()?;
         let known = known.get_or_insert_with(|| {
             let ids = self.source.ids().into_iter();
@@ -48,7 +49,7 @@ impl AgentWatch {
     }
 
     /// The id of the file `path` (there or gone).
-    fn id_of(&self, path: &Path) -> String {
+    fn id_of(&self, path: &Path) -> SessionId {
         if self.source.agent() != Agent::Gemini {
             return self.source.id_of(path);
         }
@@ -136,7 +137,7 @@ impl Watched for AgentWatch {
         };
         Some(SessionRef {
             agent: self.source.agent(),
-            id: self.id_of(&file),
+            id: self.id_of(&file).into(),
             path: file,
         })
     }

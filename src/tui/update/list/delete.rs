@@ -91,7 +91,7 @@ pub fn on_checked(
         title,
         lines,
         action: ConfirmAction::Delete {
-            id: r.id.clone(),
+            id: r.id.to_string(),
             damaged: check.damage.is_some(),
         },
     }));

@@ -66,7 +66,7 @@ pub fn on_reread(list: &mut ListScreen, app: &mut App, req: u64, results: Vec<Re
     let mut preview_stale = false;
     for result in results {
         let id = match &result {
-            Reread::Present(record) => record.id.clone(),
+            Reread::Present(record) => record.id.to_string(),
             Reread::Gone(session) => session.id.clone(),
         };
         // Only the newest reading of a session counts.

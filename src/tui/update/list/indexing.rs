@@ -91,7 +91,7 @@ pub fn fill(list: &mut ListScreen, settings: &Settings, rows: &[usize]) -> Vec<E
     let mut facts = Vec::new();
     for &index in rows {
         let row = &mut list.rows[index];
-        let Some(indexed) = list.indexed.get(&row.record.id) else {
+        let Some(indexed) = list.indexed.get(row.record.id.as_str()) else {
             continue;
         };
         if row.stats.is_none() {

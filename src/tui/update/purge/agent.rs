@@ -45,7 +45,7 @@ pub fn question(agent: Agent, plan: &PurgePlan) -> Confirm {
 pub fn report_text(agent: Agent, plan: &PurgePlan, report: &PurgeReport) -> (String, bool) {
     let bytes: u64 = plan
         .removals()
-        .filter(|e| report.removed.contains(&e.candidate.record.id))
+        .filter(|e| report.removed.contains(&e.candidate.record.id.to_string()))
         .map(|e| e.candidate.bytes)
         .sum();
     let mut text = format!(

@@ -91,7 +91,7 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
     let said: Vec<(String, String)> = plan
         .entries
         .iter()
-        .map(|e| (e.candidate.record.id.clone(), e.decision.to_string()))
+        .map(|e| (e.candidate.record.id.to_string(), e.decision.to_string()))
         .collect();
     assert_eq!(
         said,

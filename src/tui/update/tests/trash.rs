@@ -19,6 +19,7 @@ fn entry(id: &str, title: &str, hours_ago: f64) -> TrashEntry {
             from: PathBuf::from(format!("/home/u/.claude/projects/app/{id}.jsonl")),
             stored: format!("{id}.jsonl"),
         }],
+        root: None,
         state: "trashed".into(),
     }
 }

@@ -30,7 +30,7 @@ pub fn copy(viewer: &Viewer, app: &mut App, action: Action) {
             (text, what)
         }
         Action::CopySessionId => (
-            viewer.record.id.clone(),
+            viewer.record.id.to_string(),
             format!("the session id {}", viewer.record.id),
         ),
         _ => {

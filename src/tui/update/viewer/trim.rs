@@ -209,7 +209,7 @@ pub fn begin(viewer: &mut Viewer, app: &mut App, action: Action) {
         .complete_counts(app.settings.encoding)
         .map(|c| c.iter().sum());
     let mut state = start(action, loaded, total, app.settings.window_tokens);
-    if let Some(value) = app.trims.get(&(viewer.record.id.clone(), state.kind)) {
+    if let Some(value) = app.trims.get(&(viewer.record.id.to_string(), state.kind)) {
         state.value = *value;
     }
     viewer.mode = ViewerMode::Trim(state);
