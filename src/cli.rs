@@ -22,7 +22,7 @@ mod trash;
 #[cfg(test)]
 mod man;
 mod new;
-mod output;
+pub mod output;
 mod purge;
 mod resume;
 mod resume_command;

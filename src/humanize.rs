@@ -122,6 +122,8 @@ pub fn datetime(seconds: f64) -> String {
 /// with `…` when cut.
 pub fn truncate(text: &str, max: usize) -> String {
     use unicode_width::UnicodeWidthChar;
+    // Made safe first, so a cut never leaves half an escape sequence.
+    let text = &*crate::store::safe_text::safe_line(text);
     if unicode_width::UnicodeWidthStr::width(text) <= max {
         return text.to_string();
     }

@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if !e.message.is_empty() {
-                eprintln!("loki-sessions: {}", e.message);
+                loki_sessions::cli::output::eprint_safe(&format!("loki-sessions: {}", e.message));
             }
             ExitCode::from(e.code)
         }

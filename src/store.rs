@@ -32,6 +32,8 @@ pub use format::clear::{CLEARED_FROM, placeholder};
 pub use format::edit_facts::{EditFacts, Partner};
 pub use format::ids::{id_start, iso_timestamp};
 pub use format::jsonfile;
+pub use format::safe_text;
+pub use format::session_id::SessionId;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;
 pub use format::usage::{Usage, UsageByModel};

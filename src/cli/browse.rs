@@ -54,7 +54,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
                 ))
             })?;
         let user = DEMO_USER;
-        eprintln!(
+        crate::note!(
             "loki-sessions: making a demo store in {} …",
             dir.path().display()
         );
@@ -106,7 +106,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         && outcome.display != remembered
         && let Err(e) = config::save_display(path, outcome.display)
     {
-        eprintln!("loki-sessions: {e}");
+        crate::note!("loki-sessions: {e}");
     }
     let exit = outcome.map(|o| o.exit);
     // The resumed workspace must outlive us: a resume keeps the demo store.
@@ -146,7 +146,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
 fn end_demo(dir: tempfile::TempDir, user: &str, keep: bool) {
     if keep {
         let kept = dir.keep();
-        eprintln!(
+        crate::note!(
             "loki-sessions: the demo store stays in {} (open it again with --root {0} --user {user})",
             kept.display()
         );
@@ -167,13 +167,13 @@ fn end_demo(dir: tempfile::TempDir, user: &str, keep: bool) {
     match removal {
         // We exit next: the child is reparented, never left a zombie of ours.
         #[allow(clippy::zombie_processes)]
-        Ok(_) => eprintln!(
+        Ok(_) => crate::note!(
             "loki-sessions: removing the demo store {} (in the background)",
             path.display()
         ),
         Err(_) => match std::fs::remove_dir_all(&path) {
-            Ok(()) => eprintln!("loki-sessions: removed the demo store {}", path.display()),
-            Err(e) => eprintln!(
+            Ok(()) => crate::note!("loki-sessions: removed the demo store {}", path.display()),
+            Err(e) => crate::note!(
                 "loki-sessions: could not remove the demo store {}: {e}",
                 path.display()
             ),

@@ -164,7 +164,7 @@ impl CliEnv {
                     if newest && candidates.windows(2).all(|w| w[0].name == w[1].name) =>
                 {
                     let chosen = &candidates[0];
-                    eprintln!(
+                    crate::note!(
                         "loki-sessions: {} sessions are named {:?}; taking the most recently used, \
                      {} (name another as \"{} · {}\" or by its id)",
                         candidates.len(),

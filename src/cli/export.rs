@@ -5,7 +5,6 @@ use crate::cli::{CliEnv, CliError, completions};
 use crate::store::TranscriptFormat;
 use clap::{Args, ValueEnum};
 use clap_complete::engine::ArgValueCandidates;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Arguments of `export`.
@@ -72,11 +71,8 @@ pub fn run(env: &CliEnv, args: ExportArgs) -> Result<(), CliError> {
             env.store.write_export(&target, path, &text, args.force)?;
             output::print_lines([path.display().to_string()])
         }
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
-            Ok(())
-        }
+        // To a terminal (or a pipe to one) made safe; `--output` keeps
+        // the exact text.
+        None => output::print_text(&text),
     }
 }

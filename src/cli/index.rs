@@ -40,7 +40,7 @@ pub fn run(env: &CliEnv, args: IndexArgs) -> Result<(), CliError> {
     }
     let status = env.store.index_status();
     if let Some(note) = &report.note {
-        eprintln!("note: {note}");
+        crate::note!("note: {note}");
     }
     if args.json {
         return output::print_json(&json!({"status": status, "update": report}));

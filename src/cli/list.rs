@@ -143,7 +143,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     };
     let records = env.store.list()?;
     if records.is_empty() {
-        eprintln!("loki-sessions: no sessions in {}", env.looked_in());
+        crate::note!("loki-sessions: no sessions in {}", env.looked_in());
         return if args.json {
             output::print_json(&[] as &[ListItem])
         } else {

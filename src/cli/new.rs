@@ -52,12 +52,12 @@ pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
     let plan = match plan {
         Some(plan) if plan.removals().next().is_some() && !args.yes => {
             if !ask::can_ask() {
-                eprintln!("{}", left_unpurged(&plan, &policy_flags(&args)));
+                crate::note!("{}", left_unpurged(&plan, &policy_flags(&args)));
                 None
             } else if ask::yes_or_no(&purge_summary(&plan, env.now), "Purge them first?")? {
                 Some(plan)
             } else {
-                eprintln!("nothing purged");
+                crate::note!("nothing purged");
                 None
             }
         }
@@ -70,11 +70,11 @@ pub fn run(env: &CliEnv, args: NewArgs) -> Result<(), CliError> {
             let entry = plan.entry(id);
             let name = entry.map_or("", |e| e.candidate.record.name.as_str());
             let reason = entry.map(|e| e.decision.to_string()).unwrap_or_default();
-            eprintln!("purged {id} ({name}): {reason}");
+            crate::note!("purged {id} ({name}): {reason}");
             purged_ids.push(id.clone());
         }
         for (id, why) in report.skipped.iter().chain(&report.failed) {
-            eprintln!("not purged {id}: {why}");
+            crate::note!("not purged {id}: {why}");
         }
     }
     let record = &started.record;

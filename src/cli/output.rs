@@ -1,6 +1,9 @@
-//! Writing results to stdout and progress to stderr.
+//! Writing results to stdout and progress to stderr. Text goes out made
+//! safe for a terminal (`safe_text`: escapes and controls from a file shown
+//! as `\x1b`, never acted on), JSON with C1 and bidi controls escaped too.
 
 use crate::cli::CliError;
+use crate::store::safe_text::{safe_text, to_safe_json_line, to_safe_json_pretty};
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -9,21 +12,63 @@ use std::time::{Duration, Instant};
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
     // Stdout is line-buffered; a big listing would cost a write per line.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)
-        .map_err(|e| CliError::from(std::io::Error::from(e)))?;
+    to_safe_json_pretty(&mut out, value).map_err(|e| CliError::from(std::io::Error::from(e)))?;
     writeln!(out)?;
     out.flush()?;
     Ok(())
 }
 
-/// Prints text lines (each gets a newline).
+/// Writes `value` as one line of JSON to `out` (a line of `watch --json`).
+pub fn write_json_line<T: Serialize + ?Sized>(
+    out: &mut impl Write,
+    value: &T,
+) -> Result<(), CliError> {
+    to_safe_json_line(&mut *out, value).map_err(|e| CliError::from(std::io::Error::from(e)))?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Prints text lines (each gets a newline), made safe for a terminal.
 pub fn print_lines<I: IntoIterator<Item = String>>(lines: I) -> Result<(), CliError> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for line in lines {
+        writeln!(out, "{}", safe_text(&line))?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints lines laid out by us with escapes of our own (a transcript's
+/// colours), whose text from files was made safe when it was laid out.
+pub fn print_rendered_lines<I: IntoIterator<Item = String>>(lines: I) -> Result<(), CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for line in lines {
         writeln!(out, "{line}")?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// Prints `text` as it is laid out (an export), made safe for a terminal.
+pub fn print_text(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(safe_text(text).as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes a line to stderr made safe for a terminal: what `eprintln!`
+/// would, for messages that hold ids, titles or paths from files.
+pub fn eprint_safe(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", safe_text(text));
+}
+
+/// `eprintln!` whose text is made safe for a terminal ([`eprint_safe`]).
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::cli::output::eprint_safe(&format!($($arg)*))
+    };
 }
 
 /// A progress line on stderr, drawn only when stderr is a terminal.

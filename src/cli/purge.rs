@@ -74,10 +74,10 @@ pub fn run(env: &CliEnv, args: PurgeArgs) -> Result<(), CliError> {
 /// which failed: `not removed ID: why`, `failed to remove ID: why`.
 pub(super) fn tell_left_and_failed(report: &PurgeReport, done: &str, verb: &str) {
     for (id, why) in &report.skipped {
-        eprintln!("not {done} {id}: {why}");
+        crate::note!("not {done} {id}: {why}");
     }
     for (id, why) in &report.failed {
-        eprintln!("failed to {verb} {id}: {why}");
+        crate::note!("failed to {verb} {id}: {why}");
     }
 }
 

@@ -61,7 +61,7 @@ pub fn run(env: &CliEnv, args: ResumeArgs, top: ResumeOutput) -> Result<(), CliE
     let target = env.locate(&args.session)?;
     env.store.resume(&target, env.now)?;
     if env.store.agent_owns(&target) {
-        eprintln!("{AGENT_OWNS}");
+        crate::note!("{AGENT_OWNS}");
     }
     finish(env, &target, &output)
 }
@@ -105,12 +105,26 @@ pub fn printed(env: &CliEnv, target: &Target, what: PrintWhat) -> Result<String,
         PrintWhat::Path => target.record.path.clone(),
         PrintWhat::Workspace => target.workspace(),
         PrintWhat::Command => {
-            return Ok(match resume_command::agent_argv(env, target)? {
+            return match resume_command::agent_argv(env, target)? {
                 Some((argv, dir)) => resume_command::shell_line(&argv, &dir),
                 // A Loki session resumes in its workspace.
                 None => resume_command::cd_line(&target.workspace()),
-            });
+            };
         }
     };
-    Ok(path.to_string_lossy().into_owned())
+    exact_line(&path)
+}
+
+/// `path` as one line for `cd "$(…)"`: exact, or refused when it holds a
+/// character a terminal acts on (printed made safe, it would be another
+/// path; printed raw, it would act on the terminal).
+fn exact_line(path: &std::path::Path) -> Result<String, CliError> {
+    let text = path.to_string_lossy();
+    let safe = crate::store::safe_text::safe_line(&text);
+    if safe != text {
+        return Err(CliError::usage(format!(
+            "the path {safe} holds control characters, so it is not printed"
+        )));
+    }
+    Ok(text.into_owned())
 }

@@ -7,10 +7,16 @@
 
 use crate::cli::{CliEnv, CliError};
 use crate::store::Target;
-use std::path::Path;
+use crate::store::safe_text::{is_unsafe, safe_line};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The argv for `template` with the placeholders filled in.
+/// The placeholders of a template, each filled once.
+const PLACEHOLDERS: [&str; 4] = ["{id}", "{workspace}", "{cwd}", "{path}"];
+
+/// The argv for `template` with the placeholders filled in: each word is
+/// scanned once, left to right, and a value put in is never scanned again
+/// (an id `{path}` stays the text `{path}`).
 pub fn argv(
     template: &str,
     id: &str,
@@ -19,21 +25,37 @@ pub fn argv(
 ) -> Result<Vec<String>, CliError> {
     let words = shlex::split(template).ok_or_else(|| {
         CliError::usage(format!(
-            "cannot parse the resume command {template:?} (unbalanced quotes?)"
+            "cannot parse the resume command {:?} (unbalanced quotes?)",
+            safe_line(template)
         ))
     })?;
     if words.is_empty() {
         return Err(CliError::usage("the resume command is empty"));
     }
-    Ok(words
-        .into_iter()
-        .map(|w| {
-            w.replace("{id}", id)
-                .replace("{workspace}", workspace)
-                .replace("{cwd}", workspace)
-                .replace("{path}", path)
-        })
-        .collect())
+    let values = [id, workspace, workspace, path];
+    Ok(words.iter().map(|w| fill(w, &values)).collect())
+}
+
+/// `word` with each placeholder replaced by its value, in one pass.
+fn fill(word: &str, values: &[&str; 4]) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        rest = &rest[open..];
+        match PLACEHOLDERS.iter().position(|p| rest.starts_with(p)) {
+            Some(n) => {
+                out.push_str(values[n]);
+                rest = &rest[PLACEHOLDERS[n].len()..];
+            }
+            None => {
+                out.push('{');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Runs the command and returns its exit code.
@@ -53,18 +75,19 @@ pub fn run_in(argv: &[String], dir: Option<&Path>) -> Result<u8, CliError> {
     }
     let status = command
         .status()
-        .map_err(|e| CliError::usage(format!("cannot run {program:?}: {e}")))?;
+        .map_err(|e| CliError::usage(format!("cannot run {:?}: {e}", safe_line(program))))?;
     Ok(status.code().map_or(1, |c| c.clamp(0, 255) as u8))
 }
 
 /// Another agent's resume command for `target`, and the folder it runs in:
 /// the config's `[resume]` entry for the agent, else the agent's own
-/// (`claude --resume {id}`, `codex resume {id}`, `gemini --resume {id}`).
-/// None for Loki and peteos sessions.
+/// (`claude --resume={id}`, `codex resume -- {id}`, `gemini --resume={id}`).
+/// None for Loki and peteos sessions. A folder recorded in the session must
+/// be absolute and an existing directory, else the resume is refused.
 pub fn agent_argv(
     env: &CliEnv,
     target: &Target,
-) -> Result<Option<(Vec<String>, std::path::PathBuf)>, CliError> {
+) -> Result<Option<(Vec<String>, PathBuf)>, CliError> {
     let agent = target.record.agent;
     let configured = env
         .config
@@ -82,34 +105,75 @@ pub fn agent_argv(
         &dir.to_string_lossy(),
         &target.record.path.to_string_lossy(),
     )?;
+    check_folder(&dir, &argv)?;
     Ok(Some((argv, dir)))
 }
 
+/// Refuses a folder to run in that is not absolute (it would resolve
+/// against wherever we were started), holds a NUL, or is not an existing
+/// directory, naming it and how to resume by hand.
+fn check_folder(dir: &Path, argv: &[String]) -> Result<(), CliError> {
+    let shown = safe_line(&dir.to_string_lossy()).into_owned();
+    if dir.as_os_str().is_empty() {
+        return Err(CliError::usage(
+            "this session records an empty folder to work in; not resumed",
+        ));
+    }
+    if !dir.is_absolute() {
+        return Err(CliError::usage(format!(
+            "the folder this session records, {shown:?}, is not an absolute path; not resumed"
+        )));
+    }
+    if dir.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(CliError::usage(format!(
+            "the folder this session records, {shown:?}, holds a NUL; not resumed"
+        )));
+    }
+    if !dir.is_dir() {
+        let by_hand = shell_line(argv, dir).map_or_else(
+            |_| String::new(),
+            |line| format!("; resume it by hand: {line}"),
+        );
+        return Err(CliError::usage(format!(
+            "the folder this session worked in, {shown}, is not there{by_hand}"
+        )));
+    }
+    Ok(())
+}
+
 /// `cd DIR && PROGRAM ARGS…`, each word quoted for a POSIX shell.
-pub fn shell_line(argv: &[String], dir: &Path) -> String {
-    let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
-    format!("{} && {}", cd_line(dir), words.join(" "))
+pub fn shell_line(argv: &[String], dir: &Path) -> Result<String, CliError> {
+    let words: Vec<String> = argv.iter().map(|w| quote(w)).collect::<Result<_, _>>()?;
+    Ok(format!("{} && {}", cd_line(dir)?, words.join(" ")))
 }
 
 /// `cd DIR`, quoted for a POSIX shell.
-pub fn cd_line(dir: &Path) -> String {
-    format!("cd {}", quote(&dir.to_string_lossy()))
+pub fn cd_line(dir: &Path) -> Result<String, CliError> {
+    Ok(format!("cd {}", quote(&dir.to_string_lossy())?))
 }
 
-fn quote(word: &str) -> String {
-    shlex::try_quote(word).map_or_else(|_| format!("'{word}'"), |q| q.into_owned())
+/// `word` quoted for a POSIX shell, by a rule that cannot fail open: a
+/// word of plain characters as it is, any other in single quotes (a `'`
+/// as `'\''`). A word holding a control character (a NUL above all, which
+/// no quoting carries) is refused: printed, it would act on a terminal.
+pub fn quote(word: &str) -> Result<String, CliError> {
+    if let Some(c) = word.chars().find(|&c| is_unsafe(c)) {
+        return Err(CliError::usage(format!(
+            "cannot print a shell command with the control character U+{:04X} in {:?}; resume it with `loki-sessions resume` instead",
+            c as u32,
+            safe_line(word)
+        )));
+    }
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b);
+    if !word.is_empty() && word.bytes().all(plain) {
+        return Ok(word.to_string());
+    }
+    Ok(format!("'{}'", word.replace('\'', "'\\''")))
 }
 
 /// Resumes another agent's session: runs its command in the folder it
-/// worked in (which must still be there), passing its exit code on.
+/// worked in ([`agent_argv`] checked it), passing its exit code on.
 pub fn resume_agent(argv: &[String], dir: &Path) -> Result<(), CliError> {
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "the folder this session worked in, {}, is not there; resume it by hand: {}",
-            dir.display(),
-            argv.join(" ")
-        )));
-    }
     match run_in(argv, Some(dir))? {
         0 => Ok(()),
         code => Err(CliError {
@@ -130,6 +194,56 @@ mod tests {
         assert_eq!(argv, vec!["code", "--goto", "/w s/main.rs", evil]);
         assert!(super::argv("echo 'unbalanced", "a", "b", "c").is_err());
         assert!(super::argv("   ", "a", "b", "c").is_err());
+    }
+
+    #[test]
+    fn placeholders_are_filled_once() {
+        let filled = argv("x {id} {path}{id} {nope} {", "{path}", "/w", "/p").unwrap();
+        assert_eq!(filled, vec!["x", "{path}", "/p{path}", "{nope}", "{"]);
+        let filled = argv("x {workspace}", "i", "{id}", "/p").unwrap();
+        assert_eq!(filled, vec!["x", "{id}"]);
+    }
+
+    #[test]
+    fn the_quoter_cannot_fail_open() {
+        assert_eq!(quote("plain-1.2/x").unwrap(), "plain-1.2/x");
+        assert_eq!(quote("").unwrap(), "''");
+        assert_eq!(quote("a b").unwrap(), "'a b'");
+        assert_eq!(quote("it's").unwrap(), "'it'\\''s'");
+        for bad in ["a\0b", "a\nb", "a\x1b]0;x\x07", "a\u{9b}", "a\u{202e}"] {
+            assert!(quote(bad).is_err(), "{bad:?}");
+        }
+        // What the shell makes of a quoted word is the word.
+        for word in ["$(touch x)", "`id`", "a'b\"c", "; rm -rf ~", "~", "*"] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", quote(word).unwrap()))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), word);
+        }
+    }
+
+    #[test]
+    fn a_folder_to_run_in_must_be_absolute_and_there() {
+        let argv = vec!["claude".to_string()];
+        for bad in [
+            "",
+            "-P",
+            "../../../../etc",
+            "rel/dir",
+            "/no/such/folder/here",
+        ] {
+            assert!(check_folder(Path::new(bad), &argv).is_err(), "{bad:?}");
+        }
+        let here = tempfile::tempdir().unwrap();
+        assert!(check_folder(here.path(), &argv).is_ok());
+        let gone = check_folder(&here.path().join("gone"), &argv).unwrap_err();
+        assert!(
+            gone.message.contains("resume it by hand: cd "),
+            "{}",
+            gone.message
+        );
     }
 
     #[test]

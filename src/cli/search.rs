@@ -80,16 +80,17 @@ pub fn run(env: &CliEnv, args: SearchArgs) -> Result<(), CliError> {
         outcome
     };
     if let Some(note) = &outcome.note {
-        eprintln!("note: {note}");
+        crate::note!("note: {note}");
     }
     for unreadable in &outcome.unreadable {
-        eprintln!(
+        crate::note!(
             "note: session {} could not be read, so it was not searched: {}",
-            unreadable.session_id, unreadable.error
+            unreadable.session_id,
+            unreadable.error
         );
     }
     if !outcome.is_complete() {
-        eprintln!(
+        crate::note!(
             "note: searched {} of {} sessions",
             humanize::count(outcome.covered as u64),
             humanize::count(outcome.sessions as u64)
@@ -122,7 +123,7 @@ pub fn run(env: &CliEnv, args: SearchArgs) -> Result<(), CliError> {
         });
         output::print_lines(lines)?;
         if outcome.total > outcome.hits.len() {
-            eprintln!(
+            crate::note!(
                 "{} of {} matching messages shown (--limit)",
                 outcome.hits.len(),
                 humanize::count(outcome.total as u64)

@@ -50,7 +50,7 @@ pub fn print(context: &Context, counts: &[u64], how: Printing) -> Result<(), Cli
     if terminal && !how.no_pager {
         return page(&lines);
     }
-    output::print_lines(lines)
+    output::print_rendered_lines(lines)
 }
 
 /// The transcript's lines at `width`, with escapes in `theme` (none without).
@@ -175,7 +175,7 @@ fn page(lines: &[String]) -> Result<(), CliError> {
     let pager = std::env::var("PAGER").unwrap_or_else(|_| "less".into());
     let words = shlex::split(&pager).unwrap_or_default();
     let Some((program, args)) = words.split_first() else {
-        return output::print_lines(lines.iter().cloned());
+        return output::print_rendered_lines(lines.iter().cloned());
     };
     let mut command = std::process::Command::new(program);
     command.args(args).stdin(std::process::Stdio::piped());
@@ -183,7 +183,7 @@ fn page(lines: &[String]) -> Result<(), CliError> {
         command.env("LESS", "FRX");
     }
     let Ok(mut child) = command.spawn() else {
-        return output::print_lines(lines.iter().cloned());
+        return output::print_rendered_lines(lines.iter().cloned());
     };
     if let Some(stdin) = child.stdin.take() {
         let mut stdin = std::io::BufWriter::new(stdin);

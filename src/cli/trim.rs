@@ -214,7 +214,7 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
         Asked::Edit(_) => prewarm(encoding),
     }
     if env.store.agent_owns(&target) {
-        eprintln!("{AGENT_OWNS}");
+        crate::note!("{AGENT_OWNS}");
     }
     let report = match &asked {
         Asked::Window(request) => {
@@ -235,7 +235,7 @@ pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
         }
     };
     for warning in &report.warnings {
-        eprintln!("note: {warning}");
+        crate::note!("note: {warning}");
     }
     if args.json {
         output::print_json(&json!({

@@ -7,7 +7,7 @@
 
 mod track;
 
-use crate::cli::{CliEnv, CliError, args, browse, completions};
+use crate::cli::{CliEnv, CliError, args, browse, completions, output};
 use crate::store::{Encoding, StoreEvent, WatchMode, prewarm};
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -92,7 +92,7 @@ pub fn run(env: &CliEnv, args: WatchArgs) -> Result<(), CliError> {
     tracker.start()?;
     for event in rx {
         match event {
-            StoreEvent::Mode(mode) => eprintln!("loki-sessions: {}", mode_note(&mode, &tracker)),
+            StoreEvent::Mode(mode) => crate::note!("loki-sessions: {}", mode_note(&mode, &tracker)),
             StoreEvent::Everything => {
                 let lines = tracker.everything()?;
                 print(&lines, args.json)?;
@@ -129,11 +129,9 @@ fn print(lines: &[Line], json: bool) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     for line in lines {
         if json {
-            serde_json::to_writer(&mut out, line)
-                .map_err(|e| CliError::from(std::io::Error::from(e)))?;
-            writeln!(out)?;
+            output::write_json_line(&mut out, line)?;
         } else {
-            writeln!(out, "{}", line.text())?;
+            writeln!(out, "{}", crate::store::safe_text::safe_text(&line.text()))?;
         }
     }
     out.flush()?;

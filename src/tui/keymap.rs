@@ -162,6 +162,13 @@ pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
     if key.kind != KeyEventKind::Press {
         return None;
     }
+    // Nothing is shown, so nothing may be done but leave: a `^D y` typed
+    // blind would otherwise delete a session.
+    if model.app.cannot_draw() {
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        return ctrl_c.then_some(Msg::Action(Action::Quit));
+    }
     let scope = scope(model);
     let mods = key.modifiers - KeyModifiers::SHIFT;
     if let Some(b) = binding(scope, key.code, mods) {

@@ -26,6 +26,8 @@ pub use list::{
 };
 pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
+/// The smallest terminal the UI is laid out for.
+pub const MIN_SIZE: (u16, u16) = (80, 24);
 pub use size_order::SizeOrder;
 pub use text_field::{Pasted, TextField};
 pub use transcript::{TranscriptFind, TranscriptView};
@@ -171,6 +173,12 @@ impl App {
     pub fn copy(&mut self, text: String) {
         let tag = self.request();
         self.clipboard = Some((tag, text));
+    }
+
+    /// True while the terminal is smaller than the UI is laid out for: the
+    /// screen says so, and no key but Ctrl-C acts on what nobody sees.
+    pub fn cannot_draw(&self) -> bool {
+        self.size.0 < MIN_SIZE.0 || self.size.1 < MIN_SIZE.1
     }
 
     /// Rows in one page of a list on the current screen.

@@ -230,18 +230,20 @@ impl Body {
     }
 }
 
-/// Adds `text` with tabs as four spaces, carriage returns dropped and
-/// other control characters (which would move a terminal's cursor) as `�`.
+/// Adds `text` with tabs as four spaces, carriage returns and newlines
+/// dropped (a line's text) and every other character a terminal would act
+/// on (escapes, C1, bidi controls) as its visible escape (`\x1b`).
 pub fn push_clean(out: &mut String, text: &str) {
-    if !text.chars().any(|c| c.is_control()) {
+    use crate::store::safe_text::{is_unsafe, safe_line};
+    if !text.chars().any(is_unsafe) {
         out.push_str(text);
         return;
     }
-    for c in text.chars() {
+    for (at, c) in text.char_indices() {
         match c {
             '\t' => out.push_str("    "),
             '\r' | '\n' => {}
-            c if c.is_control() => out.push('\u{FFFD}'),
+            c if is_unsafe(c) => out.push_str(&safe_line(&text[at..at + c.len_utf8()])),
             c => out.push(c),
         }
     }

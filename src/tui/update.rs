@@ -129,6 +129,10 @@ fn route(model: &mut Model, msg: Msg) -> Step {
             }
             Step::none()
         }
+        // While the screen cannot be drawn, what arrives from the person
+        // (a paste, a wheel, a key the keymap let through) does nothing.
+        Msg::Action(action) if app.cannot_draw() && action != Action::Quit => Step::none(),
+        Msg::Type(_) | Msg::Paste(_) | Msg::Scroll(_) if app.cannot_draw() => Step::none(),
         Msg::Action(action) => on_action(model, action),
         Msg::Type(c) => on_type(model, c),
         Msg::Paste(text) => on_paste(model, &text),

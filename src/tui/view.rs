@@ -15,6 +15,7 @@ mod message;
 mod messages;
 mod preview;
 mod purge;
+mod scrub;
 mod text_field;
 mod transcript;
 mod trash;
@@ -29,8 +30,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 
-/// The smallest terminal the UI is laid out for.
-pub const MIN_SIZE: (u16, u16) = (80, 24);
+pub use crate::tui::model::MIN_SIZE;
 
 /// Render-time state kept between frames.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,6 +63,11 @@ impl ViewState {
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
+    draw_panes(frame, model, state);
+    scrub::scrub(frame.buffer_mut());
+}
+
+fn draw_panes(frame: &mut Frame, model: &Model, state: &mut ViewState) {
     let area = frame.area();
     let theme = state.theme();
     if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
@@ -73,7 +78,7 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
                 MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
             )),
             Line::from(format!(
-                "Enlarge the window, or press {} to quit.",
+                "Enlarge the window, or press {} to quit; until then every other key is ignored.",
                 keymap::key_in_words(Scope::Everywhere, Action::Quit)
             )),
         ];

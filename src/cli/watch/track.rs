@@ -346,7 +346,7 @@ impl<'s> Tracker<'s> {
         match self.store.active_context(&self.store.target(record)) {
             Ok(context) => context,
             Err(e) => {
-                eprintln!("loki-sessions: {}: {e}", record.id);
+                crate::note!("loki-sessions: {}: {e}", record.id);
                 None
             }
         }

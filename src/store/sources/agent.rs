@@ -67,9 +67,12 @@ impl Agent {
     /// for its id (None for Loki and peteos, which resume by printing).
     pub fn default_resume_command(self) -> Option<&'static str> {
         match self {
-            Agent::Claude => Some("claude --resume {id}"),
-            Agent::Codex => Some("codex resume {id}"),
-            Agent::Gemini => Some("gemini --resume {id}"),
+            // The id is checked (it never starts with `-`); passed as the
+            // option's own value, or after `--`, it could not be an option
+            // even if it did.
+            Agent::Claude => Some("claude --resume={id}"),
+            Agent::Codex => Some("codex resume -- {id}"),
+            Agent::Gemini => Some("gemini --resume={id}"),
             Agent::Loki | Agent::Peteos => None,
         }
     }

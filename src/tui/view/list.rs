@@ -256,6 +256,7 @@ fn session_row<'a>(
     } else {
         r.name.clone()
     };
+    let shown = crate::store::safe_text::safe_line(&shown).into_owned();
     let mut name = match tell_apart {
         Some(room) => {
             let suffix = format!(" · {}", id_start(&r.id));

@@ -109,3 +109,40 @@ fn ctrl_z_asks_to_suspend_from_every_screen_and_nothing_else_changes() {
         Some(Msg::Action(Action::Suspend))
     ));
 }
+
+#[test]
+fn while_the_screen_is_too_small_only_ctrl_c_acts() {
+    let mut m = listed(true);
+    update(&mut m, Msg::Resize(60, 20));
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    // ^D then y, typed blind, would delete the selected session.
+    for event in [
+        ctrl('d'),
+        KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE),
+        KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE),
+        KeyEvent::new(KeyCode::F(1), KeyModifiers::NONE),
+        KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+    ] {
+        assert!(keymap::to_msg(&m, event).is_none(), "{event:?}");
+    }
+    // What reaches update anyway (a paste, a wheel, an action) does nothing.
+    for msg in [
+        Msg::Action(Action::Delete),
+        Msg::Paste("y".into()),
+        Msg::Type('y'),
+        Msg::Scroll(3),
+    ] {
+        assert!(update(&mut m, msg).is_empty());
+        assert!(m.app.overlay.is_none(), "no question was opened");
+    }
+    assert!(matches!(
+        keymap::to_msg(&m, ctrl('c')),
+        Some(Msg::Action(Action::Quit))
+    ));
+    // Back at a size it can draw, the keys act again.
+    update(&mut m, Msg::Resize(80, 24));
+    assert!(matches!(
+        keymap::to_msg(&m, ctrl('d')),
+        Some(Msg::Action(Action::Delete))
+    ));
+}

@@ -308,7 +308,7 @@ mod tests {
         let (text, sections, left_out) = render(&Message::new(raw.as_object().unwrap()));
         assert_eq!(
             text,
-            "[thinking]\nhmm\n\na    b\nc\u{FFFD}[0m\n\n[tool call bash c1]\n{}\n\n[image: image/png]"
+            "[thinking]\nhmm\n\na    b\nc\\x1b[0m\n\n[tool call bash c1]\n{}\n\n[image: image/png]"
         );
         let kinds: Vec<PartKind> = sections.iter().map(|s| s.kind).collect();
         use PartKind::*;
