@@ -78,15 +78,20 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         };
-        let mut config: Config =
-            toml::from_str(&text).map_err(|e| format!("bad config in {}: {e}", path.display()))?;
+        let lines = LineStarts::of(&text);
+        let mut config: Config = toml::from_str(&text).map_err(|e| {
+            // toml's own message quotes the whole line, however long and
+            // whatever it holds: the line's number and the reason instead.
+            let at = e.span().map_or(String::new(), |s| {
+                format!(", line {}", lines.line_of(s.start))
+            });
+            let why = crate::humanize::truncate(e.message().trim(), 200);
+            format!("bad config in {}{at}: {why}", path.display())
+        })?;
         config.keys = std::mem::take(&mut config.keys_table)
             .into_iter()
             .map(|(name, spanned)| {
-                let line = text[..spanned.span().start.min(text.len())]
-                    .matches('\n')
-                    .count()
-                    + 1;
+                let line = lines.line_of(spanned.span().start);
                 let keys = match spanned.into_inner() {
                     KeyList::One(key) => vec![key],
                     KeyList::Many(keys) => keys,
@@ -147,6 +152,24 @@ impl Config {
             out.push((agent.clone(), *window));
         }
         Ok(out)
+    }
+}
+
+/// Where each line of a text starts, to name the line of a byte offset
+/// without counting newlines anew each time (a config of 200,000 keys).
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn of(text: &str) -> LineStarts {
+        let starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1))
+            .collect();
+        LineStarts(starts)
+    }
+
+    /// The line (1-based) holding byte `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.0.partition_point(|&start| start <= offset)
     }
 }
 
@@ -270,6 +293,42 @@ mod tests {
         assert_eq!(parse_days("7").unwrap(), 7.0);
         assert!(parse_days("-1").is_err());
         assert!(parse_days("soon").is_err());
+    }
+
+    #[test]
+    fn a_bad_line_is_named_by_its_number_not_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let hostile = format!("a = \"\x1b]0;x\x07{}", "y".repeat(100_000));
+        std::fs::write(&path, format!("window = 100\n\n{hostile}\n")).unwrap();
+        let e = Config::load(&path).unwrap_err();
+        assert!(e.contains(", line 3:"), "{e}");
+        assert!(e.len() < 600, "the line is not echoed: {} bytes", e.len());
+        assert!(!e.contains('\x1b') && !e.contains("yyyy"), "{e}");
+    }
+
+    #[test]
+    fn each_key_entry_knows_its_line() {
+        let lines = LineStarts::of("a\nbb\n\nccc");
+        let at = |n| lines.line_of(n);
+        assert_eq!(
+            [at(0), at(1), at(2), at(4), at(5), at(6), at(9)],
+            [1, 1, 2, 2, 3, 4, 4]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "\n[keys]\nresume = \"F7\"\n\n\"viewer.contexts\" = \"C-x\"\n",
+        )
+        .unwrap();
+        let config = Config::load(&path).unwrap();
+        let found: Vec<(&str, usize)> = config
+            .keys
+            .iter()
+            .map(|k| (k.name.as_str(), k.line))
+            .collect();
+        assert_eq!(found, [("resume", 3), ("viewer.contexts", 5)]);
     }
 
     #[test]

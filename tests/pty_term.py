@@ -12,9 +12,10 @@ bytes arrive in one read) once the screen has been quiet for a moment. In a writ
 (`CSI 27 u` under the protocol's flags, the lone byte otherwise).
 
 Prints one JSON object: whether the command exited within 10 seconds of the
-last write and its exit code, and whether it pushed and popped the
-protocol's flags.
+last write and its exit code, whether it pushed and popped the protocol's
+flags, and every byte it wrote (`raw`, base64).
 """
+import base64
 import fcntl
 import json
 import os
@@ -99,6 +100,7 @@ def main():
         "code": code,
         "pushed": PUSH in seen,
         "popped": POP in seen,
+        "raw": base64.b64encode(bytes(seen)).decode(),
     }))
 
 

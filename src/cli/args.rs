@@ -16,6 +16,14 @@ pub fn agent() -> impl TypedValueParser<Value = Agent> {
         .map(|name| name.parse().expect("one of the possible values"))
 }
 
+/// [`tokens`], at least 1: a budget of 0 would keep no message at all.
+pub fn budget(text: &str) -> Result<u64, String> {
+    match tokens(text)? {
+        0 => Err("a budget of 0 tokens would keep no message; give at least 1 (50k, 1.5M)".into()),
+        n => Ok(n),
+    }
+}
+
 /// A number of tokens as people write it: `50000`, `50,000`, `50_000`,
 /// `50k`, `1.5M` (k is a thousand, M a million; case does not matter).
 pub fn tokens(text: &str) -> Result<u64, String> {
@@ -42,7 +50,7 @@ pub fn tokens(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::tokens;
+    use super::{budget, tokens};
 
     #[test]
     fn tokens_read_as_people_write_them() {
@@ -55,5 +63,12 @@ mod tests {
         assert!(tokens("fifty").is_err());
         assert!(tokens("-3k").is_err());
         assert!(tokens("12.5").is_err(), "a count has no fraction");
+    }
+
+    #[test]
+    fn a_budget_keeps_something() {
+        assert!(budget("0").is_err());
+        assert!(budget("0k").is_err());
+        assert_eq!(budget("1"), Ok(1));
     }
 }

@@ -105,14 +105,15 @@ pub fn agent_argv(
         &dir.to_string_lossy(),
         &target.record.path.to_string_lossy(),
     )?;
-    check_folder(&dir, &argv)?;
+    check_folder(&dir)?;
     Ok(Some((argv, dir)))
 }
 
-/// Refuses a folder to run in that is not absolute (it would resolve
-/// against wherever we were started), holds a NUL, or is not an existing
-/// directory, naming it and how to resume by hand.
-fn check_folder(dir: &Path, argv: &[String]) -> Result<(), CliError> {
+/// Refuses a recorded folder that is empty, not absolute (it would resolve
+/// against wherever we were started, or read as an option of `cd`) or
+/// holds a NUL. Whether it is there is asked only before running in it
+/// ([`resume_agent`]): a printed command may be for where it will be.
+fn check_folder(dir: &Path) -> Result<(), CliError> {
     let shown = safe_line(&dir.to_string_lossy()).into_owned();
     if dir.as_os_str().is_empty() {
         return Err(CliError::usage(
@@ -127,15 +128,6 @@ fn check_folder(dir: &Path, argv: &[String]) -> Result<(), CliError> {
     if dir.as_os_str().as_encoded_bytes().contains(&0) {
         return Err(CliError::usage(format!(
             "the folder this session records, {shown:?}, holds a NUL; not resumed"
-        )));
-    }
-    if !dir.is_dir() {
-        let by_hand = shell_line(argv, dir).map_or_else(
-            |_| String::new(),
-            |line| format!("; resume it by hand: {line}"),
-        );
-        return Err(CliError::usage(format!(
-            "the folder this session worked in, {shown}, is not there{by_hand}"
         )));
     }
     Ok(())
@@ -172,8 +164,19 @@ pub fn quote(word: &str) -> Result<String, CliError> {
 }
 
 /// Resumes another agent's session: runs its command in the folder it
-/// worked in ([`agent_argv`] checked it), passing its exit code on.
+/// worked in (which [`agent_argv`] checked, and which must be there now),
+/// passing its exit code on.
 pub fn resume_agent(argv: &[String], dir: &Path) -> Result<(), CliError> {
+    if !dir.is_dir() {
+        let shown = safe_line(&dir.to_string_lossy()).into_owned();
+        let by_hand = shell_line(argv, dir).map_or_else(
+            |_| String::new(),
+            |line| format!("; resume it by hand: {line}"),
+        );
+        return Err(CliError::usage(format!(
+            "the folder this session worked in, {shown}, is not there{by_hand}"
+        )));
+    }
     match run_in(argv, Some(dir))? {
         0 => Ok(()),
         code => Err(CliError {
@@ -226,24 +229,19 @@ mod tests {
 
     #[test]
     fn a_folder_to_run_in_must_be_absolute_and_there() {
-        let argv = vec!["claude".to_string()];
-        for bad in [
-            "",
-            "-P",
-            "../../../../etc",
-            "rel/dir",
-            "/no/such/folder/here",
-        ] {
-            assert!(check_folder(Path::new(bad), &argv).is_err(), "{bad:?}");
+        for bad in ["", "-P", "../../../../etc", "rel/dir"] {
+            assert!(check_folder(Path::new(bad)).is_err(), "{bad:?}");
         }
         let here = tempfile::tempdir().unwrap();
-        assert!(check_folder(here.path(), &argv).is_ok());
-        let gone = check_folder(&here.path().join("gone"), &argv).unwrap_err();
+        assert!(check_folder(here.path()).is_ok());
+        let argv = vec!["true".to_string()];
+        let gone = resume_agent(&argv, &here.path().join("gone")).unwrap_err();
         assert!(
             gone.message.contains("resume it by hand: cd "),
             "{}",
             gone.message
         );
+        assert!(resume_agent(&argv, here.path()).is_ok());
     }
 
     #[test]

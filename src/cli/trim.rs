@@ -38,7 +38,7 @@ pub struct TrimArgs {
     #[arg(add = ArgValueCandidates::new(completions::session_candidates))]
     pub session: String,
     /// Keep the newest messages that fit in N tokens (rolling_token_window); 50000, 50k, 1.5M.
-    #[arg(long, value_name = "N", value_parser = args::tokens)]
+    #[arg(long, value_name = "N", value_parser = args::budget)]
     pub max_tokens: Option<u64>,
     /// Keep the last K messages (rolling_sequence_window); K >= 1.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]

@@ -4,6 +4,7 @@
 
 use super::Store;
 use crate::store::error::{Result, StoreError};
+use crate::store::format::SessionId;
 use crate::store::index::{
     self, IndexStatus, IndexedStats, Layout, LiveSearch, SearchIndex, SearchOptions, SearchOutcome,
     SearchQuery, UpdateReport,
@@ -404,10 +405,12 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(StoreError::io("list sessions in", &dir, e)),
         };
+        // Each by the id the listing gives it (a refused name by its stand-in).
         Ok(entries
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|n| !n.starts_with('.'))
+            .map(|n| SessionId::of_file(&n, &dir.join(&n)).to_string())
             .collect())
     }
 }

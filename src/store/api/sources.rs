@@ -4,6 +4,7 @@
 use super::{Backend, Store};
 use crate::store::StoreKind;
 use crate::store::error::{Result, StoreError};
+use crate::store::format::SessionId;
 use crate::store::ops::locate::{self, Target};
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agents::AgentSource;
@@ -209,10 +210,30 @@ impl Store {
 
     /// The record of the entry `id` of the session folder, damaged or not.
     pub(super) fn record(&self, id: &str) -> SessionRecord {
+        let name = self.entry_named_by(id);
         match &self.backend {
-            Backend::Loki(tree) => tree.record(id),
-            Backend::Folder(folder) => folder.record(id),
+            Backend::Loki(tree) => tree.record(&name),
+            Backend::Folder(folder) => folder.record(&name),
         }
+    }
+
+    /// The entry of the session folder the listing reads as `id`: the
+    /// entry of that name, or, for a stand-in id, the entry whose name was
+    /// refused as an id (found by its stand-in; such entries are rare).
+    fn entry_named_by(&self, id: &str) -> String {
+        let dir = self.sessions_dir();
+        if !SessionId::is_stand_in(id) || std::fs::symlink_metadata(dir.join(id)).is_ok() {
+            return id.to_string();
+        }
+        std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|name| {
+                SessionId::check(name).is_err() && SessionId::stand_in(&dir.join(name)) == id
+            })
+            .unwrap_or_else(|| id.to_string())
     }
 
     /// A path to another agent's session file, when it lies in one of the

@@ -38,6 +38,12 @@ impl SessionId {
         SessionId(format!("refused-{hex}"))
     }
 
+    /// True when `id` has the form of a [`SessionId::stand_in`].
+    pub fn is_stand_in(id: &str) -> bool {
+        id.strip_prefix("refused-")
+            .is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    }
+
     /// The id of the file `path` whose reader found `raw`: `raw` when
     /// the check takes it, else the file's stand-in (the record a reader
     /// makes of it is damaged, with the reason).
@@ -238,6 +244,8 @@ mod tests {
         let path = std::path::Path::new("/x/--evil.jsonl");
         let one = SessionId::stand_in(path);
         assert!(SessionId::check(&one).is_ok());
+        assert!(SessionId::is_stand_in(&one));
+        assert!(!SessionId::is_stand_in("refused-x"));
         assert_eq!(one, SessionId::stand_in(path));
         assert_ne!(one, SessionId::stand_in(std::path::Path::new("/x/other")));
     }

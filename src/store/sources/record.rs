@@ -58,10 +58,15 @@ impl SessionRecord {
     ) -> Self {
         let (id, error) = match SessionId::check(raw_id) {
             Ok(id) => (id, error),
-            Err(why) => (
-                SessionId::stand_in(&path),
-                format!("{}: {why}; {error}", path.display()),
-            ),
+            Err(why) => {
+                // Readers whose only complaint is the id pass the refusal itself.
+                let error = if error == why {
+                    format!("{}: {why}", path.display())
+                } else {
+                    format!("{}: {why}; {error}", path.display())
+                };
+                (SessionId::stand_in(&path), error)
+            }
         };
         let title = if raw_id.is_empty() {
             id.to_string()

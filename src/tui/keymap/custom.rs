@@ -87,6 +87,13 @@ impl CustomKeys {
     pub fn from_entries(entries: &[KeyEntry], file: &str) -> Result<CustomKeys, String> {
         let mut custom = CustomKeys::default();
         let mut line_of = HashMap::new();
+        // Named once: an entry is looked up, not compared with every binding.
+        let scopes: std::collections::HashSet<String> =
+            BINDINGS.iter().map(|b| scope_name(b.scope)).collect();
+        let mut by_action: HashMap<String, Vec<&Binding>> = HashMap::new();
+        for b in BINDINGS {
+            by_action.entry(action_name(b.action)).or_default().push(b);
+        }
         for entry in entries {
             let fail =
                 |why: String| format!("{file}, line {}: [keys] {}: {why}", entry.line, entry.name);
@@ -95,16 +102,18 @@ impl CustomKeys {
                 .split_once('.')
                 .map_or((None, entry.name.as_str()), |(s, a)| (Some(s), a));
             if let Some(scope) = scope
-                && !BINDINGS.iter().any(|b| scope_name(b.scope) == scope)
+                && !scopes.contains(scope)
             {
                 return Err(fail(format!(
                     "no scope is called {scope:?} (see docs/KEYS.md)"
                 )));
             }
-            let bindings: Vec<&Binding> = BINDINGS
-                .iter()
-                .filter(|b| action_name(b.action) == action)
+            let bindings: Vec<&Binding> = by_action
+                .get(action)
+                .into_iter()
+                .flatten()
                 .filter(|b| scope.is_none_or(|s| scope_name(b.scope) == s))
+                .copied()
                 .collect();
             if bindings.is_empty() {
                 return Err(fail(format!(

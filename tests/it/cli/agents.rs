@@ -450,15 +450,15 @@ fn resume_runs_the_agents_own_command_in_its_folder_or_prints_it() {
     let h = Home::new();
     let list = h.json(&["list", "--json"]);
     for (agent, program) in [
-        ("claude", "claude --resume"),
-        ("codex", "codex resume"),
-        ("gemini", "gemini --resume"),
+        ("claude", "claude --resume="),
+        ("codex", "codex resume -- "),
+        ("gemini", "gemini --resume="),
     ] {
         let row = rows(&list, agent)[0];
         let id = row["id"].as_str().unwrap();
         let cwd = row["cwd"].as_str().unwrap();
         let line = h.ok(&["resume", id, "--print", "command"]);
-        assert_eq!(line.trim(), format!("cd {cwd} && {program} {id}"));
+        assert_eq!(line.trim(), format!("cd {cwd} && {program}{id}"));
         // Its folder is not on this machine: said, nothing run.
         let out = h.run(&["resume", id]);
         assert_eq!(out.status.code(), Some(2));

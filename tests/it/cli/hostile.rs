@@ -8,6 +8,7 @@
 //! session unaffected. The UI resumes exactly what the CLI resumes.
 
 use crate::common::*;
+mod crafted;
 mod full_disk;
 mod index;
 mod paths;
@@ -76,7 +77,7 @@ const CASES: &[Case] = &[
     case("context-string-content", None, None, [0, 0, 0], true),
     case("context-truncated", Some("EOF while parsing"), CTX, [2, 2, 2], false),
     case("context-unknown-part-and-message-types", None, None, [0, 0, 0], true),
-    case("id-leading-dash", None, None, [0, 0, 0], true),
+    case("id-leading-dash", Some("starts with '-'"), DIR, [0, 2, 2], false),
     case("id-unicode", None, None, [0, 0, 0], true),
     case("id-with-shell-syntax", None, None, [0, 0, 0], true),
     case("meta-bom", None, None, [0, 0, 0], true),
@@ -372,8 +373,11 @@ fn check_case(c: &Case) {
     check_case_in(c, setup(c.name));
 }
 
-fn check_case_in(c: &Case, (tmp, root, healthy, id): (tempfile::TempDir, PathBuf, String, String)) {
-    let case_dir = sessions(&root).join(&id);
+fn check_case_in(
+    c: &Case,
+    (tmp, root, healthy, name): (tempfile::TempDir, PathBuf, String, String),
+) {
+    let case_dir = sessions(&root).join(&name);
     let before = case_files(&case_dir);
     assert!(!before.is_empty(), "{}: copied", c.name);
     let outside_before = snapshot(&tmp.path().join("outside"));
@@ -386,8 +390,11 @@ fn check_case_in(c: &Case, (tmp, root, healthy, id): (tempfile::TempDir, PathBuf
         .as_array()
         .unwrap()
         .iter()
-        .find(|i| i["id"] == id.as_str())
+        .find(|i| i["path"] == case_dir.to_str().unwrap())
         .unwrap_or_else(|| panic!("{}: not listed", c.name));
+    // The id it is listed by: its folder's name, or a stand-in when that
+    // name is refused as an id (`-rf`).
+    let id = item["id"].as_str().unwrap().to_string();
     match c.list_error {
         None => assert!(item["error"].is_null(), "{}: {}", c.name, item["error"]),
         Some(text) => {
@@ -574,8 +581,12 @@ fn ui_resumes_as_the_cli(
             .list
             .visible
             .iter()
-            .position(|&row| ui.model.list.rows[row].record.id == id)
+            .position(|&row| ui.model.list.rows[row].record.path == case_dir)
             .unwrap_or_else(|| panic!("{}: listed in the UI", c.name));
+        let id = ui.model.list.rows[ui.model.list.visible[at]]
+            .record
+            .id
+            .to_string();
         for _ in 0..at {
             ui.press(KeyCode::Down, KeyModifiers::NONE);
         }

@@ -84,7 +84,7 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
         .expect("a Claude Code id");
     assert!(
         line.starts_with("cd /home/dev/src/")
-            && line.trim_end().ends_with(&format!("claude --resume {id}")),
+            && line.trim_end().ends_with(&format!("claude --resume={id}")),
         "{line}"
     );
     assert_eq!(
