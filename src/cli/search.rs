@@ -10,7 +10,7 @@ use std::sync::Mutex;
 /// Arguments of `search`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Query: every word must be in the message (any case); \"a phrase\" must be there as written; role:user, role:assistant, role:tool or role:system keeps one role. A word like session.py or 東京 matches as a phrase.
+    after_help = "Query: every word must be in the message (any case); \"a phrase\" must be there as written; role:user, role:assistant, role:tool or role:system keeps one role. A word like session.py or 東京 matches as a phrase. Of a message longer than 8 MiB (a pasted log), its first 8 MiB are searched.
 
 Examples:
   loki-sessions search connection refused

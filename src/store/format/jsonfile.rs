@@ -97,7 +97,11 @@ fn special_kind(kind: &std::fs::FileType) -> &'static str {
 /// a short read means the end was reached, so a small file costs one read
 /// (listing 100,000 sessions reads a few small files each).
 fn read_all(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
-    let mut bytes = vec![0u8; 16 * 1024];
+    // As large as the file is now, and one more byte to see its end: a
+    // buffer doubled from small would hold up to twice the file, and
+    // three times while it is copied (a 300 MB context read at 900 MB).
+    let size = file.metadata().map_or(0, |m| m.len()) as usize;
+    let mut bytes = vec![0u8; (size + 1).max(16 * 1024)];
     let mut len = 0;
     loop {
         let n = match file.read(&mut bytes[len..]) {

@@ -135,9 +135,15 @@ pub fn message_text(message: &Message<'_>) -> String {
 /// The text peteos encodes for a message with this `role` and `content`
 /// (for a message that does not exist yet, such as a cleared copy).
 pub fn token_text(role: Option<&Value>, content: Option<&Value>) -> String {
-    let mut text = python_str(role);
+    let role = python_str(role);
+    let content = content.filter(|c| is_truthy(c));
+    // Sized exactly first: grown by doubling, the text of a 200 MB paste
+    // would hold up to twice its size (and three times while it moves).
+    let mut text =
+        String::with_capacity(role.len() + 2 + content.map_or(0, pyjson::token_text_len));
+    text.push_str(&role);
     text.push_str(": ");
-    if let Some(content) = content.filter(|c| is_truthy(c)) {
+    if let Some(content) = content {
         pyjson::write_value(&mut text, content, PyJsonStyle::TOKEN_TEXT, 0);
     }
     text

@@ -7,7 +7,7 @@ use crate::store::index::hit::Hit;
 use crate::store::index::query::SearchQuery;
 use crate::store::index::snippet::snippet;
 use crate::store::index::text::Searchable;
-use crate::store::index::words::{Word, indexed_form, words};
+use crate::store::index::words::{Word, indexed_form, word_iter, words};
 use std::path::{Path, PathBuf};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, PhrasePrefixQuery, PhraseQuery, Query, TermQuery};
@@ -342,26 +342,26 @@ fn exact(field: Field, value: &str) -> Box<dyn Query> {
 #[derive(Clone)]
 struct WordsTokenizer;
 
-/// The words of one text, handed to tantivy one by one.
-struct WordsStream {
-    words: std::vec::IntoIter<Word>,
+/// The words of one text, handed to tantivy one by one as they are found.
+struct WordsStream<'a> {
+    words: Box<dyn Iterator<Item = Word> + 'a>,
     token: Token,
     position: usize,
 }
 
 impl Tokenizer for WordsTokenizer {
-    type TokenStream<'a> = WordsStream;
+    type TokenStream<'a> = WordsStream<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordsStream {
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordsStream<'a> {
         WordsStream {
-            words: words(text).into_iter(),
+            words: Box::new(word_iter(text)),
             token: Token::default(),
             position: 0,
         }
     }
 }
 
-impl TokenStream for WordsStream {
+impl TokenStream for WordsStream<'_> {
     fn advance(&mut self) -> bool {
         let Some(word) = self.words.next() else {
             return false;

@@ -17,6 +17,12 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
 
+/// The most of one message's text that search reads: its first 8 MiB (a
+/// pasted log of hundreds of MB would cost the index several times its
+/// size in memory). The index and the direct scan read the same part, so
+/// they find the same messages; `search --help` and the guide say so.
+pub const SEARCHED_BYTES: usize = 8 << 20;
+
 /// One message as search sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Searchable {
@@ -183,22 +189,44 @@ fn refuse_links(session_dir: &Path, conversation: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The searchable text of a message's `content`.
+/// The first `max` bytes of `text`, cut at a character's edge.
+fn prefix(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut at = max;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    &text[..at]
+}
+
+/// Adds `text` to `out` as far as [`SEARCHED_BYTES`] allows: a huge part
+/// is never copied whole.
+fn push_searched(out: &mut String, text: &str) {
+    out.push_str(prefix(text, SEARCHED_BYTES.saturating_sub(out.len())));
+}
+
+/// The searchable text of a message's `content` (its first
+/// [`SEARCHED_BYTES`]).
 fn message_text(content: Option<&Value>) -> String {
     let parts = match content {
-        Some(Value::String(s)) => return s.clone(),
+        Some(Value::String(s)) => return prefix(s, SEARCHED_BYTES).to_string(),
         Some(Value::Array(parts)) => parts,
         _ => return String::new(),
     };
     let mut out = String::new();
     for part in parts.iter().filter_map(Value::as_object) {
         let mut push = |v: Option<&Value>| {
+            if out.len() >= SEARCHED_BYTES {
+                return;
+            }
             let text = value_text(v);
             if !text.is_empty() {
                 if !out.is_empty() {
                     out.push('\n');
                 }
-                out.push_str(&text);
+                push_searched(&mut out, &text);
             }
         };
         match part.get("type").and_then(Value::as_str) {
@@ -216,17 +244,18 @@ fn message_text(content: Option<&Value>) -> String {
 
 /// A string as it is, anything else as compact JSON (arguments and results
 /// are sometimes objects or lists).
-fn value_text(value: Option<&Value>) -> String {
-    match value {
+fn value_text(value: Option<&Value>) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    Cow::Owned(match value {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => return Cow::Borrowed(s),
         Some(Value::Array(items)) if items.iter().all(Value::is_object) => items
             .iter()
             .filter_map(|item| item.get("text").and_then(Value::as_str))
             .collect::<Vec<_>>()
             .join("\n"),
         Some(other) => other.to_string(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -248,5 +277,21 @@ mod tests {
             "hello\nhmm\nbash\n{\"cmd\":\"ls\"}\ndone"
         );
         assert_eq!(message_text(Some(&json!("plain"))), "plain");
+    }
+
+    #[test]
+    fn a_huge_message_is_searched_in_its_first_part() {
+        let text = "é".repeat(SEARCHED_BYTES);
+        let cut = message_text(Some(&json!(text)));
+        assert!(cut.len() <= SEARCHED_BYTES && cut.len() > SEARCHED_BYTES - 2);
+        let parts = json!([{"type": "text", "text": "start"}, {"type": "text", "text": text}, {"type": "text", "text": "never"}]);
+        let cut = message_text(Some(&parts));
+        assert!(
+            cut.starts_with("start\n") && cut.len() <= SEARCHED_BYTES,
+            "{}",
+            cut.len()
+        );
+        assert!(!cut.ends_with("never"));
+        assert_eq!(message_text(Some(&json!("short"))), "short");
     }
 }

@@ -33,19 +33,27 @@ pub fn indexed_form(word: &str) -> &str {
 
 /// The words of `text`, in order.
 pub fn words(text: &str) -> Vec<Word> {
-    let mut out = Vec::new();
-    for (start, segment) in text.split_word_bound_indices() {
-        if segment.chars().any(char::is_alphanumeric) {
-            split_segment(start, segment, &mut out);
-        } else if is_symbol_word(segment) {
-            out.push(Word {
-                from: start,
-                to: start + segment.len(),
-                text: segment.to_string(),
-            });
-        }
-    }
-    out
+    word_iter(text).collect()
+}
+
+/// The words of `text` one at a time: the index's tokenizer takes them so,
+/// holding a segment's words at most rather than the whole text's (tens of
+/// millions in a pasted log).
+pub fn word_iter(text: &str) -> impl Iterator<Item = Word> + '_ {
+    text.split_word_bound_indices()
+        .flat_map(|(start, segment)| {
+            let mut out = Vec::new();
+            if segment.chars().any(char::is_alphanumeric) {
+                split_segment(start, segment, &mut out);
+            } else if is_symbol_word(segment) {
+                out.push(Word {
+                    from: start,
+                    to: start + segment.len(),
+                    text: segment.to_string(),
+                });
+            }
+            out
+        })
 }
 
 /// Runs of letters and digits, with each character of a script written
