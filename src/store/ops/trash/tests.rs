@@ -137,3 +137,18 @@ fn a_listing_meanwhile_never_breaks_a_move_into_the_trash() {
         "every file moved"
     );
 }
+
+#[test]
+fn a_temp_file_a_kill_left_beside_an_entry_goes_at_the_next_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let trash = dir.path();
+    planted(trash, "e", "trashed", 1.0);
+    // A kill while entry.json was rewritten leaves its temp file behind.
+    let temp = trash
+        .join("e")
+        .join(format!("{}entry", crate::store::fs::atomic::TEMP_PREFIX));
+    std::fs::write(&temp, b"").unwrap();
+    assert_eq!(names(trash), ["e"]);
+    assert!(!temp.exists(), "the temp file was kept");
+    assert!(entry_file(trash, "e").exists());
+}
