@@ -28,6 +28,7 @@ mod resume;
 mod resume_command;
 mod search;
 mod show;
+mod stats;
 mod transcript;
 mod trim;
 mod watch;
@@ -166,6 +167,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Fill an empty store with realistic generated sessions.
     Demo(demo::DemoArgs),
+    /// What the agents spent, by day, week, month, project, model, agent or session.
+    Stats(stats::StatsArgs),
     /// Print a line per message agents append (tokens, running total, window fraction) until interrupted.
     Watch(watch::WatchArgs),
 }
@@ -211,6 +214,7 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Demo(args) => demo::run(env, args),
         Command::Import(args) => import::run(env, args),
         Command::Watch(args) => watch::run(env, args),
+        Command::Stats(args) => stats::run(env, args),
     }
 }
 
@@ -237,6 +241,7 @@ impl Command {
             Command::Completions(_) => "completions",
             Command::Import(_) => "import",
             Command::Watch(_) => "watch",
+            Command::Stats(_) => "stats",
             Command::Demo(_) => "demo",
         }
     }

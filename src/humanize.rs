@@ -118,6 +118,17 @@ pub fn datetime(seconds: f64) -> String {
     text.get(..16).unwrap_or(&text).replace('T', " ")
 }
 
+/// An estimated cost as a person reads it: `≈$0.05`; `≈$0.05+?` when some
+/// models used have no price (their tokens are not in it); `?` when none
+/// has (unpriced, never `$0`).
+pub fn cost(c: &crate::store::CostEstimate) -> String {
+    match (c.usd, c.unpriced_models.is_empty()) {
+        (None, _) => "?".into(),
+        (Some(usd), true) => format!("≈${usd:.2}"),
+        (Some(usd), false) => format!("≈${usd:.2}+?"),
+    }
+}
+
 /// At most `max` terminal columns of `text` (wide characters count two),
 /// with `…` when cut.
 pub fn truncate(text: &str, max: usize) -> String {

@@ -75,6 +75,7 @@ pub use ops::trash::{BUSY_SECONDS, Move as TrashMove, TrashEntry, trashed_before
 pub use ops::trim::{
     Expected, TrimOutcome, TrimPlan, TrimRequest, keep_pairs_whole, plan_with_facts,
 };
+pub use ops::usage_report::{GroupBy, ReportQuery, ReportRow, SessionUsage, UsageReport};
 pub use parallel::workers;
 pub use sources::agent::{Agent, AgentHomes};
 pub use sources::jsonl::LineSpan;

@@ -265,8 +265,9 @@ pub fn usage_line(u: &Usage, cost: Option<&CostEstimate>) -> String {
     );
     if let Some(c) = cost {
         line.push_str(&format!(
-            " · about ${:.2} (estimate, prices of {})",
-            c.usd, c.prices_of
+            " · cost {} (estimate, prices of {})",
+            humanize::cost(c),
+            c.prices_of
         ));
         if !c.unpriced_models.is_empty() {
             line.push_str(&format!("; no price for {}", c.unpriced_models.join(", ")));

@@ -35,6 +35,7 @@ mod search;
 mod sources;
 mod trash;
 mod trims;
+mod usage;
 pub mod watch;
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions,

@@ -26,3 +26,4 @@ pub mod resumable;
 pub mod stats;
 pub mod trash;
 pub mod trim;
+pub mod usage_report;

@@ -4,6 +4,9 @@
 //! repeating its usage; tool results in user lines with `toolUseResult`
 //! beside; bookkeeping lines (snapshots, titles, turn durations, progress);
 //! compactions, rewinds, resumes and subagents in the sessions that have them.
+//! Usage as Claude Code records it: some files without `requestId`s (as
+//! older versions wrote them), one-hour cache writes beside five-minute
+//! ones in newer versions, a side chain's replay of a message.
 
 use super::{
     AgentsSpec, AgentsSummary, claude_folder_name, iso_z, project_dir, push_line, start_of,
@@ -15,10 +18,11 @@ use crate::store::error::Result;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-const MODELS: [&str; 3] = [
+const MODELS: [&str; 4] = [
     "claude-sonnet-4-5-20250929",
     "claude-opus-4-1-20250805",
     "claude-haiku-4-5-20251001",
+    "claude-opus-4-6",
 ];
 const TOOLS: [&str; 5] = ["Bash", "Read", "Edit", "Grep", "Glob"];
 
@@ -36,7 +40,10 @@ pub struct ClaudeFile {
     pub last: Option<String>,
     sidechain: bool,
     agent_id: Option<String>,
-    model: &'static str,
+    /// The model the assistant's lines name.
+    pub model: &'static str,
+    /// False for a file whose lines carry no `requestId`.
+    pub request_ids: bool,
     rng: Rng,
     /// Cache reads grow as the conversation does.
     context: u64,
@@ -59,6 +66,7 @@ impl ClaudeFile {
             sidechain: false,
             agent_id: None,
             model: rng.pick::<&str>(&MODELS),
+            request_ids: rng.below(3) != 0,
             rng,
             context: 12_000,
         }
@@ -151,9 +159,20 @@ impl ClaudeFile {
         };
         let read = self.context;
         self.context += created + output;
+        // Newer versions say how long each write is cached.
+        let hour = if self.version.starts_with("2.") && self.rng.below(2) == 0 {
+            created / 2
+        } else {
+            0
+        };
+        let split = self.version.starts_with("2.");
         let usage = |out: u64| {
-            json!({"input_tokens": input, "cache_creation_input_tokens": created,
-                   "cache_read_input_tokens": read, "output_tokens": out, "service_tier": "standard"})
+            let mut u = json!({"input_tokens": input, "cache_creation_input_tokens": created,
+                   "cache_read_input_tokens": read, "output_tokens": out, "service_tier": "standard"});
+            if split {
+                u["cache_creation"] = json!({"ephemeral_5m_input_tokens": created - hour, "ephemeral_1h_input_tokens": hour});
+            }
+            u
         };
         let lines: Vec<Vec<Value>> = if self.streamed {
             blocks.into_iter().map(|b| vec![b]).collect()
@@ -172,9 +191,34 @@ impl ClaudeFile {
                 json!({"id": id, "type": "message", "role": "assistant", "model": self.model,
                        "content": content, "stop_reason": stop, "stop_sequence": null, "usage": usage(out)}),
             );
-            m.insert("requestId".into(), json!(request));
+            if self.request_ids {
+                m.insert("requestId".into(), json!(request));
+            }
             self.finish(m, uuid);
         }
+    }
+
+    /// A side chain's copy of the last line under another request (Claude
+    /// Code replays a message so): counted once, with the main chain.
+    pub fn sidechain_replay(&mut self) {
+        let Some(last) = self.out[..self.out.len().saturating_sub(1)]
+            .rsplit(|b| *b == b'\n')
+            .next()
+            .and_then(|l| serde_json::from_slice::<Value>(l).ok())
+        else {
+            return;
+        };
+        if last["type"] != "assistant" {
+            return;
+        }
+        let mut copy = last;
+        copy["isSidechain"] = json!(true);
+        copy["uuid"] = json!(self.rng.uuid().to_string());
+        copy["requestId"] = json!(format!(
+            "req_011C{}",
+            &self.rng.uuid().simple().to_string()[..20]
+        ));
+        self.line(&copy);
     }
 
     /// The results of tool calls, as the user line that carries them back.
@@ -332,6 +376,10 @@ pub fn generate(
         let folder = projects.join(claude_folder_name(&cwd));
         let mut f = ClaudeFile::new(&session, &cwd, start, rng.next_u64());
         let shape = if spec.extras { index % 8 } else { 7 };
+        if shape == 4 {
+            // A model no price list knows: unpriced, never $0.
+            f.model = "acme-coder-7";
+        }
         if shape == 5 {
             f.old_version();
             f.side_line(json!({"type": "summary", "summary": "Flaky integration test investigation", "leafUuid": rng.uuid().to_string()}));
@@ -366,6 +414,9 @@ pub fn generate(
                 f.command("/cost", "Total cost: $0.42");
             }
             f.turn(corpus, rng.pick::<&str>(&corpus.prompts));
+            if shape == 7 && t == 1 {
+                f.sidechain_replay();
+            }
         }
         match shape {
             1 => summary.claude_rewound = Some(session.clone()),

@@ -17,9 +17,11 @@ struct Rollout {
     out: Vec<u8>,
     clock: f64,
     rng: Rng,
-    total: [u64; 4],
+    total: [u64; 5],
     model: &'static str,
     old: bool,
+    /// Codex 0.15x records cache writes (`cache_write_input_tokens`).
+    writes_cache: bool,
 }
 
 impl Rollout {
@@ -84,13 +86,23 @@ impl Rollout {
         let cached = input * (self.rng.below(90) as u64) / 100;
         let output = 100 + self.rng.below(2_000) as u64;
         let reasoning = output / 3;
-        let last = [input, cached, output, reasoning];
+        let written = if self.writes_cache {
+            (input - cached) / 2
+        } else {
+            0
+        };
+        let last = [input, cached, output, reasoning, written];
         for (t, l) in self.total.iter_mut().zip(last) {
             *t += l;
         }
-        let usage = |u: [u64; 4]| {
-            json!({"input_tokens": u[0], "cached_input_tokens": u[1], "output_tokens": u[2],
-            "reasoning_output_tokens": u[3], "total_tokens": u[0] + u[2]})
+        let writes = self.writes_cache;
+        let usage = |u: [u64; 5]| {
+            let mut v = json!({"input_tokens": u[0], "cached_input_tokens": u[1], "output_tokens": u[2],
+            "reasoning_output_tokens": u[3], "total_tokens": u[0] + u[2]});
+            if writes {
+                v["cache_write_input_tokens"] = json!(u[4]);
+            }
+            v
         };
         let info = json!({"total_token_usage": usage(self.total), "last_token_usage": usage(last), "model_context_window": 272000});
         let limits = json!({"primary": {"used_percent": 4.0, "window_minutes": 300, "resets_at": 1795170000}, "secondary": null});
@@ -120,11 +132,16 @@ pub fn generate(
             out: Vec::new(),
             clock: start,
             rng: Rng::new(rng.next_u64()),
-            total: [0; 4],
+            total: [0; 5],
             model: rng.pick::<&str>(&MODELS),
             old: shape == 3,
+            writes_cache: shape == 1,
         };
-        let version = if r.old { "0.38.0" } else { "0.46.0" };
+        let version = match (r.old, r.writes_cache) {
+            (true, _) => "0.38.0",
+            (false, true) => "0.152.0",
+            (false, false) => "0.46.0",
+        };
         let mut meta = json!({"id": id, "timestamp": iso_z(start), "cwd": cwd, "originator": "codex_cli_rs",
             "cli_version": version, "source": "cli", "model_provider": "openai",
             "git": {"commit_hash": "3f0c2a9e8d1b4c559e7a2b6f0d4c1a7e00000000", "branch": "main", "repository_url": "git@example.com:dev/app.git"}});

@@ -17,8 +17,10 @@ use std::path::{Path, PathBuf};
 /// format is rebuilt. 2: stamps hold the change time; the manifest names
 /// the commit of the tantivy index it describes and the folder's device
 /// and inode. 3: an entry holds another agent's usage, and its files are
-/// stamped by their path in the agent's folder.
-pub const FORMAT: u32 = 3;
+/// stamped by their path in the agent's folder. 4: that usage keeps
+/// one-hour cache writes, thinking billed apart, the long-context part of
+/// each model's requests and when it was spent (by quarter hour).
+pub const FORMAT: u32 = 4;
 /// The manifest's file name in the index directory.
 pub const FILE: &str = "sessions.postcard";
 /// The largest manifest read (about 230 bytes a session: a million

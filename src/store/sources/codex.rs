@@ -11,7 +11,7 @@ mod listing;
 
 use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
-use crate::store::sources::agent_read::{AgentRead, NewMessage, ThreadBuilder};
+use crate::store::sources::agent_read::{AgentRead, NewMessage, ThreadBuilder, parse_time};
 use crate::store::sources::claude::{plain_dirs, plain_files};
 use crate::store::sources::jsonl::{self, LineSpan};
 use crate::store::sources::parsed::read_parsed;
@@ -134,7 +134,7 @@ impl CodexHome {
 }
 
 /// A rollout's lines applied in order: the messages, the usage by model
-/// (each `token_count` total's growth goes to the model of the turn), the
+/// (each `token_count` event's request goes to the model of the turn), the
 /// last title.
 #[derive(Default)]
 struct Walk {
@@ -147,6 +147,29 @@ struct Walk {
 }
 
 impl Walk {
+    /// A `token_count` event, as ccusage reads it: one that repeats the
+    /// total before it is a copy and counts nothing; else its request is
+    /// `last_token_usage` (or, without one, what the total grew by).
+    fn token_count(&mut self, info: Option<&Value>, at: Option<f64>) {
+        let field = |k: &str| info.and_then(|i| i.get(k)).and_then(read_usage);
+        let total = field("total_token_usage");
+        if total.is_some() && total == self.last_total {
+            return;
+        }
+        let request = match (field("last_token_usage"), total, self.last_total) {
+            (Some(last), _, _) => Some(last),
+            (None, Some(total), Some(before)) => Some(total.minus(&before)),
+            (None, Some(total), None) => Some(total),
+            (None, None, _) => None,
+        };
+        if let Some(request) = request {
+            self.usage.add_request(&self.model, &request, at);
+        }
+        if total.is_some() {
+            self.last_total = total;
+        }
+    }
+
     fn line(&mut self, session: &str, span: LineSpan, mut line: Line) {
         let payload = line.payload.take();
         let kind = line.kind.as_deref().unwrap_or("");
@@ -173,18 +196,8 @@ impl Walk {
             }
             "event_msg" => match payload.get("type").and_then(Value::as_str) {
                 Some("token_count") => {
-                    let total = payload
-                        .get("info")
-                        .and_then(|i| i.get("total_token_usage"))
-                        .and_then(read_usage);
-                    if let Some(total) = total {
-                        let delta = match self.last_total {
-                            Some(before) if covers(&total, &before) => minus(&total, &before),
-                            _ => total,
-                        };
-                        self.usage.add(&self.model, &delta);
-                        self.last_total = Some(total);
-                    }
+                    let at = line.timestamp.as_deref().and_then(parse_time);
+                    self.token_count(payload.get("info"), at);
                 }
                 Some("thread_name_updated") => {
                     self.title = thread_name(&payload).or(self.title.take());
@@ -209,35 +222,23 @@ fn message_id(session: &str, line: u32) -> String {
     .to_string()
 }
 
-/// A Codex `TokenUsage`: `input_tokens` includes the cached ones, which are
-/// taken out so `input` counts only what was not read from the cache;
-/// reasoning is part of `output_tokens`.
+/// A Codex `TokenUsage`: `input_tokens` includes the cached ones and the
+/// cache writes (`cache_write_input_tokens`, Codex 0.15x), which are taken
+/// out so `input` counts only what was neither; reasoning is part of
+/// `output_tokens`.
 fn read_usage(v: &Value) -> Option<Usage> {
     let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     v.is_object().then(|| {
         let cached = n("cached_input_tokens");
+        let written = n("cache_write_input_tokens");
         Usage {
-            input: n("input_tokens").saturating_sub(cached),
+            input: n("input_tokens").saturating_sub(cached + written),
             output: n("output_tokens"),
             cache_read: cached,
-            cache_write: 0,
+            cache_write: written,
+            ..Usage::default()
         }
     })
-}
-
-fn covers(total: &Usage, before: &Usage) -> bool {
-    total.input >= before.input
-        && total.output >= before.output
-        && total.cache_read >= before.cache_read
-}
-
-fn minus(a: &Usage, b: &Usage) -> Usage {
-    Usage {
-        input: a.input - b.input,
-        output: a.output - b.output,
-        cache_read: a.cache_read - b.cache_read,
-        cache_write: a.cache_write.saturating_sub(b.cache_write),
-    }
 }
 
 /// The name a `thread_name_updated` event gives (its field was renamed

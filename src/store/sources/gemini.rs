@@ -466,9 +466,10 @@ mod tests {
         assert_eq!(shown, ["first", "final", "again"]);
         assert_eq!(read.main.lines[1][0].line, 4, "the replacing line");
         // The rewound answer's tokens were spent: they count; the draft of
-        // m2 counts once, as its final version.
+        // m2 counts once, as its final version. Its tokens give no `total`,
+        // so its input is read as not holding the cached ones (ccusage's rule).
         let u = read.usage.total();
-        assert_eq!((u.input, u.output, u.cache_read), (6 + 99, 2 + 99, 4));
+        assert_eq!((u.input, u.output, u.cache_read), (10 + 99, 2 + 99, 4));
         assert_eq!(read.title.as_deref(), Some("Fix the thing"));
     }
 }

@@ -149,19 +149,17 @@ fn heading(
     ])
 }
 
-/// `   spent: in 1.2k · out 4.2k · cache 124k read, 9.6k written · ≈$0.05`.
+/// `   ≈$0.05 · spent: in 1.2k · out 4.2k · cache 124k read, 9.6k written`:
+/// the cost first, so a narrow header never cuts it off.
 fn usage_text(u: &crate::store::Usage, cost: Option<&crate::store::CostEstimate>) -> String {
-    let mut text = format!(
-        "   spent: in {} · out {} · cache {} read, {} written",
+    let cost = cost.map_or(String::new(), |c| format!(" {} ·", humanize::cost(c)));
+    format!(
+        "  {cost} spent: in {} · out {} · cache {} read, {} written",
         humanize::count(u.input),
         humanize::count(u.output),
         humanize::count(u.cache_read),
         humanize::count(u.cache_write)
-    );
-    if let Some(c) = cost {
-        text.push_str(&format!(" · ≈${:.2}", c.usd));
-    }
-    text
+    )
 }
 
 fn draw_gauge(

@@ -97,16 +97,25 @@ pub fn messages(record: Value, span: LineSpan, skipped: &mut Skipped) -> Vec<New
     }
 }
 
-/// The usage a `gemini` record carries: `tokens.input` includes the cached
-/// tokens, taken out here; thoughts are left out of `output`, as ccusage
-/// counts them.
+/// The usage a `gemini` record carries, as ccusage reads it: `tokens.input`
+/// includes the cached tokens when the record's `total` says so (input,
+/// output, thoughts and tool add up to it), and they are taken out then;
+/// `tool` tokens are input; `thoughts` are billed as output but kept apart.
 pub fn usage(record: &Value) -> Option<(String, Usage)> {
     if record.get("type").and_then(Value::as_str) != Some("gemini") {
         return None;
     }
     let t = record.get("tokens").filter(|t| t.is_object())?;
     let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let cached = n("cached");
+    let (input, output, cached, thoughts, tool) = (
+        n("input"),
+        n("output"),
+        n("cached"),
+        n("thoughts"),
+        n("tool"),
+    );
+    let inclusive = cached > 0
+        && t.get("total").and_then(Value::as_u64) == Some(input + output + thoughts + tool);
     let model = record
         .get("model")
         .and_then(Value::as_str)
@@ -115,10 +124,15 @@ pub fn usage(record: &Value) -> Option<(String, Usage)> {
     Some((
         model,
         Usage {
-            input: n("input").saturating_sub(cached),
-            output: n("output"),
+            input: if inclusive {
+                input.saturating_sub(cached)
+            } else {
+                input
+            } + tool,
+            output,
             cache_read: cached,
-            cache_write: 0,
+            thoughts,
+            ..Usage::default()
         },
     ))
 }

@@ -1,5 +1,8 @@
 //! The usage of other agents' sessions against ccusage's (npm, pinned):
-//! the four figures of every session add up to its totals.
+//! the four figures of every session add up to its totals, each session's
+//! equal ccusage's and its cost within 1% where both price its models (a
+//! model neither prices is unpriced on both sides, never $0), and `stats`
+//! by day equals `ccusage daily`.
 
 use super::Home;
 use serde_json::Value;
@@ -79,7 +82,8 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
         h.made.claude_with_subagents.clone(),
         h.made.gemini.get(2).cloned(),
     ];
-    let mut compared = 0;
+    let theirs_all = &theirs;
+    let (mut compared, mut priced, mut unpriced_sessions) = (0, 0, 0);
     for row in ours.as_array().unwrap() {
         let id = row["id"].as_str().unwrap();
         if with_subagents.iter().flatten().any(|s| s == id) {
@@ -97,7 +101,142 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
                 "{id} {ours_key}"
             );
         }
+        let cost = &row["cost_estimate"];
+        let their_cost = theirs["totalCost"].as_f64().unwrap();
+        match cost["usd"].as_f64() {
+            Some(usd) if cost["unpriced_models"].as_array().unwrap().is_empty() => {
+                assert!(
+                    (usd - their_cost).abs() <= 0.01 * their_cost.max(1e-9),
+                    "{id}: ${usd} here, ${their_cost} by ccusage"
+                );
+                priced += 1;
+            }
+            _ => {
+                // Unpriced here: ccusage prices it at nothing and names it.
+                let unpriced = cost["unpriced_models"].as_array().unwrap();
+                assert!(!unpriced.is_empty(), "{id}: {cost}");
+                assert_eq!(their_cost, 0.0, "{id}");
+                let named = &theirs_all["totals"]["unpricedModels"];
+                for model in unpriced {
+                    assert!(named.as_array().unwrap().contains(model), "{id}: {named}");
+                }
+                unpriced_sessions += 1;
+            }
+        }
         compared += 1;
     }
     assert!(compared >= h.ids().len() - 2);
+    assert!(
+        priced >= compared - 1 && unpriced_sessions >= 1,
+        "{priced} priced, {unpriced_sessions} unpriced"
+    );
+}
+
+/// `ccusage ARGS --json --offline` on `home`, days in UTC.
+fn ccusage_json(home: &std::path::Path, cache: &std::path::Path, args: &[&str]) -> Value {
+    let ccusage = ccusage().expect("ccusage is installed");
+    let out = std::process::Command::new(ccusage)
+        .args(args)
+        .args(["--json", "--offline"])
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", cache.join("ccusage"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+#[ignore = "needs ccusage 20.0.24 from npm; .ci/run installs it (cargo test -- --include-ignored runs this)"]
+fn stats_by_day_equal_ccusage_daily() {
+    assert!(
+        ccusage().is_some(),
+        "ccusage {CCUSAGE_VERSION} is not installed: set CCUSAGE or run .ci/run"
+    );
+    let h = Home::new();
+    // ccusage's daily report counts a streamed message without requestIds
+    // once per line (its session report, and this one, once): the files
+    // Claude Code wrote without them are left out of this comparison.
+    let mut left_out = 0;
+    for dir in std::fs::read_dir(h.home.join(".claude/projects"))
+        .unwrap()
+        .flatten()
+    {
+        for file in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let path = file.path();
+            let is_session = path.extension().is_some_and(|e| e == "jsonl");
+            if is_session
+                && let Ok(text) = std::fs::read_to_string(&path)
+                && text.contains("\"usage\"")
+                && !text.contains("\"requestId\"")
+            {
+                // With its subagents' files, which here count with it.
+                let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+                let _ = std::fs::remove_dir_all(path.with_extension(""));
+                for other in std::fs::read_dir(dir.path()).unwrap().flatten() {
+                    let name = other.file_name().to_string_lossy().into_owned();
+                    if name.starts_with("agent-")
+                        && std::fs::read_to_string(other.path()).is_ok_and(|t| t.contains(&id))
+                    {
+                        std::fs::remove_file(other.path()).unwrap();
+                    }
+                }
+                std::fs::remove_file(&path).unwrap();
+                left_out += 1;
+            }
+        }
+    }
+    assert!(left_out >= 1, "the fixtures hold files without requestIds");
+    let theirs = ccusage_json(&h.home, &h.cache, &["daily"]);
+    let out = crate::common::command()
+        .env("HOME", &h.home)
+        .env("TZ", "UTC")
+        .env("XDG_CACHE_HOME", &h.cache)
+        .env("XDG_DATA_HOME", h.cache.with_file_name("data"))
+        .args([
+            "--agent", "claude", "--agent", "codex", "--agent", "gemini", "stats", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let days = theirs["daily"].as_array().unwrap();
+    assert!(days.len() >= 5, "{theirs}");
+    let rows = ours["rows"].as_array().unwrap();
+    let ours_days: Vec<&str> = rows.iter().map(|r| r["key"].as_str().unwrap()).collect();
+    let their_days: Vec<&str> = days.iter().map(|d| d["period"].as_str().unwrap()).collect();
+    assert_eq!(ours_days, their_days, "the same days");
+    for day in days {
+        let key = day["period"].as_str().unwrap();
+        let row = rows
+            .iter()
+            .find(|r| r["key"] == key)
+            .unwrap_or_else(|| panic!("no day {key} here: {ours}"));
+        for (ours_key, theirs_key) in [
+            ("input", "inputTokens"),
+            ("output", "outputTokens"),
+            ("cache_read", "cacheReadTokens"),
+            ("cache_write", "cacheCreationTokens"),
+        ] {
+            assert_eq!(row["usage"][ours_key], day[theirs_key], "{key} {ours_key}");
+        }
+        let their_cost = day["totalCost"].as_f64().unwrap();
+        let usd = row["cost_usd"].as_f64().unwrap_or(0.0);
+        assert!(
+            (usd - their_cost).abs() <= 0.01 * their_cost.max(1e-9),
+            "{key}: ${usd} here, ${their_cost} by ccusage"
+        );
+    }
 }

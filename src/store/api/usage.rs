@@ -1,0 +1,58 @@
+//! The door's usage reports: what the agents spent by day, week, month,
+//! project, model, agent or session (`stats`, and the dashboard, which
+//! hands in the usage its list already holds).
+
+use super::Store;
+use crate::store::clock::local_day;
+use crate::store::error::Result;
+use crate::store::format::usage::UsageByModel;
+use crate::store::ops::usage_report::{self, ReportQuery, SessionUsage, UsageReport};
+use crate::store::sources::agents;
+
+impl Store {
+    /// The report of what `sessions` spent, priced by this store's table,
+    /// by the local dates of `TZ` (or the system's zone).
+    pub fn usage_report_of(
+        &self,
+        sessions: &[SessionUsage<'_>],
+        query: &ReportQuery,
+    ) -> UsageReport {
+        usage_report::report(sessions, query, &self.prices, &local_day)
+    }
+
+    /// The report of every session shown: their usage from the search
+    /// indexes, brought up to date first (a session the index cannot hold
+    /// is read from its files).
+    pub fn usage_report(&self, query: &ReportQuery, now: f64) -> Result<UsageReport> {
+        // An index that cannot be brought up to date leaves its sessions
+        // to be read from their files below, not the report undone.
+        let _ = self.update_index(now, &|_, _| {});
+        let indexed = self.current_indexed_stats_of_all()?;
+        let records = self.list()?;
+        let read: Vec<Option<UsageByModel>> = crate::store::parallel::map_ordered(&records, |r| {
+            let known = indexed.get(r.id.as_str()).and_then(|s| s.usage.as_ref());
+            match (r.agent.is_external(), known) {
+                (true, None) if r.error.is_none() => agents::read(r).ok().map(|a| a.usage),
+                _ => None,
+            }
+        });
+        let sessions: Vec<SessionUsage> = records
+            .iter()
+            .zip(&read)
+            .filter_map(|(r, own)| {
+                let usage = own
+                    .as_ref()
+                    .or_else(|| indexed.get(r.id.as_str()).and_then(|s| s.usage.as_ref()))?;
+                Some(SessionUsage {
+                    agent: r.agent,
+                    id: &r.id,
+                    title: r.shown_name(),
+                    cwd: r.cwd.as_deref(),
+                    last_used_at: r.last_used_at,
+                    usage,
+                })
+            })
+            .collect();
+        Ok(self.usage_report_of(&sessions, query))
+    }
+}
