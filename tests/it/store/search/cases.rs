@@ -46,7 +46,7 @@ fn a_foreign_an_old_or_another_schemas_index_is_rebuilt() {
     // A manifest of an older format (postcard's first byte is the format).
     let manifest = f.index_dir().join("sessions.postcard");
     let mut bytes = std::fs::read(&manifest).unwrap();
-    assert_eq!(bytes[0], 3, "the manifest's format");
+    assert_eq!(bytes[0], 4, "the manifest's format");
     bytes[0] = 1;
     std::fs::write(&manifest, &bytes).unwrap();
     agree("a manifest of format 1", "format 1");
