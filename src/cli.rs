@@ -4,7 +4,7 @@ mod activate;
 mod agent_purge;
 mod args;
 mod ask;
-mod browse;
+pub(crate) mod browse;
 mod completions;
 mod contexts;
 mod delete;

@@ -49,6 +49,7 @@ pub use ops::agent_fork::AgentFork;
 pub use ops::agent_purge::{
     AGENT_KEEP, AGENT_MAX_AGE_DAYS, AgentPurgeFacts, default_policy as agent_purge_policy,
 };
+pub use ops::context_figure::ContextFigure;
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};
@@ -70,7 +71,7 @@ pub use ops::resumable::{
     RESULTS_OVER, Replacement, ResumableFix, plan as plan_resumable,
     replacements as resumable_replacements,
 };
-pub use ops::stats::SessionStats;
+pub use ops::stats::{SessionStats, with_counted_after};
 pub use ops::trash::{BUSY_SECONDS, Move as TrashMove, TrashEntry, trashed_before};
 pub use ops::trim::{
     Expected, TrimOutcome, TrimPlan, TrimRequest, keep_pairs_whole, plan_with_facts,
@@ -78,6 +79,7 @@ pub use ops::trim::{
 pub use ops::usage_report::{GroupBy, ReportQuery, ReportRow, SessionUsage, UsageReport};
 pub use parallel::workers;
 pub use sources::agent::{Agent, AgentHomes};
+pub use sources::agent_read::RecordedContext;
 pub use sources::jsonl::LineSpan;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;

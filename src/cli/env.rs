@@ -216,6 +216,20 @@ impl CliEnv {
         }
     }
 
+    /// The window a session of `agent` is measured against when neither
+    /// its file nor its model says one: the config's `[windows]` entry,
+    /// else `model_window`, else 128k.
+    pub fn window_for(&self, agent: crate::store::Agent) -> u64 {
+        self.config
+            .agent_windows()
+            .ok()
+            .and_then(|w| w.into_iter().find(|(a, _)| a == agent.name()))
+            .map(|(_, w)| w)
+            .or(self.config.model_window)
+            .unwrap_or(crate::cli::browse::DEFAULT_WINDOW)
+            .max(1)
+    }
+
     /// The price table: the one shipped, with the config's prices on top.
     pub fn prices(&self) -> PriceTable {
         prices_of(&self.config)

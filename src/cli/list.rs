@@ -3,7 +3,9 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError, args};
 use crate::humanize;
-use crate::store::{Agent, CostEstimate, Encoding, PriceTable, SessionRecord, SessionStats, Usage};
+use crate::store::{
+    Agent, ContextFigure, CostEstimate, Encoding, PriceTable, SessionRecord, SessionStats, Usage,
+};
 use clap::Args;
 use serde::Serialize;
 use std::path::Path;
@@ -72,11 +74,21 @@ pub struct ListItem<'a> {
     /// What that usage would cost, estimated from the price table.
     #[serde(skip_serializing_if = "Option::is_none")]
     cost_estimate: Option<CostEstimate>,
+    /// How full its context is: as the agent's API saw it where the agent
+    /// records it (with what came after counted), else counted here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<ContextFigure>,
 }
 
 impl<'a> ListItem<'a> {
-    fn new(record: &'a SessionRecord, stats: &'a SessionStats, prices: &PriceTable) -> Self {
+    fn new(
+        record: &'a SessionRecord,
+        stats: &'a SessionStats,
+        prices: &PriceTable,
+        window: u64,
+    ) -> Self {
         ListItem {
+            context: ContextFigure::of(stats.tokens, stats.context.as_ref(), window),
             cost_estimate: stats.usage.as_ref().map(|u| prices.estimate(u)),
             agent: record.agent,
             id: &record.id,
@@ -104,13 +116,15 @@ struct Rows<'a> {
     stats: &'a [SessionStats],
     order: &'a [usize],
     prices: &'a PriceTable,
+    window_for: &'a dyn Fn(Agent) -> u64,
 }
 
 impl Rows<'_> {
     fn items(&self) -> impl Iterator<Item = ListItem<'_>> + '_ {
-        self.order
-            .iter()
-            .map(|&i| ListItem::new(&self.records[i], &self.stats[i], self.prices))
+        self.order.iter().map(|&i| {
+            let r = &self.records[i];
+            ListItem::new(r, &self.stats[i], self.prices, (self.window_for)(r.agent))
+        })
     }
 }
 
@@ -175,6 +189,9 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         if s.usage.is_none() {
             s.usage = known.usage.clone();
         }
+        if s.context.is_none() {
+            s.context = known.context.clone();
+        }
     }
     drop(indexed);
     let order = sorted(&records, &stats, args.sort);
@@ -183,6 +200,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         stats: &stats,
         order: &order,
         prices: &prices,
+        window_for: &|agent| env.window_for(agent),
     };
     if args.json {
         return output::print_json(&rows);

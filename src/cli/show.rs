@@ -5,8 +5,8 @@ use crate::cli::transcript::{self, Printing};
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    Breakdown, Context, CostEstimate, EditFacts, Encoding, SessionRecord, SourceLines, TokenKind,
-    Usage, message_counts, prewarm,
+    Breakdown, Context, ContextFigure, CostEstimate, EditFacts, Encoding, SessionRecord,
+    SourceLines, TokenKind, Usage, message_counts, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -72,8 +72,17 @@ struct ShowOutput<'a> {
     active_context_id: Option<&'a str>,
     encoding: Encoding,
     total_tokens: u64,
-    /// Tokens by kind (system prompt, tool results, ...); they add up to `total_tokens`.
+    /// Tokens by kind (system prompt, tool results, ...); they add up to
+    /// `total_tokens`. `not_in_file` (another agent's session): what its
+    /// API took at the last recorded request beyond the transcript counted
+    /// up to it (its system prompt and tool definitions), not in the sum.
     breakdown: serde_json::Map<String, serde_json::Value>,
+    /// Whether the messages' `tokens` are the model's own count (`exact`)
+    /// or cl100k_base's, an estimate for an agent whose tokenizer is another.
+    tokens_are: &'static str,
+    /// How full the context is (see `list --json`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<ContextFigure>,
     /// Tokens another agent recorded as spent (None for Loki and peteos).
     #[serde(skip_serializing_if = "Option::is_none")]
     usage: Option<Usage>,
@@ -123,6 +132,7 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
             notes: conversation.notes,
             usage: conversation.usage,
             source: conversation.source,
+            recorded: conversation.recorded,
         };
         (Some(conversation.context), Some(read))
     } else {
@@ -187,6 +197,22 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
         .map_or(0, |s| s.bytes);
     let usage = read.as_ref().and_then(|r| r.usage.clone());
     let cost = usage.as_ref().map(|u| env.prices().estimate(u));
+    let counts: Vec<u64> = messages.iter().map(|m| m.tokens).collect();
+    let recorded = read
+        .as_ref()
+        .and_then(|r| r.recorded.clone())
+        .map(|c| crate::store::with_counted_after(c, &counts));
+    let context = ContextFigure::of(
+        Some(total_tokens),
+        recorded.as_ref(),
+        env.window_for(target.record.agent),
+    );
+    // What the API took that the file does not hold.
+    let not_in_file = recorded.as_ref().map(|r| {
+        let before: u64 = counts.iter().take(r.messages_seen).sum();
+        r.tokens.saturating_sub(before)
+    });
+    let tokens_are = tokens_are(target.record.agent, encoding);
     let notes = read.map(|r| r.notes).unwrap_or_default();
     if args.json {
         return output::print_json(&ShowOutput {
@@ -198,7 +224,10 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
             breakdown: breakdown
                 .iter()
                 .map(|(kind, total)| (kind.as_str().to_string(), total.tokens.into()))
+                .chain(not_in_file.map(|n| ("not_in_file".to_string(), n.into())))
                 .collect(),
+            tokens_are,
+            context,
             usage: usage.as_ref().map(|u| u.total()),
             cost_estimate: cost,
             notes,
@@ -218,6 +247,9 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
     ];
     if let Some(u) = usage.as_ref().map(|u| u.total()) {
         lines.push(usage_line(&u, cost.as_ref()));
+    }
+    if let Some(c) = context.as_ref().filter(|c| c.is_recorded()) {
+        lines.push(context_line(c, not_in_file));
     }
     lines.extend(notes.iter().map(|n| format!("note: {n}")));
     lines.push(String::new());
@@ -252,6 +284,41 @@ struct AgentFacts {
     notes: Vec<String>,
     usage: Option<crate::store::UsageByModel>,
     source: Option<SourceLines>,
+    recorded: Option<crate::store::RecordedContext>,
+}
+
+/// `context: 22,000 of 1,000,000 tokens (2%): 21,552 at the last request
+/// (12,000 of them not in the file: system prompt, tools) + ≈448 since`.
+fn context_line(c: &ContextFigure, not_in_file: Option<u64>) -> String {
+    let hidden = not_in_file.filter(|n| *n > 0).map_or(String::new(), |n| {
+        format!(
+            " ({} of them not in the file: system prompt, tools)",
+            humanize::count(n)
+        )
+    });
+    let after = if c.estimated_after > 0 {
+        format!(" + ≈{} since", humanize::count(c.estimated_after))
+    } else {
+        String::new()
+    };
+    format!(
+        "context: {} of {} tokens ({:.0}%): {} at the last request{hidden}{after}",
+        humanize::count(c.tokens),
+        humanize::count(c.window),
+        c.fraction * 100.0,
+        humanize::count(c.recorded.unwrap_or(0)),
+    )
+}
+
+/// Whether counts in `encoding` are `agent`'s own model's: exact for Loki
+/// and peteos (cl100k_base is peteos's) and for Codex in o200k_base, an
+/// estimate for the rest.
+fn tokens_are(agent: crate::store::Agent, encoding: Encoding) -> &'static str {
+    use crate::store::Agent;
+    match (agent, encoding) {
+        (Agent::Loki | Agent::Peteos, _) | (Agent::Codex, Encoding::O200kBase) => "exact",
+        _ => "estimate",
+    }
 }
 
 /// `usage: input 1,200 · output 800 · cache read 40,000 · cache write 2,000 · about $0.12`.

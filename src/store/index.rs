@@ -109,6 +109,8 @@ pub struct IndexedStats {
     pub error: Option<String>,
     /// The tokens another agent recorded as spent, by model.
     pub usage: Option<crate::store::format::usage::UsageByModel>,
+    /// The context its agent's API last saw, with what came after counted.
+    pub context: Option<crate::store::sources::agent_read::RecordedContext>,
 }
 
 impl SearchIndex {

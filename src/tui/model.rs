@@ -192,6 +192,16 @@ pub const FILL_WARN: f64 = 0.80;
 /// ...and this full, warned about loudly.
 pub const FILL_ALARM: f64 = 0.95;
 
+/// How full the context of a session with `stats` is: as its agent's API
+/// saw it where the agent records it (in the window it or its model
+/// gives), else its transcript counted in `window`.
+pub fn context_of(
+    stats: &crate::store::SessionStats,
+    window: u64,
+) -> Option<crate::store::ContextFigure> {
+    crate::store::ContextFigure::of(stats.tokens, stats.context.as_ref(), window)
+}
+
 /// How full a context of `tokens` is of `window`, as a warning (None below
 /// [`FILL_WARN`]; true past [`FILL_ALARM`]).
 pub fn fill_alarm(tokens: u64, window: u64) -> Option<bool> {

@@ -5,7 +5,10 @@
 //! before (rewritten) is announced and taken as the new baseline.
 
 use crate::humanize;
-use crate::store::{Context, Encoding, Reread, Result, SessionRecord, SessionRef, Store};
+use crate::store::{
+    Context, ContextFigure, Encoding, RecordedContext, Reread, Result, SessionRecord, SessionRef,
+    Store,
+};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -39,20 +42,35 @@ pub struct Line {
     pub tokens: Option<u64>,
     /// Messages in the context (up to this one, for `message`).
     pub messages: usize,
-    /// Tokens of the context (up to this one, for `message`).
+    /// Tokens of the transcript counted here (up to this one, for `message`).
     pub total: u64,
-    /// The model's window the fraction is of.
+    /// What the agent's API took at its last recorded request, where the
+    /// agent records it (and the request came before this message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<u64>,
+    /// The context's tokens: `recorded` plus what was appended after it
+    /// (counted here, an estimate), else `total`.
+    pub context_tokens: u64,
+    /// `recorded` or `counted`: where `context_tokens` comes from.
+    pub source: &'static str,
+    /// The model's window the fraction is of: the one the file records,
+    /// else the model's, else the configured one.
     pub window: u64,
-    /// `total` over `window`.
+    /// `context_tokens` over `window`.
     pub fraction: f64,
 }
+
+/// A session's last recorded request, with the counts of the messages of
+/// its context from the one after it on.
+type Api = (RecordedContext, Vec<u64>);
 
 impl Line {
     /// The line as a person reads it.
     pub fn text(&self) -> String {
         let share = format!(
-            "{} / {} ({:.0}%)",
-            humanize::count(self.total),
+            "{}{} / {} ({:.0}%)",
+            if self.source == "recorded" { "≈" } else { "" },
+            humanize::count(self.context_tokens),
             humanize::count(self.window),
             100.0 * self.fraction
         );
@@ -186,7 +204,7 @@ impl<'s> Tracker<'s> {
                 continue;
             };
             let total = self.count(&context, 0)?.iter().sum();
-            lines.push(self.line("state", &record, &context, context.len(), total));
+            lines.push(self.line("state", &record, &context, context.len(), total, None));
         }
         Ok(lines)
     }
@@ -235,6 +253,9 @@ impl<'s> Tracker<'s> {
                             tokens: None,
                             messages: t.len,
                             total,
+                            recorded: None,
+                            context_tokens: total,
+                            source: "counted",
                             window,
                             fraction: total as f64 / window as f64,
                         });
@@ -247,9 +268,10 @@ impl<'s> Tracker<'s> {
     }
 
     fn follow(&mut self, record: SessionRecord) -> Result<Vec<Line>> {
-        let Some(context) = self.context_of(&record) else {
+        let Some((context, recorded)) = self.read(&record) else {
             return Ok(Vec::new());
         };
+        let api = self.api(&context, recorded)?;
         let (len, total) = match self.state.get(record.id.as_str()) {
             // A session seen for the first time: everything in it is new.
             None => (0, Some(0)),
@@ -273,7 +295,14 @@ impl<'s> Tracker<'s> {
                 let index = len + offset;
                 running += tokens;
                 let message = context.message(index).expect("counted above");
-                let mut line = self.line("message", &record, &context, index + 1, running);
+                let mut line = self.line(
+                    "message",
+                    &record,
+                    &context,
+                    index + 1,
+                    running,
+                    api.as_ref(),
+                );
                 line.role = Some(message.role().to_string());
                 line.message_id = Some(message.id().to_string());
                 line.index = Some(index);
@@ -299,7 +328,7 @@ impl<'s> Tracker<'s> {
         context: &Context,
     ) -> Result<Vec<Line>> {
         let total = self.count(context, 0)?.iter().sum();
-        let line = self.line(event, &record, context, context.len(), total);
+        let line = self.line(event, &record, context, context.len(), total, None);
         self.keep(record, context, Some(total));
         Ok(vec![line])
     }
@@ -321,8 +350,20 @@ impl<'s> Tracker<'s> {
         context: &Context,
         messages: usize,
         total: u64,
+        api: Option<&Api>,
     ) -> Line {
-        let window = self.window(record);
+        // The request's figure holds for the messages after it.
+        let recorded = api
+            .filter(|(r, _)| messages >= r.messages_seen)
+            .map(|(r, after)| {
+                let counted = messages - r.messages_seen;
+                RecordedContext {
+                    counted_after: after.iter().take(counted).sum(),
+                    ..r.clone()
+                }
+            });
+        let figure = ContextFigure::of(Some(total), recorded.as_ref(), self.window(record))
+            .expect("a counted total");
         Line {
             event,
             session: record.id.to_string(),
@@ -335,21 +376,49 @@ impl<'s> Tracker<'s> {
             tokens: None,
             messages,
             total,
-            window,
-            fraction: total as f64 / window as f64,
+            recorded: figure.recorded,
+            context_tokens: figure.tokens,
+            source: figure.source,
+            window: figure.window,
+            fraction: figure.fraction,
         }
     }
 
     /// The active context of `record`; None (said on stderr) when it
     /// cannot be read, or it has none yet.
     fn context_of(&self, record: &SessionRecord) -> Option<Context> {
-        match self.store.active_context(&self.store.target(record)) {
-            Ok(context) => context,
+        self.read(record).map(|(context, _)| context)
+    }
+
+    /// [`Tracker::context_of`] with, for another agent's session, its last
+    /// recorded request.
+    fn read(&self, record: &SessionRecord) -> Option<(Context, Option<RecordedContext>)> {
+        let target = self.store.target(record);
+        let read = if record.agent.is_external() {
+            self.store
+                .load_conversation(&target)
+                .map(|c| Some((c.context, c.recorded)))
+        } else {
+            self.store
+                .active_context(&target)
+                .map(|c| c.map(|c| (c, None)))
+        };
+        match read {
+            Ok(read) => read,
             Err(e) => {
                 crate::note!("loki-sessions: {}: {e}", record.id);
                 None
             }
         }
+    }
+
+    /// The counts `line` needs of what came after `recorded`'s request.
+    fn api(&self, context: &Context, recorded: Option<RecordedContext>) -> Result<Option<Api>> {
+        let Some(r) = recorded else {
+            return Ok(None);
+        };
+        let after = self.count(context, r.messages_seen.min(context.len()))?;
+        Ok(Some((r, after)))
     }
 
     /// Counts of the messages of `context` from `from` on.

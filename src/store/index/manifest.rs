@@ -9,6 +9,7 @@ use crate::store::format::usage::UsageByModel;
 use crate::store::fs::atomic;
 use crate::store::index::slot::StoreIdentity;
 use crate::store::index::stamp::{FileStamp, Stamp, StampTimes, stat_matches};
+use crate::store::sources::agent_read::RecordedContext;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,8 @@ use std::path::{Path, PathBuf};
 /// and inode. 3: an entry holds another agent's usage, and its files are
 /// stamped by their path in the agent's folder. 4: that usage keeps
 /// one-hour cache writes, thinking billed apart, the long-context part of
-/// each model's requests and when it was spent (by quarter hour).
+/// each model's requests and when it was spent (by quarter hour), and the
+/// context the agent's API last saw.
 pub const FORMAT: u32 = 4;
 /// The manifest's file name in the index directory.
 pub const FILE: &str = "sessions.postcard";
@@ -52,6 +54,9 @@ pub struct Entry {
     pub error: Option<String>,
     /// The tokens another agent recorded as spent, by model.
     pub usage: Option<UsageByModel>,
+    /// The context its agent's API saw at the last recorded request, with
+    /// what came after counted.
+    pub context: Option<RecordedContext>,
 }
 
 /// Every indexed session.
@@ -170,6 +175,9 @@ pub struct EntryView<'a> {
     pub documents: usize,
     pub error: Option<&'a str>,
     pub usage: Option<UsageByModel>,
+    /// The context its agent's API saw at the last recorded request, with
+    /// what came after counted.
+    pub context: Option<RecordedContext>,
 }
 
 /// [`FileStamp`], borrowed.
@@ -206,6 +214,7 @@ impl EntryView<'_> {
             is_active: self.is_active,
             error: self.error.map(str::to_string),
             usage: self.usage.clone(),
+            context: self.context.clone(),
         }
     }
 }
@@ -410,6 +419,7 @@ mod tests {
                 documents: 11,
                 error: Some("broken".into()),
                 usage: None,
+                context: None,
             },
         );
         manifest.save(dir.path()).unwrap();

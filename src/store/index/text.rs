@@ -50,6 +50,8 @@ pub struct Facts {
     pub is_active: bool,
     /// The tokens another agent recorded as spent, by model.
     pub usage: Option<UsageByModel>,
+    /// The context its agent's API last saw, with what came after counted.
+    pub context: Option<crate::store::sources::agent_read::RecordedContext>,
 }
 
 /// [`session_messages`] of the session `record`, whatever its agent: a
@@ -70,11 +72,11 @@ pub fn record_messages(
         ..Facts::default()
     };
     if count {
-        facts.tokens = Some(
-            message_counts(&read.main.context, Encoding::Cl100kBase)?
-                .iter()
-                .sum(),
-        );
+        let counts = message_counts(&read.main.context, Encoding::Cl100kBase)?;
+        facts.tokens = Some(counts.iter().sum());
+        facts.context = read
+            .context
+            .map(|c| crate::store::ops::stats::with_counted_after(c, &counts));
     }
     let contexts: Vec<Context> = std::iter::once(read.main.context)
         .chain(read.others.into_iter().map(|t| t.context))

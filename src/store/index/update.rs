@@ -382,6 +382,7 @@ pub(super) fn refresh(
                     entry.tokens = facts.tokens;
                     entry.is_active = facts.is_active;
                     entry.usage = facts.usage;
+                    entry.context = facts.context;
                 }
                 Err(e) => {
                     engine.delete_session(writer, &r.id);

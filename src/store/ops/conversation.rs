@@ -44,6 +44,9 @@ pub struct Conversation {
     pub usage: Option<crate::store::format::usage::UsageByModel>,
     /// What that usage would cost (set by the door, from its prices).
     pub cost: Option<crate::store::ops::pricing::CostEstimate>,
+    /// The context the agent's API saw at its last recorded request of
+    /// the main conversation (`counted_after` not yet counted).
+    pub recorded: Option<crate::store::sources::agent_read::RecordedContext>,
 }
 
 /// The lines of another agent's file each message was made from.
@@ -81,6 +84,7 @@ fn from_agent(read: AgentRead) -> Conversation {
         title: read.title,
         usage: Some(read.usage),
         cost: None,
+        recorded: read.context,
     }
 }
 
@@ -137,6 +141,7 @@ pub fn load(record: &SessionRecord) -> Result<Conversation> {
         title: None,
         usage: None,
         cost: None,
+        recorded: None,
     })
 }
 

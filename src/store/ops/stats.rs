@@ -6,8 +6,9 @@ use crate::store::format::usage::UsageByModel;
 use crate::store::format::{Session, tail};
 use crate::store::fs::disk;
 use crate::store::ops::conversation::has_visible_files;
-use crate::store::ops::counting::total_tokens;
+use crate::store::ops::counting::{message_counts, total_tokens};
 use crate::store::parallel;
+use crate::store::sources::agent_read::RecordedContext;
 use crate::store::sources::record::SessionRecord;
 use serde::Serialize;
 
@@ -27,6 +28,9 @@ pub struct SessionStats {
     /// The tokens another agent recorded as spent, by model (read with the
     /// tokens; None for Loki and peteos sessions, which record none).
     pub usage: Option<UsageByModel>,
+    /// The context the agent's API saw at its last recorded request, with
+    /// what was appended since counted (read with the tokens).
+    pub context: Option<RecordedContext>,
 }
 
 /// [`session_stats`] of another agent's session: its size from the files'
@@ -45,8 +49,11 @@ fn agent_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionSta
     match crate::store::sources::agents::read(record) {
         Ok(read) => {
             stats.messages = Some(read.main.context.len());
-            match total_tokens(&read.main.context, encoding) {
-                Ok(total) => stats.tokens = Some(total),
+            match message_counts(&read.main.context, encoding) {
+                Ok(counts) => {
+                    stats.tokens = Some(counts.iter().sum());
+                    stats.context = read.context.map(|c| with_counted_after(c, &counts));
+                }
                 Err(e) => stats.error = Some(e.to_string()),
             }
             stats.usage = Some(read.usage);
@@ -54,6 +61,13 @@ fn agent_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionSta
         Err(e) => stats.error = Some(e.to_string()),
     }
     stats
+}
+
+/// `context` with the tokens of the messages after its request counted
+/// (`counts`: every message of the main context's).
+pub fn with_counted_after(mut context: RecordedContext, counts: &[u64]) -> RecordedContext {
+    context.counted_after = counts.iter().skip(context.messages_seen).sum();
+    context
 }
 
 /// Gathers [`SessionStats`] for a record; `encoding` also counts tokens.

@@ -36,6 +36,30 @@ pub struct AgentRead {
     pub title: Option<String>,
     /// What could not be read, for the note shown with the session.
     pub skipped: Skipped,
+    /// The context the agent's API saw at the last request of the main
+    /// conversation it recorded, if it records one.
+    pub context: Option<RecordedContext>,
+}
+
+/// The context an agent's API saw at a request, as the agent recorded it:
+/// the whole prompt (system prompt and tool definitions included, which
+/// the file does not hold), in the model's own tokens.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RecordedContext {
+    /// Input, cache reads and cache writes of the request.
+    pub tokens: u64,
+    /// When it was recorded (seconds since the epoch).
+    pub at: Option<f64>,
+    /// The window the agent recorded with it (Codex's `model_context_window`).
+    pub window: Option<u64>,
+    /// The model of the request.
+    pub model: String,
+    /// Messages of the main context the request came after; those from
+    /// here on were appended since, and are counted here (an estimate).
+    pub messages_seen: usize,
+    /// The tokens of those appended messages, counted here (cl100k_base):
+    /// filled in where the messages are counted.
+    pub counted_after: u64,
 }
 
 impl AgentRead {
@@ -74,6 +98,11 @@ pub struct NewMessage {
 }
 
 impl ThreadBuilder {
+    /// Messages pushed so far.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
     /// Adds a message at the end.
     pub fn push(&mut self, m: NewMessage) {
         let mut raw = Map::new();

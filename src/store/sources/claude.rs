@@ -13,7 +13,7 @@ mod listing;
 mod usage;
 
 use crate::store::error::Result;
-use crate::store::sources::agent_read::{AgentRead, Thread};
+use crate::store::sources::agent_read::{AgentRead, RecordedContext, Thread, parse_time};
 use crate::store::sources::claude::chain::Parsed;
 use crate::store::sources::claude::line::{KNOWN_TYPES, Line};
 use crate::store::sources::jsonl::{self, Skipped};
@@ -125,6 +125,7 @@ impl ClaudeProjects {
             usage,
             title: file.title,
             skipped: file.skipped,
+            context: file.context,
         })
     }
 
@@ -213,6 +214,8 @@ fn new_layout_subagents(record: &SessionRecord) -> Vec<PathBuf> {
 /// One file read whole.
 struct FileRead {
     main: Thread,
+    /// The context of the main chain's last request.
+    context: Option<RecordedContext>,
     sides: Vec<Thread>,
     /// The usage each line carries.
     spent: Vec<usage::Spent>,
@@ -241,6 +244,23 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let order = chain::main_chain(&lines, subagent, &mut skipped);
+    // The main chain's last request, as the API saw it (read before the
+    // lines give their content to the messages).
+    let last_request = order.iter().rev().find_map(|&i| {
+        let line = &lines[i].line;
+        let u = line.message_field("usage").and_then(usage::read_usage)?;
+        Some((
+            lines[i].span.line,
+            RecordedContext {
+                tokens: u.prompt(),
+                at: line.timestamp.as_deref().and_then(parse_time),
+                window: None,
+                model: line.model().unwrap_or("").to_string(),
+                messages_seen: 0,
+                counted_after: 0,
+            },
+        ))
+    });
     let sides = if subagent {
         Vec::new()
     } else {
@@ -275,8 +295,17 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
     // What is left of the lines is freed on a thread of its own: freeing a
     // 100 MB session's leftovers is work the reader need not wait for.
     std::thread::spawn(move || drop(lines));
+    let context = last_request.map(|(line, mut c)| {
+        c.messages_seen = main
+            .lines
+            .iter()
+            .rposition(|spans| spans.iter().any(|s| s.line == line))
+            .map_or(main.context.len(), |k| k + 1);
+        c
+    });
     Ok(FileRead {
         main,
+        context,
         sides: side_threads,
         spent,
         title,

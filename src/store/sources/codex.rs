@@ -11,7 +11,9 @@ mod listing;
 
 use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
-use crate::store::sources::agent_read::{AgentRead, NewMessage, ThreadBuilder, parse_time};
+use crate::store::sources::agent_read::{
+    AgentRead, NewMessage, RecordedContext, ThreadBuilder, parse_time,
+};
 use crate::store::sources::claude::{plain_dirs, plain_files};
 use crate::store::sources::jsonl::{self, LineSpan};
 use crate::store::sources::parsed::read_parsed;
@@ -109,6 +111,7 @@ impl CodexHome {
             usage: walk.usage,
             title: walk.title,
             skipped: walk.skipped,
+            context: walk.context,
         })
     }
 
@@ -144,6 +147,8 @@ struct Walk {
     title: Option<String>,
     last_total: Option<Usage>,
     skipped: jsonl::Skipped,
+    /// The last request's context, with the window Codex recorded.
+    context: Option<RecordedContext>,
 }
 
 impl Walk {
@@ -164,6 +169,17 @@ impl Walk {
         };
         if let Some(request) = request {
             self.usage.add_request(&self.model, &request, at);
+            self.context = Some(RecordedContext {
+                tokens: request.prompt(),
+                at,
+                window: info
+                    .and_then(|i| i.get("model_context_window"))
+                    .and_then(Value::as_u64)
+                    .filter(|w| *w > 0),
+                model: self.model.clone(),
+                messages_seen: self.out.len(),
+                counted_after: 0,
+            });
         }
         if total.is_some() {
             self.last_total = total;

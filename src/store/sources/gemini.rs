@@ -14,7 +14,9 @@ use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::format::usage::UsageByModel;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::agent_read::{AgentRead, Thread, ThreadBuilder, parse_time};
+use crate::store::sources::agent_read::{
+    AgentRead, RecordedContext, Thread, ThreadBuilder, parse_time,
+};
 use crate::store::sources::claude::{plain_dirs, plain_files};
 use crate::store::sources::jsonl::{self, LineSpan, Skipped};
 use crate::store::sources::record::SessionRecord;
@@ -38,10 +40,18 @@ struct Replayed {
     /// The usage of every message ever written, rewound ones included (its
     /// tokens were spent), a message written again counting once: its last
     /// version. By id, in first-seen order.
-    spent: Vec<(String, String, crate::store::format::usage::Usage)>,
+    spent: Vec<Spent>,
     spent_at: HashMap<String, usize>,
     usage: UsageByModel,
     skipped: Skipped,
+}
+
+/// The usage one message recorded.
+#[derive(Debug)]
+struct Spent {
+    model: String,
+    usage: crate::store::format::usage::Usage,
+    at: Option<f64>,
 }
 
 impl GeminiHome {
@@ -105,7 +115,7 @@ impl GeminiHome {
             .get("summary")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let thread = thread_of(
+        let (thread, context) = thread_of(
             &record.id,
             None,
             &record.path,
@@ -126,17 +136,9 @@ impl GeminiHome {
                         .and_then(Value::as_str)
                         .map(str::to_string)
                         .unwrap_or_else(|| stem(&path));
-                    for (model, u) in &sub.usage.models {
-                        main.usage.add(model, u);
-                    }
+                    main.usage.merge(&sub.usage);
                     let msgs = std::mem::take(&mut sub.messages);
-                    others.push(thread_of(
-                        &id,
-                        Some(&record.id),
-                        &path,
-                        msgs,
-                        &mut sub.skipped,
-                    )?);
+                    others.push(thread_of(&id, Some(&record.id), &path, msgs, &mut sub.skipped)?.0);
                     main.skipped.absorb(sub.skipped);
                 }
                 Err(e) => main
@@ -151,24 +153,43 @@ impl GeminiHome {
             usage: main.usage,
             title,
             skipped: main.skipped,
+            context,
         })
     }
 }
 
+/// The thread of `messages`, and the context the last answer that
+/// recorded its tokens was given (its prompt: input, cached and tool).
 fn thread_of(
     id: &str,
     origin: Option<&str>,
     path: &Path,
     messages: Vec<(Value, LineSpan)>,
     skipped: &mut Skipped,
-) -> Result<Thread> {
+) -> Result<(Thread, Option<RecordedContext>)> {
     let mut out = ThreadBuilder::default();
+    let mut context = None;
     for (record, span) in messages {
+        let spent = records::usage(&record).map(|(model, u)| RecordedContext {
+            tokens: u.prompt(),
+            at: record
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(parse_time),
+            window: None,
+            model,
+            messages_seen: 0,
+            counted_after: 0,
+        });
         for m in records::messages(record, span, skipped) {
             out.push(m);
         }
+        if let Some(mut c) = spent {
+            c.messages_seen = out.len();
+            context = Some(c);
+        }
     }
-    out.finish(id, origin, path)
+    Ok((out.finish(id, origin, path)?, context))
 }
 
 /// Applies every line of the session file `path` in order, as the CLI
@@ -300,19 +321,28 @@ fn spend(state: &mut Replayed, id: &str, record: &Value) {
     let Some((model, u)) = records::usage(record) else {
         return;
     };
+    let at = record
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(parse_time);
+    let spent = Spent {
+        model,
+        usage: u,
+        at,
+    };
     match state.spent_at.get(id) {
-        Some(&i) => state.spent[i] = (id.to_string(), model, u),
+        Some(&i) => state.spent[i] = spent,
         None => {
             state.spent_at.insert(id.to_string(), state.spent.len());
-            state.spent.push((id.to_string(), model, u));
+            state.spent.push(spent);
         }
     }
 }
 
 /// The usage of every message spent on.
 fn finish(mut state: Replayed) -> Result<Replayed> {
-    for (_, model, u) in &state.spent {
-        state.usage.add(model, u);
+    for s in &state.spent {
+        state.usage.add_request(&s.model, &s.usage, s.at);
     }
     Ok(state)
 }

@@ -25,6 +25,8 @@ pub struct Loaded {
     pub usage: Option<Box<(crate::store::Usage, Option<crate::store::CostEstimate>)>>,
     /// What could not be read of another agent's files.
     pub notes: Vec<String>,
+    /// The context its agent's API saw at the last recorded request.
+    pub recorded: Option<crate::store::RecordedContext>,
 }
 
 impl Loaded {

@@ -398,6 +398,7 @@ fn load(store: &crate::store::Store, record: &SessionRecord) -> Result<Loaded, U
             facts: None,
             usage: c.usage.map(|u| Box::new((u.total(), c.cost))),
             notes: c.notes,
+            recorded: c.recorded,
             context: Arc::new(c.context),
             agent_owned: c.agent_owned,
         })

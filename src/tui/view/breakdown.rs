@@ -128,14 +128,18 @@ const LABEL: usize = 17;
 
 /// The panel over the viewer: every kind with its tokens, its share and a
 /// bar, the total in the title.
+/// `not_in_file`: for another agent's session, what its API took at the
+/// last recorded request beyond the transcript counted up to it (its
+/// system prompt and tool definitions, which the file does not hold).
 pub fn draw_panel(
     frame: &mut Frame,
     breakdown: Option<&Breakdown>,
+    not_in_file: Option<u64>,
     encoding: Encoding,
     area: Rect,
     theme: Theme,
 ) {
-    let popup = centered(area, area.width.saturating_sub(4).min(78), 16);
+    let popup = centered(area, area.width.saturating_sub(4).min(78), 17);
     clear_popup(frame, popup);
     let close = keymap::key_for(Scope::Breakdown, Action::Back);
     let sort = keymap::key_for(Scope::Viewer, Action::SortBySize);
@@ -189,6 +193,13 @@ pub fn draw_panel(
             Span::styled(figures, style),
             Span::styled(bar(t.tokens, largest, bar_width), bar_style),
         ]));
+    }
+    if let Some(hidden) = not_in_file.filter(|n| *n > 0) {
+        lines.push(Line::from(format!(
+            " {:<LABEL$}{:>10}  system prompt and tools, as the API counted them at the last request",
+            "not in the file",
+            humanize::count(hidden),
+        )));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(

@@ -4,7 +4,7 @@ use crate::humanize;
 use crate::store::{SessionRecord, id_start};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
-use crate::tui::model::{LIVE_MARK, ListMode, Model, SessionRow, SortKey, fill_alarm};
+use crate::tui::model::{LIVE_MARK, ListMode, Model, SessionRow, SortKey, context_of, fill_alarm};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::{hits, scroll_into_view, text_field};
@@ -283,10 +283,11 @@ fn session_row<'a>(
         ),
         None => ("…".into(), "…".into(), "…".into()),
     };
-    let fill = match row.stats.as_ref().and_then(|s| s.tokens) {
-        Some(t) => {
-            let text = format!("{:.0}%", 100.0 * t as f64 / window.max(1) as f64);
-            let style = match fill_alarm(t, window) {
+    let context = row.stats.as_ref().and_then(|s| context_of(s, window));
+    let fill = match context {
+        Some(c) => {
+            let text = format!("{:.0}%", 100.0 * c.fraction);
+            let style = match fill_alarm(c.tokens, c.window) {
                 Some(true) => theme.error(),
                 Some(false) => theme.warn(),
                 None => Style::new(),

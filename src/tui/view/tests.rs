@@ -52,6 +52,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         agent_owned: false,
         usage: None,
         notes: Vec::new(),
+        recorded: None,
     });
     let counts = (0..n).map(|i| (i < counted).then_some(10)).collect();
     viewer.counts.insert(Encoding::Cl100kBase, counts);

@@ -80,7 +80,20 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
             None => contexts::draw(frame, view, area, theme),
         },
         ViewerMode::Breakdown => {
-            breakdown::draw_panel(frame, viewer.breakdown.as_ref(), encoding, area, theme);
+            let not_in_file = viewer.loaded.as_ref().and_then(|l| {
+                let r = l.recorded.as_ref()?;
+                let counts = viewer.complete_counts(encoding)?;
+                let before: u64 = counts.iter().take(r.messages_seen).sum();
+                Some(r.tokens.saturating_sub(before))
+            });
+            breakdown::draw_panel(
+                frame,
+                viewer.breakdown.as_ref(),
+                not_in_file,
+                encoding,
+                area,
+                theme,
+            );
         }
         _ => {}
     }
@@ -171,12 +184,22 @@ fn draw_gauge(
     len: usize,
     theme: Theme,
 ) {
-    let window = model
+    let configured = model
         .viewer()
         .map_or(model.app.settings.window_tokens, |v| {
             model.app.settings.window_for(&v.record)
         })
         .max(1);
+    // As the agent's API saw it, where the agent records it: its figure at
+    // the last request, and what came after counted here.
+    let encoding = model.app.settings.encoding;
+    let recorded = model.viewer().and_then(|v| {
+        let counts = v.complete_counts(encoding)?;
+        let r = v.loaded.as_ref()?.recorded.clone()?;
+        Some(crate::store::with_counted_after(r, &counts))
+    });
+    let figure = crate::store::ContextFigure::of(Some(total), recorded.as_ref(), configured);
+    let window = figure.as_ref().map_or(configured, |f| f.window);
     // An edit on screen shows what the context would hold after it.
     let after = model
         .viewer()
@@ -197,16 +220,27 @@ fn draw_gauge(
             theme.dim(),
         )
     } else {
-        let shown = after.unwrap_or(total);
+        let api = figure
+            .as_ref()
+            .filter(|f| f.is_recorded() && after.is_none());
+        let shown = api.map_or(after.unwrap_or(total), |f| f.tokens);
         let alarm = crate::tui::model::fill_alarm(shown, window);
         let style = match alarm {
             Some(true) => theme.error(),
             Some(false) => theme.warn(),
             None => theme.key(),
         };
-        let figure = match after {
-            Some(after) => format!("{} → {}", humanize::count(total), humanize::count(after)),
-            None => humanize::count(total),
+        let figure = match (after, api) {
+            (Some(after), _) => format!("{} → {}", humanize::count(total), humanize::count(after)),
+            // The API's own figure first: the counts below are cl100k's.
+            (None, Some(f)) if f.estimated_after > 0 => format!(
+                "≈{} (API {} + ≈{} since)",
+                humanize::count(f.tokens),
+                humanize::count(f.recorded.unwrap_or(0)),
+                humanize::count(f.estimated_after)
+            ),
+            (None, Some(f)) => format!("{} (as the API saw it)", humanize::count(f.tokens)),
+            (None, None) => humanize::count(total),
         };
         (
             (shown as f64 / window as f64).min(1.0),

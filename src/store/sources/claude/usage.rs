@@ -101,7 +101,7 @@ pub fn total(spent: &[Spent]) -> UsageByModel {
 /// and writes, which come in their own fields; `cache_creation` (where
 /// Claude Code writes it) splits the writes into five-minute and one-hour
 /// ones, and then is what counts.
-fn read_usage(v: &Value) -> Option<Usage> {
+pub fn read_usage(v: &Value) -> Option<Usage> {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     if !v.is_object() {
         return None;

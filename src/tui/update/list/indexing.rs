@@ -103,6 +103,7 @@ pub fn fill(list: &mut ListScreen, settings: &Settings, rows: &[usize]) -> Vec<E
                 is_active: indexed.is_active,
                 error: indexed.error.clone(),
                 usage: indexed.usage.clone(),
+                context: indexed.context.clone(),
             });
         }
         let window = settings.window_for(&row.record);
@@ -119,11 +120,13 @@ pub fn fill(list: &mut ListScreen, settings: &Settings, rows: &[usize]) -> Vec<E
 pub fn facts_of(stats: Option<&SessionStats>, window: u64) -> SortFacts {
     stats.map_or_else(SortFacts::default, |s| {
         let tokens = s.tokens.unwrap_or(0);
+        let fill = crate::tui::model::context_of(s, window)
+            .map_or(0, |c| (c.fraction * 1_000_000.0) as u64);
         SortFacts {
             bytes: s.bytes,
             messages: s.messages.unwrap_or(0) as u64,
             tokens,
-            fill: tokens.saturating_mul(1_000_000) / window.max(1),
+            fill,
         }
     })
 }

@@ -268,6 +268,7 @@ fn followed(m: &mut Model, req: u64, ctx: Context) -> Vec<Effect> {
                     facts: None,
                     usage: None,
                     notes: Vec::new(),
+                    recorded: None,
                     context: Arc::new(ctx),
                     agent_owned: true,
                 }),

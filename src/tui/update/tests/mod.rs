@@ -204,6 +204,7 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
         agent_owned,
         usage: None,
         notes: Vec::new(),
+        recorded: None,
     };
     let mut effects = update(
         &mut m,

@@ -122,6 +122,7 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
         agent_owned: false,
         usage: None,
         notes: Vec::new(),
+        recorded: None,
     };
     update(
         &mut m,

@@ -240,3 +240,99 @@ fn stats_by_day_equal_ccusage_daily() {
         );
     }
 }
+
+/// What the last request of a session file says the API took, read here
+/// from the file as each agent writes it: Claude Code's last main-chain
+/// assistant line, Codex's last `token_count`, Gemini CLI's last answer.
+fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok());
+    let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    match agent {
+        // The newest line: a resumed session writes its first lines again
+        // at its end, older than the lines before them.
+        "claude" => lines
+            .filter(|l| l["type"] == "assistant" && l["isSidechain"] != true)
+            .filter(|l| l["message"].get("usage").is_some())
+            .max_by(|a, b| a["timestamp"].as_str().cmp(&b["timestamp"].as_str()))
+            .map(|l| {
+                let u = &l["message"]["usage"];
+                let prompt = n(u, "input_tokens")
+                    + n(u, "cache_read_input_tokens")
+                    + n(u, "cache_creation_input_tokens");
+                (prompt, None)
+            }),
+        "codex" => lines
+            .rfind(|l| l["payload"]["type"] == "token_count" && l["payload"]["info"].is_object())
+            .map(|l| {
+                let info = &l["payload"]["info"];
+                (
+                    n(&info["last_token_usage"], "input_tokens"),
+                    info["model_context_window"].as_u64(),
+                )
+            }),
+        _ => lines
+            .rfind(|l| l["type"] == "gemini" && l["tokens"].is_object())
+            .map(|l| {
+                let t = &l["tokens"];
+                let inclusive = n(t, "cached") > 0
+                    && t["total"].as_u64()
+                        == Some(n(t, "input") + n(t, "output") + n(t, "thoughts") + n(t, "tool"));
+                let input = if inclusive {
+                    n(t, "input")
+                } else {
+                    n(t, "input") + n(t, "cached")
+                };
+                (input + n(t, "tool"), None)
+            }),
+    }
+}
+
+#[test]
+fn the_context_is_what_the_agents_api_saw_at_the_last_request() {
+    let h = Home::new();
+    let list = h.json(&[
+        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "list", "--json",
+    ]);
+    let mut compared = 0;
+    for row in list.as_array().unwrap() {
+        let (agent, id) = (row["agent"].as_str().unwrap(), row["id"].as_str().unwrap());
+        if row["error"].is_string() {
+            continue;
+        }
+        let path = std::path::PathBuf::from(row["path"].as_str().unwrap());
+        let Some((recorded, window)) = last_request(agent, &path) else {
+            continue;
+        };
+        let shown = h.json(&["show", id, "--json"]);
+        let context = &shown["context"];
+        assert_eq!(context["source"], "recorded", "{id}: {context}");
+        assert_eq!(
+            context["recorded"].as_u64(),
+            Some(recorded),
+            "{agent} {id}: {context}"
+        );
+        let tokens = context["tokens"].as_u64().unwrap();
+        assert_eq!(
+            tokens,
+            recorded + context["estimated_after"].as_u64().unwrap()
+        );
+        if let Some(window) = window {
+            assert_eq!(
+                context["window"].as_u64(),
+                Some(window),
+                "{id}: the file's window"
+            );
+        }
+        let fraction = context["fraction"].as_f64().unwrap();
+        assert!((fraction - tokens as f64 / context["window"].as_f64().unwrap()).abs() < 1e-9);
+        // What the transcript does not hold shows as such.
+        assert!(shown["breakdown"]["not_in_file"].as_u64().is_some(), "{id}");
+        // cl100k_base counts: not the model's own tokenizer for any of them.
+        assert_eq!(shown["tokens_are"], "estimate");
+        compared += 1;
+    }
+    assert!(compared >= h.ids().len() - 3, "{compared} compared");
+}
