@@ -122,10 +122,19 @@ pub fn datetime(seconds: f64) -> String {
 /// models used have no price (their tokens are not in it); `?` when none
 /// has (unpriced, never `$0`).
 pub fn cost(c: &crate::store::CostEstimate) -> String {
-    match (c.usd, c.unpriced_models.is_empty()) {
+    match c.usd {
+        None => "?".into(),
+        Some(_) => format!("≈{}", dollars(c.usd, !c.unpriced_models.is_empty())),
+    }
+}
+
+/// US dollars added up: `$1.23`; `$1.23+?` when some models of it have no
+/// price; `?` when none has.
+pub fn dollars(usd: Option<f64>, some_unpriced: bool) -> String {
+    match (usd, some_unpriced) {
         (None, _) => "?".into(),
-        (Some(usd), true) => format!("≈${usd:.2}"),
-        (Some(usd), false) => format!("≈${usd:.2}+?"),
+        (Some(usd), false) => format!("${usd:.2}"),
+        (Some(usd), true) => format!("${usd:.2}+?"),
     }
 }
 

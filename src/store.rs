@@ -25,7 +25,7 @@ pub(crate) mod sources;
 
 pub use api::watch::{Reread, StoreEvent, StoreWatch};
 pub use api::{LokiOnly, Started, Store, StoreKind};
-pub use clock::now_seconds;
+pub use clock::{local_day, now_seconds};
 pub use error::{Result, SessionMatch, StoreError};
 pub use format::breakdown::{Breakdown, KindTotal, MessageShape, PartWeight, TokenKind};
 pub use format::clear::{CLEARED_FROM, placeholder};

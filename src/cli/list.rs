@@ -44,6 +44,8 @@ pub enum SortBy {
     Messages,
     /// Most tokens first (counted, or from the search index).
     Tokens,
+    /// Costliest first (other agents' recorded usage, priced).
+    Cost,
     /// A to Z.
     Name,
 }
@@ -192,6 +194,9 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         if s.context.is_none() {
             s.context = known.context.clone();
         }
+        if s.cost.is_none() {
+            s.cost = known.cost.clone();
+        }
     }
     drop(indexed);
     let order = sorted(&records, &stats, args.sort);
@@ -223,6 +228,10 @@ fn sorted(records: &[SessionRecord], stats: &[SessionStats], key: SortBy) -> Vec
             order.sort_by_key(|&i| std::cmp::Reverse(stats[i].messages.unwrap_or(0)))
         }
         SortBy::Tokens => order.sort_by_key(|&i| std::cmp::Reverse(stats[i].tokens.unwrap_or(0))),
+        SortBy::Cost => {
+            let usd = |i: usize| stats[i].cost.as_ref().and_then(|c| c.usd).unwrap_or(0.0);
+            order.sort_by(|&a, &b| usd(b).total_cmp(&usd(a)));
+        }
         SortBy::Name => order.sort_by_cached_key(|&i| records[i].name.to_lowercase()),
     }
     order

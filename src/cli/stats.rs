@@ -118,11 +118,6 @@ fn table(report: &UsageReport) -> Vec<String> {
     lines
 }
 
-/// `$1.23`, `$1.23+?` with unpriced models, `?` with no price at all.
 fn cost(r: &ReportRow) -> String {
-    match (r.cost_usd, r.unpriced_models.is_empty()) {
-        (None, _) => "?".into(),
-        (Some(usd), true) => format!("${usd:.2}"),
-        (Some(usd), false) => format!("${usd:.2}+?"),
-    }
+    humanize::dollars(r.cost_usd, !r.unpriced_models.is_empty())
 }

@@ -58,6 +58,8 @@ pub struct Store {
     trash: Option<PathBuf>,
     /// What other agents' recorded usage costs, for the estimates.
     prices: std::sync::Arc<PriceTable>,
+    /// Reports by day use UTC dates rather than local ones (tests).
+    days_in_utc: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -133,6 +135,7 @@ impl Store {
             cache: None,
             trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
+            days_in_utc: false,
         })
     }
 
@@ -146,6 +149,7 @@ impl Store {
             cache: None,
             trash: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
+            days_in_utc: false,
         }
     }
 
@@ -227,7 +231,11 @@ impl Store {
         encoding: Option<Encoding>,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Vec<SessionStats> {
-        stats::gather_stats(records, encoding, progress)
+        let mut all = stats::gather_stats(records, encoding, progress);
+        for s in &mut all {
+            s.cost = s.usage.as_ref().map(|u| self.prices.estimate(u));
+        }
+        all
     }
 
     /// The session's active context and a summary of its contexts, with

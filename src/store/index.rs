@@ -111,6 +111,8 @@ pub struct IndexedStats {
     pub usage: Option<crate::store::format::usage::UsageByModel>,
     /// The context its agent's API last saw, with what came after counted.
     pub context: Option<crate::store::sources::agent_read::RecordedContext>,
+    /// What `usage` would cost (set by the door, from its prices).
+    pub cost: Option<crate::store::ops::pricing::CostEstimate>,
 }
 
 impl SearchIndex {

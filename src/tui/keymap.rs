@@ -43,6 +43,8 @@ pub enum Scope {
     Purge,
     /// What a delete or a purge moved into the trash.
     Trash,
+    /// The usage dashboard.
+    Dashboard,
     /// A yes/no question.
     Confirm,
     /// Typing a line.
@@ -72,6 +74,7 @@ impl Scope {
             Scope::Find => "Finding text",
             Scope::Purge => "Purge preview",
             Scope::Trash => "The trash",
+            Scope::Dashboard => "Usage dashboard",
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
             Scope::Help => "Help",
@@ -116,6 +119,7 @@ pub fn scope(model: &Model) -> Scope {
         Screen::List => Scope::List,
         Screen::Purge(_) => Scope::Purge,
         Screen::Trash(_) => Scope::Trash,
+        Screen::Dashboard(_) => Scope::Dashboard,
         Screen::Viewer(viewer) => match &viewer.mode {
             ViewerMode::Trim(_) => Scope::Trim,
             ViewerMode::Edit(_) => Scope::Edit,
@@ -250,6 +254,7 @@ pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
         ],
         Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
         Screen::Trash(_) => &[Scope::Trash],
+        Screen::Dashboard(_) => &[Scope::Dashboard],
     }
 }
 
@@ -319,7 +324,7 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 17] = [
+    const SCOPES: [Scope; 18] = [
         Scope::List,
         Scope::Messages,
         Scope::Viewer,
@@ -333,6 +338,7 @@ mod tests {
         Scope::Find,
         Scope::Purge,
         Scope::Trash,
+        Scope::Dashboard,
         Scope::Confirm,
         Scope::Input,
         Scope::Help,

@@ -26,6 +26,8 @@ pub struct SortFacts {
     /// How full the context is: its tokens over its model's window, in
     /// parts per million.
     pub fill: u64,
+    /// What it cost, in millionths of a dollar (0: unpriced or nothing).
+    pub cost: u64,
 }
 
 /// Work for the matcher.
@@ -260,6 +262,7 @@ impl Matcher {
                     SortKey::Messages => eb.facts.messages.cmp(&ea.facts.messages),
                     SortKey::Tokens => eb.facts.tokens.cmp(&ea.facts.tokens),
                     SortKey::Fill => eb.facts.fill.cmp(&ea.facts.fill),
+                    SortKey::Cost => eb.facts.cost.cmp(&ea.facts.cost),
                     SortKey::Name => ea.name.to_lowercase().cmp(&eb.name.to_lowercase()),
                 };
                 first

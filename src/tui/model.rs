@@ -5,6 +5,7 @@
 //! or the purge preview while one is open ([`Screen`]). What every screen
 //! shares, the chrome, is [`App`].
 
+mod dashboard;
 mod dialog;
 mod diff;
 mod edit;
@@ -28,6 +29,7 @@ pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, Par
 pub use purge::PurgeView;
 /// The smallest terminal the UI is laid out for.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
+pub use dashboard::{DashboardView, PERIODS};
 pub use size_order::SizeOrder;
 pub use text_field::{Pasted, TextField};
 pub use transcript::{TranscriptFind, TranscriptView};
@@ -85,6 +87,8 @@ pub enum Screen {
     Purge(Box<PurgeView>),
     /// What a delete or a purge moved into the trash.
     Trash(Box<TrashView>),
+    /// The usage dashboard.
+    Dashboard(Box<DashboardView>),
 }
 
 /// A line at the bottom telling what happened.
@@ -288,6 +292,14 @@ impl Model {
     pub fn trash(&self) -> Option<&TrashView> {
         match &self.screen {
             Screen::Trash(trash) => Some(trash),
+            _ => None,
+        }
+    }
+
+    /// The dashboard, when it is the screen.
+    pub fn dashboard(&self) -> Option<&DashboardView> {
+        match &self.screen {
+            Screen::Dashboard(dashboard) => Some(dashboard),
             _ => None,
         }
     }

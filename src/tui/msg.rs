@@ -90,6 +90,8 @@ pub enum Action {
     ToggleKept,
     /// Open the trash: the other agents' sessions a delete or a purge moved there.
     Trash,
+    /// Open the usage dashboard: what the agents spent, by day, project, model, agent.
+    Dashboard,
     /// Put the selected session in the trash back where it was.
     Restore,
     /// Read the selected message full screen.

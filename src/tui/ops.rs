@@ -1,8 +1,8 @@
 //! What the screens ask of the store, and what comes back: one typed home
 //! for every background operation. Each screen has an enum of operations
-//! (`ListOp`, `ViewerOp`, `PurgeOp`, `TrashOp`), each operation one call of the door
+//! (`ListOp`, `ViewerOp`, `PurgeOp`, `TrashOp`, `DashboardOp`), each operation one call of the door
 //! ([`Store`]) in its `run`, and an enum of replies (`ListReply`,
-//! `ViewerReply`, `PurgeReply`, `TrashReply`) that its `on_reply` matches exhaustively.
+//! `ViewerReply`, `PurgeReply`, `TrashReply`, `DashboardReply`) that its `on_reply` matches exhaustively.
 //! [`Runner::perform`] runs one, on a worker thread in a session and on the
 //! calling thread in the headless driver: the same code either way.
 //!
@@ -11,12 +11,14 @@
 //! `update/` (asking for it, handling the reply). See "Adding an operation"
 //! in docs/ARCHITECTURE.md.
 
+mod dashboard;
 mod error;
 mod list;
 mod purge;
 mod trash;
 mod viewer;
 
+pub use dashboard::{DashboardOp, DashboardReply, DashboardReports, OwnedUsage};
 pub use error::{ErrorKind, UiError};
 pub use list::{DeleteCheck, ListOp, ListReply};
 pub use purge::{PurgeOp, PurgeReply};
@@ -39,6 +41,8 @@ pub enum StoreOp {
     Purge(PurgeOp),
     /// For the trash pane.
     Trash(TrashOp),
+    /// For the usage dashboard.
+    Dashboard(DashboardOp),
 }
 
 /// An answer (or progress) for the screen that asked; the request's tag
@@ -53,6 +57,20 @@ pub enum Reply {
     Purge(PurgeReply),
     /// For the trash pane (dropped when it was closed meanwhile).
     Trash(TrashReply),
+    /// For the dashboard (dropped when it was closed meanwhile).
+    Dashboard(DashboardReply),
+}
+
+impl From<DashboardOp> for StoreOp {
+    fn from(op: DashboardOp) -> Self {
+        StoreOp::Dashboard(op)
+    }
+}
+
+impl From<DashboardReply> for Reply {
+    fn from(reply: DashboardReply) -> Self {
+        Reply::Dashboard(reply)
+    }
 }
 
 impl From<ListOp> for StoreOp {
@@ -159,6 +177,7 @@ impl StoreOp {
             StoreOp::Viewer(op) => op.run(job).into(),
             StoreOp::Purge(op) => op.run(job).into(),
             StoreOp::Trash(op) => op.run(job).into(),
+            StoreOp::Dashboard(op) => op.run(job).into(),
         }
     }
 
@@ -167,7 +186,7 @@ impl StoreOp {
         match self {
             StoreOp::List(op) => op.priority(),
             StoreOp::Viewer(op) => op.priority(),
-            StoreOp::Purge(_) | StoreOp::Trash(_) => Priority::Normal,
+            StoreOp::Purge(_) | StoreOp::Trash(_) | StoreOp::Dashboard(_) => Priority::Normal,
         }
     }
 
@@ -176,7 +195,7 @@ impl StoreOp {
         match self {
             StoreOp::List(op) => op.lane(),
             StoreOp::Viewer(op) => op.lane(),
-            StoreOp::Purge(_) | StoreOp::Trash(_) => None,
+            StoreOp::Purge(_) | StoreOp::Trash(_) | StoreOp::Dashboard(_) => None,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! changes only that screen's state (and the shared chrome, [`App`]); no
 //! module under `update/` uses another.
 
+mod dashboard;
 mod dialogs;
 mod list;
 mod purge;
@@ -52,6 +53,8 @@ pub enum Go {
     PurgeOf(Option<Agent>),
     /// Open the trash (Esc goes back where it says).
     Trash(TrashFrom),
+    /// Open the usage dashboard.
+    Dashboard,
     /// The store changed: the list reads it again (the screen stays).
     Rescan,
     /// End the UI.
@@ -146,16 +149,36 @@ fn route(model: &mut Model, msg: Msg) -> Step {
             }
             step
         }
-        Msg::FillIndexed { generation } => list::on_fill(list, app, generation),
+        Msg::FillIndexed { generation } => {
+            let mut step = list::on_fill(list, app, generation);
+            // The rows gained what the index knows: their usage among it.
+            if let Screen::Dashboard(dashboard) = &mut model.screen {
+                step.effects.extend(dashboard::ask(dashboard, list, app));
+            }
+            step
+        }
         Msg::Disk { event, at } => {
             let mut step = list::on_disk(list, app, &event, at);
-            if let Screen::Viewer(viewer) = &mut model.screen {
-                step.effects.extend(viewer::on_disk(viewer, app, &event));
+            match &mut model.screen {
+                Screen::Viewer(viewer) => step.effects.extend(viewer::on_disk(viewer, app, &event)),
+                // The list's rows are read again first; the figures follow.
+                Screen::Dashboard(dashboard) => {
+                    step.effects.extend(dashboard::ask(dashboard, list, app));
+                }
+                _ => {}
             }
             step
         }
         Msg::Reply { req, reply } => match reply {
-            Reply::List(reply) => list::on_reply(list, app, req, reply),
+            Reply::List(reply) => {
+                let indexed = matches!(reply, crate::tui::ops::ListReply::IndexStats { .. });
+                let mut step = list::on_reply(list, app, req, reply);
+                // The rows gained the index's usage: the figures follow.
+                if let (true, Screen::Dashboard(dashboard)) = (indexed, &mut model.screen) {
+                    step.effects.extend(dashboard::ask(dashboard, list, app));
+                }
+                step
+            }
             Reply::Viewer(reply) => match &mut model.screen {
                 Screen::Viewer(viewer) => viewer::on_reply(viewer, app, req, reply),
                 _ => Step::none(), // the viewer was closed: a late reply
@@ -166,6 +189,10 @@ fn route(model: &mut Model, msg: Msg) -> Step {
             },
             Reply::Trash(reply) => match &mut model.screen {
                 Screen::Trash(trash) => trash::on_reply(trash, app, req, reply),
+                _ => Step::none(),
+            },
+            Reply::Dashboard(reply) => match &mut model.screen {
+                Screen::Dashboard(dashboard) => dashboard::on_reply(dashboard, req, reply),
                 _ => Step::none(),
             },
         },
@@ -216,6 +243,7 @@ fn on_action(model: &mut Model, action: Action) -> Step {
         Screen::Viewer(viewer) => viewer::on_action(viewer, app, action),
         Screen::Purge(purge) => purge::on_action(purge, app, action),
         Screen::Trash(trash) => trash::on_action(trash, app, action),
+        Screen::Dashboard(dashboard) => dashboard::on_action(dashboard, &model.list, app, action),
     }
 }
 
@@ -267,7 +295,7 @@ fn on_type(model: &mut Model, c: char) -> Step {
     match &mut model.screen {
         Screen::List => list::on_type(&mut model.list, app, c),
         Screen::Viewer(viewer) => viewer::on_type(viewer, app, c),
-        Screen::Purge(_) | Screen::Trash(_) => Step::none(),
+        Screen::Purge(_) | Screen::Trash(_) | Screen::Dashboard(_) => Step::none(),
     }
 }
 
@@ -287,7 +315,7 @@ fn on_paste(model: &mut Model, text: &str) -> Step {
     match &mut model.screen {
         Screen::List => list::on_paste(&mut model.list, app, text),
         Screen::Viewer(viewer) => viewer::on_paste(viewer, app, text),
-        Screen::Purge(_) | Screen::Trash(_) => Step::none(),
+        Screen::Purge(_) | Screen::Trash(_) | Screen::Dashboard(_) => Step::none(),
     }
 }
 
@@ -314,7 +342,7 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
     let (list, app) = (&mut model.list, &mut model.app);
     if matches!(
         go,
-        Go::List | Go::Viewer(_) | Go::Purge | Go::PurgeOf(_) | Go::Trash(_)
+        Go::List | Go::Viewer(_) | Go::Purge | Go::PurgeOf(_) | Go::Trash(_) | Go::Dashboard
     ) {
         app.status = None;
     }
@@ -361,6 +389,11 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
         Go::Trash(from) => {
             let (trash, effects) = trash::open(app, from);
             model.screen = Screen::Trash(Box::new(trash));
+            effects
+        }
+        Go::Dashboard => {
+            let (dashboard, effects) = dashboard::open(list, app);
+            model.screen = Screen::Dashboard(Box::new(dashboard));
             effects
         }
         Go::Rescan => list::rescan(list, app),

@@ -3,6 +3,7 @@
 
 mod breakdown;
 mod contexts;
+mod dashboard;
 mod dialog;
 mod diff;
 mod edit;
@@ -99,6 +100,7 @@ fn draw_panes(frame: &mut Frame, model: &Model, state: &mut ViewState) {
         Screen::Viewer(_) => viewer::draw(frame, model, state, body, theme),
         Screen::Purge(_) => purge::draw(frame, model, state, body, theme),
         Screen::Trash(_) => trash::draw(frame, model, state, body, theme),
+        Screen::Dashboard(_) => dashboard::draw(frame, model, body, theme),
     }
     footer::draw_status(frame, model, status, theme);
     footer::draw_keys(frame, model, keys, theme);

@@ -302,6 +302,19 @@ impl Store {
     /// before it reads its records, so the index's manifest is gone before
     /// they are there (the peak memory of listing 100k sessions).
     pub fn current_indexed_stats_of_all(&self) -> Result<HashMap<String, IndexedStats>> {
+        self.current_indexed_stats_of_all_unpriced()
+            .map(|all| self.priced(all))
+    }
+
+    /// Each session's cost set from its usage, by this store's prices.
+    fn priced(&self, mut stats: HashMap<String, IndexedStats>) -> HashMap<String, IndexedStats> {
+        for s in stats.values_mut() {
+            s.cost = s.usage.as_ref().map(|u| self.prices.estimate(u));
+        }
+        stats
+    }
+
+    fn current_indexed_stats_of_all_unpriced(&self) -> Result<HashMap<String, IndexedStats>> {
         let mut out = HashMap::new();
         if self.shows_primary() {
             out.extend(self.primary_index().current_stats(&self.session_names()?));
@@ -341,7 +354,7 @@ impl Store {
                 out.extend(self.agent_index(source).current_stats(&ids));
             }
         }
-        out
+        self.priced(out)
     }
 
     /// The search indexes held open for searching as one types (the UI):
@@ -393,7 +406,7 @@ impl Store {
         for source in self.agent_sources() {
             out.extend(self.agent_index(source).stats());
         }
-        out
+        self.priced(out)
     }
 
     /// The names in the session folder that may be sessions (no hidden

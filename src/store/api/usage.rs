@@ -17,7 +17,24 @@ impl Store {
         sessions: &[SessionUsage<'_>],
         query: &ReportQuery,
     ) -> UsageReport {
-        usage_report::report(sessions, query, &self.prices, &local_day)
+        usage_report::report(sessions, query, &self.prices, &|t| self.day_of(t))
+    }
+
+    /// The date (`YYYY-MM-DD`) reports put the moment `seconds` on: the
+    /// local one, or UTC's for a store made [`Store::with_days_in_utc`].
+    pub fn day_of(&self, seconds: f64) -> String {
+        if self.days_in_utc {
+            usage_report::utc_day(seconds)
+        } else {
+            local_day(seconds)
+        }
+    }
+
+    /// The same store dating its reports in UTC, whatever `TZ` says (the
+    /// tests' snapshots).
+    pub fn with_days_in_utc(mut self) -> Store {
+        self.days_in_utc = true;
+        self
     }
 
     /// The report of every session shown: their usage from the search

@@ -215,6 +215,7 @@ impl EntryView<'_> {
             error: self.error.map(str::to_string),
             usage: self.usage.clone(),
             context: self.context.clone(),
+            cost: None,
         }
     }
 }

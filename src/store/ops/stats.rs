@@ -31,6 +31,8 @@ pub struct SessionStats {
     /// The context the agent's API saw at its last recorded request, with
     /// what was appended since counted (read with the tokens).
     pub context: Option<RecordedContext>,
+    /// What `usage` would cost (set by the door, from its prices).
+    pub cost: Option<crate::store::ops::pricing::CostEstimate>,
 }
 
 /// [`session_stats`] of another agent's session: its size from the files'

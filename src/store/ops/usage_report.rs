@@ -4,7 +4,7 @@
 //! a function giving a moment's local date.
 
 use crate::store::format::usage::{QUARTER_HOUR, Usage, UsageByModel};
-use crate::store::ops::pricing::PriceTable;
+use crate::store::ops::pricing::{ModelPrice, PriceTable};
 use crate::store::sources::agent::Agent;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -187,11 +187,16 @@ pub fn report(
     };
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut totals = Row::default();
+    // Each model's price found once, not once a piece.
+    let mut price_of: HashMap<&str, Option<&ModelPrice>> = HashMap::new();
     for p in &pieces {
+        let price = *price_of
+            .entry(p.model)
+            .or_insert_with(|| prices.price_of(p.model));
         let key = key_of(p);
         let row = rows.entry(key).or_default();
         for r in [row, &mut totals] {
-            r.add(p, prices);
+            r.add(p, price);
         }
     }
     let mut rows: Vec<ReportRow> = rows
@@ -234,7 +239,7 @@ struct Row {
 }
 
 impl Row {
-    fn add(&mut self, p: &Piece, prices: &PriceTable) {
+    fn add(&mut self, p: &Piece, price: Option<&ModelPrice>) {
         self.usage.add(&p.usage);
         let name = if p.model.is_empty() {
             "(no model named)"
@@ -242,7 +247,7 @@ impl Row {
             p.model
         };
         self.models.insert(name.to_string());
-        match prices.price_of(p.model) {
+        match price {
             Some(price) => *self.usd.get_or_insert(0.0) += price.cost(&p.usage, &p.long),
             None => {
                 self.unpriced.insert(name.to_string());
@@ -264,6 +269,11 @@ impl Row {
             sessions: self.sessions.len(),
         }
     }
+}
+
+/// The UTC date of `seconds` since the epoch.
+pub fn utc_day(seconds: f64) -> String {
+    civil_from_days((seconds / 86_400.0).floor() as i64)
 }
 
 /// The Monday of the week of `day` (`YYYY-MM-DD`).
@@ -306,10 +316,6 @@ fn civil_from_days(days: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn utc_day(seconds: f64) -> String {
-        civil_from_days((seconds / 86_400.0).floor() as i64)
-    }
 
     fn spent(tokens: u64) -> Usage {
         Usage {

@@ -9,7 +9,7 @@ use super::{BINDINGS, CTRL_NOTE, Scope, help_lines, labels};
 use crate::tui::msg::Action;
 
 /// The scopes in the order the reference shows them.
-pub const DOC_SCOPES: [Scope; 18] = [
+pub const DOC_SCOPES: [Scope; 19] = [
     Scope::List,
     Scope::Messages,
     Scope::LineEdit,
@@ -24,6 +24,7 @@ pub const DOC_SCOPES: [Scope; 18] = [
     Scope::Diff,
     Scope::Purge,
     Scope::Trash,
+    Scope::Dashboard,
     Scope::Confirm,
     Scope::Input,
     Scope::Help,

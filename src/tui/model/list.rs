@@ -164,6 +164,8 @@ pub enum SortKey {
     Tokens,
     /// Fullest context first (tokens over the model's window).
     Fill,
+    /// Costliest first (another agent's recorded usage, priced).
+    Cost,
     /// A to Z.
     Name,
 }
@@ -177,7 +179,8 @@ impl SortKey {
             SortKey::Size => SortKey::Messages,
             SortKey::Messages => SortKey::Tokens,
             SortKey::Tokens => SortKey::Fill,
-            SortKey::Fill => SortKey::Name,
+            SortKey::Fill => SortKey::Cost,
+            SortKey::Cost => SortKey::Name,
             SortKey::Name => SortKey::LastUsed,
         }
     }
@@ -191,6 +194,7 @@ impl SortKey {
             SortKey::Messages => "messages",
             SortKey::Tokens => "tokens",
             SortKey::Fill => "context fill",
+            SortKey::Cost => "cost",
             SortKey::Name => "name",
         }
     }

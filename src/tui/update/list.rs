@@ -393,6 +393,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         Action::Delete => delete::ask_store(list, app),
         Action::PurgePreview => Step::go(Go::Purge),
         Action::Trash => Step::go(Go::Trash(TrashFrom::List)),
+        Action::Dashboard => Step::go(Go::Dashboard),
         Action::ToggleEncoding => {
             app.settings.encoding = app.settings.encoding.next();
             app.say(format!("token counts now in {}", app.settings.encoding));

@@ -1,7 +1,7 @@
 //! The session list: search line, then one row per matching session.
 
 use crate::humanize;
-use crate::store::{SessionRecord, id_start};
+use crate::store::{CostEstimate, SessionRecord, id_start};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{LIVE_MARK, ListMode, Model, SessionRow, SortKey, context_of, fill_alarm};
@@ -49,8 +49,17 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
     });
     // The project needs room: on a narrow screen the names keep it.
     let project = mixed && table_area.width >= 100;
+    // What another agent's session cost, where some row has a figure and
+    // the width allows after the project.
+    let priced = list
+        .rows
+        .iter()
+        .any(|r| r.stats.as_ref().is_some_and(|s| s.cost.is_some()));
+    let cost = priced && table_area.width >= if project { 120 } else { 90 };
     // The name column gets what the fixed columns and their gaps leave.
-    let extra = if mixed { AGENT + 1 } else { 0 } + if project { PROJECT + 1 } else { 0 };
+    let extra = if mixed { AGENT + 1 } else { 0 }
+        + if project { PROJECT + 1 } else { 0 }
+        + if cost { COST + 1 } else { 0 };
     let fixed: u16 = 14 + 6 + 8 + 5 + 9 + 5 + extra;
     let name_room = usize::from(table_area.width.saturating_sub(fixed));
     let look = RowLook {
@@ -58,6 +67,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         now: model.app.now,
         mixed,
         project,
+        cost,
         theme,
     };
     let rows: Vec<Row> = on_screen
@@ -79,6 +89,10 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         Constraint::Length(5), // "100%"
         Constraint::Length(9),
     ];
+    if cost {
+        header.insert(5, "COST");
+        widths.insert(5, Constraint::Length(COST));
+    }
     if project {
         header.insert(1, "PROJECT");
         widths.insert(1, Constraint::Length(PROJECT));
@@ -187,6 +201,8 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
 const AGENT: u16 = 6;
 /// The project column's width.
 const PROJECT: u16 = 16;
+/// Columns of the COST column ("$123.45+?").
+const COST: u16 = 9;
 
 /// What every row is drawn with.
 struct RowLook<'a> {
@@ -196,12 +212,25 @@ struct RowLook<'a> {
     mixed: bool,
     /// And room for a project column.
     project: bool,
+    /// And room for a cost column.
+    cost: bool,
     theme: Theme,
 }
 
 /// The cells of a row, with the agent's and the project's when the list
 /// is mixed (`cells` are NAME, LAST USED, MSGS, TOKENS, FILL, SIZE).
-fn with_agent<'a>(look: &RowLook<'_>, record: &SessionRecord, mut cells: Vec<Cell<'a>>) -> Row<'a> {
+fn with_agent<'a>(
+    look: &RowLook<'_>,
+    record: &SessionRecord,
+    cost: Option<&CostEstimate>,
+    mut cells: Vec<Cell<'a>>,
+) -> Row<'a> {
+    if look.cost {
+        let shown = cost.map_or(String::new(), |c| {
+            humanize::dollars(c.usd, !c.unpriced_models.is_empty())
+        });
+        cells.insert(5, Cell::from(Line::from(shown).right_aligned()));
+    }
     if look.project {
         let project = record
             .cwd
@@ -234,6 +263,7 @@ fn session_row<'a>(
         return with_agent(
             look,
             r,
+            None,
             vec![
                 Cell::from(Line::from(vec![
                     Span::styled("⚠ damaged ", theme.error()),
@@ -305,6 +335,7 @@ fn session_row<'a>(
     with_agent(
         look,
         r,
+        row.stats.as_ref().and_then(|s| s.cost.as_ref()),
         vec![
             Cell::from(name),
             Cell::from(used),

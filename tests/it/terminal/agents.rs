@@ -296,3 +296,36 @@ fn a_delete_in_the_demo_goes_to_the_demos_own_trash_not_the_persons() {
     ui.keys(&["F3"]);
     ui.wait_for("1 session, ");
 }
+
+#[test]
+fn the_usage_dashboard_opens_in_a_real_terminal_and_goes_back() {
+    let (tmp, root) = demo_store(3, 4, &[]);
+    let home = tmp.path().join("home");
+    let made = agents::generate(
+        &home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    let command = in_a_terminal(
+        tmp.path(),
+        &home,
+        &format!("--root {} --user tester", root.display()),
+    );
+    let ui = Tmux::start(&command);
+    let total = 3 + made.claude.len() + made.codex.len() + made.gemini.len();
+    ui.wait_for(&format!("{total} sessions"));
+    // The list's usage comes from the index, built in the background; the
+    // dashboard adds it up again as it comes.
+    ui.keys(&["F10"]);
+    let screen = ui.wait_for("Cost per day");
+    assert!(screen.contains("Usage: the last 30 days"), "{screen}");
+    assert!(
+        screen.contains("Projects") && screen.contains("Agents"),
+        "{screen}"
+    );
+    ui.keys(&["]"]);
+    let screen = ui.wait_for("the last 90 days");
+    assert!(screen.contains("no price for acme-coder-7"), "{screen}");
+    ui.keys(&["Escape"]);
+    ui.wait_for(&format!("{total} sessions"));
+}

@@ -17,7 +17,7 @@ fn fixed_clock() -> f64 {
 }
 
 /// A small Loki tree and every agent's fixtures in a home beside it.
-fn store() -> tempfile::TempDir {
+pub(super) fn store() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let spec = DemoSpec {
         sessions: 4,
@@ -33,12 +33,13 @@ fn store() -> tempfile::TempDir {
     dir
 }
 
-fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
+pub(super) fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
     let source = Store::loki(dir.path(), "ann")
         .unwrap()
         .with_agents(&AgentHomes::under(&dir.path().join("home")))
         .with_cache_dir(&dir.path().join("cache"))
-        .with_trash_dir(&dir.path().join("trash"));
+        .with_trash_dir(&dir.path().join("trash"))
+        .with_days_in_utc();
     let settings = Settings {
         encoding: Encoding::Cl100kBase,
         window_tokens: 128_000,
@@ -51,7 +52,7 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }
 
-fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
+pub(super) fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
     let mut settings = insta::Settings::clone_current();
     let tmp: String = dir
         .path()

@@ -1,6 +1,7 @@
 //! The UI's real loop on a virtual screen.
 
 mod agents;
+mod dashboard;
 mod delete;
 mod hand_trim;
 mod live;

@@ -94,6 +94,17 @@ pub fn fill(list: &mut ListScreen, settings: &Settings, rows: &[usize]) -> Vec<E
         let Some(indexed) = list.indexed.get(row.record.id.as_str()) else {
             continue;
         };
+        // Stats read first (sizes) lack what only a whole read gives: the
+        // index's usage, cost and recorded context fill them in.
+        if let Some(stats) = &mut row.stats {
+            if stats.usage.is_none() {
+                stats.usage = indexed.usage.clone();
+                stats.cost = indexed.cost.clone();
+            }
+            if stats.context.is_none() {
+                stats.context = indexed.context.clone();
+            }
+        }
         if row.stats.is_none() {
             row.stats = Some(SessionStats {
                 bytes: indexed.bytes,
@@ -104,6 +115,7 @@ pub fn fill(list: &mut ListScreen, settings: &Settings, rows: &[usize]) -> Vec<E
                 error: indexed.error.clone(),
                 usage: indexed.usage.clone(),
                 context: indexed.context.clone(),
+                cost: indexed.cost.clone(),
             });
         }
         let window = settings.window_for(&row.record);
@@ -127,6 +139,11 @@ pub fn facts_of(stats: Option<&SessionStats>, window: u64) -> SortFacts {
             messages: s.messages.unwrap_or(0) as u64,
             tokens,
             fill,
+            cost: s
+                .cost
+                .as_ref()
+                .and_then(|c| c.usd)
+                .map_or(0, |usd| (usd * 1e6) as u64),
         }
     })
 }

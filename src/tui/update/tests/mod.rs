@@ -2,6 +2,7 @@
 //! replies are made up here and fed back as messages.
 
 mod contexts;
+mod dashboard;
 mod dialogs;
 mod edit;
 mod finding;
