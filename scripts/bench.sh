@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every figure of docs/PERFORMANCE.md, measured side by side on this machine.
 #   scripts/bench.sh [WORK_DIR]
-#   BENCH_ONLY=lookup,purge,list,memory,trim,count,tui,edits,search,build,searchbench scripts/bench.sh
+#   BENCH_ONLY=lookup,purge,list,memory,trim,count,tui,edits,search,stats,build,searchbench scripts/bench.sh
 #   BENCH_SMOKE=1 scripts/bench.sh WORK_DIR   # CI: small stores, each part once
 # Makes the stores (100 sessions; 10k sessions with one 10,000-message
 # context; 100k sessions; a few other agents' sessions in a home folder)
@@ -270,6 +270,39 @@ print("%s: both find the same %d sessions; search (index) %.1f ms, search --no-i
       % (n, len(ours), s * 1000, f * 1000, r * 1000, s / r, r / s, f / r))
 PY
 done
+fi
+
+if part stats; then
+echo "== stats by day over $n10k Claude Code sessions, whole process, warm index, vs ccusage daily on the same files"
+stats_home=$work/stats-home
+[ -d "$stats_home/.claude" ] || "$bin" --root "$work/stats-loki" --user bench demo --sessions 1 --big-context 0 --plain --agents-home "$stats_home" --claude-sessions $n10k >/dev/null
+ccusage=${CCUSAGE:-$PWD/target/ccusage/node_modules/.bin/ccusage}
+export HOME=$stats_home TZ=UTC
+"$bin" --agent claude stats --json > "$work/stats-ours.json"
+"$ccusage" claude session --json --offline > "$work/stats-ccusage.json" 2>/dev/null
+hyperfine -N --warmup $W --runs $R --export-json "$work/stats.json" \
+  "$bin --agent claude stats --json" >/dev/null
+hyperfine -N --warmup $W --runs $R --export-json "$work/stats-cc.json" \
+  "$ccusage claude daily --json --offline" >/dev/null
+python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+m = lambda f: json.load(open("%s/%s.json" % (w, f)))["results"][0]["median"]
+ours = json.load(open(w + "/stats-ours.json"))
+theirs = json.load(open(w + "/stats-ccusage.json"))["totals"]
+# The same question: the same tokens in all (ccusage's session report
+# counts a streamed message once, as stats does; its daily report counts a
+# message without requestIds once a line, FORMATS.md section 9).
+for ours_key, theirs_key in [("input", "inputTokens"), ("output", "outputTokens"),
+                             ("cache_read", "cacheReadTokens"), ("cache_write", "cacheCreationTokens")]:
+    if ours["totals"]["usage"][ours_key] != theirs[theirs_key]:
+        sys.exit("stats and ccusage disagree on %s: not the same question" % ours_key)
+s, c = m("stats"), m("stats-cc")
+print("stats %.0f ms, ccusage claude daily %.0f ms: %.2fx of ccusage's time (%d days, %d sessions)"
+      % (s * 1000, c * 1000, s / c, len(ours["rows"]), ours["totals"]["sessions"]))
+PY
+export HOME=$no_agents
+unset TZ
 fi
 
 if part build; then

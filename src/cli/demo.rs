@@ -35,6 +35,10 @@ pub struct DemoArgs {
     /// HOME=DIR then lists them.
     #[arg(long = "agents-home", value_name = "DIR")]
     pub agents_home: Option<std::path::PathBuf>,
+    /// With --agents-home: this many Claude Code sessions (the benchmarks'
+    /// stores) [default: 8].
+    #[arg(long = "claude-sessions", value_name = "N", requires = "agents_home")]
+    pub claude_sessions: Option<usize>,
 }
 
 /// Fills an empty store with generated sessions.
@@ -71,6 +75,9 @@ pub fn run(env: &CliEnv, args: DemoArgs) -> Result<(), CliError> {
             let mut spec = demo::agents::AgentsSpec::fixtures(env.now);
             spec.seed = args.seed;
             spec.hostile = !args.plain;
+            if let Some(n) = args.claude_sessions {
+                spec.claude = n;
+            }
             let made = demo::agents::generate(home, &spec)?;
             Some(
                 json!({"home": home, "claude": made.claude, "codex": made.codex, "gemini": made.gemini}),
