@@ -38,21 +38,7 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
         String::from_utf8_lossy(&version.stdout).contains(CCUSAGE_VERSION),
         "pinned to {CCUSAGE_VERSION}"
     );
-    let out = std::process::Command::new(&ccusage)
-        .args(["session", "--json", "--offline"])
-        .env("HOME", &h.home)
-        .env("XDG_CONFIG_HOME", h.home.join(".config"))
-        .env("XDG_CACHE_HOME", h.cache.join("ccusage"))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let theirs = ccusage_json(&h.home, &h.cache, &["session"]);
     let ours = h.json(&[
         "--agent", "claude", "--agent", "codex", "--agent", "gemini", "list", "--json", "--tokens",
     ]);

@@ -184,6 +184,17 @@ struct Fields {
 }
 
 impl Fields {
+    /// Every payload in every field.
+    fn hostile() -> Fields {
+        let payload = PAYLOADS.concat();
+        Fields {
+            title: format!("Title {payload}"),
+            cwd: format!("/work/{payload}"),
+            text: format!("findme {payload} end"),
+            tool: format!("tool{payload}"),
+        }
+    }
+
     fn plain(cwd: &Path) -> Fields {
         Fields {
             title: "A plain title".into(),
@@ -524,13 +535,7 @@ fn raw_control(bytes: &[u8]) -> Option<(usize, String)> {
 #[test]
 fn no_escape_from_a_file_reaches_stdout_or_stderr_raw() {
     let c = Crafted::new();
-    let payload = PAYLOADS.concat();
-    let fields = Fields {
-        title: format!("Title {payload}"),
-        cwd: format!("/work/{payload}"),
-        text: format!("findme {payload} end"),
-        tool: format!("tool{payload}"),
-    };
+    let fields = Fields::hostile();
     let ids = [
         "aaaaaaaa-1111-4111-8111-111111111111",
         "bbbbbbbb-2222-4222-8222-222222222222",
@@ -614,13 +619,7 @@ fn no_escape_from_a_file_reaches_stdout_or_stderr_raw() {
 #[test]
 fn the_ui_draws_no_escape_from_a_file() {
     let c = Crafted::new();
-    let payload = PAYLOADS.concat();
-    let fields = Fields {
-        title: format!("Title {payload}"),
-        cwd: format!("/work/{payload}"),
-        text: format!("findme {payload} end"),
-        tool: format!("tool{payload}"),
-    };
+    let fields = Fields::hostile();
     c.claude("app", "aaaaaaaa-1111-4111-8111-111111111111", &fields);
     c.codex("b1", "bbbbbbbb-2222-4222-8222-222222222222", &fields);
     c.gemini(
