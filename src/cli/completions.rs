@@ -110,14 +110,18 @@ pub fn session_candidates() -> Vec<CompletionCandidate> {
     let mut out = Vec::new();
     for r in &records {
         let used = humanize::ago(r.last_used_at, now);
-        if r.is_readable() && names.get(r.name.as_str()) == Some(&1) {
+        // The shell prints candidates as they are: a name holding an
+        // escape is offered by its id alone, its help made safe.
+        let name_is_plain = !r.name.chars().any(crate::store::safe_text::is_unsafe);
+        if r.is_readable() && name_is_plain && names.get(r.name.as_str()) == Some(&1) {
             out.push(
                 CompletionCandidate::new(&r.name).help(Some(format!("{used}, {}", r.id).into())),
             );
         }
+        let name = crate::store::safe_text::safe_line(&r.name);
         out.push(
-            CompletionCandidate::new(&r.id)
-                .help(Some(format!("{}, {used}", r.name).into()))
+            CompletionCandidate::new(r.id.as_str())
+                .help(Some(format!("{name}, {used}").into()))
                 .hide(true),
         );
     }
