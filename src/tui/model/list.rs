@@ -76,6 +76,10 @@ pub struct ListScreen {
     /// The next complete answer of the matcher is shown from its first row
     /// (a new sort order shows its top, not the middle).
     pub to_top: bool,
+    /// The person moved the cursor: answers of the matcher keep it on
+    /// their row. Until then it stays on the first row, however the rows
+    /// arrive (Enter at start resumes the newest).
+    pub moved: bool,
     /// Rows whose stats were asked for (so each is asked once).
     pub stats_asked: HashSet<usize>,
     /// The requests whose replies the list waits for.
@@ -238,6 +242,7 @@ impl Default for ListScreen {
             preview: None,
             pending_select: None,
             to_top: false,
+            moved: false,
             stats_asked: HashSet::new(),
             waiting: ListRequests::default(),
             mode: ListMode::default(),

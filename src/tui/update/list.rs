@@ -29,7 +29,7 @@ const STATS_WINDOW: usize = 40;
 
 /// Forgets the rows and reads the store again.
 pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
-    if list.pending_select.is_none() {
+    if list.pending_select.is_none() && list.moved {
         list.pending_select = list.selected_row().map(|r| r.record.id.to_string());
     }
     list.waiting.scan = app.request();
@@ -187,11 +187,16 @@ fn on_filtered(
         return Vec::new();
     }
     list.visible_complete = complete;
-    let keep_id = if query == list.visible_query {
+    // The row under the cursor stays under it only once the person put
+    // it there: before, the newest row is first, wherever it arrives.
+    let keep_id = if query == list.visible_query && list.moved {
         list.selected_row().map(|r| r.record.id.to_string())
     } else {
         None
     };
+    if query != list.visible_query {
+        list.moved = false;
+    }
     list.visible = rows;
     list.visible_query = query;
     let wanted = list.pending_select.clone().or(keep_id);
@@ -345,6 +350,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
             return Step::effects(effects);
         }
     } else if move_cursor(&mut list.selected, list.visible.len(), action, app.page()) {
+        list.moved = true;
         return Step::effects(after_move(list, app));
     }
     match action {

@@ -288,3 +288,34 @@ fn a_new_sort_shows_its_top() {
     act(&mut m, Action::Down);
     assert_eq!(m.list.selected, 1, "the next answer keeps the cursor again");
 }
+
+#[test]
+fn the_cursor_stays_on_the_first_row_until_the_person_moves_it() {
+    let mut m = listed(true);
+    let filter = |m: &mut Model, rows: Vec<usize>| {
+        // What the matcher answers for the query shown, as rows arrive.
+        let req = m.list.waiting.filter;
+        update(
+            m,
+            Msg::reply(
+                req,
+                ListReply::Filtered {
+                    query: String::new(),
+                    rows,
+                    complete: true,
+                },
+            ),
+        );
+    };
+    assert_eq!(m.list.selected, 0);
+    // A newer row arrives above the one under the cursor: the cursor stays
+    // on the first row (Enter resumes the newest), not on the old one.
+    filter(&mut m, vec![2, 0, 1]);
+    assert_eq!(m.list.selected, 0);
+    assert_eq!(m.list.selected_row().unwrap().record.id, "c");
+    // Once the person moves, the row they chose stays chosen.
+    act(&mut m, Action::Down);
+    assert_eq!(m.list.selected_row().unwrap().record.id, "a");
+    filter(&mut m, vec![1, 2, 0]);
+    assert_eq!(m.list.selected_row().unwrap().record.id, "a");
+}
