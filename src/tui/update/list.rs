@@ -371,7 +371,11 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
             Step::effect(refilter(list, app))
         }
         Action::ClearOrQuit => {
-            if list.query.is_empty() {
+            if list.query.is_empty() && app.status.is_some() {
+                // A message is on the status line: Esc dismisses it first.
+                app.status = None;
+                Step::none()
+            } else if list.query.is_empty() {
                 Step::go(Go::Exit(Exit::Cancel))
             } else {
                 list.query.clear();

@@ -211,14 +211,17 @@ fn ask(purge: &PurgeView, app: &mut App) {
         })
         .collect();
     if count > 6 {
-        lines.push(format!("… and {} more", count - 6));
+        lines.push(format!(
+            "… and {} more",
+            humanize::count((count - 6) as u64)
+        ));
     }
     lines.push(format!(
         "{} will be freed. This cannot be undone.",
         humanize::bytes(plan.bytes_freed())
     ));
     app.overlay = Some(Overlay::Confirm(Confirm {
-        title: format!("Delete {count} sessions?"),
+        title: format!("Delete {}?", humanize::plural(count as u64, "session")),
         lines,
         action: ConfirmAction::Purge,
     }));

@@ -107,7 +107,10 @@ fn ask_to_empty(trash: &TrashView, app: &mut App) {
         )
     }));
     if doomed.len() > 4 {
-        lines.push(format!("… and {} more", doomed.len() - 4));
+        lines.push(format!(
+            "… and {} more",
+            humanize::count((doomed.len() - 4) as u64)
+        ));
     }
     // What the status line said was about an earlier key, not this question.
     app.status = None;

@@ -58,8 +58,10 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
             let mut facts = vec![
                 Span::styled("size    ", theme.dim()),
                 Span::raw(format!(
-                    "{} messages   {} tokens   {}",
-                    s.messages.map_or("?".into(), |m| humanize::count(m as u64)),
+                    "{}   {} tokens   {}",
+                    s.messages.map_or("? messages".into(), |m| humanize::plural(
+                        m as u64, "message"
+                    )),
                     s.tokens.map_or("?".into(), humanize::count),
                     humanize::bytes(s.bytes)
                 )),

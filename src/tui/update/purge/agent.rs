@@ -32,7 +32,10 @@ pub fn question(agent: Agent, plan: &PurgePlan) -> Confirm {
         )
     }));
     if count > 4 {
-        lines.push(format!("… and {} more", count - 4));
+        lines.push(format!(
+            "… and {} more",
+            humanize::count((count - 4) as u64)
+        ));
     }
     Confirm {
         title: format!("Move {} to the trash?", sessions_of(agent, count)),

@@ -319,3 +319,13 @@ fn the_cursor_stays_on_the_first_row_until_the_person_moves_it() {
     filter(&mut m, vec![1, 2, 0]);
     assert_eq!(m.list.selected_row().unwrap().record.id, "a");
 }
+
+#[test]
+fn esc_first_dismisses_a_message_then_quits() {
+    let mut m = listed(true);
+    m.app.say("reading the store again");
+    act(&mut m, Action::ClearOrQuit);
+    assert!(m.app.status.is_none() && m.exit.is_none(), "the message went, the UI stays");
+    act(&mut m, Action::ClearOrQuit);
+    assert!(matches!(m.exit, Some(Exit::Cancel)));
+}
