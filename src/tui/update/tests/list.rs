@@ -325,7 +325,10 @@ fn esc_first_dismisses_a_message_then_quits() {
     let mut m = listed(true);
     m.app.say("reading the store again");
     act(&mut m, Action::ClearOrQuit);
-    assert!(m.app.status.is_none() && m.exit.is_none(), "the message went, the UI stays");
+    assert!(
+        m.app.status.is_none() && m.exit.is_none(),
+        "the message went, the UI stays"
+    );
     act(&mut m, Action::ClearOrQuit);
     assert!(matches!(m.exit, Some(Exit::Cancel)));
 }
