@@ -26,6 +26,7 @@ pub mod output;
 mod purge;
 mod resume;
 mod resume_command;
+mod resume_preflight;
 mod search;
 mod show;
 mod stats;

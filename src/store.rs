@@ -72,7 +72,9 @@ pub use ops::resumable::{
     replacements as resumable_replacements,
 };
 pub use ops::stats::{SessionStats, with_counted_after};
-pub use ops::trash::{BUSY_SECONDS, Move as TrashMove, TrashEntry, trashed_before};
+pub use ops::trash::{
+    BUSY_SECONDS, Move as TrashMove, TrashEntry, changed_recently, trashed_before,
+};
 pub use ops::trim::{
     Expected, TrimOutcome, TrimPlan, TrimRequest, keep_pairs_whole, plan_with_facts,
 };

@@ -1,13 +1,14 @@
 //! `loki-sessions` with no subcommand: the terminal UI, then the resume.
 
 use crate::cli::resume::ResumeOutput;
+use crate::cli::resume_preflight;
 use crate::cli::{CliEnv, CliError, RootFrom, TuiArgs};
 use crate::config;
 use crate::demo::{self, DemoSpec};
 use crate::store::AgentHomes;
 use crate::store::Store;
 use crate::tui::keymap::CustomKeys;
-use crate::tui::model::{Exit, Settings};
+use crate::tui::model::{Exit, ResumeCheck, Settings};
 use crate::tui::theme::Background;
 use std::sync::Arc;
 
@@ -75,6 +76,19 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
     } else {
         env.store.clone()
     };
+    let output = match args
+        .exec
+        .clone()
+        .or_else(|| env.config.resume_command.clone())
+    {
+        Some(template) => ResumeOutput::Exec(template),
+        // Nothing asked: another agent's session resumes in the agent.
+        None => args.print.map_or(ResumeOutput::Usual, ResumeOutput::Print),
+    };
+    let resume_check = {
+        let (table, output) = (env.config.resume.clone(), output.clone());
+        ResumeCheck::new(move |target| resume_preflight::check(table.as_ref(), target, &output))
+    };
     let settings = Settings {
         encoding: env.encoding(args.encoding)?,
         window_tokens: args
@@ -86,6 +100,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         display: Default::default(),
         watch: env.config.watch_options().map_err(CliError::usage)?,
         windows: env.config.agent_windows().map_err(CliError::usage)?,
+        resume_check,
     };
     let background = match env.config.theme.as_deref() {
         Some(name) => Some(
@@ -130,15 +145,6 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         Exit::Resume(record) => record,
     };
     let target = store.target(&record);
-    let output = match args
-        .exec
-        .clone()
-        .or_else(|| env.config.resume_command.clone())
-    {
-        Some(template) => ResumeOutput::Exec(template),
-        // Nothing asked: another agent's session resumes in the agent.
-        None => args.print.map_or(ResumeOutput::Usual, ResumeOutput::Print),
-    };
     crate::cli::resume::finish(env, &target, &output)
 }
 

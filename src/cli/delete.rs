@@ -74,6 +74,15 @@ pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
         if let Some(error) = &damage {
             lines.push(format!("damaged    {error}"));
         }
+        if let Some(seconds) = to_trash
+            .then(|| crate::store::changed_recently(r, env.now))
+            .flatten()
+        {
+            lines.push(format!(
+                "changed    {seconds} s ago; no other process has it open, so {} is not writing to it now",
+                r.agent.display_name()
+            ));
+        }
         let question = if to_trash {
             "Delete this session? It goes to the trash: `loki-sessions restore` brings it back."
         } else {

@@ -8,6 +8,7 @@
 use crate::cli::{CliEnv, CliError};
 use crate::store::Target;
 use crate::store::safe_text::{is_unsafe, safe_line};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -88,12 +89,16 @@ pub fn agent_argv(
     env: &CliEnv,
     target: &Target,
 ) -> Result<Option<(Vec<String>, PathBuf)>, CliError> {
+    agent_argv_from(env.config.resume.as_ref(), target)
+}
+
+/// [`agent_argv`] with the config's `[resume]` table given.
+pub fn agent_argv_from(
+    table: Option<&BTreeMap<String, String>>,
+    target: &Target,
+) -> Result<Option<(Vec<String>, PathBuf)>, CliError> {
     let agent = target.record.agent;
-    let configured = env
-        .config
-        .resume
-        .as_ref()
-        .and_then(|by_agent| by_agent.get(agent.name()).cloned());
+    let configured = table.and_then(|by_agent| by_agent.get(agent.name()).cloned());
     let Some(template) = configured.or_else(|| agent.default_resume_command().map(str::to_string))
     else {
         return Ok(None);

@@ -12,6 +12,7 @@ mod edit;
 mod list;
 mod message;
 mod purge;
+mod resume_check;
 mod size_order;
 mod text_field;
 mod transcript;
@@ -27,6 +28,7 @@ pub use list::{
 };
 pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
 pub use purge::PurgeView;
+pub use resume_check::{ResumeBlocked, ResumeCheck};
 /// The smallest terminal the UI is laid out for.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
 pub use dashboard::{DashboardView, PERIODS};
@@ -62,6 +64,8 @@ pub struct Settings {
     /// Context windows by agent name (`loki`, `peteos`, ...), over
     /// `window_tokens`.
     pub windows: Vec<(String, u64)>,
+    /// Asked before the UI ends to resume a session.
+    pub resume_check: ResumeCheck,
 }
 
 impl Settings {

@@ -91,7 +91,7 @@ fn draw_panes(frame: &mut Frame, model: &Model, state: &mut ViewState) {
     }
     let [body, status, keys] = Layout::vertical([
         Constraint::Min(1),
-        Constraint::Length(1),
+        Constraint::Length(footer::status_height(model, area.width)),
         Constraint::Length(1),
     ])
     .areas(area);

@@ -21,6 +21,7 @@ pub fn settings() -> Settings {
         display: Default::default(),
         watch: None,
         windows: Vec::new(),
+        resume_check: Default::default(),
     }
 }
 

@@ -11,7 +11,7 @@
 use crate::store::error::StoreError;
 use crate::store::ops::purge_apply::{PurgeProgress, PurgeReport};
 use crate::store::ops::purge_plan::{Candidate, Fingerprint, KeepReason, PurgePlan, PurgePolicy};
-use crate::store::ops::trash::{self, OpenFiles};
+use crate::store::ops::trash::{self, AskedBy, OpenFiles};
 use crate::store::parallel;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
@@ -70,7 +70,7 @@ pub fn gather(agent: Agent, records: Vec<SessionRecord>, now: f64) -> AgentPurge
     let old = old_subagents(&records);
     let facts = parallel::map_ordered(&records, |r| {
         let moved = trash::belongings_given(r, old.get(&r.conversation_dir));
-        let busy = trash::refusal_of(r, &moved, now, &open, false);
+        let busy = trash::refusal_of(r, &moved, now, &open, false, AskedBy::Purge);
         (candidate(r.clone(), &moved), busy)
     });
     let mut busy = BTreeMap::new();
@@ -209,7 +209,10 @@ fn move_one(
     }
     // The same move `delete` makes, which checks again that the agent is
     // not writing to it.
-    Ok(trash::trash_unless_busy(trash_dir, root, &planned.record, now, false)?.err())
+    Ok(
+        trash::trash_unless_busy(trash_dir, root, &planned.record, now, false, AskedBy::Purge)?
+            .err(),
+    )
 }
 
 #[cfg(test)]

@@ -113,11 +113,24 @@ pub fn bytes_of(paths: &[PathBuf]) -> u64 {
         .sum()
 }
 
-/// Why `record` may not be deleted now, if anything: a damaged listing is
-/// fine (it moves unread, recoverably); a session changed in the last
-/// [`BUSY_SECONDS`], or open in a running process, is refused; so is one
-/// whose "file" is a link, a FIFO or a device, unless `even_damaged` (the
-/// person's `--damaged`: the entry itself moves, nothing is opened).
+/// Who asked for a session to go: a person naming it may delete one that
+/// changed minutes ago once no other process has it open (they are asked,
+/// or pass `--yes`); a purge spares every recently changed session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AskedBy {
+    /// `delete`, or `d` in the UI.
+    Person,
+    /// A purge of the agent's sessions.
+    Purge,
+}
+
+/// Why `record` may not be deleted by a person now, if anything: a
+/// damaged listing is fine (it moves unread, recoverably); a session open
+/// in a running process other than ours is refused, and so is one changed
+/// in the last [`BUSY_SECONDS`] when the running processes cannot be seen;
+/// so is one whose "file" is a link, a FIFO or a device, unless
+/// `even_damaged` (the person's `--damaged`: the entry itself moves,
+/// nothing is opened).
 pub fn refusal(record: &SessionRecord, now: f64, even_damaged: bool) -> Option<String> {
     refusal_of(
         record,
@@ -125,7 +138,21 @@ pub fn refusal(record: &SessionRecord, now: f64, even_damaged: bool) -> Option<S
         now,
         &OpenFiles::scan(),
         even_damaged,
+        AskedBy::Person,
     )
+}
+
+/// Seconds since `record`'s file changed, when that is under
+/// [`BUSY_SECONDS`] (what the person deleting it is told).
+pub fn changed_recently(record: &SessionRecord, now: f64) -> Option<u64> {
+    let meta = std::fs::symlink_metadata(&record.path).ok()?;
+    let age = now - seconds(meta.modified().ok()?);
+    (age < BUSY_SECONDS).then(|| age.max(0.0) as u64)
+}
+
+fn seconds(t: std::time::SystemTime) -> f64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// [`refusal`] of `record` whose [`belongings`] are `files`, with the
@@ -137,6 +164,7 @@ pub fn refusal_of(
     now: f64,
     open: &OpenFiles,
     even_damaged: bool,
+    asked_by: AskedBy,
 ) -> Option<String> {
     let meta = match std::fs::symlink_metadata(&record.path) {
         Ok(m) => m,
@@ -148,41 +176,52 @@ pub fn refusal_of(
             record.path.display()
         ));
     }
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0.0, |d| d.as_secs_f64());
-    if now - mtime < BUSY_SECONDS {
-        return Some(format!(
-            "it changed {} seconds ago: {} may still be writing to it (wait {} minutes)",
-            (now - mtime).max(0.0) as u64,
-            record.agent.display_name(),
-            (BUSY_SECONDS / 60.0) as u64
-        ));
-    }
     if let Some(pid) = open.holder(files) {
         return Some(format!(
             "process {pid} has it open ({} may be running on it)",
             record.agent.display_name()
         ));
     }
+    let age = now - meta.modified().map_or(0.0, seconds);
+    let person_may = asked_by == AskedBy::Person && open.seen;
+    if age < BUSY_SECONDS && !person_may {
+        let unseen = if open.seen {
+            ""
+        } else {
+            " (which processes have it open cannot be seen here)"
+        };
+        return Some(format!(
+            "it changed {} seconds ago: {} may still be writing to it (wait {} minutes){unseen}",
+            age.max(0.0) as u64,
+            record.agent.display_name(),
+            (BUSY_SECONDS / 60.0) as u64
+        ));
+    }
     None
 }
 
 /// The files other running processes hold open (`/proc/*/fd`), read once.
+/// Our own processes (a `loki-sessions watch` reading the file) are not
+/// counted: they never write to another agent's session.
 #[derive(Clone, Debug, Default)]
 pub struct OpenFiles {
     open: Vec<(u32, PathBuf)>,
+    /// False when `/proc` could not be read: nobody is known to hold
+    /// anything, which proves nothing.
+    seen: bool,
 }
 
 impl OpenFiles {
     /// Reads what every other process has open now.
     pub fn scan() -> OpenFiles {
+        Self::scan_in(Path::new("/proc"))
+    }
+
+    fn scan_in(proc_root: &Path) -> OpenFiles {
         let me = std::process::id();
         let mut open = Vec::new();
-        let Ok(procs) = std::fs::read_dir("/proc") else {
-            return OpenFiles { open };
+        let Ok(procs) = std::fs::read_dir(proc_root) else {
+            return OpenFiles { open, seen: false };
         };
         for proc_entry in procs.flatten() {
             let Some(pid) = proc_entry
@@ -192,7 +231,7 @@ impl OpenFiles {
             else {
                 continue;
             };
-            if pid == me {
+            if pid == me || is_ours(&proc_entry.path()) {
                 continue;
             }
             let Ok(fds) = std::fs::read_dir(proc_entry.path().join("fd")) else {
@@ -204,7 +243,7 @@ impl OpenFiles {
                     .map(|path| (pid, path)),
             );
         }
-        OpenFiles { open }
+        OpenFiles { open, seen: true }
     }
 
     /// A process holding one of `paths` (or a file under one) open.
@@ -215,6 +254,15 @@ impl OpenFiles {
             .find(|(_, open)| targets.iter().any(|t| open.starts_with(t)))
             .map(|(pid, _)| *pid)
     }
+}
+
+/// True for a process running loki-sessions (this program, another
+/// build of it).
+fn is_ours(proc_dir: &Path) -> bool {
+    std::fs::read_link(proc_dir.join("exe")).is_ok_and(|exe| {
+        exe.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("loki-sessions"))
+    })
 }
 
 fn entry_file(trash: &Path, entry: &str) -> PathBuf {
@@ -285,7 +333,7 @@ pub fn trash(
     now: f64,
     even_damaged: bool,
 ) -> Result<TrashEntry> {
-    trash_unless_busy(trash, root, record, now, even_damaged)?.map_err(|why| {
+    trash_unless_busy(trash, root, record, now, even_damaged, AskedBy::Person)?.map_err(|why| {
         StoreError::Invalid(format!(
             "{} session {} was not deleted: {why}",
             record.agent.display_name(),
@@ -302,8 +350,17 @@ pub fn trash_unless_busy(
     record: &SessionRecord,
     now: f64,
     even_damaged: bool,
+    asked_by: AskedBy,
 ) -> Result<std::result::Result<TrashEntry, String>> {
-    if let Some(why) = refusal(record, now, even_damaged) {
+    let why = refusal_of(
+        record,
+        &belongings(record),
+        now,
+        &OpenFiles::scan(),
+        even_damaged,
+        asked_by,
+    );
+    if let Some(why) = why {
         return Ok(Err(why));
     }
     let root = Beneath::open(root)?;

@@ -5,7 +5,7 @@ use crate::store::{
     Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, Reread, SearchOutcome,
     SessionRecord, SessionRef, SessionStats, UpdateReport,
 };
-use crate::tui::model::Preview;
+use crate::tui::model::{Preview, ResumeBlocked, ResumeCheck};
 use crate::tui::ops::{ErrorKind, Job, Lane, Priority, UiError};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -27,6 +27,9 @@ pub struct DeleteCheck {
     /// Why it cannot be read, when it is damaged (its files are then
     /// removed unread, and the person is told so).
     pub damage: Option<String>,
+    /// Seconds since another agent's session changed, when that was
+    /// minutes ago (no other process has it open, or it would be refused).
+    pub recent: Option<u64>,
 }
 
 /// A store operation of the list.
@@ -61,7 +64,12 @@ pub enum ListOp {
         even_damaged: bool,
     },
     /// Touch a session before resuming it (answers `Resumed`).
-    Resume { record: SessionRecord },
+    /// The check runs first: a resume that cannot run keeps the UI
+    /// (answers `NotResumable`).
+    Resume {
+        record: SessionRecord,
+        check: ResumeCheck,
+    },
     /// Read again the sessions the watcher saw change (answers `Reread`).
     Reread { sessions: Vec<SessionRef> },
     /// Tell the search index about the sessions the watcher saw change,
@@ -118,6 +126,9 @@ pub enum ListReply {
     Resumed {
         result: Result<Box<SessionRecord>, UiError>,
     },
+    /// The session to resume cannot be resumed from here (its agent's
+    /// program is not installed, its folder is gone); nothing was touched.
+    NotResumable { blocked: ResumeBlocked },
     /// Sessions the watcher named, read again (or gone).
     Reread { results: Vec<Reread> },
     /// The search index heard about the changed sessions.
@@ -246,12 +257,18 @@ impl ListOp {
                     .update_index_for(&sessions, job.now)
                     .map_err(UiError::from),
             },
-            ListOp::Resume { record } => ListReply::Resumed {
-                result: store
-                    .resume(&store.target(&record), job.now)
-                    .map(|()| Box::new(record))
-                    .map_err(UiError::from),
-            },
+            ListOp::Resume { record, check } => {
+                let target = store.target(&record);
+                match check.check(&target) {
+                    Err(blocked) => ListReply::NotResumable { blocked },
+                    Ok(()) => ListReply::Resumed {
+                        result: store
+                            .resume(&target, job.now)
+                            .map(|()| Box::new(record))
+                            .map_err(UiError::from),
+                    },
+                }
+            }
         }
     }
 }
@@ -279,10 +296,16 @@ fn delete_check(
         Decision::Remove(RemoveReason::RequestedDamaged { error }) => Ok(DeleteCheck {
             bytes: entry.candidate.bytes,
             damage: Some(error.clone()),
+            recent: None,
         }),
         Decision::Remove(_) => Ok(DeleteCheck {
             bytes: entry.candidate.bytes,
             damage: None,
+            recent: record
+                .agent
+                .is_external()
+                .then(|| crate::store::changed_recently(record, now))
+                .flatten(),
         }),
     }
 }

@@ -16,7 +16,8 @@ use crate::store::{LokiOnly, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
 use crate::tui::matcher::MatcherJob;
 use crate::tui::model::{
-    App, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay, SessionRow, TrashFrom,
+    App, Exit, Input, InputPurpose, ListMode, ListScreen, Overlay, ResumeBlocked, SessionRow,
+    TrashFrom,
 };
 use crate::tui::msg::Action;
 use crate::tui::ops::{ListOp, ListReply, UiError};
@@ -105,6 +106,10 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
         ListReply::Reread { results } => following::on_reread(list, app, req, results),
         ListReply::IndexFollowed { result } => {
             Step::effects(following::on_index_followed(list, app, result))
+        }
+        ListReply::NotResumable { blocked } => {
+            not_resumable(app, blocked);
+            Step::none()
         }
         ListReply::Resumed { result } => match result {
             Ok(record) => Step::go(Go::Exit(Exit::Resume(*record))),
@@ -430,8 +435,21 @@ fn resume_selected(list: &ListScreen, app: &mut App) -> Step {
         app.request(),
         ListOp::Resume {
             record: row.record.clone(),
+            check: app.settings.resume_check.clone(),
         },
     ))
+}
+
+/// Keeps the UI when a resume could not run, says why, and copies the
+/// command a person can run once it can.
+fn not_resumable(app: &mut App, blocked: ResumeBlocked) {
+    match blocked.command {
+        Some(command) => {
+            app.complain(format!("{}; copied the command: {command}", blocked.why));
+            app.copy(command);
+        }
+        None => app.complain(blocked.why),
+    }
 }
 
 fn rename_selected(list: &ListScreen, app: &mut App) -> Step {

@@ -347,6 +347,7 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
                 app.request(),
                 ListOp::Resume {
                     record: viewer.record.clone(),
+                    check: app.settings.resume_check.clone(),
                 },
             ));
         }

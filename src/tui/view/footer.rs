@@ -8,7 +8,7 @@ use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 /// The last thing that happened; with nothing to say, that the mouse is
 /// the terminal's (it stays so on every screen until turned back on).
@@ -40,10 +40,26 @@ pub fn draw_status(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     } else {
         theme.dim()
     };
-    frame.render_widget(
-        Paragraph::new(Line::styled(status.text.clone(), style)),
-        area,
-    );
+    frame.render_widget(status_paragraph(&status.text).style(style), area);
+}
+
+/// Lines a status message may take: a long one (an error naming a path
+/// and the command to run) wraps rather than being cut at the edge.
+const STATUS_LINES: u16 = 3;
+
+/// The rows the status line takes at `width`: one, or as many as the
+/// message needs, up to [`STATUS_LINES`].
+pub fn status_height(model: &Model, width: u16) -> u16 {
+    model.app.status.as_ref().map_or(1, |status| {
+        let lines = status_paragraph(&status.text).line_count(width);
+        u16::try_from(lines)
+            .unwrap_or(u16::MAX)
+            .clamp(1, STATUS_LINES)
+    })
+}
+
+fn status_paragraph(text: &str) -> Paragraph<'_> {
+    Paragraph::new(Line::raw(text)).wrap(Wrap { trim: false })
 }
 
 /// The main keys of the current scope, then help.

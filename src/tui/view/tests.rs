@@ -22,6 +22,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         display: Default::default(),
         watch: None,
         windows: Vec::new(),
+        resume_check: Default::default(),
     };
     let mut model = Model::new(settings, 0.0);
     let messages: Vec<_> = (0..n)
@@ -149,4 +150,23 @@ fn the_header_keeps_the_count_and_the_encoding() {
         lines[0].trim_end(),
         "short   context 20261129-3f0c2a9e-8d1b-4c55-9e7a-2b6f0d4c1a7e   3 messages   cl100k_base"
     );
+}
+
+#[test]
+fn a_long_status_message_wraps_instead_of_being_cut() {
+    let mut model = viewer_model("s", 3, 3);
+    let end = "claude --resume=0f6c1e2a-4b7d-4c1a-9e3f-5d2b8a7c6e10";
+    model.app.complain(format!(
+        "Claude Code is not installed here (no claude on PATH); copied the command: cd /home/dev/src/web-app && {end}"
+    ));
+    let rows = screen(&model, 80, 24);
+    let text = rows.join("\n");
+    assert!(
+        text.contains("0f6c1e2a-4b7d-4c1a-9e3f-5d2b8a7c6e10"),
+        "the end of the message is shown:\n{text}"
+    );
+    // The keys' footer stays on the last row.
+    assert!(!rows[23].contains("resume="), "{}", rows[23]);
+    model.app.status = None;
+    assert_eq!(footer::status_height(&model, 80), 1);
 }

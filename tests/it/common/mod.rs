@@ -329,6 +329,7 @@ pub fn ui_settings(kind: loki_sessions::store::StoreKind) -> loki_sessions::tui:
         display: Default::default(),
         watch: None,
         windows: Vec::new(),
+        resume_check: Default::default(),
     }
 }
 

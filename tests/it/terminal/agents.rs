@@ -95,6 +95,41 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
 }
 
 #[test]
+fn enter_on_a_session_whose_agent_is_not_installed_keeps_the_ui_in_a_real_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    agents::generate(
+        &home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    let code = tmp.path().join("code");
+    // A PATH without `claude`, whatever this machine has.
+    let bare = tmp.path().join("bin");
+    std::fs::create_dir(&bare).unwrap();
+    let command = in_a_terminal(
+        tmp.path(),
+        &home,
+        &format!("--agent claude ; echo $? > {}", code.display()),
+    );
+    let ui = Tmux::start(&format!("PATH={}:/usr/bin:/bin {command}", bare.display()));
+    ui.wait_for("Login fix");
+    ui.keys(&["Enter"]);
+    let screen = ui.wait_for("is not installed here");
+    assert!(screen.contains("Claude Code"), "{screen}");
+    assert!(
+        screen.contains("Login fix"),
+        "the list is still there: {screen}"
+    );
+    assert!(!code.exists(), "the UI ended");
+    // It goes on answering keys, and ends when asked.
+    ui.keys(&["Escape"]);
+    ui.wait_for("Login fix");
+    ui.keys(&["Escape"]);
+    assert_eq!(wait_for_file(&code).trim(), "130");
+}
+
+#[test]
 fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_terminal() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");

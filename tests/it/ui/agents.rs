@@ -48,6 +48,7 @@ pub(super) fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless
         display: Default::default(),
         watch: None,
         windows: Vec::new(),
+        resume_check: Default::default(),
     };
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }

@@ -118,7 +118,7 @@ fn a_listing_meanwhile_never_breaks_a_move_into_the_trash() {
         // Each move's answer, asserted once the lister has stopped.
         let moved: Vec<_> = records
             .iter()
-            .map(|r| trash_unless_busy(&trash, &chats, r, later, false))
+            .map(|r| trash_unless_busy(&trash, &chats, r, later, false, AskedBy::Purge))
             .collect();
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         moved
@@ -151,4 +151,43 @@ fn a_temp_file_a_kill_left_beside_an_entry_goes_at_the_next_listing() {
     assert_eq!(names(trash), ["e"]);
     assert!(!temp.exists(), "the temp file was kept");
     assert!(entry_file(trash, "e").exists());
+}
+
+#[test]
+fn a_person_may_delete_what_changed_moments_ago_once_no_process_has_it_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = gemini_session(dir.path(), "fresh");
+    let files = belongings(&record);
+    let now = crate::store::now_seconds();
+    let seen = OpenFiles {
+        open: Vec::new(),
+        seen: true,
+    };
+    assert_eq!(
+        refusal_of(&record, &files, now, &seen, false, AskedBy::Person),
+        None
+    );
+    assert!(changed_recently(&record, now).is_some());
+    let purge = refusal_of(&record, &files, now, &seen, false, AskedBy::Purge).unwrap();
+    assert!(purge.contains("may still be writing"), "{purge}");
+    // When the processes cannot be seen, nobody holding it proves nothing.
+    let unseen = refusal_of(
+        &record,
+        &files,
+        now,
+        &OpenFiles::default(),
+        false,
+        AskedBy::Person,
+    )
+    .unwrap();
+    assert!(unseen.contains("cannot be seen"), "{unseen}");
+    // Held open by a process: refused to everyone, whatever its age.
+    let held = OpenFiles {
+        open: vec![(42, record.path.canonicalize().unwrap())],
+        seen: true,
+    };
+    let later = now + 10.0 * BUSY_SECONDS;
+    let why = refusal_of(&record, &files, later, &held, false, AskedBy::Person).unwrap();
+    assert!(why.contains("process 42 has it open"), "{why}");
+    assert_eq!(changed_recently(&record, later), None);
 }

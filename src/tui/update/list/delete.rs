@@ -73,6 +73,9 @@ pub fn on_checked(
                 _ => " with the files its agent keeps beside it",
             };
             let trash = keymap::key_for(Scope::List, Action::Trash);
+            if let Some(seconds) = check.recent {
+                lines.push(recent_line(r.agent, seconds));
+            }
             lines.push(format!(
                 "It moves to the trash{with}; the trash ({trash}) puts it back."
             ));
@@ -153,4 +156,17 @@ fn trashed_text(record: &SessionRecord, report: &PurgeReport) -> Option<(String,
             false,
         )
     })
+}
+
+/// What the question says of a session changed moments ago.
+pub fn recent_line(agent: Agent, seconds: u64) -> String {
+    let when = if seconds < 60 {
+        humanize::plural(seconds, "second")
+    } else {
+        humanize::plural(seconds / 60, "minute")
+    };
+    format!(
+        "It changed {when} ago, but no other process has it open: {} is not writing to it now.",
+        agent.display_name()
+    )
 }

@@ -203,6 +203,7 @@ fn delete_says_up_front_what_cannot_be_done() {
     let check = DeleteCheck {
         bytes: 16_384,
         damage: Some("cannot parse meta.json".into()),
+        recent: None,
     };
     // A late answer to another request opens nothing.
     update(

@@ -1,6 +1,7 @@
 //! Transitions of the session list.
 
 use super::*;
+use crate::tui::model::ResumeBlocked;
 
 #[test]
 fn scan_batches_filter_and_stale_replies() {
@@ -160,7 +161,7 @@ fn resume_touches_then_exits_and_refuses_damaged() {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Resume);
     assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record }), .. }] if record.id == "a")
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "a")
     );
     update(
         &mut m,
@@ -178,6 +179,31 @@ fn resume_touches_then_exits_and_refuses_damaged() {
     assert!(act(&mut m, Action::Resume).is_empty());
     assert!(m.app.status.as_ref().unwrap().is_error);
     assert_eq!(m.exit, None);
+}
+
+#[test]
+fn a_resume_that_cannot_run_keeps_the_ui_says_why_and_copies_the_command() {
+    let mut m = listed(true);
+    act(&mut m, Action::Resume);
+    let command = "cd /w && claude --resume=a".to_string();
+    update(
+        &mut m,
+        Msg::reply(
+            UNCHECKED,
+            ListReply::NotResumable {
+                blocked: ResumeBlocked {
+                    why: "Claude Code is not installed (no claude on PATH)".into(),
+                    command: Some(command.clone()),
+                },
+            },
+        ),
+    );
+    assert_eq!(m.exit, None, "the UI stays");
+    let status = m.app.status.as_ref().unwrap();
+    assert!(status.is_error);
+    assert!(status.text.contains("not installed"), "{}", status.text);
+    assert!(status.text.contains(&command), "{}", status.text);
+    assert_eq!(m.app.clipboard.as_ref().map(|(_, t)| t), Some(&command));
 }
 
 #[test]

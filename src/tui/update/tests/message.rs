@@ -67,7 +67,7 @@ fn enter_reads_the_message_and_r_resumes() {
     let mut m = m;
     let effects = act(&mut m, Action::Resume);
     assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record }), .. }] if record.id == "a")
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "a")
     );
 
     let mut m = on_long_message();

@@ -66,6 +66,7 @@ pub(super) fn settings(loki: bool) -> Settings {
         display: Default::default(),
         watch: None,
         windows: Vec::new(),
+        resume_check: Default::default(),
     }
 }
 

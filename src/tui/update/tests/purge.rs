@@ -141,6 +141,7 @@ fn delete_asks_then_deletes_one_session() {
         let check = DeleteCheck {
             bytes: 784,
             damage: None,
+            recent: None,
         };
         let reply = ListReply::DeleteChecked {
             id: "b".into(),
@@ -158,5 +159,37 @@ fn delete_asks_then_deletes_one_session() {
     let effects = act(&mut m, Action::Yes);
     assert!(
         matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::DeleteSession { record, .. }), .. }] if record.id == "b")
+    );
+}
+
+#[test]
+fn a_delete_of_a_session_changed_moments_ago_says_so_in_the_question() {
+    let mut m = listed(true);
+    act(&mut m, Action::Down);
+    m.list.rows[1].record.agent = crate::store::Agent::Claude;
+    let effects = act(&mut m, Action::Delete);
+    let [Effect::Store { req, .. }] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    let check = DeleteCheck {
+        bytes: 784,
+        damage: None,
+        recent: Some(40),
+    };
+    let reply = ListReply::DeleteChecked {
+        id: "b".into(),
+        result: Ok(check),
+    };
+    update(&mut m, Msg::reply(*req, reply));
+    let Some(Overlay::Confirm(c)) = &m.app.overlay else {
+        panic!("{:?}", m.app.overlay)
+    };
+    assert!(
+        c.lines
+            .iter()
+            .any(|l| l.contains("changed 40 seconds ago")
+                && l.contains("no other process has it open")),
+        "{:?}",
+        c.lines
     );
 }

@@ -98,7 +98,7 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
     assert_eq!(m.list.selected_hit().unwrap().session_id, "a");
     let effects = act(&mut m, Action::Resume);
     assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record }), .. }] if record.id == "a")
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "a")
     );
     let effects = act(&mut m, Action::Open);
     let Some(viewer) = m.viewer() else {

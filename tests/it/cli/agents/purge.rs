@@ -235,6 +235,8 @@ fn a_session_its_agent_may_be_writing_is_spared_with_the_reason() {
         .open(&fresh_path)
         .unwrap();
     f.set_modified(SystemTime::now()).unwrap();
+    // Closed, as an agent leaves it between writes: only its age spares it.
+    drop(f);
     let before = state(&h.home);
     let plan = h.json(&[
         "purge",
@@ -301,7 +303,7 @@ fn a_session_its_agent_may_be_writing_is_spared_with_the_reason() {
     let (open_id, _, open_path, _) = sessions(&h, "claude").into_iter().find(|s| !s.3).unwrap();
     let mut holder = std::process::Command::new("sh")
         .arg("-c")
-        .arg("exec 3<\"$1\"; sleep 30")
+        .arg("exec 3<\"$1\"; exec sleep 30")
         .arg("sh")
         .arg(&open_path)
         .spawn()

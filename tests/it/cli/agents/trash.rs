@@ -107,7 +107,7 @@ fn a_deleted_session_goes_to_the_trash_whole_and_comes_back_exactly() {
 }
 
 #[test]
-fn a_session_being_written_is_not_deleted_and_says_why() {
+fn a_session_open_in_a_process_is_not_deleted_and_one_changed_moments_ago_is() {
     let h = Home::new();
     age_files(&h.home);
     let id = h.made.claude[0].clone();
@@ -124,7 +124,7 @@ fn a_session_being_written_is_not_deleted_and_says_why() {
     // Open in a running process (an agent with the file open).
     let mut holder = std::process::Command::new("sh")
         .arg("-c")
-        .arg("exec 3<\"$1\"; sleep 30")
+        .arg("exec 3<\"$1\"; exec sleep 30")
         .arg("sh")
         .arg(&path)
         .spawn()
@@ -145,13 +145,37 @@ fn a_session_being_written_is_not_deleted_and_says_why() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("process {}", holder.id())), "{err}");
     assert_eq!(state(&h.home), before);
-    // Changed a moment ago: the agent may still be writing.
+    // Changed a moment ago but open nowhere: a person naming it may delete
+    // it (a purge would spare it), and is told why that is safe.
     let f = std::fs::File::options().append(true).open(&path).unwrap();
     f.set_modified(SystemTime::now()).unwrap();
+    drop(f);
+    let plan = h.json(&[
+        "purge",
+        "--agent",
+        "claude",
+        "--keep",
+        "0",
+        "--max-age",
+        "0d",
+        "--dry-run",
+        "--json",
+    ]);
+    assert!(
+        plan["keep"].as_array().unwrap().iter().any(
+            |r| r["id"] == id.as_str() && r["reason"].as_str().unwrap().contains("seconds ago")
+        ),
+        "{plan}"
+    );
     let out = h.run(&["delete", &id, "--yes"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("seconds ago"), "{err}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!listed(&h, &id));
+    h.ok(&["restore", &id]);
     assert!(listed(&h, &id));
 }
 
