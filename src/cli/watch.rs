@@ -97,6 +97,18 @@ pub fn run(env: &CliEnv, args: WatchArgs) -> Result<(), CliError> {
                 let lines = tracker.everything()?;
                 print(&lines, args.json)?;
             }
+            StoreEvent::FolderGone(dir) => crate::note!(
+                "loki-sessions: {} went; its sessions are watched again when it is back",
+                dir.display()
+            ),
+            StoreEvent::FolderBack(dir) => {
+                crate::note!(
+                    "loki-sessions: {} is there again; watching it",
+                    dir.display()
+                );
+                // What it holds was written before: a baseline, not news.
+                tracker.adopt()?;
+            }
             StoreEvent::Sessions(sessions) => {
                 let lines = tracker.changed(&sessions)?;
                 print(&lines, args.json)?;

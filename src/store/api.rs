@@ -238,6 +238,17 @@ impl Store {
         all
     }
 
+    /// [`Store::stats`]' message counts alone, exact for every agent (an
+    /// agent's file is read whole when the search index does not know it
+    /// as it is now): what `watch` counts new messages from.
+    pub fn message_counts(&self, records: &[SessionRecord]) -> Vec<Option<usize>> {
+        let known = self.current_indexed_stats(records);
+        crate::store::parallel::map_ordered(records, |r| match known.get(r.id.as_str()) {
+            Some(indexed) if indexed.error.is_none() => Some(indexed.messages),
+            _ => stats::message_count(r),
+        })
+    }
+
     /// The session's active context and a summary of its contexts, with
     /// another agent's usage and its estimated cost. Reads only.
     pub fn load_conversation(&self, target: &Target) -> Result<Conversation> {

@@ -164,8 +164,10 @@ impl<'s> Tracker<'s> {
     }
 
     /// The baseline: the sessions named are read and counted whole; of
-    /// every session, only the number of messages is read (from the end
-    /// of each file), and the tokens are counted at its first change.
+    /// every session, only the number of messages (the index's when it
+    /// knows the file as it is, else from the end of a Loki file or the
+    /// whole of another agent's), and the tokens are counted at its first
+    /// change. A change then prints only what came after: no replay.
     pub fn start(&mut self) -> Result<()> {
         let records = self.records()?;
         if self.only.is_some() {
@@ -183,17 +185,34 @@ impl<'s> Tracker<'s> {
             }
             return Ok(());
         }
-        let stats = self.store.stats(&records, None, &|_| {});
-        for (record, stats) in records.into_iter().zip(stats) {
+        self.baseline(records);
+        Ok(())
+    }
+
+    /// Takes every session not tracked yet as it is now, printing nothing
+    /// (a folder of sessions back where it was).
+    pub fn adopt(&mut self) -> Result<()> {
+        let records: Vec<SessionRecord> = self
+            .records()?
+            .into_iter()
+            .filter(|r| !self.state.contains_key(r.id.as_str()))
+            .collect();
+        self.baseline(records);
+        Ok(())
+    }
+
+    fn baseline(&mut self, records: Vec<SessionRecord>) {
+        let counts = self.store.message_counts(&records);
+        for (record, count) in records.into_iter().zip(counts) {
             let tracked = Tracked {
                 context: None,
-                len: stats.messages.unwrap_or(0),
+                // Unreadable now: what it holds once readable is its baseline.
+                len: count.unwrap_or(usize::MAX),
                 total: None,
                 record,
             };
             self.state.insert(tracked.record.id.to_string(), tracked);
         }
-        Ok(())
     }
 
     /// `--once`: where each session stands.
@@ -277,6 +296,12 @@ impl<'s> Tracker<'s> {
             None => (0, Some(0)),
             Some(t) if t.context.as_deref().is_some_and(|id| id != context.id()) => {
                 return self.rebase("fork", record, &context);
+            }
+            Some(t) if t.len == usize::MAX => {
+                // Unreadable when watching began: nothing to count from.
+                let total = self.count(&context, 0)?.iter().sum();
+                self.keep(record, &context, Some(total));
+                return Ok(Vec::new());
             }
             Some(t) if context.len() < t.len => return self.rebase("rewritten", record, &context),
             Some(t) => (t.len, t.total),

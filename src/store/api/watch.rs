@@ -25,6 +25,12 @@ pub enum StoreEvent {
     /// How the folders are watched: at start, and when that changes (the
     /// system's limit reached, say).
     Mode(WatchMode),
+    /// A folder sessions are listed from went; it is looked for until it
+    /// is back.
+    FolderGone(std::path::PathBuf),
+    /// That folder is back (or there for the first time), watched again:
+    /// read the store again.
+    FolderBack(std::path::PathBuf),
 }
 
 /// A session read again after a change.
@@ -89,6 +95,8 @@ impl Store {
             }
             FolderEvent::Lost => on_event(StoreEvent::Everything),
             FolderEvent::Mode(mode) => on_event(StoreEvent::Mode(mode)),
+            FolderEvent::RootGone(dir) => on_event(StoreEvent::FolderGone(dir)),
+            FolderEvent::RootBack(dir) => on_event(StoreEvent::FolderBack(dir)),
         };
         StoreWatch {
             _folders: watch::watch(roots, options, Box::new(forward)),

@@ -75,8 +75,8 @@ pub struct WatchOptions {
     /// How often the most recently changed polled folders are looked at
     /// (every file in them).
     pub poll_interval: Duration,
-    /// How long a round of every other polled folder takes (their own
-    /// stamps only: a file replaced or added changes the folder's).
+    /// How long a round of every other polled folder takes (file by
+    /// file: an append in place changes a file's stamp, not the folder's).
     pub cold_interval: Duration,
 }
 
@@ -133,6 +133,12 @@ pub enum FolderEvent {
     Lost,
     /// How the folders are watched, at start and when it changes.
     Mode(WatchMode),
+    /// A root that was there went (its folder removed or moved); it is
+    /// looked for at every poll until it is back.
+    RootGone(PathBuf),
+    /// A root is there again (or for the first time): what it holds is
+    /// watched, and anything in it may be new.
+    RootBack(PathBuf),
 }
 
 enum Input {
@@ -239,9 +245,9 @@ impl Engine {
                 break;
             }
         }
-        // The polled folders' files are learnt before the watcher says it
-        // is ready: what changes after that is reported.
-        let _ = engine.folders.poll(HOT_POLLED, 0.0);
+        // Every polled folder's files are learnt before the watcher says
+        // it is ready: what changes after that is reported.
+        let _ = engine.folders.poll(HOT_POLLED, 1.0);
         engine.next_poll = Instant::now() + engine.options.poll_interval;
         engine.report_mode();
         engine
@@ -315,11 +321,10 @@ impl Engine {
             let flush_at = self
                 .first
                 .map(|first| (self.last + self.options.quiet).min(first + self.options.max_delay));
-            let wake = match (flush_at, self.folders.polled_count() > 0) {
-                (Some(f), true) => f.min(self.next_poll),
-                (Some(f), false) => f,
-                (None, true) => self.next_poll,
-                (None, false) => now + Duration::from_secs(3600),
+            // The roots are looked at every poll interval, watched or not.
+            let wake = match flush_at {
+                Some(f) => f.min(self.next_poll),
+                None => self.next_poll,
             };
             match rx.recv_timeout(wake.saturating_duration_since(now)) {
                 Ok(Input::Stop) | Err(RecvTimeoutError::Disconnected) => return,
@@ -327,10 +332,15 @@ impl Engine {
                 Err(RecvTimeoutError::Timeout) => {}
             }
             let now = Instant::now();
-            if self.folders.polled_count() > 0 && now >= self.next_poll {
-                self.poll();
+            if now >= self.next_poll {
+                if self.folders.polled_count() > 0 {
+                    self.poll();
+                }
+                self.folders.check_roots();
+                self.roots_back();
                 self.next_poll = Instant::now() + self.options.poll_interval;
             }
+            self.say_roots_gone();
             if self.first.is_some_and(|first| {
                 now >= (self.last + self.options.quiet).min(first + self.options.max_delay)
             }) && !self.flush()
@@ -416,6 +426,30 @@ impl Engine {
         }
         if changed {
             self.report_mode();
+        }
+    }
+
+    /// Says which roots went since it was last asked.
+    fn say_roots_gone(&mut self) {
+        for dir in self.folders.roots_gone() {
+            if !(self.on_event)(FolderEvent::RootGone(dir)) {
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// Watches the roots that are there again, and says so.
+    fn roots_back(&mut self) {
+        let (back, added) = self.folders.roots_back();
+        if back.is_empty() {
+            return;
+        }
+        self.watch_new(added);
+        self.report_mode();
+        for dir in back {
+            if !(self.on_event)(FolderEvent::RootBack(dir)) {
+                self.stopped = true;
+            }
         }
     }
 

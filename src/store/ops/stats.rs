@@ -128,6 +128,18 @@ pub fn session_stats(record: &SessionRecord, encoding: Option<Encoding>) -> Sess
     stats
 }
 
+/// Messages of `record`'s active context now (None when it cannot be
+/// read), reading as little as its format allows: the end of a Loki or
+/// peteos context file; another agent's whole file, which keeps no count.
+pub fn message_count(record: &SessionRecord) -> Option<usize> {
+    if record.agent.is_external() {
+        return crate::store::sources::agents::read(record)
+            .ok()
+            .map(|read| read.main.context.len());
+    }
+    session_stats(record, None).messages
+}
+
 /// [`session_stats`] for every record, on all cores; `progress(done)` is
 /// called as sessions finish.
 pub fn gather_stats(

@@ -211,10 +211,10 @@ fn watch_once_says_where_each_session_stands_and_exits() {
     }
 }
 
-#[test]
-fn watch_follows_another_agents_session_appended_to_in_place() {
-    let (tmp, root) = store(2);
-    let (home, other) = (tmp.path().join("home"), tmp.path().join("other"));
+/// A store of two Loki sessions and, under `<tmp>/home`, the demo's other
+/// agents: the home, and the first Claude Code session's id and file.
+fn with_claude(tmp: &Path, root: &Path) -> (PathBuf, String, PathBuf) {
+    let (home, other) = (tmp.join("home"), tmp.join("other"));
     std::fs::create_dir(&other).unwrap();
     ok(
         &other,
@@ -227,28 +227,35 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
             home.to_str().unwrap(),
         ],
     );
-    let listed = |args: &[&str]| {
-        let out = command()
-            .env("HOME", &home)
-            .env("XDG_CACHE_HOME", root.with_extension("cache"))
-            .args(["--root", root.to_str().unwrap(), "--user", "tester"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
-    };
-    let claude = listed(&["list", "--json", "--agent", "claude"])[0].clone();
-    let (id, file) = (
+    let claude = listed_in(&home, root, &["list", "--json", "--agent", "claude"])[0].clone();
+    (
+        home,
         claude["id"].as_str().unwrap().to_string(),
         PathBuf::from(claude["path"].as_str().unwrap()),
+    )
+}
+
+/// The JSON the binary prints for `args` with `home` as HOME.
+fn listed_in(home: &Path, root: &Path, args: &[&str]) -> Value {
+    let out = command()
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", root.with_extension("cache"))
+        .args(["--root", root.to_str().unwrap(), "--user", "tester"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    serde_json::from_slice::<Value>(&out.stdout).unwrap()
+}
+
+/// `watch` with `home` as HOME.
+fn watch_in(home: &Path, root: &Path, args: &[&str]) -> Watching {
     let mut child = command()
-        .env("HOME", &home)
+        .env("HOME", home)
         .env("XDG_CACHE_HOME", root.with_extension("cache"))
         .args([
             "--root",
@@ -256,22 +263,23 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
             "--user",
             "tester",
             "watch",
-            &id,
-            "--json",
         ])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let w = Watching {
+    Watching {
         out: lines(child.stdout.take().unwrap()),
         err: lines(child.stderr.take().unwrap()),
         child,
-    };
-    w.ready();
-    // A prompt appended as Claude Code appends: a line at the end, in place.
-    let body = std::fs::read_to_string(&file).unwrap();
+    }
+}
+
+/// A prompt appended as Claude Code appends: a line at the end, in place.
+fn append_claude_prompt(file: &Path) {
+    let body = std::fs::read_to_string(file).unwrap();
     let last: Value = body
         .lines()
         .rev()
@@ -284,12 +292,37 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
         "type": "user", "message": {"role": "user", "content": "and now the other test"},
         "uuid": "6f1c0c84-9a57-4a43-a3f5-0f7de3a1c0aa", "timestamp": "2099-01-01T00:00:00.000Z"
     });
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&file)
-        .unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
     std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
-    drop(f);
+}
+
+#[test]
+fn watch_of_every_session_prints_what_is_appended_to_an_agents_session_not_its_history() {
+    let (tmp, root) = store(2);
+    let (home, id, file) = with_claude(tmp.path(), &root);
+    let w = watch_in(&home, &root, &["--json"]);
+    assert!(w.ready().contains("every session"));
+    append_claude_prompt(&file);
+    let got = w.take(1);
+    let messages = listed_in(&home, &root, &["show", &id, "--json"])["messages"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(got[0]["session"], id.as_str(), "{}", got[0]);
+    assert_eq!(got[0]["index"].as_u64().unwrap() as usize, messages - 1);
+    // One append, one line: the session's history is not printed again.
+    let more = w.out.recv_timeout(Duration::from_millis(1_500));
+    assert!(more.is_err(), "a line more than was appended: {more:?}");
+}
+
+#[test]
+fn watch_follows_another_agents_session_appended_to_in_place() {
+    let (tmp, root) = store(2);
+    let (home, id, file) = with_claude(tmp.path(), &root);
+    let listed = |args: &[&str]| listed_in(&home, &root, args);
+    let w = watch_in(&home, &root, &[&id, "--json"]);
+    w.ready();
+    append_claude_prompt(&file);
     let got = w.take(1);
     let shown = listed(&["show", &id, "--json"]);
     let messages = shown["messages"].as_array().unwrap();
@@ -307,4 +340,38 @@ fn watch_follows_another_agents_session_appended_to_in_place() {
         200_000,
         "Claude Code's window"
     );
+}
+
+#[test]
+fn watch_says_a_folder_went_and_watches_it_again_when_it_is_back() {
+    let (tmp, root) = store(2);
+    let (home, id, file) = with_claude(tmp.path(), &root);
+    let w = watch_in(&home, &root, &["--json"]);
+    w.ready();
+    let projects = home.join(".claude/projects");
+    let aside = tmp.path().join("projects-aside");
+    std::fs::rename(&projects, &aside).unwrap();
+    let said = |needle: &str| {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match w.err.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(_) => panic!("watch never said {needle:?}"),
+            }
+        }
+    };
+    let gone = said("went");
+    assert!(gone.contains(".claude/projects"), "{gone}");
+    // Made again (here: put back as it was).
+    std::fs::rename(&aside, &projects).unwrap();
+    said("there again");
+    // What it held is a baseline, not news; an append after it is.
+    append_claude_prompt(&file);
+    let got = w.take(1);
+    assert_eq!(got[0]["session"], id.as_str(), "{}", got[0]);
+    assert_eq!(got[0]["event"], "message", "{}", got[0]);
+    let more = w.out.recv_timeout(Duration::from_millis(1_500));
+    assert!(more.is_err(), "a line more than was appended: {more:?}");
 }

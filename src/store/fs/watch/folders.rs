@@ -1,8 +1,8 @@
 //! The folders a watcher covers: found under the roots (down to each
 //! root's depth, links not followed, hidden names skipped), ranked by when
-//! they last changed, and polled when they hold no watch: a cheap look at
-//! the folder's own stamp for most, every file for the most recently
-//! changed and for the roots.
+//! they last changed, and polled when they hold no watch, file by file:
+//! the most recently changed and the roots at every poll, the others in
+//! turns (a share at each poll, every one of them once a cold round).
 
 use super::WatchRoot;
 use std::collections::HashMap;
@@ -49,6 +49,9 @@ pub(super) struct Folders {
     /// nor the list changed (at 100k sessions, ranking 167,000 polled
     /// folders at every poll cost more than the looks).
     hot: Option<(Vec<usize>, Vec<bool>)>,
+    /// Whether each root was there when last looked at (a root that goes
+    /// is said once, and looked for until it is back).
+    present: Vec<bool>,
 }
 
 fn stamp_of(meta: &std::fs::Metadata) -> u64 {
@@ -92,10 +95,12 @@ impl Folders {
             cold_cursor: 0,
             clock: 0,
             hot: None,
+            present: Vec::new(),
         };
         for (root, r) in roots.iter().enumerate() {
             folders.add_tree(&r.dir, root, 0, &mut Vec::new());
         }
+        folders.present = folders.roots_there();
         folders.clock = folders.list.iter().map(|f| f.changed).max().unwrap_or(0);
         // The roots are always looked at file by file: sessions come and go there.
         for f in folders.list.iter_mut().filter(|f| f.depth == 0) {
@@ -141,6 +146,64 @@ impl Folders {
             }
             self.add_tree(&entry.path(), root, depth + 1, added);
         }
+    }
+
+    /// Whether each root is covered now.
+    fn roots_there(&self) -> Vec<bool> {
+        self.roots
+            .iter()
+            .map(|r| self.by_path.contains_key(&r.dir))
+            .collect()
+    }
+
+    /// The roots that went since the last call (each said once).
+    pub fn roots_gone(&mut self) -> Vec<PathBuf> {
+        let now = self.roots_there();
+        let gone = (0..self.roots.len())
+            .filter(|&r| self.present[r] && !now[r])
+            .map(|r| self.roots[r].dir.clone())
+            .collect();
+        self.present = now;
+        gone
+    }
+
+    /// Drops the roots that are not there any more (a notification for a
+    /// root's own removal is not had everywhere: it is looked at).
+    pub fn check_roots(&mut self) {
+        for root in 0..self.roots.len() {
+            let dir = self.roots[root].dir.clone();
+            if self.by_path.contains_key(&dir) && folder_meta(&dir).is_none() {
+                self.remove_tree(&dir);
+            }
+        }
+    }
+
+    /// Takes in again the roots that are there again (or there for the
+    /// first time): their paths, and the folders added.
+    pub fn roots_back(&mut self) -> (Vec<PathBuf>, Vec<usize>) {
+        let mut back = Vec::new();
+        let mut added = Vec::new();
+        for root in 0..self.roots.len() {
+            if self.present[root] {
+                continue;
+            }
+            let dir = self.roots[root].dir.clone();
+            if folder_meta(&dir).is_none() {
+                continue;
+            }
+            let first = added.len();
+            self.add_tree(&dir, root, 0, &mut added);
+            if let Some(&index) = added.get(first) {
+                self.list[index].entries = Some(read_entries(&dir));
+            }
+            let t = self.tick();
+            for &i in &added[first..] {
+                self.list[i].changed = t;
+            }
+            self.present[root] = true;
+            back.push(dir);
+        }
+        (back, added)
     }
 
     /// Folders covered.
@@ -304,7 +367,7 @@ impl Folders {
             None => self.rank_hot(hot),
         };
         let hot_count = hot_list.len();
-        let mut looked: Vec<(usize, bool)> = hot_list.iter().map(|&i| (i, true)).collect();
+        let mut looked: Vec<usize> = hot_list.clone();
         let cold_total = polled_total - hot_count;
         let slice = ((cold_total as f64 * cold_share).ceil() as usize).min(cold_total);
         let mut taken = 0;
@@ -314,25 +377,22 @@ impl Folders {
             self.cold_cursor = (self.cold_cursor + 1) % self.list.len();
             steps += 1;
             if !self.list[i].watched && !is_hot[i] {
-                looked.push((i, false));
+                looked.push(i);
                 taken += 1;
             }
         }
         // Paths, not indices: a folder that went reshuffles the list.
-        let paths: Vec<(PathBuf, bool)> = looked
-            .iter()
-            .map(|&(i, hot)| (self.list[i].path.clone(), hot))
-            .collect();
+        let paths: Vec<PathBuf> = looked.iter().map(|&i| self.list[i].path.clone()).collect();
         // Kept for the next poll unless a look changes what it rests on.
         self.hot = Some((hot_list, is_hot));
-        for (path, hot) in paths {
-            self.look(&path, hot, &mut out);
+        for path in paths {
+            self.look(&path, &mut out);
         }
         out
     }
 
     /// The `hot` polled folders most recently changed (the roots first),
-    /// marked; the others forget their entries.
+    /// marked.
     fn rank_hot(&mut self, hot: usize) -> (Vec<usize>, Vec<bool>) {
         let mut polled: Vec<usize> = (0..self.list.len())
             .filter(|&i| !self.list[i].watched)
@@ -351,18 +411,13 @@ impl Folders {
         for &i in &polled {
             is_hot[i] = true;
         }
-        for (i, folder) in self.list.iter_mut().enumerate() {
-            // A root keeps its entries always; others only while hot.
-            if !is_hot[i] && folder.depth != 0 {
-                folder.entries = None;
-            }
-        }
         (polled, is_hot)
     }
 
-    /// Looks at one folder: file by file when `hot` (the first look only
-    /// learns the files), else by its own stamp.
-    fn look(&mut self, path: &Path, hot: bool, out: &mut Polled) {
+    /// Looks at one folder file by file (the first look only learns the
+    /// files): an append in place moves a file's stamp, never the
+    /// folder's. Hot folders are looked at every poll, the others in turns.
+    fn look(&mut self, path: &Path, out: &mut Polled) {
         let Some(&index) = self.by_path.get(path) else {
             return;
         };
@@ -373,9 +428,6 @@ impl Folders {
         };
         let stamp = stamp_of(&meta);
         let folder = &self.list[index];
-        if !hot && folder.entries.is_none() && stamp == folder.stamp {
-            return;
-        }
         // Folders inside are known by name, and names change the folder's
         // own stamp: a folder holding only folders (a root of 10,000
         // sessions) is read again only when that stamp moves.

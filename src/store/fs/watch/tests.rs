@@ -23,7 +23,7 @@ fn seen_until(
         match event {
             FolderEvent::Changed(paths) => seen.extend(paths),
             FolderEvent::Mode(m) => modes.push(m),
-            FolderEvent::Lost => {}
+            FolderEvent::Lost | FolderEvent::RootGone(_) | FolderEvent::RootBack(_) => {}
         }
     }
     (seen, modes)
@@ -175,4 +175,34 @@ fn reading_the_files_is_not_a_change() {
         rx.recv_timeout(Duration::from_millis(300)).is_err(),
         "a read was reported"
     );
+}
+
+#[test]
+fn an_append_in_a_folder_polled_among_the_cold_ones_is_reported() {
+    // More session folders than are polled file by file at every poll.
+    let dir = tempfile::tempdir().unwrap();
+    let count = HOT_POLLED + 72;
+    for n in 0..count {
+        let memory = dir.path().join(format!("s{n:04}")).join("memory");
+        std::fs::create_dir_all(&memory).unwrap();
+        std::fs::write(memory.join("c.jsonl"), "{}\n").unwrap();
+    }
+    let options = WatchOptions {
+        polling: true,
+        poll_interval: Duration::from_millis(20),
+        cold_interval: Duration::from_millis(400),
+        ..WatchOptions::default()
+    };
+    let (_w, rx) = start(root(dir.path(), 2), options);
+    first_mode(&rx);
+    // Appended in place: the folder's own stamp does not move.
+    let file = dir.path().join("s0000/memory/c.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"{\"n\": 1}\n").unwrap();
+    drop(f);
+    let (seen, _) = seen_until(&rx, Duration::from_secs(10), |s| s.contains(&file));
+    assert!(seen.contains(&file), "the append was never seen: {seen:?}");
 }

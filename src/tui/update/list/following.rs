@@ -5,6 +5,7 @@
 //! again, and tells the search index about them alone
 //! (`ListOp::IndexFollow`, one update at a time).
 
+use crate::store::safe_text::safe_line;
 use crate::store::{BUSY_SECONDS, UpdateReport};
 use crate::store::{Reread, SessionRecord, StoreEvent};
 use crate::tui::effect::Effect;
@@ -25,6 +26,20 @@ pub fn on_disk(list: &mut ListScreen, app: &mut App, event: &StoreEvent, at: f64
         }
         StoreEvent::Everything => {
             app.say("more changed on disk than could be told apart: reading the store again");
+            Step::effects(super::rescan(list, app))
+        }
+        StoreEvent::FolderGone(dir) => {
+            app.complain(format!(
+                "{} went: its sessions leave the list until it is back (it is looked for)",
+                safe_line(&dir.to_string_lossy())
+            ));
+            Step::effects(super::rescan(list, app))
+        }
+        StoreEvent::FolderBack(dir) => {
+            app.say(format!(
+                "{} is there again: reading the store again",
+                safe_line(&dir.to_string_lossy())
+            ));
             Step::effects(super::rescan(list, app))
         }
         StoreEvent::Sessions(sessions) => {

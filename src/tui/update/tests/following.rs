@@ -237,6 +237,48 @@ fn the_status_says_when_the_disk_is_polled() {
     assert_eq!(m.app.watch, Some(mode));
 }
 
+#[test]
+fn a_folder_that_goes_is_said_and_the_list_is_read_again_when_it_is_back() {
+    let mut m = listed(true);
+    let dir = std::path::PathBuf::from("/h/.claude/projects");
+    let rescans = |effects: &[Effect]| {
+        effects.iter().any(|e| {
+            matches!(
+                e,
+                Effect::Store {
+                    op: StoreOp::List(ListOp::Scan),
+                    ..
+                }
+            )
+        })
+    };
+    let effects = update(
+        &mut m,
+        Msg::Disk {
+            event: StoreEvent::FolderGone(dir.clone()),
+            at: NOW,
+        },
+    );
+    let status = m.app.status.clone().unwrap();
+    assert!(status.is_error);
+    assert!(
+        status.text.contains("/h/.claude/projects went"),
+        "{}",
+        status.text
+    );
+    assert!(rescans(&effects), "{effects:?}");
+    let effects = update(
+        &mut m,
+        Msg::Disk {
+            event: StoreEvent::FolderBack(dir),
+            at: NOW,
+        },
+    );
+    let status = m.app.status.clone().unwrap().text;
+    assert!(status.contains("there again"), "{status}");
+    assert!(rescans(&effects), "{effects:?}");
+}
+
 /// The context of [`context`] with `extra` more messages.
 fn grown(n: usize, extra: usize) -> Context {
     let mut ctx = context(n + extra);

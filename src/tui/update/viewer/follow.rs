@@ -27,8 +27,8 @@ pub fn on_disk(viewer: &mut Viewer, app: &mut App, event: &StoreEvent) -> Vec<Ef
         StoreEvent::Sessions(sessions) => sessions
             .iter()
             .any(|s| s.id == viewer.record.id && s.path == viewer.record.path),
-        StoreEvent::Everything => true,
-        StoreEvent::Mode(_) => false,
+        StoreEvent::Everything | StoreEvent::FolderBack(_) => true,
+        StoreEvent::Mode(_) | StoreEvent::FolderGone(_) => false,
     };
     if touched {
         viewer.dirty = true;
