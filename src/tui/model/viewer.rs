@@ -189,6 +189,10 @@ pub struct Viewer {
     /// The end is followed as the agent writes (`less +F`): new messages
     /// are selected, the transcript shows the last screen.
     pub follow: bool,
+    /// Where the end was last asked to be followed: in the transcript
+    /// (true) or the message list. `F` in the other pane follows there
+    /// rather than stopping.
+    pub follow_in_transcript: bool,
     /// The tag of the reading whose conversation is on screen: the viewer
     /// waits for nothing else when it is [`Viewer::waiting`].
     pub loaded_req: u64,
@@ -219,6 +223,7 @@ impl Viewer {
             sorted: false,
             order: None,
             follow: false,
+            follow_in_transcript: false,
             loaded_req: 0,
             dirty: false,
         }

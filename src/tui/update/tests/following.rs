@@ -382,6 +382,18 @@ fn following_the_end_selects_what_the_agent_appends_and_scrolling_up_stops_it() 
 }
 
 #[test]
+fn f_in_the_transcript_after_following_in_the_list_follows_there_and_again_stops() {
+    let mut m = viewing(4);
+    act(&mut m, Action::Follow);
+    act(&mut m, Action::ToggleTranscript);
+    act(&mut m, Action::Follow);
+    assert!(m.viewer().unwrap().follow, "F in the other pane follows there");
+    assert!(m.app.status.clone().unwrap().text.contains("following the end"));
+    act(&mut m, Action::Follow);
+    assert!(!m.viewer().unwrap().follow, "F again stops");
+}
+
+#[test]
 fn a_fork_the_agent_made_is_announced_and_the_marks_follow_their_messages() {
     let mut m = viewing(6);
     act(&mut m, Action::Home);

@@ -255,7 +255,11 @@ fn short(id: &str) -> &str {
 /// `F`: follow the end, or stop.
 pub fn toggle(viewer: &mut Viewer, app: &mut App) {
     let key = keymap::key_for(Scope::Viewer, Action::Follow);
-    viewer.follow = !viewer.follow;
+    let in_transcript = matches!(viewer.mode, ViewerMode::Transcript(_));
+    // Following began in the other pane: `F` here follows here too.
+    let elsewhere = viewer.follow && viewer.follow_in_transcript != in_transcript;
+    viewer.follow = !viewer.follow || elsewhere;
+    viewer.follow_in_transcript = in_transcript;
     if !viewer.follow {
         app.say(format!("stopped following the end ({key} follows again)"));
         return;
