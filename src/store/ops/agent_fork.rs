@@ -179,6 +179,7 @@ pub fn trim(
             dropped: &plan.dropped,
             cleared: &[],
             media_copies: false,
+            suffix: COPY,
         };
         Some(fork_file(record, &source, &parent, &edits, write, now)?)
     } else {
@@ -217,6 +218,10 @@ pub fn edit(
             // The fix for resuming also drops the agent's own copies of
             // the media it replaces (they would keep the file large).
             media_copies: matches!(request, EditRequest::Resumable(_)),
+            suffix: match request {
+                EditRequest::Resumable(_) => RESUMABLE,
+                _ => COPY,
+            },
         };
         Some(fork_file(record, &source, &parent, &edits, write, now)?)
     } else {
@@ -251,6 +256,42 @@ struct LineEdits<'a> {
     cleared: &'a [ClearedMessage],
     /// Also replace the agent's own copies of media on every line.
     media_copies: bool,
+    /// What the fork's title adds to the original's.
+    suffix: &'static str,
+}
+
+/// The title of a trim's or a hand edit's fork: `<original title> (copy)`.
+const COPY: &str = "(copy)";
+/// The title of a fork made resumable: `<original title> (resumable)`.
+const RESUMABLE: &str = "(resumable)";
+
+/// The line a fork ends with: its title (the original's and `suffix`, so
+/// it is found by the original's name) as the agent records a title the
+/// person set, dated when the fork is written, so it lists, and ages for
+/// a purge, from then (its other lines keep the times they were written).
+fn title_line(record: &SessionRecord, new_id: &str, suffix: &str, now: f64) -> Vec<u8> {
+    let base = record.title.trim();
+    let title = if base.ends_with(suffix) {
+        base.to_string()
+    } else if base.is_empty() {
+        format!("{} {suffix}", record.id)
+    } else {
+        format!("{base} {suffix}")
+    };
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(now.max(0.0));
+    let at = humantime::format_rfc3339_millis(t).to_string();
+    let line = match record.agent {
+        Agent::Claude => serde_json::json!({
+            "type": "custom-title", "customTitle": title, "sessionId": new_id, "timestamp": at,
+        }),
+        _ => serde_json::json!({
+            "timestamp": at, "type": "event_msg",
+            "payload": {"type": "thread_name_updated", "thread_id": new_id, "thread_name": title},
+        }),
+    };
+    let mut bytes = serde_json::to_vec(&line).expect("a line serializes");
+    bytes.push(b'\n');
+    bytes
 }
 
 /// Lays out the fork and, with `write`, creates its file (atomically, never
@@ -326,6 +367,11 @@ fn fork_file(
             )
         }
     };
+    let mut bytes = bytes;
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    bytes.extend(title_line(record, &new_id, plan.suffix, now));
     span("lay out the fork", started);
     let mut fork = AgentFork {
         bytes_before: source.stamp.size,

@@ -387,8 +387,18 @@ fn f_in_the_transcript_after_following_in_the_list_follows_there_and_again_stops
     act(&mut m, Action::Follow);
     act(&mut m, Action::ToggleTranscript);
     act(&mut m, Action::Follow);
-    assert!(m.viewer().unwrap().follow, "F in the other pane follows there");
-    assert!(m.app.status.clone().unwrap().text.contains("following the end"));
+    assert!(
+        m.viewer().unwrap().follow,
+        "F in the other pane follows there"
+    );
+    assert!(
+        m.app
+            .status
+            .clone()
+            .unwrap()
+            .text
+            .contains("following the end")
+    );
     act(&mut m, Action::Follow);
     assert!(!m.viewer().unwrap().follow, "F again stops");
 }

@@ -53,7 +53,9 @@ fn check_claude_fork(original: &[u8], fork: &[u8], new_id: &str) {
         .filter_map(|l| parse(l))
         .find_map(|v| v["sessionId"].as_str().map(str::to_string))
         .unwrap();
-    let fork_lines = lines(fork);
+    let mut fork_lines = lines(fork);
+    let title = fork_lines.pop().expect("a fork ends with its title");
+    check_title_line(title, new_id, "custom-title");
     let uuids: HashSet<String> = fork_lines
         .iter()
         .filter_map(|l| parse(l))
@@ -132,6 +134,43 @@ fn check_claude_fork(original: &[u8], fork: &[u8], new_id: &str) {
     assert_eq!(uses, results, "no tool pair is split");
 }
 
+/// A fork's last line: its title as the agent records one the person set
+/// (`kind`), ending in "(copy)" or "(resumable)", for the new session,
+/// and the time it is dated (its other lines keep their times).
+pub(super) fn check_title_line(
+    line: &[u8],
+    new_id: &str,
+    kind: &str,
+) -> (String, std::time::SystemTime) {
+    let v = parse(line).expect("the title line is JSON");
+    let (title, id) = if kind == "custom-title" {
+        assert_eq!(v["type"], "custom-title", "{v}");
+        (v["customTitle"].clone(), v["sessionId"].clone())
+    } else {
+        assert_eq!(v["type"], "event_msg", "{v}");
+        assert_eq!(v["payload"]["type"], "thread_name_updated", "{v}");
+        (
+            v["payload"]["thread_name"].clone(),
+            v["payload"]["thread_id"].clone(),
+        )
+    };
+    assert_eq!(id, new_id, "{v}");
+    let title = title.as_str().unwrap().to_string();
+    assert!(
+        title.ends_with(" (copy)") || title.ends_with(" (resumable)"),
+        "{title}"
+    );
+    let at = humantime::parse_rfc3339(v["timestamp"].as_str().unwrap()).unwrap();
+    (title, at)
+}
+
+/// True for a time within the last ten minutes.
+pub(super) fn just_now(at: std::time::SystemTime) -> bool {
+    std::time::SystemTime::now()
+        .duration_since(at)
+        .is_ok_and(|a| a.as_secs() < 600)
+}
+
 fn main_file(h: &Home, id: &str) -> PathBuf {
     let list = h.json(&["--agent", "claude", "--agent", "codex", "list", "--json"]);
     let row = list
@@ -204,6 +243,60 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
             assert_eq!(preview["bytes_after"], done["bytes_after"]);
             assert_eq!(preview["kept_message_ids"], done["kept_message_ids"]);
             check_claude_fork(&before[&original_path], &fork, new_id);
+            let (title, at) = check_title_line(lines(&fork).pop().unwrap(), new_id, "custom-title");
+            assert!(just_now(at), "dated when written");
+            let suffix = if trim.contains(&"--resumable") {
+                " (resumable)"
+            } else {
+                " (copy)"
+            };
+            assert!(title.ends_with(suffix), "{trim:?}: {title}");
+            // Listed by the original's name, as used now: no purge of a day
+            // or more takes it.
+            let listed = h.json(&["list", "--json", "--agent", "claude"]);
+            let row = |id: &str| {
+                listed
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["id"] == id)
+                    .unwrap()
+                    .clone()
+            };
+            let (copy, original) = (row(new_id), row(id));
+            assert_eq!(
+                copy["title"].as_str().unwrap(),
+                format!("{}{suffix}", original["title"].as_str().unwrap())
+            );
+            let now = loki_sessions::store::now_seconds();
+            assert!(
+                now - copy["last_used_at"].as_f64().unwrap() < 600.0,
+                "{copy}"
+            );
+            let purge = h.run(&[
+                "purge",
+                "--agent",
+                "claude",
+                "--keep",
+                "0",
+                "--max-age",
+                "1d",
+                "--dry-run",
+                "--json",
+            ]);
+            // Exit 1: nothing to purge at all.
+            if purge.status.success() {
+                let plan: Value = serde_json::from_slice(&purge.stdout).unwrap();
+                let removed: Vec<&str> = plan["remove"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|r| r["id"].as_str())
+                    .collect();
+                assert!(!removed.contains(&new_id), "{plan}");
+            } else {
+                assert_eq!(purge.status.code(), Some(1));
+            }
             // The fork reads back as the kept messages (Claude Code's
             // uuids are kept), and shows as a session of its own.
             let reread = h.json(&["show", new_id, "--json"]);
@@ -271,9 +364,21 @@ fn a_codex_fork_is_a_new_rollout_of_today_naming_its_original() {
         assert_eq!(meta["payload"]["forked_from_id"], id.as_str());
         let original = &before[&main_file(&h, id)];
         let old: HashSet<&[u8]> = lines(original).into_iter().collect();
-        for line in &lines(&fork)[1..] {
+        let mut kept = lines(&fork);
+        let (title, at) = check_title_line(kept.pop().unwrap(), new_id, "thread_name");
+        assert!(just_now(at), "dated when written");
+        for line in &kept[1..] {
             assert!(old.contains(line), "kept byte for byte");
         }
+        // Listed by the original's name, and as written now.
+        let listed = h.json(&["list", "--json", "--agent", "codex"]);
+        let row = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == new_id)
+            .unwrap();
+        assert_eq!(row["title"], title.as_str(), "{row}");
         let reread = h.json(&["show", new_id, "--json"]);
         assert_eq!(
             reread["messages"].as_array().unwrap().len(),

@@ -231,7 +231,16 @@ fn a_claude_session_loses_its_media_and_big_outputs_and_nothing_else() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 9, "every line kept");
+    assert_eq!(lines.len(), 10, "every line kept, and the title after them");
+    let title = &lines[9];
+    assert_eq!(title["type"], "custom-title");
+    assert!(
+        title["customTitle"]
+            .as_str()
+            .unwrap()
+            .ends_with(" (resumable)"),
+        "{title}"
+    );
     // The tool's image: its result keeps its id, the text follows it.
     let t1 = &lines[2]["message"]["content"];
     assert_eq!(t1[0]["type"], "tool_result");
@@ -253,7 +262,7 @@ fn a_claude_session_loses_its_media_and_big_outputs_and_nothing_else() {
     let original_text = std::fs::read_to_string(&original).unwrap();
     let new_id = done["new_session_id"].as_str().unwrap();
     let last = original_text.lines().last().unwrap().replace(id, new_id);
-    assert_eq!(fork.lines().last().unwrap(), last);
+    assert_eq!(fork.lines().nth(8).unwrap(), last);
     // Keeping the last turn only: this session has one, so nothing goes.
     let (one, _) = fix(&h, id, &original, &["--keep-turns", "1"]);
     assert!(one["dropped_message_ids"].as_array().unwrap().is_empty());
