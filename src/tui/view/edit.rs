@@ -47,16 +47,25 @@ pub fn draw(frame: &mut Frame, viewer: &Viewer, edit: &EditState, area: Rect, th
             Span::styled(result, result_style),
         ]),
         about_selected(viewer, edit, theme),
-        Line::styled(
-            format!(
-                "Nothing changes until {}: a new fork, the old context stays ({} undoes).",
-                keymap::key_for(Scope::Edit, Action::Confirm),
-                keymap::key_for(Scope::Viewer, Action::Contexts)
-            ),
-            theme.dim(),
-        ),
+        Line::styled(undo_note(viewer), theme.dim()),
     ];
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// What the panel says of undoing: a Loki context is forked (the contexts
+/// screen makes the old one active again); another agent's session is
+/// copied into a new session, and the original is not touched.
+fn undo_note(viewer: &Viewer) -> String {
+    let confirm = keymap::key_for(Scope::Edit, Action::Confirm);
+    if viewer.record.agent.is_external() {
+        return format!(
+            "Nothing changes until {confirm}: a new session beside the original, which stays as it is (delete the copy to undo)."
+        );
+    }
+    format!(
+        "Nothing changes until {confirm}: a new fork, the old context stays ({} undoes).",
+        keymap::key_for(Scope::Viewer, Action::Contexts)
+    )
 }
 
 /// The panel's title and what the edit picks.
