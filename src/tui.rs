@@ -4,6 +4,7 @@
 
 mod ask;
 pub(crate) mod effect;
+mod external;
 pub(crate) mod finder;
 pub mod headless;
 pub(crate) mod keymap;
@@ -34,7 +35,8 @@ use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use model::{Exit, Model, Settings};
+use model::{Exit, External, Model, Settings};
+use msg::Msg;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use runtime::Incoming;
@@ -118,13 +120,9 @@ fn run_on(
         }
     });
     let input = tx.clone();
-    std::thread::spawn(move || {
-        while let Ok(event) = crossterm::event::read() {
-            if input.send(Incoming::Event(event)).is_err() {
-                return;
-            }
-        }
-    });
+    let reading = Arc::new(InputPause::default());
+    let pause = reading.clone();
+    std::thread::spawn(move || read_input(&input, &pause));
     // Token tables take a tenth of a second to build: start before they are needed.
     crate::store::prewarm(settings.encoding);
     transcript::prewarm();
@@ -132,6 +130,7 @@ fn run_on(
     let mut model = Model::new(settings, now_seconds());
     let mut state = ViewState::new(theme);
     let mut tty = out.try_clone()?;
+    let mut handed = out.try_clone()?;
     // Written between frames, never while one is drawn. A write that fails
     // here fails the next draw too, which ends the loop with the error.
     let mut mouse = out.try_clone()?;
@@ -154,18 +153,82 @@ fn run_on(
         unsafe { libc::raise(libc::SIGTSTP) };
         let _ = take_terminal(&mut tty, mouse);
     };
+    let said = tx.clone();
+    let mut external = |program: &External, mouse: bool| {
+        reading.hold();
+        let _ = leave(&mut CrosstermBackend::new(&mut handed));
+        let outcome = external::run(program, theme, &handed);
+        let _ = take_terminal(&mut handed, mouse);
+        reading.release();
+        let _ = said.send(Incoming::Msg(Msg::Ran(outcome)));
+    };
     let mut host = runtime::Host {
         perform: &mut |e| worker.perform(e),
         clock: now_seconds,
         mouse_capture: &mut mouse_capture,
         write: &mut write,
         suspend: &mut suspend,
+        external: &mut external,
     };
     runtime::run_loop(terminal, &mut model, &mut state, rx, &mut host)?;
     Ok(Outcome {
         exit: model.exit.unwrap_or(Exit::Cancel),
         display: model.app.settings.display,
     })
+}
+
+/// Whether the input thread may read the terminal: not while a program
+/// the terminal is handed to reads it (the keys are the program's).
+#[derive(Default)]
+struct InputPause {
+    /// Asked to stop reading.
+    held: AtomicBool,
+    /// The input thread has stopped reading (set by it alone).
+    idle: AtomicBool,
+}
+
+impl InputPause {
+    /// Stops the input thread reading and waits until it has (it looks
+    /// every 50 ms; a second at most).
+    fn hold(&self) {
+        self.held.store(true, Ordering::SeqCst);
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while !self.idle.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Lets it read again.
+    fn release(&self) {
+        // Cleared here, before the thread can read: a later hold never
+        // takes an old "idle" for a new one.
+        self.idle.store(false, Ordering::SeqCst);
+        self.held.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Reads the terminal's events into the loop's queue, in turns short
+/// enough to stop reading soon when `pause` says so.
+fn read_input(input: &mpsc::Sender<Incoming>, pause: &InputPause) {
+    let turn = std::time::Duration::from_millis(50);
+    loop {
+        if pause.held.load(Ordering::SeqCst) {
+            pause.idle.store(true, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            continue;
+        }
+        match crossterm::event::poll(turn) {
+            Ok(false) => continue,
+            Ok(true) => {}
+            Err(_) => return,
+        }
+        let Ok(event) = crossterm::event::read() else {
+            return;
+        };
+        if input.send(Incoming::Event(event)).is_err() {
+            return;
+        }
+    }
 }
 
 fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<File>>> {

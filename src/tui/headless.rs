@@ -47,6 +47,8 @@ pub struct Headless {
     pub written: Vec<String>,
     /// How many times the model asked the terminal to suspend (Ctrl-Z).
     pub suspended: u64,
+    /// The programs the model asked to hand the terminal to, in order.
+    pub ran: Vec<crate::tui::model::External>,
     /// The disk's watcher (a real thread: what it sees arrives with the
     /// replies, handled by [`Headless::settle`] and [`Headless::wait_until`]).
     watching: Watching,
@@ -85,6 +87,7 @@ impl Headless {
             applied: runtime::Applied::default(),
             written: Vec::new(),
             suspended: 0,
+            ran: Vec::new(),
             watching: Watching::default(),
             store,
             clock,
@@ -165,12 +168,14 @@ impl Headless {
             runtime::handle_burst(&mut self.model, first, &self.incoming, &mut collect);
             let written = &mut self.written;
             let suspended = &mut self.suspended;
+            let ran = &mut self.ran;
             runtime::apply(
                 &self.model,
                 &mut self.applied,
                 &mut |_| {},
                 &mut |text| written.push(text.to_string()),
                 &mut |_| *suspended += 1,
+                &mut |program, _| ran.push(program.clone()),
             );
             self.run_effects(effects);
         }

@@ -112,6 +112,7 @@ impl Live {
                 &mut |_| {},
                 &mut |_| {},
                 &mut |_| {},
+                &mut |_, _| {},
             );
             let (model, state) = (&self.model, &mut self.state);
             let _ = self.terminal.draw(|frame| view::draw(frame, model, state));

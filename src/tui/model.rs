@@ -9,6 +9,7 @@ mod dashboard;
 mod dialog;
 mod diff;
 mod edit;
+mod external;
 mod list;
 mod message;
 mod purge;
@@ -22,6 +23,7 @@ mod viewer;
 pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
 pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
 pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState, ResumableBy};
+pub use external::External;
 pub use list::{
     Following, IndexState, LIVE_MARK, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT,
     SessionRow, SortKey,
@@ -150,6 +152,9 @@ pub struct App {
     /// How many times the person asked to suspend (Ctrl-Z): the runtime
     /// gives the terminal back and stops the process once per request.
     pub suspend: u64,
+    /// A program to hand the terminal to, tagged: the runtime runs each
+    /// new one once, then draws the screen whole again.
+    pub external: Option<(u64, External)>,
     /// How the disk is followed, once the watcher has said.
     pub watch: Option<WatchMode>,
 }
@@ -270,6 +275,7 @@ impl Model {
                 mouse_capture: true,
                 clipboard: None,
                 suspend: 0,
+                external: None,
                 watch: None,
             },
             exit: None,

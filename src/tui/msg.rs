@@ -128,6 +128,10 @@ pub enum Action {
     CopySessionId,
     /// Copy the session's path.
     CopySessionPath,
+    /// The transcript in `$PAGER`.
+    OpenInPager,
+    /// The session's file in `$EDITOR`.
+    OpenInEditor,
     /// Show where the tokens go, by kind.
     Breakdown,
     /// Sort the messages largest first, or back in order.
@@ -184,6 +188,9 @@ pub enum Msg {
     /// An answer (or progress) of the background work asked as request
     /// `req`, for the screen that asked.
     Reply { req: u64, reply: Reply },
+    /// A program the terminal was handed to ended: what to say of it
+    /// (an error when it could not run or failed).
+    Ran(Result<String, String>),
 }
 
 impl Msg {

@@ -4,7 +4,7 @@
 
 use crate::tui::effect::Effect;
 use crate::tui::keymap;
-use crate::tui::model::Model;
+use crate::tui::model::{External, Model};
 use crate::tui::msg::Msg;
 use crate::tui::update;
 use crate::tui::view::{self, ViewState};
@@ -43,6 +43,9 @@ pub struct Host<'a> {
     /// Gives the terminal back, stops the process until it is continued,
     /// and takes the terminal again (with the mouse captured if true).
     pub suspend: &'a mut dyn FnMut(bool),
+    /// Gives the terminal to a program (the pager, the editor) until it
+    /// ends, and takes it again (with the mouse captured if true).
+    pub external: &'a mut dyn FnMut(&External, bool),
 }
 
 /// What the terminal was last told, so each request of the model is
@@ -55,6 +58,8 @@ pub struct Applied {
     pub clipboard: u64,
     /// Suspensions done.
     pub suspend: u64,
+    /// The tag of the last program run.
+    pub external: u64,
 }
 
 impl Default for Applied {
@@ -64,20 +69,23 @@ impl Default for Applied {
             mouse_capture: true,
             clipboard: 0,
             suspend: 0,
+            external: 0,
         }
     }
 }
 
 /// Applies what the model asks of the terminal and has not been applied:
-/// mouse capture, text for the clipboard (written as OSC 52), and a
-/// suspension. True when the process was suspended: the screen must then be
-/// drawn whole again.
+/// mouse capture, text for the clipboard (written as OSC 52), a
+/// suspension and a program to run. True when the terminal was given away
+/// (suspended, or to the program): the screen must then be drawn whole
+/// again.
 pub fn apply(
     model: &Model,
     applied: &mut Applied,
     mouse_capture: &mut dyn FnMut(bool),
     write: &mut dyn FnMut(&str),
     suspend: &mut dyn FnMut(bool),
+    external: &mut dyn FnMut(&External, bool),
 ) -> bool {
     if model.app.mouse_capture != applied.mouse_capture {
         applied.mouse_capture = model.app.mouse_capture;
@@ -92,6 +100,13 @@ pub fn apply(
     if model.app.suspend != applied.suspend {
         applied.suspend = model.app.suspend;
         suspend(applied.mouse_capture);
+        return true;
+    }
+    if let Some((tag, program)) = &model.app.external
+        && *tag != applied.external
+    {
+        applied.external = *tag;
+        external(program, applied.mouse_capture);
         return true;
     }
     false
@@ -154,6 +169,7 @@ pub fn run_loop<B: Backend>(
             host.mouse_capture,
             host.write,
             host.suspend,
+            host.external,
         ) {
             // The screen came back empty: a frame of blanks makes the next
             // frame draw every cell (`Terminal::clear` would ask the

@@ -12,6 +12,7 @@
 mod highlight;
 mod markdown;
 pub mod paint;
+pub mod printed;
 mod rows;
 
 pub use highlight::prewarm;

@@ -121,6 +121,13 @@ fn route(model: &mut Model, msg: Msg) -> Step {
             Step::none()
         }
         Msg::Signal(signal) => Step::go(Go::Exit(Exit::Signal(signal))),
+        Msg::Ran(said) => {
+            match said {
+                Ok(text) => app.say(text),
+                Err(text) => app.complain(text),
+            }
+            Step::none()
+        }
         Msg::Tick(now) => {
             app.now = now;
             Step::none()

@@ -8,6 +8,7 @@ mod copy;
 mod diff;
 mod edit;
 mod export;
+mod external;
 mod follow;
 mod message;
 mod sizes;
@@ -291,6 +292,10 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         return Step::none();
     }
     if matches!(viewer.mode, ViewerMode::Browse | ViewerMode::Transcript(_)) {
+        if matches!(action, Action::OpenInPager | Action::OpenInEditor) {
+            external::open(viewer, app, action);
+            return Step::none();
+        }
         if action == Action::Follow {
             follow::toggle(viewer, app);
             return Step::none();

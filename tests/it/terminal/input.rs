@@ -187,3 +187,45 @@ fn ctrl_z_suspends_and_fg_comes_back_in_a_real_terminal() {
     assert_eq!(wait_for_file(&code).trim(), "130");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
 }
+
+#[test]
+fn o_pages_the_transcript_and_shift_o_opens_the_file_in_the_editor_then_the_ui_is_back() {
+    let (tmp, root) = store(3);
+    let (out, code) = files(tmp.path());
+    let paged = tmp.path().join("paged");
+    let edited = tmp.path().join("edited");
+    // A pager and an editor that write what they were given and end.
+    let command = format!(
+        "PAGER='sh -c \"cat > {}\"' VISUAL= EDITOR='sh -c \"printf %s \\\"$1\\\" > {}\" sh' {}",
+        paged.display(),
+        edited.display(),
+        ui_command(&root, &out, &code)
+    );
+    let ui = Tmux::start(&command);
+    ui.wait_for("3 sessions");
+    ui.keys(&["Tab"]);
+    ui.wait_for("messages");
+    ui.keys(&["o"]);
+    ui.wait_for("back from the pager");
+    let text = wait_for_file(&paged);
+    let first = json(&root, &["list", "--json"])[0]["first_prompt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let words: String = first
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.contains(&words), "the transcript was paged: {text}");
+    ui.keys(&["O"]);
+    ui.wait_for("back from sh");
+    let path = PathBuf::from(wait_for_file(&edited));
+    assert!(path.is_file() && path.starts_with(&root), "{path:?}");
+    // The keys are the UI's again.
+    ui.keys(&["Escape"]);
+    ui.wait_for("3 sessions");
+    assert!(!code.exists(), "the UI is still running");
+    let printed = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(printed.is_empty(), "nothing went to stdout: {printed}");
+}

@@ -246,3 +246,36 @@ fn trim_waits_for_counts() {
         "planned when counts complete"
     );
 }
+
+#[test]
+fn o_pages_the_transcript_and_shift_o_edits_the_file_through_the_runtime() {
+    use crate::tui::model::External;
+    let mut m = viewing(4);
+    assert!(act(&mut m, Action::OpenInPager).is_empty(), "no store work");
+    let Some((
+        first,
+        External::Pager {
+            context, counts, ..
+        },
+    )) = m.app.external.clone()
+    else {
+        panic!("{:?}", m.app.external)
+    };
+    assert_eq!(counts.len(), context.len(), "a count for each message");
+    act(&mut m, Action::ToggleTranscript);
+    act(&mut m, Action::OpenInEditor);
+    let Some((second, External::Editor { path })) = m.app.external.clone() else {
+        panic!("{:?}", m.app.external)
+    };
+    assert!(second > first, "each request runs once");
+    let loaded = m.viewer().unwrap().loaded.as_ref().unwrap();
+    let expected = if loaded.context.path().is_file() {
+        loaded.context.path().to_path_buf()
+    } else {
+        m.viewer().unwrap().record.path.clone()
+    };
+    assert_eq!(path, expected);
+    // What the program's end says is shown.
+    update(&mut m, Msg::Ran(Err("vi ended with exit status: 1".into())));
+    assert!(m.app.status.as_ref().unwrap().is_error);
+}
