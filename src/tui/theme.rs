@@ -3,6 +3,8 @@
 //! told: the config, else `COLORFGBG`, else the terminal's answer to an
 //! OSC 11 query (see `tui.rs`), else dark.
 
+pub mod contrast;
+
 use crate::store::TokenKind;
 use crate::tui::transcript::{Class, Look};
 use ratatui::style::{Color, Modifier, Style};
@@ -133,12 +135,17 @@ impl Theme {
         self.pick(Color::Cyan, Color::Blue)
             .add_modifier(Modifier::BOLD)
     }
-    /// The selected row.
+    /// The selected row: a background of its own and a text colour well
+    /// above 4.5:1 on it, which any text drawn there too low gets instead
+    /// (`contrast::keep_selection_readable`). Dark: the 256-colour gray
+    /// 238 (#444444, the same in every terminal; ANSI dark gray is #7f7f7f
+    /// in xterm, where even white reached only 4:1).
     pub fn selected(self) -> Style {
         match (self.color, self.light_bg()) {
             (false, _) => Style::new().add_modifier(Modifier::REVERSED),
             (true, false) => Style::new()
-                .bg(Color::DarkGray)
+                .bg(Color::Indexed(238))
+                .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
             (true, true) => Style::new()
                 .bg(Color::Rgb(0xd0, 0xd8, 0xe8))

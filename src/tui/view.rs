@@ -65,6 +65,7 @@ impl ViewState {
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
     draw_panes(frame, model, state);
+    crate::tui::theme::contrast::keep_selection_readable(frame.buffer_mut(), state.theme());
     scrub::scrub(frame.buffer_mut());
 }
 

@@ -170,3 +170,74 @@ fn a_long_status_message_wraps_instead_of_being_cut() {
     model.app.status = None;
     assert_eq!(footer::status_height(&model, 80), 1);
 }
+
+/// Every cell drawn on the selection's background, with its contrast and
+/// whether it is dim, at 100x30 in `theme`.
+fn selected_cells(model: &Model, theme: Theme) -> Vec<(String, f64, bool)> {
+    use crate::tui::theme::contrast::ratio;
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut state = ViewState::new(theme);
+    terminal
+        .draw(|frame| draw(frame, model, &mut state))
+        .unwrap();
+    let bg = theme.selected().bg.unwrap();
+    terminal
+        .backend()
+        .buffer()
+        .content
+        .iter()
+        .filter(|c| c.bg == bg)
+        .map(|c| {
+            (
+                c.symbol().to_string(),
+                ratio(c.fg, bg, theme.background),
+                c.modifier.contains(ratatui::style::Modifier::DIM),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn text_on_the_selection_reaches_four_and_a_half_to_one_in_both_themes() {
+    use crate::tui::theme::contrast::MIN_CONTRAST;
+    let table = viewer_model("s", 12, 12);
+    let mut transcript = viewer_model("s", 12, 12);
+    crate::tui::update::update(
+        &mut transcript,
+        crate::tui::msg::Msg::Action(crate::tui::msg::Action::ToggleTranscript),
+    );
+    for theme in [Theme::dark(), Theme::light()] {
+        for (pane, model) in [("messages", &table), ("transcript", &transcript)] {
+            let cells = selected_cells(model, theme);
+            assert!(!cells.is_empty(), "{pane}: something is selected");
+            for (symbol, ratio, dim) in cells {
+                assert!(
+                    ratio >= MIN_CONTRAST && !dim,
+                    "{theme:?} {pane}: {symbol:?} at {ratio:.2}:1, dim {dim}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn faint_and_red_text_on_the_selection_get_its_own_colour() {
+    use crate::tui::theme::contrast::{MIN_CONTRAST, keep_selection_readable, ratio};
+    use ratatui::style::{Color, Modifier, Style};
+    for theme in [Theme::dark(), Theme::light()] {
+        let selection = theme.selected();
+        let area = ratatui::layout::Rect::new(0, 0, 3, 1);
+        let mut buffer = ratatui::buffer::Buffer::empty(area);
+        buffer.set_style(area, selection);
+        buffer[(0, 0)].set_fg(Color::Red);
+        buffer[(1, 0)].set_style(Style::new().fg(Color::DarkGray).add_modifier(Modifier::DIM));
+        buffer[(2, 0)].set_fg(selection.fg.unwrap());
+        keep_selection_readable(&mut buffer, theme);
+        for x in 0..3 {
+            let cell = &buffer[(x, 0)];
+            let r = ratio(cell.fg, selection.bg.unwrap(), theme.background);
+            assert!(r >= MIN_CONTRAST, "{theme:?} cell {x}: {r}");
+            assert!(!cell.modifier.contains(Modifier::DIM));
+        }
+    }
+}
