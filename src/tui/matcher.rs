@@ -54,6 +54,8 @@ pub enum MatcherJob {
 struct Entry {
     /// Whose session (`loki`, `claude`, …), for `@agent` terms.
     agent: &'static str,
+    /// The folder it worked in, lower-cased, for `in:` terms.
+    project: String,
     name: String,
     prompt: String,
     id: String,
@@ -81,6 +83,7 @@ impl Entry {
             .fold(0, |m, c| m | char_bit(c));
         Entry {
             agent: r.agent.name(),
+            project: r.cwd.as_deref().unwrap_or("").to_lowercase(),
             name: r.name,
             prompt,
             id: r.id.into(),
@@ -217,7 +220,11 @@ impl Matcher {
             let entries = &self.entries;
             let kept: Vec<usize> = order
                 .into_iter()
-                .filter(|&i| entries[i].as_ref().is_some_and(|e| pattern.allows(e.agent)))
+                .filter(|&i| {
+                    entries[i]
+                        .as_ref()
+                        .is_some_and(|e| pattern.keeps(e.agent, &e.project))
+                })
                 .collect();
             return Some(kept);
         }
@@ -319,7 +326,7 @@ fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64
                     part.iter()
                         .filter_map(|&i| {
                             let e = entries[i].as_ref()?;
-                            if e.chars & wanted != wanted || !pattern.allows(e.agent) {
+                            if e.chars & wanted != wanted || !pattern.keeps(e.agent, &e.project) {
                                 return None;
                             }
                             let score = match (letter, single) {
@@ -537,6 +544,24 @@ mod tests {
         assert_eq!(m.query("@loki fix"), vec![1]);
         assert_eq!(m.query("@loki @claude"), vec![0, 1]);
         assert_eq!(m.query("@codex"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn in_folder_keeps_the_sessions_worked_on_there() {
+        let mut m = Matcher::default();
+        let mut web = record("c1", "fix-login", "Fix login", 3.0);
+        web.cwd = Some("/home/dev/src/Web-App".into());
+        let mut infra = record("c2", "fix-cron", "Fix cron", 2.0);
+        infra.cwd = Some("/home/dev/src/infra".into());
+        let loki = record("l1", "fix-logout", "Fix logout", 1.0);
+        m.add(vec![(0, web), (1, infra), (2, loki)]);
+        assert_eq!(m.query("in:web-app"), vec![0], "any case");
+        assert_eq!(m.query("in:src fix"), vec![0, 1]);
+        assert_eq!(m.query("in:infra in:web"), vec![0, 1], "any of them");
+        assert_eq!(m.query("!in:infra"), vec![0, 2]);
+        assert_eq!(m.query("in:infra login"), Vec::<usize>::new());
+        // `in:` alone is a word to search for, not an empty folder.
+        assert!(Pattern::parse("in:").projects.is_empty());
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! (`!word` is "does not contain word"). A term in lower case ignores case;
 //! a capital makes it match case (smart case). `\ ` is a space inside a term.
 //! `@agent` keeps the sessions of that agent (`@claude`, `@codex`, …;
-//! several are any of them), `!@agent` leaves its sessions out.
+//! several are any of them), `!@agent` leaves its sessions out. `in:text`
+//! keeps the sessions whose project folder (the folder it worked in) holds
+//! `text` (any case; several: any of them), `!in:text` leaves them out.
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -48,6 +50,10 @@ pub struct Pattern {
     pub agents: Vec<String>,
     /// `!@agent`: the agents whose sessions are left out.
     pub not_agents: Vec<String>,
+    /// `in:text`: texts one of which the project folder must hold.
+    pub projects: Vec<String>,
+    /// `!in:text`: texts the project folder must not hold.
+    pub not_projects: Vec<String>,
 }
 
 /// A field of a row as it is matched: as written and lower-cased.
@@ -64,7 +70,11 @@ impl Pattern {
     pub fn parse(query: &str) -> Pattern {
         let mut pattern = Pattern::default();
         for word in split_terms(query) {
-            if let Some(agent) = word.strip_prefix("!@") {
+            if let Some(folder) = word.strip_prefix("!in:").filter(|f| !f.is_empty()) {
+                pattern.not_projects.push(folder.to_lowercase());
+            } else if let Some(folder) = word.strip_prefix("in:").filter(|f| !f.is_empty()) {
+                pattern.projects.push(folder.to_lowercase());
+            } else if let Some(agent) = word.strip_prefix("!@") {
                 pattern.not_agents.push(agent.to_lowercase());
             } else if let Some(agent) = word.strip_prefix('@') {
                 pattern.agents.push(agent.to_lowercase());
@@ -77,7 +87,11 @@ impl Pattern {
 
     /// True when nothing is asked: every row matches.
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty() && self.agents.is_empty() && self.not_agents.is_empty()
+        self.terms.is_empty()
+            && self.agents.is_empty()
+            && self.not_agents.is_empty()
+            && self.projects.is_empty()
+            && self.not_projects.is_empty()
     }
 
     /// True when the sessions of `agent` pass the `@agent` terms.
@@ -86,8 +100,16 @@ impl Pattern {
             && !self.not_agents.iter().any(|a| a == agent)
     }
 
-    /// True when only `@agent` terms are asked (the order of the rows then
-    /// stays the list's own).
+    /// True when a session of `agent` whose project folder is `folder`
+    /// (lower-cased) passes the `@agent` and `in:` terms.
+    pub fn keeps(&self, agent: &str, folder: &str) -> bool {
+        self.allows(agent)
+            && (self.projects.is_empty() || self.projects.iter().any(|p| folder.contains(p)))
+            && !self.not_projects.iter().any(|p| folder.contains(p))
+    }
+
+    /// True when only `@agent` and `in:` terms are asked (the order of the
+    /// rows then stays the list's own).
     pub fn only_agents(&self) -> bool {
         self.terms.is_empty() && !self.is_empty()
     }
@@ -130,7 +152,11 @@ impl Pattern {
     /// negation, whose longer forms match more), or `next` adds terms.
     pub fn narrows_to(&self, next: &Pattern) -> bool {
         let (old, new) = (&self.terms, &next.terms);
-        if self.agents != next.agents || self.not_agents != next.not_agents {
+        if self.agents != next.agents
+            || self.not_agents != next.not_agents
+            || self.projects != next.projects
+            || self.not_projects != next.not_projects
+        {
             return false;
         }
         if old.len() > new.len() {

@@ -47,20 +47,26 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             .iter()
             .any(|r| r.record.agent != first.record.agent)
     });
-    // The project needs room: on a narrow screen the names keep it.
-    let project = mixed && table_area.width >= 100;
+    // The project whenever the names keep 20 columns beside it (160
+    // columns with the preview beside the list); on a narrow screen the
+    // names keep the room.
+    let project = mixed && table_area.width >= PROJECT_FROM;
     // What another agent's session cost, where some row has a figure and
     // the width allows after the project.
     let priced = list
         .rows
         .iter()
         .any(|r| r.stats.as_ref().is_some_and(|s| s.cost.is_some()));
-    let cost = priced && table_area.width >= if project { 120 } else { 90 };
+    // Where both do not fit, the cost takes the size's place: the preview
+    // says the size.
+    let roomy = table_area.width >= if project { 120 } else { 90 };
+    let size = !priced || roomy || !project;
+    let cost = priced && (roomy || !size);
     // The name column gets what the fixed columns and their gaps leave.
     let extra = if mixed { AGENT + 1 } else { 0 }
         + if project { PROJECT + 1 } else { 0 }
         + if cost { COST + 1 } else { 0 };
-    let fixed: u16 = 14 + 6 + 8 + 5 + 9 + 5 + extra;
+    let fixed: u16 = 14 + 6 + 8 + 5 + 5 + if size { 9 + 1 } else { 0 } + extra - 1;
     let name_room = usize::from(table_area.width.saturating_sub(fixed));
     let look = RowLook {
         query: &list.visible_query,
@@ -68,6 +74,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         mixed,
         project,
         cost,
+        size,
         theme,
     };
     let rows: Vec<Row> = on_screen
@@ -89,6 +96,10 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         Constraint::Length(5), // "100%"
         Constraint::Length(9),
     ];
+    if !size {
+        header.pop();
+        widths.pop();
+    }
     if cost {
         header.insert(5, "COST");
         widths.insert(5, Constraint::Length(COST));
@@ -201,6 +212,10 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
 const AGENT: u16 = 6;
 /// The project column's width.
 const PROJECT: u16 = 16;
+/// The table width from which the project column shows: the fixed
+/// columns (47 and their gaps), the agent's (7), the project's (17) and 20
+/// for the names.
+const PROJECT_FROM: u16 = 47 + AGENT + 1 + PROJECT + 1 + 20;
 /// Columns of the COST column ("$123.45+?").
 const COST: u16 = 9;
 
@@ -214,6 +229,8 @@ struct RowLook<'a> {
     project: bool,
     /// And room for a cost column.
     cost: bool,
+    /// The size column (left out when the cost takes its place).
+    size: bool,
     theme: Theme,
 }
 
@@ -225,6 +242,9 @@ fn with_agent<'a>(
     cost: Option<&CostEstimate>,
     mut cells: Vec<Cell<'a>>,
 ) -> Row<'a> {
+    if !look.size {
+        cells.pop();
+    }
     if look.cost {
         let shown = cost.map_or(String::new(), |c| {
             humanize::dollars(c.usd, !c.unpriced_models.is_empty())

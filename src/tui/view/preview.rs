@@ -1,6 +1,7 @@
 //! The preview of the selected session: prompt, dates, path, last messages.
 
 use crate::humanize;
+use crate::store::safe_text::safe_line;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
@@ -70,6 +71,12 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
                 facts.push(Span::styled("   active: an agent owns it", theme.spared()));
             }
             lines.push(Line::from(facts));
+        }
+        if let Some(folder) = r.cwd.as_deref().filter(|f| !f.is_empty()) {
+            lines.push(Line::from(vec![
+                Span::styled("folder  ", theme.dim()),
+                Span::raw(safe_line(folder).into_owned()),
+            ]));
         }
         lines.push(Line::from(vec![
             Span::styled("path    ", theme.dim()),

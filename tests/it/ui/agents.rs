@@ -80,10 +80,35 @@ pub(super) fn check(name: &str, ui: &Headless, dir: &tempfile::TempDir) {
 #[test]
 fn a_mixed_list_shows_whose_each_session_is_and_its_project() {
     let dir = store();
-    for (w, h) in [(80, 24), (160, 40)] {
+    for (w, h) in [(80, 24), (160, 40), (160, 45)] {
         let ui = open(&dir, w, h);
         check(&format!("mixed_list_{w}x{h}"), &ui, &dir);
     }
+    // At 160 columns the list keeps its project column beside the preview.
+    let mut ui = open(&dir, 160, 45);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("PROJECT") && screen.contains("COST"),
+        "{screen}"
+    );
+    // A project term keeps the sessions worked on there; the preview names
+    // the folder.
+    ui.type_text("in:infra");
+    ui.settle();
+    let screen = ui.screen();
+    assert!(screen.contains("folder  /home/dev/src/infra"), "{screen}");
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|l| {
+            ["claude ", "codex ", "gemini ", "loki "]
+                .iter()
+                .any(|a| l.starts_with(a))
+        })
+        .collect();
+    assert!(
+        !rows.is_empty() && rows.iter().all(|l| l.contains(" infra ")),
+        "{screen}"
+    );
 }
 
 #[test]
