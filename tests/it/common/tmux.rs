@@ -102,12 +102,15 @@ impl Tmux {
     }
 
     /// Waits until the screen contains `needle`, or fails showing the screen.
+    /// The screen returned is a settled one: a capture can land while the
+    /// UI is halfway through painting a frame (the status line drawn, the
+    /// rows not yet), so it is taken again until two in a row agree.
     pub fn wait_for(&self, needle: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let screen = self.screen();
             if screen.contains(needle) {
-                return screen;
+                return self.settled(screen, needle);
             }
             assert!(
                 Instant::now() < deadline,
@@ -115,6 +118,20 @@ impl Tmux {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// `screen` again until two captures 50 ms apart agree (at most a
+    /// second), keeping the last that still shows `needle`.
+    fn settled(&self, mut screen: String, needle: &str) -> String {
+        for _ in 0..20 {
+            std::thread::sleep(Duration::from_millis(50));
+            let again = self.screen();
+            if again == screen || !again.contains(needle) {
+                return screen;
+            }
+            screen = again;
+        }
+        screen
     }
 }
 
