@@ -2,7 +2,7 @@
 
 mod activate;
 mod agent_purge;
-mod args;
+pub(crate) mod args;
 mod ask;
 pub(crate) mod browse;
 mod completions;

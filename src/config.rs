@@ -25,10 +25,11 @@ pub struct Config {
     /// Token encoding: `cl100k_base` or `o200k_base`.
     pub encoding: Option<String>,
     /// The model's context window in tokens, for the viewer's gauge.
+    #[serde(default, deserialize_with = "token_count::optional")]
     pub model_window: Option<u64>,
     /// `[windows]`: the context window of each agent's sessions (`loki`,
     /// `peteos`, `claude`, `codex`, `gemini`), over `model_window`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "token_count::by_name")]
     pub windows: BTreeMap<String, u64>,
     /// How the UI and `watch` follow the disk: `auto` (notifications,
     /// polling where they cannot be had), `poll`, or `off`.
@@ -101,6 +102,42 @@ impl Config {
             .collect();
         config.keys.sort_by_key(|e| e.line);
         Ok(config)
+    }
+}
+
+/// Numbers of tokens in the config, written as on the command line:
+/// `200000`, or `"200k"`, `"1M"`, `"1,048,576"` as `--window` takes them.
+mod token_count {
+    use serde::{Deserialize, Deserializer, de::Error};
+    use std::collections::BTreeMap;
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Number(u64),
+        Text(String),
+    }
+
+    impl Written {
+        fn tokens<E: Error>(self) -> Result<u64, E> {
+            match self {
+                Written::Number(n) => Ok(n),
+                Written::Text(text) => crate::cli::args::tokens(&text).map_err(E::custom),
+            }
+        }
+    }
+
+    pub fn optional<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        Option::<Written>::deserialize(d)?
+            .map(Written::tokens)
+            .transpose()
+    }
+
+    pub fn by_name<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, u64>, D::Error> {
+        BTreeMap::<String, Written>::deserialize(d)?
+            .into_iter()
+            .map(|(name, written)| Ok((name, written.tokens()?)))
+            .collect()
     }
 }
 
@@ -293,6 +330,31 @@ mod tests {
         assert_eq!(parse_days("7").unwrap(), 7.0);
         assert!(parse_days("-1").is_err());
         assert!(parse_days("soon").is_err());
+    }
+
+    #[test]
+    fn windows_are_written_as_on_the_command_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "model_window = \"64k\"\n[windows]\nclaude = \"1M\"\ncodex = 272000\ngemini = \"1,048,576\"\n",
+        )
+        .unwrap();
+        let config = Config::load(&path).unwrap();
+        assert_eq!(config.model_window, Some(64_000));
+        let windows: Vec<_> = config.windows.into_iter().collect();
+        assert_eq!(
+            windows,
+            [
+                ("claude".to_string(), 1_000_000),
+                ("codex".to_string(), 272_000),
+                ("gemini".to_string(), 1_048_576)
+            ]
+        );
+        std::fs::write(&path, "[windows]\nclaude = \"big\"\n").unwrap();
+        let e = Config::load(&path).unwrap_err();
+        assert!(e.contains("not a number of tokens"), "{e}");
     }
 
     #[test]

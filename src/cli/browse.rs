@@ -101,6 +101,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         watch: env.config.watch_options().map_err(CliError::usage)?,
         windows: env.config.agent_windows().map_err(CliError::usage)?,
         resume_check,
+        looked_in: (demo_dir.is_none()).then(|| env.looked_in()),
     };
     let background = match env.config.theme.as_deref() {
         Some(name) => Some(

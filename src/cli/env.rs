@@ -117,10 +117,14 @@ impl CliEnv {
                 StoreError::Missing { path, message }
                     if path == self.root || path == self.store.sessions_dir() =>
                 {
-                    match root_hint(&self.root) {
-                        Some(hint) => CliError::usage(format!("{message} ({from}); {hint}")),
-                        None => CliError::usage(format!("{message} ({from})")),
+                    let mut said = format!("{message} ({from})");
+                    if let Some(hint) = root_hint(&self.root) {
+                        said = format!("{said}; {hint}");
                     }
+                    if let Some(elsewhere) = self.agents_not_there() {
+                        said = format!("{said}; no other agent's sessions either: {elsewhere}");
+                    }
+                    CliError::usage(said)
                 }
                 other => other.into(),
             }
@@ -376,7 +380,21 @@ pub fn agent_homes() -> AgentHomes {
 impl CliEnv {
     /// Where the sessions shown were looked for, for a list that found
     /// none: the Loki tree or peteos folder, and each agent's folder
-    /// (said missing when it is not there).
+    /// (said missing when it is not there: an empty home is looked in for
+    /// every agent, and a person should see where).
+    /// The other agents' folders looked in and not there, for the error of
+    /// a missing Loki tree (None when there are none to name).
+    fn agents_not_there(&self) -> Option<String> {
+        let homes = agent_homes();
+        let missing: Vec<String> = Agent::EXTERNAL
+            .into_iter()
+            .filter(|a| self.store.shows(*a) && self.store.agent_folder(*a).is_none())
+            .filter_map(|a| homes.root_of(a))
+            .map(|p| p.display().to_string())
+            .collect();
+        (!missing.is_empty()).then(|| format!("looked in {}", missing.join(", ")))
+    }
+
     pub fn looked_in(&self) -> String {
         let homes = agent_homes();
         let mut places = Vec::new();
@@ -389,8 +407,7 @@ impl CliEnv {
             }
             match (self.store.agent_folder(agent), homes.root_of(agent)) {
                 (Some(found), _) => places.push(found.display().to_string()),
-                // Only an agent asked for by name is said missing.
-                (None, Some(wanted)) if !self.agents.is_empty() => places.push(format!(
+                (None, Some(wanted)) => places.push(format!(
                     "{} (not there: no {} sessions)",
                     wanted.display(),
                     agent.display_name()

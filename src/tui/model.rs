@@ -68,6 +68,9 @@ pub struct Settings {
     pub windows: Vec<(String, u64)>,
     /// Asked before the UI ends to resume a session.
     pub resume_check: ResumeCheck,
+    /// Where sessions were looked for, every agent's folder included, for
+    /// an empty list (None: the session folder the scan names).
+    pub looked_in: Option<String>,
 }
 
 impl Settings {

@@ -22,6 +22,7 @@ pub fn settings() -> Settings {
         watch: None,
         windows: Vec::new(),
         resume_check: Default::default(),
+        looked_in: None,
     }
 }
 

@@ -73,11 +73,11 @@ fn role_label(ctx: &Context, index: usize, message: &Message<'_>) -> String {
 
 fn text(ctx: &Context, header: TranscriptHeader<'_>) -> String {
     let mut out = format!(
-        "{}\nsession {}  context {}  {} messages\n",
+        "{}\nsession {}  context {}  {}\n",
         header.name,
         header.session_id,
         ctx.id(),
-        ctx.len()
+        humanize::plural(ctx.len() as u64, "message")
     );
     for (i, m) in ctx.messages().enumerate() {
         let _ = write!(
@@ -98,11 +98,11 @@ fn text(ctx: &Context, header: TranscriptHeader<'_>) -> String {
 
 fn markdown(ctx: &Context, header: TranscriptHeader<'_>) -> String {
     let mut out = format!(
-        "# {}\n\nSession `{}`, context `{}`, {} messages.\n",
+        "# {}\n\nSession `{}`, context `{}`, {}.\n",
         header.name,
         header.session_id,
         ctx.id(),
-        ctx.len()
+        humanize::plural(ctx.len() as u64, "message")
     );
     for (i, m) in ctx.messages().enumerate() {
         let _ = write!(

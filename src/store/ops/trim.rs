@@ -41,6 +41,9 @@ pub struct TrimPlan {
     /// Kept messages holding a tool result whose call was dropped (a count
     /// window can leave these, as peteos's does; a token window never does).
     pub dangling_tool_results: usize,
+    /// Messages the window kept that went with a dropped tool call or
+    /// result ([`keep_pairs_whole`]): why "keep the last 20" can keep 18.
+    pub dropped_with_their_pair: usize,
 }
 
 impl TrimPlan {
@@ -54,6 +57,15 @@ impl TrimPlan {
                 "the system prompt and tool definitions alone take {} tokens, more than the budget of {}: only they are kept",
                 self.fixed_tokens, budget
             ));
+        }
+        match self.dropped_with_their_pair {
+            0 => {}
+            1 => out.push(
+                "1 more message is dropped with the tool call or result it pairs with (the agent refuses one without the other)".into(),
+            ),
+            n => out.push(format!(
+                "{n} more messages are dropped with the tool calls or results they pair with (the agent refuses one without the other)"
+            )),
         }
         match self.dangling_tool_results {
             0 => {}
@@ -100,6 +112,7 @@ pub fn plan_with_facts(
             tokens_after: tokens_before,
             fixed_tokens,
             dangling_tool_results: 0,
+            dropped_with_their_pair: 0,
         });
     };
     let mut keep_mask = vec![false; index.len()];
@@ -117,6 +130,7 @@ pub fn plan_with_facts(
         tokens_after,
         fixed_tokens,
         dangling_tool_results,
+        dropped_with_their_pair: 0,
     })
 }
 
@@ -137,7 +151,9 @@ pub fn keep_pairs_whole(plan: &mut TrimPlan, facts: &EditFacts, counts: &[u64]) 
             }
         }
     }
+    let window_kept = plan.kept.len();
     plan.kept.retain(|i| !dropped.contains(i));
+    plan.dropped_with_their_pair += window_kept - plan.kept.len();
     plan.dropped = (0..facts.len()).filter(|i| dropped.contains(i)).collect();
     plan.tokens_after = plan.kept.iter().map(|&i| counts[i]).sum();
     plan.dangling_tool_results = 0;

@@ -126,7 +126,9 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         } else if list.rows.is_empty() {
             // Say where we looked: an empty list from the wrong folder or
             // user should be obvious at a glance.
-            let folder = list.folder.as_deref().unwrap_or("the session folder");
+            let folder = (model.app.settings.looked_in.as_deref())
+                .or(list.folder.as_deref())
+                .unwrap_or("the session folder");
             format!(
                 "No sessions in {folder}. {} starts one; loki-sessions --demo shows a demo \
                  store, --root DIR or LOKI_HOME opens another Loki home.",

@@ -23,6 +23,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         watch: None,
         windows: Vec::new(),
         resume_check: Default::default(),
+        looked_in: None,
     };
     let mut model = Model::new(settings, 0.0);
     let messages: Vec<_> = (0..n)

@@ -152,6 +152,43 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
         said.contains(".codex (not there: no Codex sessions)"),
         "{said}"
     );
+    // An empty home: every agent's folder looked in is named.
+    let empty = tempfile::tempdir().unwrap();
+    let out = command()
+        .env("HOME", empty.path())
+        .env("XDG_CACHE_HOME", empty.path().join("cache"))
+        .env("XDG_DATA_HOME", empty.path().join("data"))
+        .arg("list")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains(".loki does not exist"), "{said}");
+    let home = empty.path().display();
+    let elsewhere = format!("looked in {home}/.claude/projects, {home}/.codex, {home}/.gemini");
+    assert!(said.contains(&elsewhere), "{said}");
+    // An empty Loki tree beside them: each folder named in the list's note.
+    std::fs::create_dir_all(empty.path().join(".loki/users/me/session")).unwrap();
+    let out = command()
+        .env("HOME", empty.path())
+        .env("USER", "me")
+        .env("XDG_CACHE_HOME", empty.path().join("cache"))
+        .env("XDG_DATA_HOME", empty.path().join("data"))
+        .args(["--user", "me", "list"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("no sessions in"), "{said}");
+    for (folder, agent) in [
+        (".claude/projects", "Claude Code"),
+        (".codex", "Codex"),
+        (".gemini", "Gemini CLI"),
+    ] {
+        let named = format!("{folder} (not there: no {agent} sessions)");
+        assert!(said.contains(&named), "{named}: {said}");
+    }
 }
 
 #[test]

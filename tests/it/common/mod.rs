@@ -330,6 +330,7 @@ pub fn ui_settings(kind: loki_sessions::store::StoreKind) -> loki_sessions::tui:
         watch: None,
         windows: Vec::new(),
         resume_check: Default::default(),
+        looked_in: None,
     }
 }
 

@@ -49,6 +49,7 @@ pub(super) fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless
         watch: None,
         windows: Vec::new(),
         resume_check: Default::default(),
+        looked_in: None,
     };
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }

@@ -43,6 +43,7 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
         watch: None,
         windows: Vec::new(),
         resume_check: Default::default(),
+        looked_in: None,
     };
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }

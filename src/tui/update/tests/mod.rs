@@ -67,6 +67,7 @@ pub(super) fn settings(loki: bool) -> Settings {
         watch: None,
         windows: Vec::new(),
         resume_check: Default::default(),
+        looked_in: None,
     }
 }
 

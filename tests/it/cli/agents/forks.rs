@@ -431,3 +431,44 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_window_that_would_part_a_tool_pair_says_how_many_more_it_drops() {
+    let h = Home::new();
+    let mut said = 0;
+    for id in &h.made.claude {
+        for keep in 1..=8u64 {
+            let keep_text = keep.to_string();
+            let out = h.run(&[
+                "trim",
+                id,
+                "--keep-messages",
+                &keep_text,
+                "--dry-run",
+                "--json",
+            ]);
+            let Ok(plan) = serde_json::from_slice::<Value>(&out.stdout) else {
+                continue;
+            };
+            if plan["changed"] != true {
+                continue;
+            }
+            let kept = plan["kept_message_ids"].as_array().unwrap().len() as u64;
+            let warning = plan["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|w| w.contains("pairs with"));
+            match warning {
+                None => assert_eq!(kept, keep, "{id} keep {keep}: {plan}"),
+                Some(w) => {
+                    let more: u64 = w.split(' ').next().unwrap().parse().unwrap();
+                    assert_eq!(kept + more, keep, "{id} keep {keep}: {w}");
+                    said += 1;
+                }
+            }
+        }
+    }
+    assert!(said > 0, "some window parts a tool pair in the fixtures");
+}
