@@ -111,6 +111,24 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A count in at most four characters, for a narrow header: `912`,
+/// `2.4k`, `64k`, `1.2M`, `12M`.
+pub fn short_count(n: u64) -> String {
+    let scaled = |n: u64, unit: u64, suffix: &str| {
+        let value = n as f64 / unit as f64;
+        if value < 9.95 {
+            format!("{value:.1}{suffix}")
+        } else {
+            format!("{}{suffix}", value.round() as u64)
+        }
+    };
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..999_500 => scaled(n, 1_000, "k"),
+        _ => scaled(n, 1_000_000, "M"),
+    }
+}
+
 /// A UTC date and time to the minute: `2026-11-29 08:12`.
 pub fn datetime(seconds: f64) -> String {
     let time = std::time::UNIX_EPOCH + Duration::from_secs(seconds.max(0.0) as u64);
@@ -163,6 +181,23 @@ pub fn truncate(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_counts_keep_to_four_characters() {
+        let shown: Vec<String> = [
+            0, 912, 999, 1_000, 2_380, 9_949, 9_950, 64_166, 999_499, 999_500, 1_234_567,
+            12_345_678,
+        ]
+        .map(super::short_count)
+        .into();
+        assert_eq!(
+            shown,
+            [
+                "0", "912", "999", "1.0k", "2.4k", "9.9k", "10k", "64k", "999k", "1.0M", "1.2M",
+                "12M"
+            ]
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -109,10 +109,8 @@ fn heading(
     width: usize,
     theme: Theme,
 ) -> Line<'static> {
-    let facts = format!(
-        "   {}   {encoding}",
-        humanize::plural(len as u64, "message")
-    );
+    let messages = format!("   {}", humanize::plural(len as u64, "message"));
+    let facts = format!("{messages}   {encoding}");
     let id = viewer.loaded.as_ref().map_or("…", |l| l.context.id());
     let r = &viewer.record;
     let title;
@@ -129,7 +127,24 @@ fn heading(
     // Another agent's session: what it spent instead of the context id
     // (which is its own id).
     if let Some((usage, cost)) = viewer.loaded.as_ref().and_then(|l| l.usage.as_deref()) {
-        let spent = usage_text(usage, cost.as_ref());
+        // Narrower, the figures shorten, then the encoding goes, before
+        // the name is cut below NAME_AT_LEAST.
+        const NAME_AT_LEAST: usize = 24;
+        let (long, short) = (
+            usage_text(usage, cost.as_ref(), false),
+            usage_text(usage, cost.as_ref(), true),
+        );
+        let choices = [
+            (long, facts.clone()),
+            (short.clone(), facts),
+            (short, messages.replacen("   ", "  ", 1)),
+        ];
+        let fits = |(spent, facts): &(String, String)| {
+            wrap::columns(spent) + wrap::columns(facts) + wrap::columns(name).min(NAME_AT_LEAST)
+                <= width
+        };
+        let last = choices[2].clone();
+        let (spent, facts) = choices.into_iter().find(fits).unwrap_or(last);
         let room = width.saturating_sub(wrap::columns(&facts));
         // The name keeps up to half the room; what was spent takes the rest.
         let name_room = wrap::columns(name)
@@ -162,17 +177,33 @@ fn heading(
     ])
 }
 
-/// `   ≈$0.05 · spent: in 1.2k · out 4.2k · cache 124k read, 9.6k written`:
-/// the cost first, so a narrow header never cuts it off.
-fn usage_text(u: &crate::store::Usage, cost: Option<&crate::store::CostEstimate>) -> String {
+/// `   ≈$0.05 · spent: in 1,234 · out 4,210 · cache 124,000 read, 9,600 written`,
+/// the cost first so a narrow header never cuts it off; `short`:
+/// `  ≈$0.05 · in 1.2k · out 4.2k · cache 124k read, 9.6k written`, a cache
+/// figure of nothing left out.
+fn usage_text(
+    u: &crate::store::Usage,
+    cost: Option<&crate::store::CostEstimate>,
+    short: bool,
+) -> String {
     let cost = cost.map_or(String::new(), |c| format!(" {} ·", humanize::cost(c)));
-    format!(
-        "  {cost} spent: in {} · out {} · cache {} read, {} written",
-        humanize::count(u.input),
-        humanize::count(u.output),
-        humanize::count(u.cache_read),
-        humanize::count(u.cache_write)
-    )
+    if !short {
+        return format!(
+            "  {cost} spent: in {} · out {} · cache {} read, {} written",
+            humanize::count(u.input),
+            humanize::count(u.output),
+            humanize::count(u.cache_read),
+            humanize::count(u.cache_write)
+        );
+    }
+    let n = humanize::short_count;
+    let cache = match (u.cache_read, u.cache_write) {
+        (0, 0) => String::new(),
+        (read, 0) => format!(" · cache {} read", n(read)),
+        (0, written) => format!(" · cache {} written", n(written)),
+        (read, written) => format!(" · cache {} read, {} written", n(read), n(written)),
+    };
+    format!(" {cost} in {} · out {}{cache}", n(u.input), n(u.output))
 }
 
 fn draw_gauge(

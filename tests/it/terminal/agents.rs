@@ -61,14 +61,14 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
 
     // Open it: the header says whose it is and what it spent.
     ui.keys(&["Tab"]);
-    let screen = ui.wait_for("spent: in");
+    let screen = ui.wait_for(" · out ");
     assert!(screen.contains("Claude Code · Login fix"), "{screen}");
     assert!(screen.contains("messages"), "{screen}");
     // Read the last message full screen, then go back to the list.
     ui.keys(&["Enter"]);
     ui.wait_for("lines ");
     ui.keys(&["Escape"]);
-    ui.wait_for("spent: in");
+    ui.wait_for(" · out ");
     ui.keys(&["Escape"]);
     ui.wait_for("@claude");
 
@@ -145,7 +145,7 @@ fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_termina
     ui.text("login fix");
     ui.wait_for("2 of 8");
     ui.keys(&["Tab"]);
-    ui.wait_for("spent: in");
+    ui.wait_for(" · out ");
     // R, then every tool result over 10 tokens: something to replace.
     ui.keys(&["R"]);
     ui.wait_for("Resumable: media, [results > 10,000 tokens]");

@@ -149,7 +149,13 @@ fn a_claude_code_session_opens_with_what_it_spent() {
         ui.press(KeyCode::Tab, KeyModifiers::NONE);
         let screen = ui.screen();
         assert!(screen.contains("Claude Code · Login fix"), "{screen}");
-        assert!(screen.contains("spent: in"), "{screen}");
+        // The cost and every figure fit, shortened at 80 columns.
+        let spent = if w == 80 {
+            "Claude Code · Login fix  ≈$0.28 · in 91 · out 2.4k · cache 64k read  13 messages"
+        } else {
+            "≈$0.28 · spent: in 91 · out 2,380 · cache 64,166 read, 0 written   13 messages   cl100k_base"
+        };
+        assert!(screen.contains(spent), "{screen}");
         check(&format!("claude_viewer_{w}x{h}"), &ui, &dir);
     }
 }
