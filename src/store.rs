@@ -43,7 +43,7 @@ pub use fs::disk::{current_uid, os_user_name, tree_facts};
 pub use fs::watch::{WatchMode, WatchOptions};
 pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,
-    Unreadable, UpdateReport, match_ranges,
+    Snippet, Unreadable, UpdateReport, match_ranges,
 };
 pub use ops::agent_fork::AgentFork;
 pub use ops::agent_purge::{

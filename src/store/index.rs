@@ -27,6 +27,7 @@ pub use hit::Hit;
 pub use live::LiveSearch;
 pub use query::{Role, SearchQuery};
 pub use search::{SearchOptions, SearchOutcome, Unreadable};
+pub use snippet::Snippet;
 pub use update::UpdateReport;
 
 use crate::store::error::{Result, StoreError};

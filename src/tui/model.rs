@@ -12,6 +12,7 @@ mod edit;
 mod external;
 mod list;
 mod message;
+mod message_hits;
 mod purge;
 mod resume_check;
 mod size_order;
@@ -25,10 +26,11 @@ pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
 pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState, ResumableBy};
 pub use external::External;
 pub use list::{
-    Following, IndexState, LIVE_MARK, ListMode, ListScreen, MessageHits, Preview, QUERY_LIMIT,
-    SessionRow, SortKey,
+    Following, IndexState, LIVE_MARK, ListMode, ListScreen, Preview, QUERY_LIMIT, SessionRow,
+    SortKey,
 };
 pub use message::{FIND_LIMIT, Find, MATCH_LIMIT, MESSAGE_LIMIT, MessageView, PartKind, Section};
+pub use message_hits::{HitRow, MessageHits};
 pub use purge::PurgeView;
 pub use resume_check::{ResumeBlocked, ResumeCheck};
 /// The smallest terminal the UI is laid out for.

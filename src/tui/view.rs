@@ -10,7 +10,7 @@ mod edit;
 mod find_bar;
 mod footer;
 mod help;
-mod hits;
+pub(crate) mod hits;
 mod list;
 mod message;
 mod messages;
@@ -113,16 +113,22 @@ fn draw_panes(frame: &mut Frame, model: &Model, state: &mut ViewState) {
     }
 }
 
-/// The list with the preview beside it (wide) or below it.
+/// The list with the preview beside it (wide) or below it; a message
+/// search's hits take the width, the message found below them.
 fn draw_list_screen(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect) {
     let theme = state.theme();
-    let wide = area.width >= 140;
+    let messages = model.list.mode == crate::tui::model::ListMode::Messages;
+    let wide = area.width >= 140 && !messages;
     let (list_area, preview_area) = if wide {
         let [l, p] = Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
             .areas(area);
         (l, p)
     } else {
-        let preview_height = (area.height / 3).clamp(7, 12);
+        let preview_height = if messages {
+            (area.height * 2 / 5).clamp(7, 16)
+        } else {
+            (area.height / 3).clamp(7, 12)
+        };
         let [l, p] =
             Layout::vertical([Constraint::Min(5), Constraint::Length(preview_height)]).areas(area);
         (l, p)

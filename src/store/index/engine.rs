@@ -5,7 +5,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::index::directory::PrivateDirectory;
 use crate::store::index::hit::Hit;
 use crate::store::index::query::SearchQuery;
-use crate::store::index::snippet::snippet;
+use crate::store::index::snippet::{passage, snippet};
 use crate::store::index::text::Searchable;
 use crate::store::index::words::{Word, indexed_form, word_iter, words};
 use std::path::{Path, PathBuf};
@@ -231,7 +231,9 @@ impl Engine {
                 total = total.saturating_sub(1);
                 continue;
             }
-            let shown = snippet(&text, &found, &query.matched_positions(&texts));
+            let matched = query.matched_positions(&texts);
+            let shown = snippet(&text, &found, &matched);
+            let passage = passage(&text, &found, &matched);
             hits.push(Hit {
                 agent: Default::default(),
                 session_id: text_of(self.fields.session),
@@ -242,6 +244,7 @@ impl Engine {
                 sequence: doc.get_first(self.fields.sequence).and_then(|v| v.as_i64()),
                 snippet: shown.text,
                 highlights: shown.highlights,
+                passage,
                 score,
                 last_used_at: 0.0,
             });

@@ -1,5 +1,6 @@
 //! A message that matched a search, and the order hits are shown in.
 
+use crate::store::index::snippet::Snippet;
 use crate::store::sources::agent::Agent;
 use serde::Serialize;
 
@@ -25,6 +26,9 @@ pub struct Hit {
     /// Byte ranges of `snippet` that matched.
     #[serde(skip)]
     pub highlights: Vec<(usize, usize)>,
+    /// More of the message around the match, its lines kept (the preview's).
+    #[serde(skip)]
+    pub passage: Snippet,
     /// Relevance: higher is better (BM25 from the index; a simpler measure
     /// of the same idea when the files are searched directly).
     pub score: f32,

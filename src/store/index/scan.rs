@@ -4,7 +4,7 @@
 
 use crate::store::index::hit::Hit;
 use crate::store::index::query::SearchQuery;
-use crate::store::index::snippet::snippet;
+use crate::store::index::snippet::{passage, snippet};
 use crate::store::index::text::Searchable;
 use crate::store::index::words::words;
 
@@ -27,6 +27,7 @@ pub fn matching(
         }
         let matched = query.matched_positions(&texts);
         let shown = snippet(&m.text, &found, &matched);
+        let passage = passage(&m.text, &found, &matched);
         hits.push(Hit {
             agent: Default::default(),
             session_id: session_id.to_string(),
@@ -37,6 +38,7 @@ pub fn matching(
             sequence: m.sequence,
             snippet: shown.text,
             highlights: shown.highlights,
+            passage,
             score: density(matched.len(), texts.len()),
             last_used_at,
         });

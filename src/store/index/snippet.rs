@@ -1,16 +1,37 @@
-//! A line of a message around what matched, with the matched words marked.
+//! A line of a message around what matched, with the matched words marked;
+//! and a longer passage of it, its lines kept, for the list's preview.
 
 use crate::store::index::words::Word;
 
-/// Characters of context shown before the first match.
-const BEFORE: usize = 24;
-/// Characters a snippet holds at most.
-const LENGTH: usize = 160;
+/// How much of a message an excerpt shows.
+struct Shape {
+    /// Characters of context shown before the first match.
+    before: usize,
+    /// Characters it holds at most.
+    length: usize,
+    /// Line breaks kept (a run of blank lines is one), else one line.
+    lines: bool,
+}
 
-/// A piece of a message on one line, and where the matched words are in it.
+/// A hit's row: one line.
+const SNIPPET: Shape = Shape {
+    before: 24,
+    length: 160,
+    lines: false,
+};
+
+/// The preview of a hit: a few lines before the match, a screen after.
+const PASSAGE: Shape = Shape {
+    before: 240,
+    length: 1600,
+    lines: true,
+};
+
+/// A piece of a message, and where the matched words are in it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Snippet {
-    /// The text: whitespace runs are one space; `…` where it was cut.
+    /// The text: whitespace runs are one space (one newline in a
+    /// passage); `…` where it was cut.
     pub text: String,
     /// Byte ranges of `text` to highlight.
     #[serde(skip)]
@@ -19,17 +40,28 @@ pub struct Snippet {
 
 /// The snippet of `text` around the first of `matched` (indices into `words`).
 pub fn snippet(text: &str, words: &[Word], matched: &[usize]) -> Snippet {
+    excerpt(text, words, matched, &SNIPPET)
+}
+
+/// [`snippet`] longer and with its lines: what the preview of a hit shows.
+pub fn passage(text: &str, words: &[Word], matched: &[usize]) -> Snippet {
+    excerpt(text, words, matched, &PASSAGE)
+}
+
+fn excerpt(text: &str, words: &[Word], matched: &[usize], shape: &Shape) -> Snippet {
     let first = matched.first().map_or(0, |&i| words[i].from);
-    // Back up a little, to the start of a word when there is one nearby.
+    // Back up a little, to the start of a word (of a line, for a passage)
+    // when there is one nearby.
     let mut start = text[..first]
         .char_indices()
         .rev()
-        .nth(BEFORE.saturating_sub(1))
+        .nth(shape.before.saturating_sub(1))
         .map_or(0, |(i, _)| i);
-    if start > 0
-        && let Some(space) = text[start..first].find(char::is_whitespace)
-    {
-        start += space + 1;
+    if start > 0 {
+        let line = shape.lines.then(|| text[start..first].find('\n')).flatten();
+        if let Some(at) = line.or_else(|| text[start..first].find(char::is_whitespace)) {
+            start += at + 1;
+        }
     }
     let marks: Vec<(usize, usize)> = matched
         .iter()
@@ -40,14 +72,28 @@ pub fn snippet(text: &str, words: &[Word], matched: &[usize]) -> Snippet {
         out.text.push('…');
     }
     let mut chars = 0;
-    let mut last_space = false;
+    // The whitespace run being read: None outside one, else whether it
+    // holds a line break.
+    let mut space: Option<bool> = None;
     let mut open: Option<usize> = None;
     for (i, c) in text[start..].char_indices() {
         let at = start + i;
-        if chars >= LENGTH {
+        if chars >= shape.length {
             close(&mut out, &mut open);
             out.text.push('…');
             return out;
+        }
+        if c.is_whitespace() {
+            let newline = shape.lines && c == '\n';
+            space = Some(space.unwrap_or(false) || newline);
+            continue;
+        }
+        if let Some(newline) = space.take()
+            && !out.text.is_empty()
+        {
+            close(&mut out, &mut open);
+            out.text.push(if newline { '\n' } else { ' ' });
+            chars += 1;
         }
         if marks.iter().any(|(from, to)| at >= *from && at < *to) {
             if open.is_none() {
@@ -56,17 +102,8 @@ pub fn snippet(text: &str, words: &[Word], matched: &[usize]) -> Snippet {
         } else {
             close(&mut out, &mut open);
         }
-        if c.is_whitespace() {
-            if !last_space && !out.text.is_empty() {
-                out.text.push(' ');
-                chars += 1;
-            }
-            last_space = true;
-        } else {
-            out.text.push(c);
-            chars += 1;
-            last_space = false;
-        }
+        out.text.push(c);
+        chars += 1;
     }
     close(&mut out, &mut open);
     out
@@ -99,5 +136,19 @@ mod tests {
         let long = "x ".repeat(500);
         let ws = words(&long);
         assert!(snippet(&long, &ws, &[0]).text.ends_with('…'));
+    }
+
+    #[test]
+    fn a_passage_keeps_its_lines_from_the_start_of_the_matchs_line() {
+        let text = format!(
+            "{}\nfirst line\n\n\n  the token\texpired\nlast",
+            "word ".repeat(100)
+        );
+        let ws = words(&text);
+        let at = ws.iter().position(|w| w.text == "token").unwrap();
+        let p = passage(&text, &ws, &[at]);
+        assert_eq!(p.text, "…first line\nthe token expired\nlast");
+        let marked: Vec<&str> = p.highlights.iter().map(|&(a, b)| &p.text[a..b]).collect();
+        assert_eq!(marked, ["token"]);
     }
 }

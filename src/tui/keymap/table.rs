@@ -101,7 +101,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::List, &[ctrl('t')], A::ToggleEncoding, "switch encoding", None),
     bind(S::List, &[k(K::Esc)], A::ClearOrQuit, "clear the query, then quit", Some((1, "clear/quit"))),
     bind(S::List, &[k(K::F(1))], A::Help, "this help", Some((1, "help"))),
-    bind(S::Messages, &[k(K::Enter)], A::Resume, "resume the session of the message", Some((1, "resume"))),
+    bind(S::Messages, &[k(K::Enter)], A::Resume, "resume the session of the message (on a session's grouped hits: show them all, or fold them)", Some((1, "resume/open group"))),
     bind(S::Messages, &[k(K::Tab), ctrl('o')], A::Open, "open the session at the message", Some((1, "open there"))),
     bind(S::Messages, &[k(K::Up), ctrl('p')], A::Up, "previous hit", None),
     bind(S::Messages, &[k(K::Down), ctrl('n')], A::Down, "next hit", None),

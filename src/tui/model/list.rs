@@ -1,7 +1,7 @@
 //! The state of the session list, the home screen.
 
 use crate::store::{Agent, Hit, IndexedStats, SessionRecord, SessionRef, SessionStats};
-use crate::tui::model::TextField;
+use crate::tui::model::{MessageHits, TextField};
 use crate::tui::ops::UiError;
 use std::collections::{HashMap, HashSet};
 
@@ -129,29 +129,6 @@ pub enum ListMode {
     Messages,
 }
 
-/// The hits of a message search and where the cursor is among them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MessageHits {
-    /// The query they answer.
-    pub query: String,
-    /// Best first.
-    pub hits: Vec<Hit>,
-    /// Position of the cursor.
-    pub selected: usize,
-    /// Messages that matched in all.
-    pub total: usize,
-    /// Sessions the answer covers, of all in the store.
-    pub covered: usize,
-    /// Sessions in the store.
-    pub sessions: usize,
-    /// Sessions whose conversation could not be read, so were not searched.
-    pub unreadable: usize,
-    /// Why there is no answer (a query being typed, an index problem).
-    pub error: Option<UiError>,
-    /// True once an answer arrived for the current query.
-    pub answered: bool,
-}
-
 /// The order of the sessions when there is no query.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SortKey {
@@ -264,7 +241,7 @@ impl ListScreen {
         let index = match self.mode {
             ListMode::Sessions => *self.visible.get(self.selected)?,
             ListMode::Messages => {
-                let hit = self.hits.hits.get(self.hits.selected)?;
+                let hit = self.hits.selected_hit()?;
                 *self.by_id.get(&hit.session_id)?
             }
         };
@@ -274,7 +251,7 @@ impl ListScreen {
     /// The selected hit of a message search.
     pub fn selected_hit(&self) -> Option<&Hit> {
         match self.mode {
-            ListMode::Messages => self.hits.hits.get(self.hits.selected),
+            ListMode::Messages => self.hits.selected_hit(),
             ListMode::Sessions => None,
         }
     }

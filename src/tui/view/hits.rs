@@ -1,10 +1,11 @@
 //! The hits of a message search: one row per message (its session, when
 //! the session was last used, who wrote it, a line of it with the matched
-//! words marked).
+//! words marked), a session's hits grouped under its best.
 
 use crate::humanize;
+use crate::store::Hit;
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{ListScreen, MessageHits, Model};
+use crate::tui::model::{HitRow, ListScreen, MessageHits, Model};
 use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::view::scroll_into_view;
@@ -14,7 +15,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 /// Draws the hits under the search line: the session, when it was last
-/// used, who wrote the message, and the words found in their sentence.
+/// used, who wrote the message, and the words found in their sentence. A
+/// session's hits are one row (`▸`, with how many) until Enter opens them.
 pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, theme: Theme) {
     let list = &model.list;
     let hits = &list.hits;
@@ -22,19 +24,28 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         .borders(Borders::TOP)
         .title(Line::styled(" Messages ", theme.title()));
     let height = usize::from(area.height.saturating_sub(2));
-    // The message column: what is left after the session, when, role and gaps.
-    let room = usize::from(area.width).saturating_sub(28 + 13 + 9 + 3);
-    scroll_into_view(offset, hits.selected, height, hits.hits.len());
+    // The message takes the room: the session's name gets a fifth of the
+    // width (between 16 and 28 columns).
+    let width = usize::from(area.width);
+    let session_width = (width / 5).clamp(16, 28);
+    let room = width.saturating_sub(session_width + USED + ROLE + 3);
+    scroll_into_view(offset, hits.selected, height, hits.rows.len());
     let rows: Vec<Row> = hits
-        .hits
+        .rows
         .iter()
         .skip(*offset)
         .take(height)
-        .map(|hit| {
+        .map(|row| {
+            let hit = &hits.hits[row.hit];
             Row::new([
-                Cell::from(hit.session_name.clone()),
+                Cell::from(session_cell(hit, row, session_width, theme)),
+                // In an open group, where in the session each hit is
+                // rather than the same date again.
                 Cell::from(Line::styled(
-                    humanize::last_used(hit.last_used_at, model.app.now),
+                    match (row.group, hit.sequence) {
+                        (0, Some(n)) => format!("message {n}"),
+                        _ => humanize::last_used(hit.last_used_at, model.app.now),
+                    },
                     theme.dim(),
                 )),
                 Cell::from(Line::styled(hit.role.clone(), theme.dim())),
@@ -43,16 +54,16 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
         })
         .collect();
     let widths = [
-        Constraint::Length(28),
-        Constraint::Length(13),
-        Constraint::Length(9),
+        Constraint::Length(session_width as u16),
+        Constraint::Length(USED as u16),
+        Constraint::Length(ROLE as u16),
         Constraint::Min(20),
     ];
     let table = Table::new(rows, widths)
         .header(Row::new(["SESSION", "USED", "ROLE", "MESSAGE"]).style(theme.title()))
         .block(block)
         .row_highlight_style(theme.selected());
-    let selected = (!hits.hits.is_empty()).then(|| hits.selected.saturating_sub(*offset));
+    let selected = (!hits.rows.is_empty()).then(|| hits.selected.saturating_sub(*offset));
     let mut state = TableState::default().with_selected(selected);
     frame.render_stateful_widget(table, area, &mut state);
     if hits.hits.is_empty() {
@@ -62,6 +73,27 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
             inner,
         );
     }
+}
+
+/// Columns of the USED and ROLE columns.
+const USED: usize = 13;
+const ROLE: usize = 9;
+
+/// The session's name on its first row (`▸ 12` after it when it has more
+/// hits, closed; `▾` open), an indent on the other rows of an open group.
+fn session_cell(hit: &Hit, row: &HitRow, width: usize, theme: Theme) -> Line<'static> {
+    if row.group == 0 {
+        return Line::styled("  └", theme.dim());
+    }
+    if row.group == 1 {
+        return Line::raw(humanize::truncate(&hit.session_name, width));
+    }
+    let count = format!(" {} {}", if row.open { '▾' } else { '▸' }, row.group);
+    let name = humanize::truncate(
+        &hit.session_name,
+        width.saturating_sub(count.chars().count()),
+    );
+    Line::from(vec![Span::raw(name), Span::styled(count, theme.key())])
 }
 
 /// What the empty table says.
@@ -92,6 +124,13 @@ pub fn counts(hits: &MessageHits) -> String {
         "{} matching",
         humanize::plural(hits.total as u64, "message")
     );
+    let sessions = hits.session_count();
+    if sessions > 1 && hits.total == hits.hits.len() {
+        text.push_str(&format!(
+            " in {}",
+            humanize::count(sessions as u64) + " sessions"
+        ));
+    }
     if hits.covered < hits.sessions {
         text.push_str(&format!(
             "  ({} of {} sessions indexed so far)",

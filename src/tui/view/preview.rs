@@ -1,6 +1,8 @@
-//! The preview of the selected session: prompt, dates, path, last messages.
+//! The preview of the selected session: prompt, dates, path, last messages;
+//! in a message search, the message found, around the match.
 
 use crate::humanize;
+use crate::store::Hit;
 use crate::store::safe_text::safe_line;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
@@ -17,9 +19,13 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
     } else {
         Borders::TOP
     };
-    let block = Block::new()
-        .borders(borders)
-        .title(Line::styled(" Preview ", theme.title()));
+    let block = Block::new().borders(borders);
+    if let Some(hit) = model.list.selected_hit() {
+        let block = block.title(Line::styled(" Message ", theme.title()));
+        draw_hit(frame, hit, block, area, theme);
+        return;
+    }
+    let block = block.title(Line::styled(" Preview ", theme.title()));
     let Some(row) = model.list.selected_row() else {
         frame.render_widget(block, area);
         return;
@@ -98,5 +104,49 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
         _ => lines.push(Line::styled("…", theme.dim())),
     }
     let paragraph = Paragraph::new(lines).block(block);
+    frame.render_widget(paragraph, area);
+}
+
+/// A message search's preview: the message around the match, its lines
+/// kept and the matched words marked, under who wrote it and where.
+fn draw_hit(frame: &mut Frame, hit: &Hit, block: Block<'_>, area: Rect, theme: Theme) {
+    let mut head = vec![
+        Span::styled(format!("{}  ", hit.role), theme.role(&hit.role)),
+        Span::raw(safe_line(&hit.session_name).into_owned()),
+    ];
+    if let Some(n) = hit.sequence {
+        head.push(Span::styled(format!("  message {n}"), theme.dim()));
+    }
+    let mut lines = vec![Line::from(head)];
+    let passage = &hit.passage;
+    // A hit made before passages were kept (or of an empty text) shows its snippet.
+    let (text, marks) = if passage.text.is_empty() {
+        (&hit.snippet, &hit.highlights)
+    } else {
+        (&passage.text, &passage.highlights)
+    };
+    let mut at = 0;
+    for line in text.split('\n') {
+        let end = at + line.len();
+        let mut spans = Vec::new();
+        let mut from = at;
+        for &(start, stop) in marks
+            .iter()
+            .filter(|(a, b)| *a >= at && a <= b && *b <= end)
+        {
+            if start < from || !text.is_char_boundary(start) || !text.is_char_boundary(stop) {
+                continue;
+            }
+            spans.push(Span::raw(text[from..start].to_string()));
+            spans.push(Span::styled(text[start..stop].to_string(), theme.matched()));
+            from = stop;
+        }
+        spans.push(Span::raw(text[from..end].to_string()));
+        lines.push(Line::from(spans));
+        at = end + 1;
+    }
+    let paragraph = Paragraph::new(lines)
+        .block(block)
+        .wrap(ratatui::widgets::Wrap { trim: false });
     frame.render_widget(paragraph, area);
 }

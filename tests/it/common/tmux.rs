@@ -120,6 +120,25 @@ impl Tmux {
         }
     }
 
+    /// Waits until the list's first row (the line under its header, which
+    /// starts with `AGENT`) starts with `row`; the header's last column
+    /// may be the size or the cost, as the stats arrive.
+    pub fn wait_for_first_row(&self, row: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            let mut lines = screen.lines().skip_while(|l| !l.starts_with("AGENT "));
+            if lines.nth(1).is_some_and(|first| first.starts_with(row)) {
+                return self.settled(screen, row);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never saw {row:?} first; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// `screen` again until two captures 50 ms apart agree (at most a
     /// second), keeping the last that still shows `needle`.
     fn settled(&self, mut screen: String, needle: &str) -> String {

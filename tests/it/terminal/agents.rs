@@ -56,7 +56,7 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
     ui.wait_for("@claude");
     ui.text("login fix");
     // The best match first, right under the header.
-    let screen = ui.wait_for("SIZE\nclaude Login fix");
+    let screen = ui.wait_for_first_row("claude Login fix");
     assert!(!screen.contains("gemini "), "{screen}");
 
     // Open it: the header says whose it is and what it spent.
@@ -215,7 +215,7 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
     ui.keys(&["F4"]);
     ui.wait_for("@claude");
     ui.text("login fix");
-    ui.wait_for("SIZE\nclaude Login fix");
+    ui.wait_for_first_row("claude Login fix");
     // F8 asks; y moves it into the trash.
     ui.keys(&["F8"]);
     ui.wait_for("moves to the trash");
@@ -308,7 +308,7 @@ fn a_delete_in_the_demo_goes_to_the_demos_own_trash_not_the_persons() {
     ui.wait_for(" Sessions ─");
     // The matcher keeps Claude Code's rows, however many are in yet.
     ui.text("@claude ");
-    ui.wait_for("SIZE\nclaude ");
+    ui.wait_for_first_row("claude ");
     ui.keys(&["F8"]);
     ui.wait_for("moves to the trash");
     ui.keys(&["y"]);

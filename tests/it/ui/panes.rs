@@ -114,6 +114,16 @@ fn messages_found_by_their_text() {
         ctrl(&mut ui, 'f');
         ui.type_text("connection refused");
         check(&format!("messages_{w}x{h}"), &ui, &dir);
+        // The second session's hits are grouped: Enter shows them all.
+        key(&mut ui, KeyCode::Down);
+        key(&mut ui, KeyCode::Enter);
+        let screen = ui.screen();
+        assert!(screen.contains(" ▾ 11"), "{screen}");
+        let members = screen.matches("  └").count();
+        assert!(members >= 3 && (w == 80 || members == 10), "{screen}");
+        check(&format!("messages_group_open_{w}x{h}"), &ui, &dir);
+        key(&mut ui, KeyCode::Enter);
+        key(&mut ui, KeyCode::Up);
         key(&mut ui, KeyCode::Tab);
         check(&format!("viewer_at_hit_{w}x{h}"), &ui, &dir);
     }

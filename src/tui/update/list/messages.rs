@@ -1,6 +1,7 @@
 //! The list's second search: the text of every message, through the search
-//! index. Each hit is a row (the session, the role, a snippet); Enter
-//! resumes its session, Tab opens the viewer at that message.
+//! index. Each hit is a row (the session, the role, a snippet), a session's
+//! hits grouped under its best; Enter opens a group and resumes a single
+//! hit's session, Tab opens the viewer at that message.
 
 use crate::tui::effect::Effect;
 use crate::tui::model::{App, ListMode, ListScreen, MessageHits};
@@ -48,25 +49,22 @@ pub fn on_hits(
         return;
     }
     // The cursor stays on the same message when the answer is for more of
-    // the same query (the index grew), else it starts at the best hit.
-    let keep = (list.hits.query == query)
+    // the same query (the index grew), and the groups opened stay open;
+    // else it starts at the best hit, every group closed.
+    let same = list.hits.query == query;
+    let keep = same
         .then(|| {
             list.selected_hit()
                 .map(|h| (h.session_id.clone(), h.message_id.clone()))
         })
         .flatten();
+    let opened = if same {
+        std::mem::take(&mut list.hits.opened)
+    } else {
+        Default::default()
+    };
     list.hits = match result {
-        Ok(outcome) => MessageHits {
-            query,
-            hits: outcome.hits,
-            selected: 0,
-            total: outcome.total,
-            covered: outcome.covered,
-            sessions: outcome.sessions,
-            unreadable: outcome.unreadable.len(),
-            error: None,
-            answered: true,
-        },
+        Ok(outcome) => MessageHits::answered(query, outcome, opened),
         Err(why) => MessageHits {
             query,
             error: Some(why),
@@ -75,19 +73,19 @@ pub fn on_hits(
         },
     };
     if let Some((session, message)) = keep {
-        list.hits.selected = list
-            .hits
-            .hits
-            .iter()
-            .position(|h| h.session_id == session && h.message_id == message)
-            .unwrap_or(0);
+        list.hits.selected = list.hits.row_of(&session, &message).unwrap_or(0);
     }
 }
 
 /// Keys that act on the selected hit; None when the key is not one of them.
 pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Option<Step> {
-    let len = list.hits.hits.len();
+    let len = list.hits.rows.len();
     if move_cursor(&mut list.hits.selected, len, action, app.page()) {
+        return Some(Step::none());
+    }
+    // Enter on a session's hits grouped opens them (and on an open group,
+    // closes it); on a single hit it resumes, as in the list.
+    if action == Action::Resume && list.hits.toggle_group() {
         return Some(Step::none());
     }
     let hit = list.selected_hit()?.clone();

@@ -17,6 +17,7 @@ fn hit(session: &str, message: &str) -> Hit {
         sequence: Some(4),
         snippet: "the token expired".into(),
         highlights: vec![(4, 9)],
+        passage: Default::default(),
         score: 1.0,
         last_used_at: NOW,
     }
@@ -134,6 +135,113 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
         "message m1 is at index 2, after the system prompt"
     );
     assert_eq!(viewer.find.as_deref(), Some("token"));
+}
+
+/// `searching()` answered again, with hits in a, b, a, a, c (best first).
+fn grouped(m: &mut Model, query: &str) {
+    let hits = vec![
+        hit("a", "a1"),
+        hit("b", "b1"),
+        hit("a", "a2"),
+        hit("a", "a3"),
+        hit("c", "c1"),
+    ];
+    let outcome = SearchOutcome {
+        total: hits.len(),
+        hits,
+        covered: 3,
+        sessions: 3,
+        ..SearchOutcome::default()
+    };
+    let req = m.list.waiting.search;
+    update(
+        m,
+        Msg::reply(
+            req,
+            ListReply::MessageHits {
+                query: query.into(),
+                result: Ok(outcome),
+            },
+        ),
+    );
+}
+
+fn shown(m: &Model) -> Vec<(String, usize)> {
+    let hits = &m.list.hits;
+    hits.rows
+        .iter()
+        .map(|r| (hits.hits[r.hit].message_id.clone(), r.group))
+        .collect()
+}
+
+#[test]
+fn a_sessions_hits_are_one_row_until_enter_opens_them() {
+    let mut m = searching();
+    grouped(&mut m, "token");
+    let row = |id: &str, group| (id.to_string(), group);
+    assert_eq!(shown(&m), [row("a1", 3), row("b1", 1), row("c1", 1)]);
+    assert_eq!(
+        crate::tui::view::hits::counts(&m.list.hits),
+        "5 messages matching in 3 sessions"
+    );
+    // The cursor stayed on b's message, now the second row.
+    assert_eq!(m.list.hits.selected, 1);
+    act(&mut m, Action::Up);
+    // Enter on the group opens it, nothing resumed.
+    let effects = act(&mut m, Action::Resume);
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::Store {
+                op: StoreOp::List(ListOp::Resume { .. }),
+                ..
+            }
+        )),
+        "{effects:?}"
+    );
+    assert!(m.exit.is_none());
+    assert_eq!(
+        shown(&m),
+        [
+            row("a1", 3),
+            row("a2", 0),
+            row("a3", 0),
+            row("b1", 1),
+            row("c1", 1)
+        ]
+    );
+    // A hit inside it: Tab opens the viewer there.
+    act(&mut m, Action::Down);
+    act(&mut m, Action::Down);
+    assert_eq!(m.list.selected_hit().unwrap().message_id, "a3");
+    // The index grew: the same query answered again keeps the group open
+    // and the cursor on its message.
+    grouped(&mut m, "token");
+    assert_eq!(m.list.hits.rows.len(), 5);
+    assert_eq!(m.list.selected_hit().unwrap().message_id, "a3");
+    // Enter in an open group folds it, the cursor on its first row.
+    act(&mut m, Action::Resume);
+    assert_eq!(shown(&m), [row("a1", 3), row("b1", 1), row("c1", 1)]);
+    assert_eq!(m.list.hits.selected, 0);
+    // Enter on a single hit resumes its session.
+    act(&mut m, Action::Down);
+    let effects = act(&mut m, Action::Resume);
+    assert!(
+        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "b"),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn a_new_query_starts_with_every_group_closed() {
+    let mut m = searching();
+    grouped(&mut m, "token");
+    act(&mut m, Action::Up);
+    act(&mut m, Action::Resume);
+    assert_eq!(m.list.hits.rows.len(), 5);
+    grouped(&mut m, "tokens");
+    assert_eq!(m.list.hits.rows.len(), 3);
+    assert_eq!(m.list.hits.selected, 0);
 }
 
 #[test]
