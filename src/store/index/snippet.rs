@@ -1,6 +1,7 @@
 //! A line of a message around what matched, with the matched words marked;
 //! and a longer passage of it, its lines kept, for the list's preview.
 
+use crate::store::format::safe_text::{is_unsafe, safe_line};
 use crate::store::index::words::Word;
 
 /// How much of a message an excerpt shows.
@@ -31,7 +32,7 @@ const PASSAGE: Shape = Shape {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Snippet {
     /// The text: whitespace runs are one space (one newline in a
-    /// passage); `…` where it was cut.
+    /// passage); `…` where it was cut; controls as visible escapes.
     pub text: String,
     /// Byte ranges of `text` to highlight.
     #[serde(skip)]
@@ -102,7 +103,14 @@ fn excerpt(text: &str, words: &[Word], matched: &[usize], shape: &Shape) -> Snip
         } else {
             close(&mut out, &mut open);
         }
-        out.text.push(c);
+        // A control or bidi character from the file shows as its visible
+        // escape: the excerpt is safe wherever it is laid out, and its
+        // marks stay on the text as shown.
+        if is_unsafe(c) {
+            out.text.push_str(&safe_line(c.encode_utf8(&mut [0; 4])));
+        } else {
+            out.text.push(c);
+        }
         chars += 1;
     }
     close(&mut out, &mut open);
@@ -150,5 +158,21 @@ mod tests {
         assert_eq!(p.text, "…first line\nthe token expired\nlast");
         let marked: Vec<&str> = p.highlights.iter().map(|&(a, b)| &p.text[a..b]).collect();
         assert_eq!(marked, ["token"]);
+        // What a file hides in its text is shown, not acted on.
+        let hostile = "the token \u{1b}]0;pwned\u{7} and \u{202e}reversed";
+        let ws = words(hostile);
+        let at = ws.iter().position(|w| w.text == "token").unwrap();
+        for shown in [passage(hostile, &ws, &[at]), snippet(hostile, &ws, &[at])] {
+            assert!(!shown.text.chars().any(is_unsafe), "{:?}", shown.text);
+            assert!(
+                shown.text.contains("\\x1b]0;pwned\\x07"),
+                "{:?}",
+                shown.text
+            );
+            assert_eq!(
+                &shown.text[shown.highlights[0].0..shown.highlights[0].1],
+                "token"
+            );
+        }
     }
 }

@@ -117,7 +117,6 @@ fn draw_hit(frame: &mut Frame, hit: &Hit, block: Block<'_>, area: Rect, theme: T
     if let Some(n) = hit.sequence {
         head.push(Span::styled(format!("  message {n}"), theme.dim()));
     }
-    let mut lines = vec![Line::from(head)];
     let passage = &hit.passage;
     // A hit made before passages were kept (or of an empty text) shows its snippet.
     let (text, marks) = if passage.text.is_empty() {
@@ -125,26 +124,8 @@ fn draw_hit(frame: &mut Frame, hit: &Hit, block: Block<'_>, area: Rect, theme: T
     } else {
         (&passage.text, &passage.highlights)
     };
-    let mut at = 0;
-    for line in text.split('\n') {
-        let end = at + line.len();
-        let mut spans = Vec::new();
-        let mut from = at;
-        for &(start, stop) in marks
-            .iter()
-            .filter(|(a, b)| *a >= at && a <= b && *b <= end)
-        {
-            if start < from || !text.is_char_boundary(start) || !text.is_char_boundary(stop) {
-                continue;
-            }
-            spans.push(Span::raw(text[from..start].to_string()));
-            spans.push(Span::styled(text[start..stop].to_string(), theme.matched()));
-            from = stop;
-        }
-        spans.push(Span::raw(text[from..end].to_string()));
-        lines.push(Line::from(spans));
-        at = end + 1;
-    }
+    let mut lines = vec![Line::from(head)];
+    lines.extend(super::viewer::marked_lines(text, marks, theme).lines);
     let paragraph = Paragraph::new(lines)
         .block(block)
         .wrap(ratatui::widgets::Wrap { trim: false });

@@ -388,7 +388,7 @@ fn draw_detail(frame: &mut Frame, viewer: &Viewer, area: Rect, theme: Theme) {
 }
 
 /// `text` as lines, the byte ranges `marks` in the match style.
-fn marked_lines(text: &str, marks: &[(usize, usize)], theme: Theme) -> Text<'static> {
+pub(super) fn marked_lines(text: &str, marks: &[(usize, usize)], theme: Theme) -> Text<'static> {
     let mut lines = Vec::new();
     let mut start = 0;
     for line in text.split('\n') {
