@@ -73,9 +73,9 @@ pub fn complete_from_env() {
         .complete();
 }
 
-/// The candidates for a `SESSION` argument: each session's name (unless
-/// another session has the same one), and, shown only when no name fits
-/// what was typed, each id. The store is the one the command line being
+/// The candidates for a `SESSION` argument: each session's name (with its
+/// id, `name · id`, when another session has the same one), and, shown
+/// only when no name fits what was typed, each id. The store is the one the command line being
 /// completed names (`--root`, `--user`, `--peteos`, else `LOKI_HOME` and
 /// the defaults); nothing is offered when it cannot be read.
 pub fn session_candidates() -> Vec<CompletionCandidate> {
@@ -113,9 +113,16 @@ pub fn session_candidates() -> Vec<CompletionCandidate> {
         // The shell prints candidates as they are: a name holding an
         // escape is offered by its id alone, its help made safe.
         let name_is_plain = !r.name.chars().any(crate::store::safe_text::is_unsafe);
-        if r.is_readable() && name_is_plain && names.get(r.name.as_str()) == Some(&1) {
+        if r.is_readable() && name_is_plain {
+            // A name two sessions share names neither: each is offered as
+            // `name · id`, the form the list shows and `SESSION` takes, so
+            // it still starts with what was typed.
+            let value = match names.get(r.name.as_str()) {
+                Some(1) => r.name.clone(),
+                _ => format!("{} · {}", r.name, r.id),
+            };
             out.push(
-                CompletionCandidate::new(&r.name).help(Some(format!("{used}, {}", r.id).into())),
+                CompletionCandidate::new(value).help(Some(format!("{used}, {}", r.id).into())),
             );
         }
         let name = crate::store::safe_text::safe_line(&r.name);

@@ -616,6 +616,20 @@ fn shells_complete_session_names_and_ids() {
     );
     let subcommands = complete(&["con"]);
     assert!(subcommands.contains("contexts"), "{subcommands}");
+    // Two sessions of one name: each is offered as `name · id`, which
+    // starts with what was typed and names one session.
+    let first = new_session(tmp.path(), "Tidy the docs");
+    let second = new_session(tmp.path(), "Tidy the docs");
+    let shared = complete(&["show", "tidy"]);
+    for id in [&first, &second] {
+        let value = format!("tidy-the-docs · {id}");
+        assert!(
+            shared.lines().any(|l| l.starts_with(&format!("{value}\t"))),
+            "{shared}"
+        );
+        let shown = ok(tmp.path(), &["show", &value, "--json"]);
+        assert!(shown.contains(id.as_str()), "{shown}");
+    }
     for shell in ["bash", "zsh", "fish"] {
         let script = ok(tmp.path(), &["completions", shell]);
         assert!(
