@@ -161,12 +161,33 @@ fn write_session(
     let session = json!({"uuid": id, "active_context_id": context_id, "auto_approve_tools": [],
                          "state_data": {}, "is_active": false});
     write(&paths.memory().join(SESSION_FILE), &as_map(session))?;
-    fs::write(
-        paths.workspace().join("NOTES.md"),
-        format!("# {first_prompt}\n"),
-    )
-    .ctx("write", &paths.workspace())?;
+    let notes = paths.workspace().join("NOTES.md");
+    fs::write(&notes, format!("# {first_prompt}\n")).ctx("write", &notes)?;
+    // Dated as a person's store is: each file and folder last changed when
+    // the session was last used (what the watcher ranks folders by), the
+    // folders after what is in them.
+    let written = [
+        paths.meta(),
+        paths.memory().join(format!("{context_id}.json")),
+        paths.memory().join(SESSION_FILE),
+        notes,
+        paths.workspace(),
+        paths.memory(),
+        paths.cache(),
+        dir,
+    ];
+    for path in written {
+        set_modified(&path, last_used)?;
+    }
     Ok(id)
+}
+
+/// Sets the modification time of a file or folder to `seconds` since the epoch.
+fn set_modified(path: &Path, seconds: f64) -> Result<()> {
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(seconds.max(0.0));
+    fs::File::open(path)
+        .and_then(|f| f.set_modified(when))
+        .ctx("date", path)
 }
 
 /// Spread of last use: most sessions recent, a tail of old ones.

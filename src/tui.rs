@@ -11,6 +11,7 @@ pub(crate) mod keymap;
 pub(crate) mod latest;
 pub mod live;
 pub mod matcher;
+mod memory;
 pub mod model;
 pub(crate) mod msg;
 pub(crate) mod ops;
@@ -41,7 +42,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use runtime::Incoming;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -101,7 +102,7 @@ pub fn run(
 }
 
 fn run_on(
-    terminal: &mut Terminal<CrosstermBackend<File>>,
+    terminal: &mut Terminal<CrosstermBackend<BufWriter<File>>>,
     mut out: File,
     store: Store,
     settings: Settings,
@@ -189,7 +190,7 @@ struct InputPause {
 
 impl InputPause {
     /// Stops the input thread reading and waits until it has (it looks
-    /// every 50 ms; a second at most).
+    /// every 250 ms; a second at most).
     fn hold(&self) {
         self.held.store(true, Ordering::SeqCst);
         let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
@@ -208,9 +209,10 @@ impl InputPause {
 }
 
 /// Reads the terminal's events into the loop's queue, in turns short
-/// enough to stop reading soon when `pause` says so.
+/// enough to stop reading soon when `pause` says so (a program handed the
+/// terminal waits a turn at most) and long enough to cost nothing idle.
 fn read_input(input: &mpsc::Sender<Incoming>, pause: &InputPause) {
-    let turn = std::time::Duration::from_millis(50);
+    let turn = std::time::Duration::from_millis(250);
     loop {
         if pause.held.load(Ordering::SeqCst) {
             pause.idle.store(true, Ordering::SeqCst);
@@ -231,9 +233,11 @@ fn read_input(input: &mpsc::Sender<Incoming>, pause: &InputPause) {
     }
 }
 
-fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<File>>> {
+/// The terminal the frames are drawn on: buffered, so a frame is one
+/// write (ratatui flushes after each), not one per escape sequence.
+fn enter(mut tty: File) -> io::Result<Terminal<CrosstermBackend<BufWriter<File>>>> {
     take_terminal(&mut tty, true)?;
-    Terminal::new(CrosstermBackend::new(tty))
+    Terminal::new(CrosstermBackend::new(BufWriter::new(tty)))
 }
 
 /// The kitty keyboard protocol's first level: Esc and the keys that

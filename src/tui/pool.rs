@@ -3,6 +3,7 @@
 //! but not raise it again, so each priority has threads of its own, set
 //! once when each starts.
 
+use crate::tui::memory;
 use crate::tui::ops::Priority;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -117,16 +118,32 @@ impl Lane {
                         return;
                     }
                     state.idle += 1;
-                    state = self
-                        .ready
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner);
+                    // After work, a quiet stretch gives its freed memory back.
+                    if memory::has_worked() {
+                        let (next, waited) = self
+                            .ready
+                            .wait_timeout(state, memory::QUIET_BEFORE_TRIM)
+                            .unwrap_or_else(PoisonError::into_inner);
+                        state = next;
+                        if waited.timed_out() && state.tasks.is_empty() {
+                            // Not under the lane's lock: a trim takes milliseconds.
+                            drop(state);
+                            memory::give_back_if_worked();
+                            state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+                        }
+                    } else {
+                        state = self
+                            .ready
+                            .wait(state)
+                            .unwrap_or_else(PoisonError::into_inner);
+                    }
                     state.idle -= 1;
                 }
             };
             // A task that panics (the panic hook has reported it) leaves
             // the thread for the next one.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
+            memory::worked();
         }
     }
 }

@@ -157,7 +157,17 @@ pub fn run_loop<B: Backend>(
     loop {
         let first = match incoming.recv_timeout(TICK) {
             Ok(item) => item,
-            Err(RecvTimeoutError::Timeout) => Incoming::Msg(Msg::Tick((host.clock)())),
+            Err(RecvTimeoutError::Timeout) => {
+                let now = (host.clock)();
+                // Nothing on screen moves faster than a minute ("5 minutes
+                // ago"): a tick within the minute changes no cell, and an
+                // idle UI draws no frame for it.
+                if same_minute(model.app.now, now) {
+                    dispatch(model, Msg::Tick(now), host.perform);
+                    continue;
+                }
+                Incoming::Msg(Msg::Tick(now))
+            }
             Err(RecvTimeoutError::Disconnected) => return Ok(()),
         };
         if !handle_burst(model, first, incoming, host.perform) {
@@ -178,6 +188,11 @@ pub fn run_loop<B: Backend>(
         }
         terminal.draw(|frame| view::draw(frame, model, state))?;
     }
+}
+
+/// True when `a` and `b` (seconds since the epoch) fall in the same minute.
+fn same_minute(a: f64, b: f64) -> bool {
+    (a / 60.0).floor() == (b / 60.0).floor()
 }
 
 /// Sizes the model to the terminal, runs the start-up effects, draws once.

@@ -15,7 +15,7 @@ pub mod paint;
 pub mod printed;
 mod rows;
 
-pub use highlight::prewarm;
+pub use highlight::{prewarm, prewarm_languages};
 pub use rows::{Laid, Row};
 
 use crate::humanize;

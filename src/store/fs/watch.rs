@@ -10,14 +10,18 @@
 //! Which folders get a watch: the roots first, then the folders changed
 //! most recently (their modification time at start, then what changes),
 //! up to [`WatchOptions::max_watches`]. A polled folder that changes takes
-//! the watch of the watched folder unchanged for longest. When the system
+//! the watch of the watched folder unchanged for longest. Polled folders
+//! are looked at as often as they are likely to change: those changed in
+//! the last minutes at every poll, the others in a cold round, those
+//! unchanged for a day at a slower pace. When the system
 //! refuses a watch (its limit, `fs.inotify.max_user_watches`), or has no
 //! notifications at all, or polling is asked for, the folders left are
 //! polled, and [`FolderEvent::Mode`] says so.
 
 mod folders;
 
-use folders::Folders;
+use crate::store::clock::now_seconds;
+use folders::{Folders, Pace};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -72,16 +76,21 @@ pub struct WatchOptions {
     pub quiet: Duration,
     /// ...or this long after its first event, whichever comes first.
     pub max_delay: Duration,
-    /// How often the most recently changed polled folders are looked at
-    /// (every file in them).
+    /// How often the polled folders changed within `hot_for` are looked
+    /// at (every file in them).
     pub poll_interval: Duration,
+    /// A polled folder changed this recently is looked at every poll.
+    pub hot_for: Duration,
     /// How long a round of every other polled folder takes (file by
     /// file: an append in place changes a file's stamp, not the folder's).
     pub cold_interval: Duration,
+    /// How often a polled folder unchanged for a day is looked at: an old
+    /// session resumed is seen within this, then followed closely.
+    pub quiet_interval: Duration,
 }
 
-/// The most recently changed polled folders, looked at file by file at
-/// each poll.
+/// At most this many recently changed polled folders are looked at file
+/// by file at each poll.
 pub const HOT_POLLED: usize = 128;
 
 impl Default for WatchOptions {
@@ -92,7 +101,9 @@ impl Default for WatchOptions {
             quiet: Duration::from_millis(15),
             max_delay: Duration::from_millis(60),
             poll_interval: Duration::from_millis(500),
+            hot_for: Duration::from_secs(600),
             cold_interval: Duration::from_secs(30),
+            quiet_interval: Duration::from_secs(300),
         }
     }
 }
@@ -247,7 +258,11 @@ impl Engine {
         }
         // Every polled folder's files are learnt before the watcher says
         // it is ready: what changes after that is reported.
-        let _ = engine.folders.poll(HOT_POLLED, 1.0);
+        let pace = Pace {
+            cold_share: 1.0,
+            ..engine.pace()
+        };
+        let _ = engine.folders.poll(now_seconds(), pace);
         engine.next_poll = Instant::now() + engine.options.poll_interval;
         engine.report_mode();
         engine
@@ -402,10 +417,20 @@ impl Engine {
         }
     }
 
+    /// How often polled folders are looked at, from the options.
+    fn pace(&self) -> Pace {
+        let o = &self.options;
+        Pace {
+            hot: HOT_POLLED,
+            hot_for: o.hot_for.as_secs_f64(),
+            cold_share: o.poll_interval.as_secs_f64().max(0.001)
+                / o.cold_interval.as_secs_f64().max(0.001),
+            quiet_interval: o.quiet_interval.as_secs_f64(),
+        }
+    }
+
     fn poll(&mut self) {
-        let cold_share = self.options.poll_interval.as_secs_f64().max(0.001)
-            / self.options.cold_interval.as_secs_f64().max(0.001);
-        let outcome = self.folders.poll(HOT_POLLED, cold_share);
+        let outcome = self.folders.poll(now_seconds(), self.pace());
         for index in outcome.promote {
             if !self.folders.is_watched(index) && !self.try_watch(index) {
                 // At the budget: the folder unchanged for longest gives its watch up.
@@ -465,8 +490,9 @@ impl Engine {
             return true;
         }
         paths.sort();
+        let now = now_seconds();
         for path in &paths {
-            self.folders.touched(path);
+            self.folders.touched(path, now);
         }
         (self.on_event)(FolderEvent::Changed(paths))
     }

@@ -67,6 +67,13 @@ pub struct ListScreen {
     pub visible_query: String,
     /// False while `visible` ranks only the most recent sessions.
     pub visible_complete: bool,
+    /// The matcher's newest complete answer ranks every row listed so far
+    /// (false from the moment rows or the query change until it comes).
+    pub ranked_all: bool,
+    /// Enter came while the rows were still arriving on a cursor the
+    /// person had not moved: the first row is resumed once every session
+    /// is listed and ranked (it is the newest only then).
+    pub resume_when_listed: bool,
     /// Position of the cursor in `visible`.
     pub selected: usize,
     /// Last lines of the selected session's conversation, for the preview.
@@ -215,6 +222,8 @@ impl Default for ListScreen {
             visible: Vec::new(),
             visible_query: String::new(),
             visible_complete: false,
+            ranked_all: false,
+            resume_when_listed: false,
             selected: 0,
             preview: None,
             pending_select: None,

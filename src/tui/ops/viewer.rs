@@ -219,9 +219,12 @@ impl ViewerOp {
     pub(super) fn run(self, job: &Job) -> ViewerReply {
         let (store, now) = (job.store, job.now);
         match self {
-            ViewerOp::LoadConversation { record } => ViewerReply::ConversationLoaded {
-                result: load(store, &record),
-            },
+            ViewerOp::LoadConversation { record } => {
+                crate::tui::transcript::prewarm_languages();
+                ViewerReply::ConversationLoaded {
+                    result: load(store, &record),
+                }
+            }
             ViewerOp::Follow { record } => ViewerReply::Followed {
                 result: load(store, &record),
             },

@@ -65,24 +65,45 @@ fn grammars() -> &'static Grammars {
     })
 }
 
-/// Languages agents write most, made ready at start-up.
+/// Languages agents write most, made ready when a conversation is first read.
 const COMMON: [&str; 12] = [
     "rust", "python", "sh", "js", "json", "yaml", "sql", "go", "c", "java", "diff", "html",
 ];
 
-/// Loads the grammars on a background thread at a low priority, and runs
-/// each common language once: a grammar compiles its patterns the first
-/// time it is used (tens of milliseconds), which would otherwise fall on
-/// the first frame that shows such a code block.
+/// Loads the grammars on a background thread at a low priority (a few
+/// megabytes); their patterns are compiled later, by
+/// [`prewarm_languages`], when a conversation is first read.
 pub fn prewarm() {
+    low_priority_thread(|| {
+        grammars();
+    });
+}
+
+/// Runs each common language once on a background thread at a low
+/// priority, once per run: a grammar compiles its patterns the first time
+/// it is used (tens of milliseconds), which would otherwise fall on the
+/// first frame that shows such a code block. Not at start-up: compiled,
+/// the twelve hold about 30 MB, which a person who only lists and resumes
+/// sessions never needs; a conversation's read (its file parsed, its
+/// tokens counted) covers the time it takes.
+pub fn prewarm_languages() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        low_priority_thread(|| {
+            for lang in COMMON {
+                let _ = lines(lang, "x = 1 # (\"a\") {}\n");
+            }
+        });
+    });
+}
+
+fn low_priority_thread(work: impl FnOnce() + Send + 'static) {
     std::thread::spawn(|| {
         // SAFETY: setpriority on the calling thread (who = 0) only changes its nice value.
         unsafe {
             libc::setpriority(libc::PRIO_PROCESS, 0, 10);
         }
-        for lang in COMMON {
-            let _ = lines(lang, "x = 1 # (\"a\") {}\n");
-        }
+        work();
     });
 }
 

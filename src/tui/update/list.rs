@@ -35,6 +35,10 @@ pub fn rescan(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
     }
     list.waiting.scan = app.request();
     list.waiting.stats = app.request();
+    // A ranking asked for before names rows that are about to go: its
+    // answer must not be taken (it pointed the cursor past the end).
+    list.waiting.filter = app.request();
+    list.ranked_all = false;
     list.rows.clear();
     list.by_id.clear();
     list.visible.clear();
@@ -55,9 +59,13 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
             if req == list.waiting.scan {
                 list.scanning = false;
                 list.folder = Some(folder);
+                // The rows came in batches and grew by doubling: what the
+                // last doubling left unused goes (megabytes at 20,000 rows).
+                list.rows.shrink_to_fit();
                 if let Some(error) = error {
                     app.complain(error);
                 }
+                return Step::effects(resume_if_listed(list, app));
             }
             Step::none()
         }
@@ -173,6 +181,7 @@ fn after_fill(
 /// Asks the matcher for the current query (latest wins).
 fn refilter(list: &mut ListScreen, app: &mut App) -> Effect {
     list.waiting.filter = app.request();
+    list.ranked_all = false;
     Effect::Matcher(MatcherJob::Query {
         req: list.waiting.filter,
         query: list.query.value().to_string(),
@@ -192,6 +201,7 @@ fn on_filtered(
         return Vec::new();
     }
     list.visible_complete = complete;
+    list.ranked_all = complete;
     // The row under the cursor stays under it only once the person put
     // it there: before, the newest row is first, wherever it arrives.
     let keep_id = if query == list.visible_query && list.moved {
@@ -225,7 +235,18 @@ fn on_filtered(
         list.selected = 0;
         list.to_top = !complete;
     }
-    after_move(list, app)
+    let mut effects = after_move(list, app);
+    effects.extend(resume_if_listed(list, app));
+    effects
+}
+
+/// Resumes the first row if Enter waits for the listing and it is done.
+fn resume_if_listed(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
+    if !list.resume_when_listed || list.scanning || !list.ranked_all {
+        return Vec::new();
+    }
+    list.resume_when_listed = false;
+    resume_selected(list, app).effects
 }
 
 /// Stats arrived: the rows show them and the matcher sorts by them.
@@ -309,6 +330,7 @@ pub fn on_type(list: &mut ListScreen, app: &mut App, c: char) -> Step {
 
 /// An edit of the query: one new search when the text changed.
 fn on_edit(list: &mut ListScreen, app: &mut App, request: InputRequest) -> Step {
+    list.resume_when_listed = false;
     let full = list.query.value().chars().count() >= list.query.limit();
     if list.query.edit(request) {
         return Step::effects(requery(list, app));
@@ -356,7 +378,11 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         }
     } else if move_cursor(&mut list.selected, list.visible.len(), action, app.page()) {
         list.moved = true;
+        list.resume_when_listed = false;
         return Step::effects(after_move(list, app));
+    }
+    if action != Action::Resume {
+        list.resume_when_listed = false;
     }
     match action {
         Action::Edit(request) => on_edit(list, app, request),
@@ -386,6 +412,14 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
                 list.query.clear();
                 Step::effects(requery(list, app))
             }
+        }
+        Action::Resume
+            if !list.moved && (list.scanning || (!list.ranked_all && !list.rows.is_empty())) =>
+        {
+            // The first row is the newest only once every session is in.
+            list.resume_when_listed = true;
+            app.say("Enter: the newest session is resumed once every session is listed…");
+            Step::none()
         }
         Action::Resume => resume_selected(list, app),
         Action::Open => match list.selected_row() {

@@ -262,3 +262,27 @@ fn mark_and_drop_a_message_in_a_real_terminal() {
     ui.keys(&["Escape", "Escape", "Escape"]);
     assert_eq!(wait_for_file(&code).trim(), "130");
 }
+
+/// On a big store the rows arrive in parts while the UI starts; Enter
+/// pressed as soon as the first rows show resumes the newest session, the
+/// one on top, whatever order the parts came in.
+#[test]
+fn enter_at_once_on_20000_sessions_resumes_the_newest_in_a_real_terminal() {
+    let (tmp, root) = demo_store(20_000, 2, &["--plain"]);
+    let newest = json(&root, &["list", "--json"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = tmp.path().join("out");
+    let code = tmp.path().join("code");
+    let ui = Tmux::start(&ui_command(&root, &out, &code));
+    ui.wait_for("sessions");
+    ui.keys(&["Enter"]);
+    assert_eq!(wait_for_file(&code).trim(), "0");
+    let printed = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        PathBuf::from(printed.trim()),
+        sessions(&root).join(&newest).join("workspace"),
+        "Enter at once resumes the newest session"
+    );
+}

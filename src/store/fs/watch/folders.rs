@@ -1,8 +1,11 @@
 //! The folders a watcher covers: found under the roots (down to each
 //! root's depth, links not followed, hidden names skipped), ranked by when
 //! they last changed, and polled when they hold no watch, file by file:
-//! the most recently changed and the roots at every poll, the others in
-//! turns (a share at each poll, every one of them once a cold round).
+//! the roots and the folders changed in the last minutes at every poll,
+//! the others in turns (a share at each poll), those unchanged for a day
+//! at a slower pace. A look stats the folder and the files it knows; the
+//! folder is read again only when its own stamp moved (a name came or
+//! went), so an idle store costs a few `stat` calls a second.
 
 use super::WatchRoot;
 use std::collections::HashMap;
@@ -23,7 +26,35 @@ struct Folder {
     changed: u64,
     /// Its entries and their stamps, sorted by name, when polled file by file.
     entries: Option<Vec<(OsString, u64)>>,
+    /// When it last changed, in seconds since the epoch: its modification
+    /// time when found, then the time each change was seen.
+    changed_at: f64,
+    /// When a cold round may look at it next (seconds since the epoch).
+    next_look: f64,
 }
+
+/// How often polled folders are looked at.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pace {
+    /// At most this many polled folders changed within `hot_for` are
+    /// looked at every poll.
+    pub hot: usize,
+    /// How recently a folder changed to be looked at every poll (seconds).
+    pub hot_for: f64,
+    /// The share of every folder the cold round passes at this poll.
+    pub cold_share: f64,
+    /// A folder unchanged for a day is looked at once in this many
+    /// seconds at most (the cold round passes it by until then).
+    pub quiet_interval: f64,
+}
+
+/// A folder unchanged for this long (seconds) is quiet: its cold looks
+/// come at [`Pace::quiet_interval`].
+const QUIET_AFTER: f64 = 86_400.0;
+
+/// How long a ranking of the hot folders is kept (seconds) when nothing
+/// changes: folders age out of the hot set as time passes.
+const HOT_RANK_KEPT: f64 = 10.0;
 
 /// What a poll found.
 #[derive(Default)]
@@ -44,11 +75,12 @@ pub(super) struct Folders {
     watched: usize,
     cold_cursor: usize,
     clock: u64,
-    /// The polled folders looked at file by file, and a mark for each
-    /// folder that is one of them, while neither the ranking, the watches
-    /// nor the list changed (at 100k sessions, ranking 167,000 polled
-    /// folders at every poll cost more than the looks).
-    hot: Option<(Vec<usize>, Vec<bool>)>,
+    /// The polled folders looked at every poll, a mark for each folder
+    /// that is one of them, and when they were ranked; kept while neither
+    /// the ranking, the watches nor the list changed, for a few seconds
+    /// (ranking 167,000 polled folders at every poll cost more than the
+    /// looks).
+    hot: Option<(Vec<usize>, Vec<bool>, f64)>,
     /// Whether each root was there when last looked at (a root that goes
     /// is said once, and looked for until it is back).
     present: Vec<bool>,
@@ -67,6 +99,10 @@ fn stamp_of(meta: &std::fs::Metadata) -> u64 {
     )
         .hash(&mut h);
     h.finish()
+}
+
+fn mtime_seconds(meta: &std::fs::Metadata) -> f64 {
+    meta.mtime() as f64 + meta.mtime_nsec() as f64 / 1e9
 }
 
 fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
@@ -100,6 +136,9 @@ impl Folders {
         for (root, r) in roots.iter().enumerate() {
             folders.add_tree(&r.dir, root, 0, &mut Vec::new());
         }
+        // Kept for the whole run: nothing of the doubling's slack.
+        folders.list.shrink_to_fit();
+        folders.by_path.shrink_to_fit();
         folders.present = folders.roots_there();
         folders.clock = folders.list.iter().map(|f| f.changed).max().unwrap_or(0);
         // The roots are always looked at file by file: sessions come and go there.
@@ -127,6 +166,8 @@ impl Folders {
             stamp: stamp_of(&meta),
             changed: mtime_ns(&meta),
             entries: None,
+            changed_at: mtime_seconds(&meta),
+            next_look: 0.0,
         });
         self.by_path.insert(dir.to_path_buf(), index);
         added.push(index);
@@ -284,8 +325,9 @@ impl Folders {
         self.clock
     }
 
-    /// `path` was reported changed: the folder holding it ranks as just changed.
-    pub fn touched(&mut self, path: &Path) {
+    /// `path` was reported changed at `now`: the folder holding it ranks
+    /// as just changed.
+    pub fn touched(&mut self, path: &Path, now: f64) {
         let index = self
             .by_path
             .get(path)
@@ -294,6 +336,7 @@ impl Folders {
         if let Some(index) = index {
             let t = self.tick();
             self.list[index].changed = t;
+            self.list[index].changed_at = now;
         }
     }
 
@@ -353,51 +396,58 @@ impl Folders {
         self.cold_cursor = self.cold_cursor.min(self.list.len());
     }
 
-    /// Looks at the polled folders: the `hot` most recently changed (and
-    /// the roots) file by file, and a `cold_share` of the others by their
-    /// own stamp, taking turns.
-    pub fn poll(&mut self, hot: usize, cold_share: f64) -> Polled {
+    /// Looks at the polled folders at `now`: the roots and the hot ones
+    /// (changed within `pace.hot_for`), and the folders the cold round
+    /// passes whose turn has come.
+    pub fn poll(&mut self, now: f64, pace: Pace) -> Polled {
         let mut out = Polled::default();
-        let polled_total = self.list.len() - self.watched;
-        if polled_total == 0 {
+        if self.list.len() == self.watched {
             return out;
         }
-        let (hot_list, is_hot) = match self.hot.take() {
-            Some(cached) => cached,
-            None => self.rank_hot(hot),
+        let (hot_list, is_hot, ranked_at) = match self.hot.take() {
+            Some(cached) if now - cached.2 < HOT_RANK_KEPT => cached,
+            _ => self.rank_hot(pace.hot, now - pace.hot_for, now),
         };
-        let hot_count = hot_list.len();
         let mut looked: Vec<usize> = hot_list.clone();
-        let cold_total = polled_total - hot_count;
-        let slice = ((cold_total as f64 * cold_share).ceil() as usize).min(cold_total);
-        let mut taken = 0;
-        let mut steps = 0;
-        while taken < slice && steps < self.list.len() {
+        // The cold round passes every folder once in `1 / cold_share`
+        // polls, and looks at the polled ones whose turn has come.
+        let steps =
+            ((self.list.len() as f64 * pace.cold_share).ceil() as usize).min(self.list.len());
+        for _ in 0..steps {
             let i = self.cold_cursor % self.list.len();
             self.cold_cursor = (self.cold_cursor + 1) % self.list.len();
-            steps += 1;
-            if !self.list[i].watched && !is_hot[i] {
+            let f = &mut self.list[i];
+            if !f.watched && !is_hot[i] && now >= f.next_look {
+                let quiet = now - f.changed_at > QUIET_AFTER;
+                f.next_look = if quiet {
+                    now + pace.quiet_interval
+                } else {
+                    0.0
+                };
                 looked.push(i);
-                taken += 1;
             }
         }
         // Paths, not indices: a folder that went reshuffles the list.
         let paths: Vec<PathBuf> = looked.iter().map(|&i| self.list[i].path.clone()).collect();
         // Kept for the next poll unless a look changes what it rests on.
-        self.hot = Some((hot_list, is_hot));
+        self.hot = Some((hot_list, is_hot, ranked_at));
         for path in paths {
-            self.look(&path, &mut out);
+            self.look(&path, now, &mut out);
         }
         out
     }
 
-    /// The `hot` polled folders most recently changed (the roots first),
-    /// marked.
-    fn rank_hot(&mut self, hot: usize) -> (Vec<usize>, Vec<bool>) {
+    /// The roots and at most `hot` polled folders changed since `since`,
+    /// the most recent first, marked.
+    fn rank_hot(&mut self, hot: usize, since: f64, now: f64) -> (Vec<usize>, Vec<bool>, f64) {
         let mut polled: Vec<usize> = (0..self.list.len())
-            .filter(|&i| !self.list[i].watched)
+            .filter(|&i| {
+                let f = &self.list[i];
+                !f.watched && (f.depth == 0 || f.changed_at >= since)
+            })
             .collect();
-        let hot_count = hot.min(polled.len());
+        let roots = polled.iter().filter(|&&i| self.list[i].depth == 0).count();
+        let hot_count = (hot + roots).min(polled.len());
         if hot_count < polled.len() {
             polled.select_nth_unstable_by_key(hot_count, |&i| {
                 (
@@ -411,13 +461,13 @@ impl Folders {
         for &i in &polled {
             is_hot[i] = true;
         }
-        (polled, is_hot)
+        (polled, is_hot, now)
     }
 
     /// Looks at one folder file by file (the first look only learns the
     /// files): an append in place moves a file's stamp, never the
     /// folder's. Hot folders are looked at every poll, the others in turns.
-    fn look(&mut self, path: &Path, out: &mut Polled) {
+    fn look(&mut self, path: &Path, now: f64, out: &mut Polled) {
         let Some(&index) = self.by_path.get(path) else {
             return;
         };
@@ -436,12 +486,21 @@ impl Folders {
             return;
         }
         let before = self.list[index].entries.take();
-        let now = read_entries(path);
+        // The same stamp: the same names, so only the files' stamps are
+        // taken again (no read of the folder).
+        let entries = match &before {
+            Some(before) if stamp == self.list[index].stamp => {
+                restat_entries(path, before).unwrap_or_else(|| read_entries(path))
+            }
+            _ => read_entries(path),
+        };
         let mut changed = Vec::new();
         match &before {
-            Some(before) => diff_entries(before, &now, &mut |name| changed.push(path.join(name))),
+            Some(before) => {
+                diff_entries(before, &entries, &mut |name| changed.push(path.join(name)))
+            }
             None if stamp != self.list[index].stamp => {
-                changed.extend(now.iter().map(|(name, _)| path.join(name)));
+                changed.extend(entries.iter().map(|(name, _)| path.join(name)));
             }
             None => {}
         }
@@ -451,12 +510,14 @@ impl Folders {
         }
         let (root, depth) = (self.list[index].root, self.list[index].depth);
         self.list[index].stamp = stamp;
-        self.list[index].entries = Some(now);
+        self.list[index].entries = Some(entries);
         if changed.is_empty() {
             return;
         }
         let t = self.tick();
         self.list[index].changed = t;
+        self.list[index].changed_at = now;
+        self.list[index].next_look = 0.0;
         if depth != 0 {
             out.promote.push(index);
         }
@@ -503,6 +564,25 @@ fn read_entries(dir: &Path) -> Vec<(OsString, u64)> {
     };
     out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// The entries of `dir` known as `before`, each file's stamp taken again
+/// by its name (folders keep 0); None when one is not there any more
+/// (the folder is then read whole).
+fn restat_entries(dir: &Path, before: &[(OsString, u64)]) -> Option<Vec<(OsString, u64)>> {
+    before
+        .iter()
+        .map(|(name, old)| {
+            if *old == 0 {
+                return Some((name.clone(), 0));
+            }
+            let meta = std::fs::symlink_metadata(dir.join(name)).ok()?;
+            Some((
+                name.clone(),
+                if meta.is_dir() { 0 } else { stamp_of(&meta) },
+            ))
+        })
+        .collect()
 }
 
 /// Calls `changed` with each name new, gone or with another stamp.

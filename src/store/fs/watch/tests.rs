@@ -1,4 +1,5 @@
 use super::*;
+use folders::Pace;
 use std::sync::mpsc::Receiver;
 
 fn start(roots: Vec<WatchRoot>, options: WatchOptions) -> (FolderWatch, Receiver<FolderEvent>) {
@@ -205,4 +206,64 @@ fn an_append_in_a_folder_polled_among_the_cold_ones_is_reported() {
     drop(f);
     let (seen, _) = seen_until(&rx, Duration::from_secs(10), |s| s.contains(&file));
     assert!(seen.contains(&file), "the append was never seen: {seen:?}");
+}
+
+/// Sets the modification time of `path` (a file or a folder).
+fn age(path: &Path, seconds_ago: u64) {
+    let when = std::time::SystemTime::UNIX_EPOCH
+        + Duration::from_secs_f64(crate::store::clock::now_seconds())
+        - Duration::from_secs(seconds_ago);
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+}
+
+#[test]
+fn a_folder_unchanged_for_a_day_is_polled_at_the_quiet_pace_then_closely_once_it_changes() {
+    let dir = tree();
+    // a: unchanged for two days; b: changed an hour ago; c: just now.
+    for (s, ago) in [("a", 2 * 86_400), ("b", 3_600)] {
+        age(&dir.path().join(s).join("memory/x.json"), ago);
+        age(&dir.path().join(s).join("memory"), ago);
+        age(&dir.path().join(s), ago);
+    }
+    let mut folders = folders::Folders::discover(&root(dir.path(), 2));
+    let pace = Pace {
+        hot: HOT_POLLED,
+        hot_for: 600.0,
+        cold_share: 1.0,
+        quiet_interval: 300.0,
+    };
+    let t0 = crate::store::clock::now_seconds();
+    // The first poll learns every folder's files.
+    folders.poll(t0, pace);
+    for s in ["a", "b", "c"] {
+        append(&dir.path().join(s).join("memory/x.json"), "\n");
+    }
+    let file = |s: &str| dir.path().join(s).join("memory/x.json");
+    // A cold round later: the recent ones are seen, the quiet one waits.
+    let seen = folders.poll(t0 + 1.0, pace).changed;
+    assert!(
+        seen.contains(&file("b")) && seen.contains(&file("c")),
+        "{seen:?}"
+    );
+    assert!(!seen.contains(&file("a")), "{seen:?}");
+    // Its turn comes within the quiet interval.
+    let seen = folders.poll(t0 + 301.0, pace).changed;
+    assert!(seen.contains(&file("a")), "{seen:?}");
+    // Changed now, it is hot: looked at by every poll, even one whose cold
+    // round passes no folder.
+    append(&file("a"), "\n");
+    let no_cold = Pace {
+        cold_share: 0.0,
+        ..pace
+    };
+    let seen = folders.poll(t0 + 302.0, no_cold).changed;
+    assert!(seen.contains(&file("a")), "{seen:?}");
 }

@@ -358,3 +358,128 @@ fn esc_first_dismisses_a_message_then_quits() {
     act(&mut m, Action::ClearOrQuit);
     assert!(matches!(m.exit, Some(Exit::Cancel)));
 }
+
+/// The store's first batch has arrived and is ranked, the scan goes on.
+fn half_listed() -> (Model, u64) {
+    let mut m = Model::new(settings(true), NOW);
+    let effects = init(&mut m);
+    let Some(scan) = effects.iter().find_map(|e| match e {
+        Effect::Store {
+            req,
+            op: StoreOp::List(ListOp::Scan),
+        } => Some(*req),
+        _ => None,
+    }) else {
+        panic!("{effects:?}")
+    };
+    let records = vec![record("old", 1.0), record("older", 2.0)];
+    update(
+        &mut m,
+        Msg::reply(scan, ListReply::SessionsBatch { records }),
+    );
+    filtered(&mut m, vec![0, 1]);
+    (m, scan)
+}
+
+/// The matcher's complete answer to the list's newest ranking.
+fn filtered(m: &mut Model, rows: Vec<usize>) -> Vec<Effect> {
+    let req = m.list.waiting.filter;
+    update(
+        m,
+        Msg::reply(
+            req,
+            ListReply::Filtered {
+                query: String::new(),
+                rows,
+                complete: true,
+            },
+        ),
+    )
+}
+
+fn resumes(effects: &[Effect]) -> Option<String> {
+    effects.iter().find_map(|e| match e {
+        Effect::Store {
+            op: StoreOp::List(ListOp::Resume { record, .. }),
+            ..
+        } => Some(record.id.to_string()),
+        _ => None,
+    })
+}
+
+#[test]
+fn enter_while_sessions_arrive_resumes_the_newest_once_every_one_is_listed() {
+    let (mut m, scan) = half_listed();
+    // Enter at once: the first row is the newest of the first batch only.
+    let effects = act(&mut m, Action::Resume);
+    assert_eq!(resumes(&effects), None, "{effects:?}");
+    assert!(m.app.status.is_some(), "it says it waits");
+    // A newer session arrives in the last batch and ranks first.
+    let records = vec![record("newest", 0.1)];
+    let effects = update(
+        &mut m,
+        Msg::reply(scan, ListReply::SessionsBatch { records }),
+    );
+    assert_eq!(resumes(&effects), None);
+    let done = ListReply::ScanDone {
+        folder: "/store/users/u/session".into(),
+        error: None,
+    };
+    // The scan ends before the last ranking comes: still waiting.
+    let effects = update(&mut m, Msg::reply(scan, done));
+    assert_eq!(resumes(&effects), None, "{effects:?}");
+    let effects = filtered(&mut m, vec![2, 0, 1]);
+    assert_eq!(resumes(&effects).as_deref(), Some("newest"));
+    // Once only.
+    let effects = filtered(&mut m, vec![2, 0, 1]);
+    assert_eq!(resumes(&effects), None);
+}
+
+#[test]
+fn a_move_or_a_key_after_an_early_enter_cancels_it() {
+    for cancel in [Msg::Action(Action::Down), Msg::Type('x')] {
+        let (mut m, scan) = half_listed();
+        act(&mut m, Action::Resume);
+        update(&mut m, cancel);
+        let done = ListReply::ScanDone {
+            folder: "/store/users/u/session".into(),
+            error: None,
+        };
+        let mut effects = update(&mut m, Msg::reply(scan, done));
+        effects.extend(filtered(&mut m, vec![0, 1]));
+        assert_eq!(resumes(&effects), None, "{effects:?}");
+    }
+}
+
+#[test]
+fn enter_on_a_row_the_person_chose_resumes_it_at_once_while_the_scan_goes_on() {
+    let (mut m, _) = half_listed();
+    act(&mut m, Action::Down);
+    let effects = act(&mut m, Action::Resume);
+    assert_eq!(resumes(&effects).as_deref(), Some("older"));
+}
+
+#[test]
+fn a_ranking_asked_before_a_rescan_is_not_taken_after_it() {
+    // Its rows are gone: taken, it put the cursor past the end of the
+    // list and the next move panicked.
+    let mut m = listed(true);
+    act(&mut m, Action::End);
+    let stale = m.list.waiting.filter;
+    act(&mut m, Action::Refresh);
+    assert!(m.list.rows.is_empty());
+    update(
+        &mut m,
+        Msg::reply(
+            stale,
+            ListReply::Filtered {
+                query: String::new(),
+                rows: vec![2, 1, 0],
+                complete: true,
+            },
+        ),
+    );
+    assert!(m.list.visible.is_empty(), "{:?}", m.list.visible);
+    act(&mut m, Action::Down);
+    act(&mut m, Action::Up);
+}
