@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of each pane from a real terminal run: the release binary runs
-# in tmux on a demo store, each pane is captured with its colours
+# in tmux on a demo store with every agent's sessions (Loki's, and Claude
+# Code's, Codex's and Gemini CLI's in a home of its own), each pane is
+# captured with its colours
 # (capture-pane -e), turned into HTML (scripts/ansi_to_html.py) and
 # photographed by headless Chromium. Needs tmux and chromium (Debian:
 # apt-get install tmux chromium fonts-dejavu-core fonts-noto-cjk).
@@ -16,11 +18,13 @@ cargo build --release --quiet
 bin=$PWD/target/release/loki-sessions
 work=$(mktemp -d)
 trap 'tmux -L shots kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
-"$bin" --root "$work/store" --user demo demo --sessions 300 --messages 24 --big-context 3000 >/dev/null
-# No config of the user's (an empty config folder), the index beside the store.
-mkdir -p "$work/config" "$work/cache"
+"$bin" --root "$work/store" --user demo demo --sessions 300 --messages 24 --big-context 3000 \
+  --agents-home "$work/home" >/dev/null
+# No config, agents' folders or trash of the user's: a home, config, cache
+# and data folder of the run's own.
+mkdir -p "$work/config" "$work/cache" "$work/data"
 tmux -L shots -f /dev/null new-session -d -s s -x $cols -y $rows \
-  "TERM=xterm-256color XDG_CONFIG_HOME=$work/config XDG_CACHE_HOME=$work/cache $bin --root $work/store --user demo; sleep 60"
+  "env -u CLAUDE_CONFIG_DIR -u CODEX_HOME HOME=$work/home TERM=xterm-256color XDG_CONFIG_HOME=$work/config XDG_CACHE_HOME=$work/cache XDG_DATA_HOME=$work/data $bin --root $work/store --user demo; sleep 60"
 
 keys() { for k in "$@"; do tmux -L shots send-keys -t s "$k"; sleep 0.3; done; }
 text() { tmux -L shots send-keys -t s -l "$1"; sleep 0.6; }
@@ -55,3 +59,9 @@ keys Escape Escape; sleep 0.5; keys C-u C-f; text "connection refused"; shot mes
 keys C-u C-f C-g; shot purge
 keys y; shot purge-confirm
 keys n Escape; sleep 0.5; keys F1; shot help
+keys Escape; sleep 0.5; keys F10; sleep 1; shot dashboard
+# Claude Code's sessions alone (F4 twice: Loki's, then Claude Code's), one read.
+keys Escape; sleep 0.5; keys F4 F4; shot agents
+keys Tab; sleep 1; shot agent-viewer
+# One deleted (it goes to the trash of the run's data folder), the trash shown.
+keys Escape; sleep 0.5; keys F8; sleep 0.5; keys y; sleep 1; keys F3; sleep 1; shot trash

@@ -22,6 +22,8 @@
 //! The data is generated in a temporary folder (or in `LOKI_BENCH_AGENTS`,
 //! kept and reused). `LOKI_BENCH_ONLY=view,list` runs some parts. Results
 //! are printed and written to target/bench-agents.json.
+//! `LOKI_BENCH_SMOKE=1` (CI) makes small data and runs each part once: its
+//! figures mean nothing, only that every part answers.
 
 // Shared with the other benches; this one needs only part of it.
 #[allow(dead_code)]
@@ -39,7 +41,13 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use support::*;
 
-const RUNS: usize = 7;
+/// Runs of each measure (one in a smoke).
+static RUNS: std::sync::LazyLock<usize> = std::sync::LazyLock::new(|| if smoke() { 1 } else { 7 });
+
+/// True for a smoke run (CI): small data, each part once.
+fn smoke() -> bool {
+    std::env::var_os("LOKI_BENCH_SMOKE").is_some()
+}
 
 fn wanted(part: &str) -> bool {
     std::env::var("LOKI_BENCH_ONLY").map_or(true, |only| only.split(',').any(|p| p == part))
@@ -81,16 +89,16 @@ fn view(home: &Path, id: &str) -> serde_json::Value {
         .into_iter()
         .find(|r| r.id == id)
         .unwrap();
-    let mut reads: Vec<Duration> = (0..RUNS)
+    let mut reads: Vec<Duration> = (0..*RUNS)
         .map(|_| {
             let started = Instant::now();
             let c = store.load_conversation(&store.target(&record)).unwrap();
-            assert!(c.context.len() > 1000);
+            assert!(c.context.len() > if smoke() { 10 } else { 1000 });
             started.elapsed()
         })
         .collect();
     let mut frames = Vec::new();
-    for _ in 0..RUNS {
+    for _ in 0..*RUNS {
         let mut live = Live::open(store_of(home), settings(), 120, 40);
         live.run_until(LIMIT, |m| !m.list.scanning && !m.list.rows.is_empty())
             .expect("rows");
@@ -112,7 +120,7 @@ fn view(home: &Path, id: &str) -> serde_json::Value {
     let read = percentile(&mut reads, 0.5);
     let frame = percentile(&mut frames, 0.5);
     println!(
-        "view: {:.0} MB session, {} messages: first frame {:.1} ms (median of {RUNS}), the read alone {:.1} ms",
+        "view: {:.0} MB session, {} messages: first frame {:.1} ms (median of {}), the read alone {:.1} ms",
         size as f64 / 1e6,
         store
             .load_conversation(&store.target(&record))
@@ -120,6 +128,7 @@ fn view(home: &Path, id: &str) -> serde_json::Value {
             .context
             .len(),
         ms(frame),
+        *RUNS,
         ms(read)
     );
     json!({"bytes": size, "first_frame_ms": ms(frame), "read_ms": ms(read)})
@@ -169,7 +178,7 @@ fn whole_process(home: &Path, args: &[&str]) -> Duration {
         started.elapsed()
     };
     run();
-    let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
+    let mut times: Vec<Duration> = (0..*RUNS).map(|_| run()).collect();
     percentile(&mut times, 0.5)
 }
 
@@ -245,7 +254,7 @@ fn fork_run(home: &Path, id: &str, args: &[&str], cold: bool) -> (Duration, u64,
         took
     };
     run();
-    let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
+    let mut times: Vec<Duration> = (0..*RUNS).map(|_| run()).collect();
     (percentile(&mut times, 0.5), bytes, tokens)
 }
 
@@ -263,7 +272,7 @@ fn copy_run(file: &Path, home: &Path) -> Duration {
         took
     };
     run();
-    let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
+    let mut times: Vec<Duration> = (0..*RUNS).map(|_| run()).collect();
     percentile(&mut times, 0.5)
 }
 
@@ -274,7 +283,7 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
     let context = store.active_context(&target).unwrap().unwrap();
     let read = started.elapsed();
     let second = context.message(1).unwrap().id().to_string();
-    let keep: &[&str] = &["--keep-messages", "200"];
+    let keep: &[&str] = &["--keep-messages", if smoke() { "20" } else { "200" }];
     let drop: &[&str] = &["--drop", &second, "--with-pairs"];
     let copy = copy_run(&target.record.path, home);
     let (window_cold, _, window_cold_tokens) = fork_run(home, id, keep, true);
@@ -328,8 +337,9 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
         ms(counting)
     );
     println!(
-        "fork: cp of the session file {:.1} ms; trim --keep-messages 200 ({} bytes written) {:.1} ms ({:.1}x cp), its counts not kept yet {:.1} ms ({:.1}x); trim --drop one --with-pairs ({} bytes written) {:.1} ms ({:.1}x), its counts not kept yet {:.1} ms ({:.1}x); a drop's preview per mark p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+        "fork: cp of the session file {:.1} ms; trim --keep-messages {} ({} bytes written) {:.1} ms ({:.1}x cp), its counts not kept yet {:.1} ms ({:.1}x); trim --drop one --with-pairs ({} bytes written) {:.1} ms ({:.1}x), its counts not kept yet {:.1} ms ({:.1}x); a drop's preview per mark p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
         ms(copy),
+        keep[1],
         window_bytes,
         ms(window),
         ratio(window),
@@ -354,7 +364,7 @@ fn list(home: &Path, files: &[PathBuf]) -> serde_json::Value {
     let list = whole_process(home, &["--agent", "claude", "list", "--json"]);
     // The store's listing alone, in this process (no index, no output).
     let store = store_of(home).only_agents(&[loki_sessions::store::Agent::Claude]);
-    let mut scans: Vec<Duration> = (0..RUNS)
+    let mut scans: Vec<Duration> = (0..*RUNS)
         .map(|_| {
             let started = Instant::now();
             assert_eq!(store.list().unwrap().len(), files.len());
@@ -363,8 +373,8 @@ fn list(home: &Path, files: &[PathBuf]) -> serde_json::Value {
         .collect();
     let scan = percentile(&mut scans, 0.5);
     ends_of_every_file(files, 1);
-    let mut one: Vec<Duration> = (0..RUNS).map(|_| ends_of_every_file(files, 1)).collect();
-    let mut all: Vec<Duration> = (0..RUNS)
+    let mut one: Vec<Duration> = (0..*RUNS).map(|_| ends_of_every_file(files, 1)).collect();
+    let mut all: Vec<Duration> = (0..*RUNS)
         .map(|_| ends_of_every_file(files, workers()))
         .collect();
     let base = percentile(&mut one, 0.5).min(percentile(&mut all, 0.5));
@@ -418,7 +428,8 @@ fn main() {
     let mut figures = serde_json::Map::new();
     if wanted("view") || wanted("fork") {
         let big = home(&work, "big", |h| {
-            agents::big_claude_session(&h.join(".claude/projects"), 100_000_000, 9, now).unwrap();
+            let bytes = if smoke() { 2_000_000 } else { 100_000_000 };
+            agents::big_claude_session(&h.join(".claude/projects"), bytes, 9, now).unwrap();
         });
         let store = store_of(&big);
         let id = store.list().unwrap()[0].id.clone();
@@ -435,7 +446,8 @@ fn main() {
         return;
     }
     let many = home(&work, "many", |h| {
-        agents::many_claude_sessions(&h.join(".claude/projects"), 10_000, 11, now).unwrap();
+        let sessions = if smoke() { 200 } else { 10_000 };
+        agents::many_claude_sessions(&h.join(".claude/projects"), sessions, 11, now).unwrap();
         let mut spec = AgentsSpec::fixtures(now);
         spec.claude = 0;
         spec.codex = 200;
@@ -454,7 +466,8 @@ fn main() {
         figures.insert("list".into(), list(&many, &files));
     }
     if wanted("search") {
-        let loki = store_root("LOKI_BENCH_10K", 10_000, 12, 0, &mut keep);
+        let sessions = if smoke() { 200 } else { 10_000 };
+        let loki = store_root("LOKI_BENCH_10K", sessions, 12, 0, &mut keep);
         figures.insert("search".into(), search(&many, &loki));
     }
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-agents.json");

@@ -6,6 +6,8 @@
 //!   cargo bench --bench live
 //!   LOKI_BENCH_ONLY=soak LOKI_SOAK_SECS=3600 cargo bench --bench live
 //!   LOKI_BENCH_ONLY=scale cargo bench --bench live   (100k sessions)
+//!   LOKI_BENCH_ONLY=idle20k cargo bench --bench live (20k: CPU and memory, asserted)
+//!   LOKI_BENCH_SMOKE=1: small stores and short windows (CI: it answers)
 //!
 //! Stores: LOKI_BENCH_10K and LOKI_BENCH_100K name roots made by
 //! `loki-sessions demo` (user `bench`); without them they are generated. Results are printed and
@@ -195,10 +197,37 @@ fn cpu_seconds(pid: u32) -> f64 {
     ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
 }
 
+/// The real binary left alone, measured once it settled.
+struct Idle {
+    /// Its share of a core over the window.
+    cpu_share: f64,
+    /// Seconds from its start to the window.
+    settled: f64,
+    /// Its resident memory at the end of the window, in bytes.
+    rss: u64,
+}
+
+/// Resident memory of process `pid`, in bytes.
+fn rss_of(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap()
+        * 1024
+}
+
+/// True for a smoke run (CI): small stores, short windows, figures that
+/// mean nothing, only that every part answers.
+fn smoke() -> bool {
+    std::env::var_os("LOKI_BENCH_SMOKE").is_some()
+}
+
 /// The real binary in tmux on `root`, left alone: its CPU share over
-/// `window` once it has settled (the index built, the stats gathered);
-/// `config` is its config file.
-fn idle_cpu(root: &Path, window: Duration, config: &str) -> (f64, f64) {
+/// `window` once it has settled (the index built, the stats gathered), and
+/// its resident memory then; `config` is its config file.
+fn idle(root: &Path, window: Duration, config: &str) -> Idle {
     let name = format!("loki-live-bench-{}", std::process::id());
     // A home of its own: no agent's folder of this machine is listed.
     let home = root.join("bench-home");
@@ -251,12 +280,13 @@ fn idle_cpu(root: &Path, window: Duration, config: &str) -> (f64, f64) {
     // low priority, can wait for a core and look done) and then a 5 s
     // stretch under 2% of a core, or five minutes.
     let started = Instant::now();
-    std::thread::sleep(Duration::from_secs(60));
+    let (first, stretch) = if smoke() { (2, 1) } else { (60, 5) };
+    std::thread::sleep(Duration::from_secs(first));
     let mut last = cpu_seconds(pid);
     while started.elapsed() < Duration::from_secs(300) {
-        std::thread::sleep(Duration::from_secs(5));
+        std::thread::sleep(Duration::from_secs(stretch));
         let now = cpu_seconds(pid);
-        if (now - last) / 5.0 < 0.02 {
+        if smoke() || (now - last) / (stretch as f64) < 0.02 {
             break;
         }
         last = now;
@@ -265,8 +295,13 @@ fn idle_cpu(root: &Path, window: Duration, config: &str) -> (f64, f64) {
     let before = cpu_seconds(pid);
     std::thread::sleep(window);
     let used = cpu_seconds(pid) - before;
+    let rss = rss_of(pid);
     tmux(&["kill-server"]);
-    (used / window.as_secs_f64(), settled)
+    Idle {
+        cpu_share: used / window.as_secs_f64(),
+        settled,
+        rss,
+    }
 }
 
 fn rss_bytes() -> u64 {
@@ -357,48 +392,90 @@ fn summary(name: &str, mut times: Vec<Duration>) -> Value {
     json!({"p50_ms": p50, "p95_ms": p95, "max_ms": max, "samples": times.len()})
 }
 
+/// How long an idle binary is measured.
+fn window() -> Duration {
+    Duration::from_secs(if smoke() { 3 } else { 60 })
+}
+
+/// The binary idle on 20,000 sessions (more folders than the 32,768 watches
+/// it takes: the rest polled), dated over three months as a person's are:
+/// at most 0.1% of a core and 150 MiB, asserted (a smoke: 300 sessions,
+/// nothing asserted but that it ran).
+fn idle_20k(temps: &mut Vec<tempfile::TempDir>) -> Value {
+    let sessions = if smoke() { 300 } else { 20_000 };
+    let root = store_root("LOKI_BENCH_20K", sessions, 12, 0, temps);
+    let idle = idle(&root, window(), "");
+    let mib = idle.rss as f64 / 1048576.0;
+    println!(
+        "idle, the binary on {sessions} sessions: {:.3}% of a core over {} s (settled after {:.0} s), {mib:.0} MiB resident",
+        100.0 * idle.cpu_share,
+        window().as_secs(),
+        idle.settled
+    );
+    if !smoke() {
+        assert!(
+            idle.cpu_share <= 0.001,
+            "idle CPU over 0.1% of a core: {:.3}%",
+            100.0 * idle.cpu_share
+        );
+        assert!(mib <= 150.0, "idle memory over 150 MiB: {mib:.0} MiB");
+    }
+    json!({"sessions": sessions, "cpu_share": idle.cpu_share, "rss_bytes": idle.rss, "settled_s": idle.settled})
+}
+
 fn main() {
     let mut temps = Vec::new();
-    let root10k = store_root("LOKI_BENCH_10K", 10_000, 12, 0, &mut temps);
-    Store::loki(&root10k, USER)
-        .unwrap()
-        .with_cache_dir(&root10k.join("cache"))
-        .update_index(loki_sessions::store::now_seconds(), &|_, _| {})
-        .unwrap();
     let only = std::env::var("LOKI_BENCH_ONLY").unwrap_or_default();
     let run = |part: &str| only.is_empty() || only.split(',').any(|p| p == part);
+    // The 10k store, made (and indexed) only for the parts that use it.
+    let root10k = if ["latency", "idle", "soak"].iter().any(|p| run(p)) {
+        let root = store_root("LOKI_BENCH_10K", 10_000, 12, 0, &mut temps);
+        Store::loki(&root, USER)
+            .unwrap()
+            .with_cache_dir(&root.join("cache"))
+            .update_index(loki_sessions::store::now_seconds(), &|_, _| {})
+            .unwrap();
+        root
+    } else {
+        PathBuf::new()
+    };
     let mut out = serde_json::Map::new();
     if run("latency") {
         out.insert(
             "list_10k".into(),
             summary(
                 "append → list row, 10k sessions",
-                list_latency(&root10k, 200),
+                list_latency(&root10k, if smoke() { 20 } else { 200 }),
             ),
         );
         out.insert(
             "viewer_10k".into(),
             summary(
                 "append → viewer following, 10k sessions",
-                viewer_latency(&root10k, 200),
+                viewer_latency(&root10k, if smoke() { 20 } else { 200 }),
             ),
         );
     }
     if run("idle") {
         for (part, config) in [("notify", ""), ("polling", "watch = \"poll\"\n")] {
-            let (share, settled) = idle_cpu(&root10k, Duration::from_secs(60), config);
+            let idle = idle(&root10k, window(), config);
             println!(
-                "idle CPU, the binary on 10k sessions ({part}): {:.2}% of a core over 60 s (settled after {settled:.0} s)",
-                100.0 * share
+                "idle CPU, the binary on 10k sessions ({part}): {:.2}% of a core over {} s (settled after {:.0} s)",
+                100.0 * idle.cpu_share,
+                window().as_secs(),
+                idle.settled
             );
-            out.insert(format!("idle_cpu_share_{part}"), json!(share));
+            out.insert(format!("idle_cpu_share_{part}"), json!(idle.cpu_share));
         }
+    }
+    if run("idle20k") {
+        out.insert("idle_20k".into(), idle_20k(&mut temps));
     }
     if run("soak") {
         let secs: u64 = std::env::var("LOKI_SOAK_SECS")
             .ok()
             .and_then(|s| s.parse().ok())
-            .unwrap_or(120);
+            .unwrap_or(if smoke() { 10 } else { 120 });
         let samples = soak(&root10k, secs, 10);
         let mb = |b: u64| b as f64 / 1048576.0;
         let first = samples.get(1).or(samples.first()).unwrap().1;
@@ -423,14 +500,16 @@ fn main() {
             "watching 100k sessions: {mode:?}, said after {:.0} ms",
             ms(took)
         );
-        let (share, settled) = idle_cpu(&root100k, Duration::from_secs(60), "");
+        let idle = idle(&root100k, window(), "");
         println!(
-            "idle CPU, the binary on 100k sessions: {:.2}% of a core over 60 s (settled after {settled:.0} s)",
-            100.0 * share
+            "idle CPU, the binary on 100k sessions: {:.2}% of a core over {} s (settled after {:.0} s)",
+            100.0 * idle.cpu_share,
+            window().as_secs(),
+            idle.settled
         );
         out.insert(
             "scale_100k".into(),
-            json!({"mode": format!("{mode:?}"), "mode_ms": ms(took), "idle_cpu_share": share}),
+            json!({"mode": format!("{mode:?}"), "mode_ms": ms(took), "idle_cpu_share": idle.cpu_share}),
         );
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-live.json");

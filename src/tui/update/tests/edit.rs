@@ -508,3 +508,15 @@ fn keys_of_the_edit_scope_digits_and_text_fields() {
     assert!(matches!(key(&m, KeyCode::Char(' ')), Some(Msg::Type(' '))));
     assert!(matches!(key(&m, KeyCode::Char('c')), Some(Msg::Type('c'))));
 }
+
+#[test]
+fn a_new_panel_clears_what_the_status_said_of_the_last() {
+    let mut m = editing();
+    select(&mut m, 2);
+    act(&mut m, Action::Mark);
+    act(&mut m, Action::Back);
+    assert_eq!(status(&m).0, "edit cancelled: nothing was written");
+    act(&mut m, Action::Mark);
+    assert!(m.viewer().unwrap().edit().is_some());
+    assert!(m.app.status.is_none(), "{:?}", m.app.status);
+}

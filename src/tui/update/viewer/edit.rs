@@ -44,6 +44,9 @@ pub fn begin(viewer: &mut Viewer, app: &mut App, kind: EditKind) -> Vec<Effect> 
         return Vec::new();
     }
     viewer.mode = ViewerMode::Edit(Box::new(EditState::new(kind, app.big_message)));
+    // What the status line said was about the panel before ("edit
+    // cancelled" over a new one would be wrong).
+    app.status = None;
     replan(viewer, app)
 }
 
