@@ -144,6 +144,22 @@ fn read_source(record: &SessionRecord, lines: Vec<Vec<LineSpan>>) -> Result<Sour
     })
 }
 
+/// Refuses to fork a session another running process holds open: its
+/// agent is running on it, and a copy would miss what it writes next.
+/// (One it closed moments ago may be forked: the original stays as it is,
+/// and a write meanwhile fails the fork.)
+fn refuse_while_open(record: &SessionRecord) -> Result<()> {
+    let open = super::trash::OpenFiles::scan();
+    match open.holder(std::slice::from_ref(&record.path)) {
+        Some(pid) => Err(StoreError::Invalid(format!(
+            "process {pid} has {} open ({} is running on it): a copy would miss what it writes next; try again when it is idle",
+            record.path.display(),
+            record.agent.display_name()
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn changed(record: &SessionRecord) -> StoreError {
     StoreError::Invalid(format!(
         "{} changed {} while it was being read (the agent is writing to it); nothing was written: try again when it is idle",
@@ -163,6 +179,7 @@ pub fn trim(
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<TrimOutcome> {
+    refuse_while_open(record)?;
     let (parent, lines) = read_conversation(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();
@@ -203,6 +220,7 @@ pub fn edit(
     write: Option<Option<&Expected>>,
     now: f64,
 ) -> Result<EditOutcome> {
+    refuse_while_open(record)?;
     let (parent, lines) = read_conversation(record)?;
     check_expected(record, &parent, write.flatten())?;
     let write = write.is_some();

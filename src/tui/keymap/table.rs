@@ -92,7 +92,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::List, &[k(K::F(2)), alt('r')], A::Rename, "rename", None),
     bind(S::List, &[k(K::F(8)), ctrl('d')], A::Delete, "delete (asks first)", None),
     bind(S::List, &[ctrl('f')], A::ToggleSearchMode, "search the text of every message", Some((1, "messages"))),
-    bind(S::List, &[k(K::F(6)), alt('s')], A::CycleSort, "sort by last used, created, size, messages, tokens, context fill, name", None),
+    bind(S::List, &[k(K::F(6)), alt('s')], A::CycleSort, "sort by last used, created, size, messages, tokens, context fill, cost, name", None),
     bind(S::List, &[k(K::F(4)), alt('a')], A::CycleAgent, "one agent's sessions, the next, then all (@agent)", None),
     bind(S::List, &[ctrl('g'), k(K::F(9))], A::PurgePreview, "purge preview", Some((1, "purge"))),
     bind(S::List, &[k(K::F(3)), alt('t')], A::Trash, "the trash: what a delete or a purge moved there, to put back", None),

@@ -418,7 +418,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         {
             // The first row is the newest only once every session is in.
             list.resume_when_listed = true;
-            app.say("Enter: the newest session is resumed once every session is listed…");
+            app.say("the newest session is resumed once every session is listed…");
             Step::none()
         }
         Action::Resume => resume_selected(list, app),

@@ -472,3 +472,57 @@ fn a_window_that_would_part_a_tool_pair_says_how_many_more_it_drops() {
     }
     assert!(said > 0, "some window parts a tool pair in the fixtures");
 }
+
+#[test]
+fn a_session_its_agent_holds_open_is_not_forked_a_dry_run_says_so_too() {
+    let h = Home::new();
+    let id = h.made.claude[0].clone();
+    let path = main_file(&h, &id);
+    // An agent running on it: a process with the file open.
+    let mut holder = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("exec 3<\"$1\"; exec sleep 30")
+        .arg("sh")
+        .arg(&path)
+        .spawn()
+        .unwrap();
+    let fd = PathBuf::from(format!("/proc/{}/fd/3", holder.id()));
+    for _ in 0..200 {
+        if std::fs::read_link(&fd).is_ok_and(|p| p == path) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let before = tree(&h.home);
+    let mut refused = Vec::new();
+    for args in [
+        vec!["trim", id.as_str(), "--keep-messages", "2", "--dry-run"],
+        vec!["trim", id.as_str(), "--keep-messages", "2"],
+        vec!["trim", id.as_str(), "--resumable"],
+    ] {
+        let out = h.run(&args);
+        refused.push((
+            args,
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    for (args, code, err) in refused {
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("process {}", holder.id())),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(tree(&h.home), before, "nothing written");
+    // Closed: the same trim writes its fork.
+    let out = h.run(&["trim", &id, "--keep-messages", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(tree(&h.home), before);
+}
