@@ -344,24 +344,6 @@ fn only_last_use_changed(c: &Case, case_dir: &Path, prior: &Files, after: &Files
     );
 }
 
-/// The generated cases this process can make (device nodes need root,
-/// which CI has).
-fn generated_cases() -> Vec<&'static special::Generated> {
-    special::GENERATED
-        .iter()
-        .filter(|g| {
-            let possible =
-                matches!(g.special, special::Special::Fifo(_)) || special::can_make_devices();
-            assert!(
-                possible || !in_ci(),
-                "{}: CI runs as root, so it makes device nodes",
-                g.case.name
-            );
-            possible
-        })
-        .collect()
-}
-
 /// [`setup`] for a generated case: its healthy base with the special file.
 fn setup_generated(g: &special::Generated) -> (tempfile::TempDir, PathBuf, String, String) {
     let (tmp, root, healthy, id) = setup(g.base);
@@ -509,57 +491,197 @@ fn check_case_in(
     }
 }
 
+/// One test per case of the corpus, checked through the CLI (`cli`) and
+/// through the UI (`ui`): the cases run in parallel, and a failure names
+/// its case in the test's name.
+macro_rules! corpus_cases {
+    ($($test:ident: $name:literal),* $(,)?) => {
+        mod cases {
+            $(
+                mod $test {
+                    #[test]
+                    fn cli() {
+                        super::super::check_case(super::super::case_named($name));
+                    }
+
+                    #[test]
+                    fn ui() {
+                        let c = super::super::case_named($name);
+                        super::super::check_ui(c, super::super::setup(c.name));
+                    }
+                }
+            )*
+
+            /// The cases with tests of their own.
+            pub const TESTED: &[&str] = &[$($name),*];
+        }
+    };
+}
+
+corpus_cases! {
+    context_anchor_negative: "context-anchor-negative",
+    context_anchors_short: "context-anchors-short",
+    context_bom: "context-bom",
+    context_deep_nesting: "context-deep-nesting",
+    context_duplicate_messages_key: "context-duplicate-messages-key",
+    context_huge_integers: "context-huge-integers",
+    context_invalid_utf8: "context-invalid-utf8",
+    context_message_a_number: "context-message-a-number",
+    context_messages_an_object: "context-messages-an-object",
+    context_nan: "context-nan",
+    context_no_sequence_numbers: "context-no-sequence-numbers",
+    context_special_token_text: "context-special-token-text",
+    context_string_content: "context-string-content",
+    context_truncated: "context-truncated",
+    context_unknown_part_and_message_types: "context-unknown-part-and-message-types",
+    id_leading_dash: "id-leading-dash",
+    id_unicode: "id-unicode",
+    id_with_shell_syntax: "id-with-shell-syntax",
+    meta_bom: "meta-bom",
+    meta_deep_nesting: "meta-deep-nesting",
+    meta_duplicate_keys: "meta-duplicate-keys",
+    meta_empty: "meta-empty",
+    meta_huge_number: "meta-huge-number",
+    meta_invalid_utf8: "meta-invalid-utf8",
+    meta_is_a_directory: "meta-is-a-directory",
+    meta_last_used_a_string: "meta-last-used-a-string",
+    meta_last_used_missing: "meta-last-used-missing",
+    meta_last_used_null: "meta-last-used-null",
+    meta_missing: "meta-missing",
+    meta_name_a_number: "meta-name-a-number",
+    meta_nan: "meta-nan",
+    meta_not_an_object: "meta-not-an-object",
+    meta_symlink: "meta-symlink",
+    meta_truncated: "meta-truncated",
+    meta_whitespace: "meta-whitespace",
+    session_dir_symlink: "session-dir-symlink",
+    session_json_active_id_a_number: "session-json-active-id-a-number",
+    session_json_active_id_traversal: "session-json-active-id-traversal",
+    session_json_is_active_truthy_string: "session-json-is-active-truthy-string",
+    session_json_missing_context: "session-json-missing-context",
+    session_json_missing: "session-json-missing",
+    session_json_truncated: "session-json-truncated",
+    stray_file: "stray-file",
+}
+
+/// The case of the corpus named `name`.
+fn case_named(name: &str) -> &'static Case {
+    CASES
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("{name}: no expectation in CASES"))
+}
+
 #[test]
-fn every_case_of_the_corpus_is_handled() {
-    let on_disk: Vec<String> = std::fs::read_dir(corpus())
+fn every_case_on_disk_has_an_expectation_and_tests_of_its_own() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(corpus())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(
-        on_disk.len(),
-        CASES.len(),
-        "every case on disk has an expectation"
+    on_disk.sort();
+    let mut expected: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+    expected.sort_unstable();
+    let mut tested = cases::TESTED.to_vec();
+    tested.sort_unstable();
+    assert_eq!(on_disk, expected, "every case on disk has an expectation");
+    assert_eq!(expected, tested, "every case has its tests");
+}
+
+/// The generated special files a person's run can make (FIFOs), one test
+/// each, through the CLI and the UI.
+macro_rules! special_cases {
+    ($($test:ident: $name:literal),* $(,)?) => {
+        mod special_cases {
+            $(
+                mod $test {
+                    #[test]
+                    fn cli() {
+                        let g = super::super::generated_named($name);
+                        super::super::check_case_in(&g.case, super::super::setup_generated(g));
+                    }
+
+                    #[test]
+                    fn ui() {
+                        let g = super::super::generated_named($name);
+                        super::super::check_ui(&g.case, super::super::setup_generated(g));
+                    }
+                }
+            )*
+        }
+    };
+}
+
+special_cases! {
+    meta_fifo: "meta-fifo",
+    session_json_fifo: "session-json-fifo",
+    context_fifo: "context-fifo",
+    fork_context_fifo: "fork-context-fifo",
+}
+
+/// The generated case named `name`.
+fn generated_named(name: &str) -> &'static special::Generated {
+    special::GENERATED
+        .iter()
+        .find(|g| g.case.name == name)
+        .unwrap_or_else(|| panic!("{name}: not a generated case"))
+}
+
+/// Device nodes as session files: only root may make them, so this one
+/// test, through the CLI and the UI, is ignored in a person's run and run
+/// by CI (`--include-ignored`, as root).
+#[test]
+#[ignore = "needs root to make device nodes; .ci/run runs it"]
+fn device_nodes_as_session_files() {
+    assert!(
+        special::can_make_devices(),
+        "device nodes need root (CI runs as root)"
     );
-    for c in CASES {
-        check_case(c);
-    }
-    let generated = generated_cases();
-    for g in &generated {
+    let devices: Vec<&special::Generated> = special::GENERATED
+        .iter()
+        .filter(|g| matches!(g.special, special::Special::Device(..)))
+        .collect();
+    assert!(!devices.is_empty());
+    for g in devices {
         check_case_in(&g.case, setup_generated(g));
+        check_ui(&g.case, setup_generated(g));
     }
-    eprintln!(
-        "{} hostile cases handled, {} of them special files made here (+1 generated 100 MB message)",
-        CASES.len() + generated.len(),
-        generated.len()
+}
+
+#[test]
+fn every_generated_case_has_its_test() {
+    let fifos: Vec<&str> = special::GENERATED
+        .iter()
+        .filter(|g| matches!(g.special, special::Special::Fifo(_)))
+        .map(|g| g.case.name)
+        .collect();
+    assert_eq!(
+        fifos,
+        [
+            "meta-fifo",
+            "session-json-fifo",
+            "context-fifo",
+            "fork-context-fifo"
+        ],
+        "each FIFO case has its tests in special_cases!"
     );
 }
 
 /// The UI's Enter goes through the same store predicate as the CLI's
-/// `resume`: it resumes exactly the cases the CLI resumes, and for the others
-/// shows an error naming the broken file and writes nothing.
-#[test]
-fn the_ui_resumes_exactly_what_the_cli_resumes() {
+/// `resume`: it resumes exactly the cases the CLI resumes, and for the
+/// others shows an error naming the broken file and writes nothing. The
+/// UI runs in this process: a hang would stall the test, so it runs on a
+/// thread with a deadline.
+fn check_ui(c: &'static Case, prepared: (tempfile::TempDir, PathBuf, String, String)) {
     let settings = ui_settings(StoreKind::Loki);
-    let corpus = CASES.iter().map(|c| (c, setup(c.name)));
-    let generated = generated_cases()
-        .into_iter()
-        .map(|g| (&g.case, setup_generated(g)));
-    for (c, prepared) in corpus.chain(generated) {
-        // The UI runs in this process: a hang would stall the test, so it
-        // runs on a thread with a deadline.
-        let settings = settings.clone();
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            ui_resumes_as_the_cli(c, prepared, settings);
-            let _ = done.send(());
-        });
-        match finished.recv_timeout(DEADLINE) {
-            Ok(()) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                panic!("{}: the UI hung", c.name)
-            }
-            Err(_) => panic!("{}: the UI check failed (see above)", c.name),
-        }
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        ui_resumes_as_the_cli(c, prepared, settings);
+        let _ = done.send(());
+    });
+    match finished.recv_timeout(DEADLINE) {
+        Ok(()) => {}
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{}: the UI hung", c.name),
+        Err(_) => panic!("{}: the UI check failed (see above)", c.name),
     }
 }
 
