@@ -6,7 +6,7 @@
 
 use super::Home;
 use super::trash::{age_files, state};
-use crate::common::now;
+use crate::common::{demo_store, json, now};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -349,9 +349,31 @@ fn nothing_of_another_agent_goes_unless_it_is_named_nor_without_a_yes() {
     let h = Home::new();
     age_files(&h.home);
     let before = state(&h.home);
-    // Loki's purge (no --agent) never looks at another agent's sessions.
-    let out = h.run(&["purge", "--keep", "0", "--max-age", "0d", "--yes"]);
-    assert_ne!(out.status.code(), Some(0));
+    // Loki's purge (no --agent) never looks at another agent's sessions:
+    // on a Loki tree beside them it removes every Loki session and only
+    // those (it succeeds, so a purge that took them too would show).
+    let (_loki, root) = demo_store(3, 4, &["--plain"]);
+    let loki: BTreeSet<String> = ids(&json(&root, &["list", "--json"]));
+    assert_eq!(loki.len(), 3);
+    let on_tree = ["--root", root.to_str().unwrap(), "--user", "tester"];
+    let purge = [&on_tree[..], &["purge", "--keep", "0", "--max-age", "0d"]].concat();
+    let plan = h.json(&[&purge[..], &["--dry-run", "--json"]].concat());
+    let everything = ids(&h.json(&[&on_tree[..], &["list", "--json"]].concat()));
+    assert!(
+        everything.len() > loki.len(),
+        "the agents' sessions are listed beside"
+    );
+    assert_eq!(ids(&plan["remove"]), loki, "{plan}");
+    assert!(ids(&plan["keep"]).is_empty(), "{plan}");
+    let done = h.json(&[&purge[..], &["--yes", "--json"]].concat());
+    let removed: BTreeSet<String> = done["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(removed, loki, "{done}");
+    assert_eq!(ids(&json(&root, &["list", "--json"])), BTreeSet::new());
     // No terminal, no --yes: refused as Loki's purge refuses.
     let out = h.run(&["purge", "--agent", "claude", "--keep", "0"]);
     assert_eq!(out.status.code(), Some(2));
