@@ -258,10 +258,11 @@ for store in "$s10k" "$s100k"; do
 n=$(basename "$store")
 echo "== message search on $n, whole process, warm index, vs rg over the same conversation files: the same phrase"
 "$bin" --root "$store" --user bench index >/dev/null
+# Every hit, as JSON: the question checked below (rg -l lists every file).
 hyperfine -N --warmup $W3 --runs $R10 --export-json "$work/search-$n.json" \
-  "$bin --root $store --user bench search '\"$phrase\"' --limit 20" >/dev/null
+  "$bin --root $store --user bench search '\"$phrase\"' --limit 100000000 --json" >/dev/null
 hyperfine -N --warmup 1 --runs $R5 --export-json "$work/search-files-$n.json" \
-  "$bin --root $store --user bench search '\"$phrase\"' --limit 20 --no-index" >/dev/null
+  "$bin --root $store --user bench search '\"$phrase\"' --limit 100000000 --json --no-index" >/dev/null
 hyperfine -N --warmup 1 --runs $R10 --export-json "$work/rg-$n.json" \
   "rg -F -i -l '$phrase' $store/users/bench/session" >/dev/null
 # Both find the same sessions (rg: the sessions of the files it lists).

@@ -41,6 +41,61 @@ fn first_frame(root: &Path, runs: usize) -> Duration {
     percentile(&mut times, 0.5)
 }
 
+/// The whole process: from starting the binary in a terminal (tmux) to the
+/// screen showing session rows, median of `runs`; and the same for a
+/// command that prints a row at once (`sh`), what tmux and the looking
+/// cost by themselves. The index is the one the bench built beside the
+/// store; no agent's folder is listed (a HOME of its own).
+fn first_frame_process(root: &Path, runs: usize) -> (Duration, Duration) {
+    let home = root.join("bench-home");
+    std::fs::create_dir_all(home.join("config")).unwrap();
+    let ours = format!(
+        "exec env -u CLAUDE_CONFIG_DIR -u CODEX_HOME HOME={home} XDG_CONFIG_HOME={home}/config XDG_DATA_HOME={home}/data XDG_CACHE_HOME={cache} {bin} --root {root} --user {USER}",
+        home = home.display(),
+        cache = root.join("cache").display(),
+        bin = env!("CARGO_BIN_EXE_loki-sessions"),
+        root = root.display(),
+    );
+    let baseline = "exec sh -c 'echo \"loki   a-session   1 hour ago\"; exec sleep 60'".to_string();
+    let time = |command: &str| -> Duration {
+        let mut times: Vec<Duration> = (0..runs)
+            .map(|n| {
+                let socket = format!("loki-first-{}-{n}", std::process::id());
+                let tmux = |args: &[&str]| {
+                    std::process::Command::new("tmux")
+                        .args(["-L", &socket])
+                        .args(args)
+                        .output()
+                        .unwrap()
+                };
+                let started = Instant::now();
+                tmux(&[
+                    "-f",
+                    "/dev/null",
+                    "new-session",
+                    "-d",
+                    "-x",
+                    "120",
+                    "-y",
+                    "40",
+                    command,
+                ]);
+                // A row shows its last use: "… ago".
+                while !String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout)
+                    .contains(" ago")
+                {
+                    assert!(started.elapsed() < LIMIT, "no row on the screen");
+                }
+                let took = started.elapsed();
+                tmux(&["kill-server"]);
+                took
+            })
+            .collect();
+        percentile(&mut times, 0.5)
+    };
+    (time(&ours), time(&baseline))
+}
+
 /// Keystroke to the frame showing the filtered list, for every key of some
 /// realistic queries.
 fn keystrokes(root: &Path) -> (Vec<Duration>, Vec<Duration>, Duration) {
@@ -470,6 +525,19 @@ fn main() {
     } else {
         (zero, zero)
     };
+    let (process100k, tmux_alone) = if run("first") {
+        let (ours, tmux_alone) = first_frame_process(&root100k, 5);
+        eprintln!(
+            "first frame showing rows, 100k sessions, the whole process in tmux: {:.0} ms (tmux and the looking alone: {:.0} ms; the difference {:.0} ms); in process: {:.0} ms",
+            ms(ours),
+            ms(tmux_alone),
+            ms(ours.saturating_sub(tmux_alone)),
+            ms(first100k)
+        );
+        (ours, tmux_alone)
+    } else {
+        (zero, zero)
+    };
     let ((mut keys10k, mut full10k, turn10k), (mut keys100k, mut full100k, turn100k)) =
         if run("keys") {
             (keystrokes(&root10k), keystrokes(&root100k))
@@ -500,7 +568,15 @@ fn main() {
         (0.0, 0.0, 0)
     };
     let purged = if run("purge") {
-        purge(10_000)
+        let purged = purge(10_000);
+        // What the figures stand on: the purge removed what it planned
+        // and every session it kept is still whole.
+        assert_eq!(
+            purged.removed, purged.planned,
+            "the purge removed what it planned"
+        );
+        assert!(purged.kept_intact, "a session the purge kept was lost");
+        purged
     } else {
         Purged {
             planned: 0,
@@ -574,6 +650,8 @@ fn main() {
 
     let results = json!({
         "first_frame_100k_ms": ms(first100k),
+        "first_frame_100k_process_ms": ms(process100k),
+        "first_frame_tmux_alone_ms": ms(tmux_alone),
         "first_frame_10k_ms": ms(first10k),
         "keystroke_10k_p50_ms": ms(percentile(&mut keys10k, 0.5)),
         "keystroke_10k_p95_ms": ms(percentile(&mut keys10k, 0.95)),
