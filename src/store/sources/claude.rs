@@ -7,6 +7,7 @@
 
 mod blocks;
 pub(crate) mod chain;
+mod command;
 pub mod fork;
 pub(crate) mod line;
 mod listing;

@@ -181,7 +181,8 @@ pub fn messages(lines: &mut [Parsed], order: &[usize], skipped: &mut Skipped) ->
         match line.kind() {
             "user" => {
                 last_message_id = None;
-                let (parts, only_results) = take_parts(line, skipped);
+                let (mut parts, only_results) = take_parts(line, skipped);
+                show_commands(&mut parts);
                 let role = if only_results { "tool" } else { "user" };
                 let kind = if line.is_compact_summary == Some(true) {
                     Some("CompactSummary")
@@ -249,6 +250,23 @@ pub fn messages(lines: &mut [Parsed], order: &[usize], skipped: &mut Skipped) ->
     out
 }
 
+/// A slash command's text parts read as Claude Code shows them (`/init
+/// args`, a local command's output), not as its tags.
+fn show_commands(parts: &mut [Value]) {
+    for part in parts {
+        if part.get("type").and_then(Value::as_str) != Some("text") {
+            continue;
+        }
+        let shown = part
+            .get("text")
+            .and_then(Value::as_str)
+            .and_then(super::command::shown);
+        if let Some(shown) = shown {
+            part["text"] = Value::String(shown);
+        }
+    }
+}
+
 /// The parts of a line (made when it was parsed, or now), counting the
 /// block types not known; and whether they were all tool results.
 fn take_parts(line: &mut Line, skipped: &mut Skipped) -> (Vec<Value>, bool) {
@@ -293,7 +311,11 @@ fn system_text(line: &Line) -> Option<(&'static str, String)> {
         }
         Some("turn_duration" | "stop_hook_summary") => None,
         _ if content.is_empty() => None,
-        _ => Some(("SystemNote", content.to_string())),
+        // A local command and its output, as Claude Code shows them.
+        _ => Some((
+            "SystemNote",
+            super::command::shown(content).unwrap_or_else(|| content.to_string()),
+        )),
     }
 }
 

@@ -171,7 +171,15 @@ impl Line {
     /// The text a person typed, if this is a user line holding some: string
     /// content, or its text blocks; a meta line (an injected caveat) and a
     /// command wrapper (`<command-name>…`) are not typed text.
+    #[cfg(test)]
     pub fn prompt_text(&self) -> Option<String> {
+        self.user_text().filter(|t| !t.starts_with('<'))
+    }
+
+    /// The trimmed text of a user line that is neither meta nor a compact
+    /// summary, tags and all (a slash command's among them); None when
+    /// it holds none.
+    pub fn user_text(&self) -> Option<String> {
         if self.kind() != "user"
             || self.is_meta == Some(true)
             || self.is_compact_summary == Some(true)
@@ -189,7 +197,7 @@ impl Line {
             _ => return None,
         };
         let trimmed = text.trim();
-        (!trimmed.is_empty() && !trimmed.starts_with('<')).then(|| trimmed.to_string())
+        (!trimmed.is_empty()).then(|| trimmed.to_string())
     }
 }
 

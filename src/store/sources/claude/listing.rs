@@ -16,6 +16,8 @@ use std::path::Path;
 
 mod prompt;
 
+use super::command;
+
 /// Bytes read from each end first; most sessions say all the list needs there.
 const FIRST_READ: usize = 4 * 1024;
 /// Bytes read from each end when the first read held no whole line that says it.
@@ -28,6 +30,9 @@ const TIMESTAMP: &[u8] = b"\"timestamp\":\"";
 #[derive(Debug, Default)]
 struct Ends {
     prompt: Option<String>,
+    /// The first slash command a person typed (`/init`): the name of a
+    /// session that starts with one, until a prompt is typed.
+    command: Option<String>,
     cwd: Option<String>,
     first_time: Option<f64>,
     last_time: Option<f64>,
@@ -96,7 +101,7 @@ pub fn record_in(
             SECOND_READ / 1024
         ));
     }
-    let prompt = ends.prompt.unwrap_or_default();
+    let prompt = ends.prompt.or(ends.command).unwrap_or_default();
     let title = ends
         .custom_title
         .or(ends.ai_title)
@@ -140,6 +145,15 @@ struct Peek<'a> {
     custom_title: Option<Cow<'a, str>>,
     #[serde(borrow)]
     ai_title: Option<Cow<'a, str>>,
+    origin: Option<Origin<'a>>,
+}
+
+/// Who wrote a user line (Claude Code 2.1): `human` for a person's typing;
+/// `task-notification`, `channel`, `peer`, `coordinator` for the others.
+#[derive(Default, serde::Deserialize)]
+struct Origin<'a> {
+    #[serde(borrow, default)]
+    kind: Option<Cow<'a, str>>,
 }
 
 impl Peek<'_> {
@@ -147,12 +161,19 @@ impl Peek<'_> {
         self.kind.as_deref().unwrap_or("")
     }
 
-    /// A user line that may hold the person's first prompt.
+    /// A user line that may hold the person's first prompt: not a side
+    /// chain's, meta or a summary, and typed by a person where the line
+    /// says who wrote it.
     fn may_be_prompt(&self) -> bool {
         self.kind() == "user"
             && self.is_sidechain != Some(true)
             && self.is_meta != Some(true)
             && self.is_compact_summary != Some(true)
+            && self
+                .origin
+                .as_ref()
+                .and_then(|o| o.kind.as_deref())
+                .is_none_or(|kind| kind == "human")
     }
 }
 
@@ -164,6 +185,20 @@ fn title(value: &Option<Cow<'_, str>>) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A user line's text: the first prompt, or the first command (tags, such
+/// as a task's notification, are neither).
+fn take_prompt(ends: &mut Ends, text: Option<String>) {
+    match text {
+        Some(text) if text.starts_with('<') => {
+            if ends.command.is_none() {
+                ends.command = command::invocation(&text);
+            }
+        }
+        Some(text) => ends.prompt = Some(text),
+        None => {}
+    }
+}
+
 fn read_ends(file: &HeadTail) -> Ends {
     let mut ends = Ends::default();
     for bytes in file.head_lines() {
@@ -172,7 +207,7 @@ fn read_ends(file: &HeadTail) -> Ends {
             if let Some(line) = Line::parse(bytes) {
                 ends.readable_lines += 1;
                 if ends.prompt.is_none() && !line.sidechain() {
-                    ends.prompt = line.prompt_text();
+                    take_prompt(&mut ends, line.user_text());
                 }
             }
             continue;
@@ -186,8 +221,9 @@ fn read_ends(file: &HeadTail) -> Ends {
         }
         if ends.prompt.is_none() && line.may_be_prompt() {
             // Only now is the message built: the one line that needs it.
-            ends.prompt = prompt::prompt(bytes)
-                .unwrap_or_else(|| Line::parse(bytes).and_then(|l| l.prompt_text()));
+            let text = prompt::text(bytes)
+                .unwrap_or_else(|| Line::parse(bytes).and_then(|l| l.user_text()));
+            take_prompt(&mut ends, text);
         }
         if ends.summary.is_none() && line.kind() == "summary" {
             ends.summary = title(&line.summary);
@@ -294,5 +330,48 @@ mod tests {
         let r = record(&path, None);
         assert!(r.error.as_deref().unwrap().contains("no line"), "{r:?}");
         assert_eq!(r.agent, Agent::Claude);
+    }
+
+    #[test]
+    fn a_session_is_named_by_what_a_person_typed_else_by_its_first_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |uuid: &str, content: &str, origin: Option<&str>| {
+            let mut v = serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": null,
+                "cwd": "/home/ann/app", "timestamp": "2026-11-20T10:00:00Z",
+                "message": {"role": "user", "content": content}});
+            if let Some(kind) = origin {
+                v["origin"] = serde_json::json!({"kind": kind});
+            }
+            format!("{v}\n")
+        };
+        let init = "<command-name>/init</command-name>\n  <command-message>init</command-message>\n  <command-args></command-args>";
+        let cases = [
+            // A command, then a prompt: the prompt names it.
+            (
+                vec![
+                    line("u1", init, None),
+                    line("u2", "Add a README", Some("human")),
+                ],
+                "Add a README",
+            ),
+            // Only a command: the command names it, as Claude Code shows it.
+            (vec![line("u1", init, None)], "/init"),
+            // A task's notification is nobody's typing.
+            (
+                vec![
+                    line("u1", "Background build finished", Some("task-notification")),
+                    line("u2", "Ship it", Some("human")),
+                ],
+                "Ship it",
+            ),
+        ];
+        for (n, (lines, title)) in cases.into_iter().enumerate() {
+            let path = dir
+                .path()
+                .join(format!("0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a7{n}.jsonl"));
+            std::fs::write(&path, lines.concat()).unwrap();
+            let r = record(&path, None);
+            assert_eq!((r.title.as_str(), r.first_prompt.as_str()), (title, title));
+        }
     }
 }

@@ -98,7 +98,15 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
 /// line that is neither meta nor a compact summary): Some(None) when it
 /// holds none, None when the line is not read this way (then the caller
 /// reads it leniently).
+#[cfg(test)]
 pub fn prompt(bytes: &[u8]) -> Option<Option<String>> {
+    text(bytes).map(|t| t.filter(|t| !t.starts_with('<')))
+}
+
+/// The trimmed text of the user line `bytes`, tags and all (a slash
+/// command's), as [`Line::user_text`](super::Line::user_text) gives it;
+/// None when the line is not read this way.
+pub fn text(bytes: &[u8]) -> Option<Option<String>> {
     let outer: Outer = serde_json::from_slice(bytes).ok()?;
     let text = match outer.message.and_then(|m| m.content) {
         Some(Content::Text(s)) => s.into_owned(),
@@ -106,7 +114,7 @@ pub fn prompt(bytes: &[u8]) -> Option<Option<String>> {
         Some(Content::Other) | None => return Some(None),
     };
     let trimmed = text.trim();
-    Some((!trimmed.is_empty() && !trimmed.starts_with('<')).then(|| trimmed.to_string()))
+    Some((!trimmed.is_empty()).then(|| trimmed.to_string()))
 }
 
 #[cfg(test)]
