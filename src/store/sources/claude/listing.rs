@@ -190,9 +190,7 @@ fn title(value: &Option<Cow<'_, str>>) -> Option<String> {
 fn take_prompt(ends: &mut Ends, text: Option<String>) {
     match text {
         Some(text) if text.starts_with('<') => {
-            if ends.command.is_none() {
-                ends.command = command::invocation(&text);
-            }
+            ends.command = ends.command.take().or_else(|| command::invocation(&text));
         }
         Some(text) => ends.prompt = Some(text),
         None => {}
