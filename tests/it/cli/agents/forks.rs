@@ -6,6 +6,7 @@
 //! fixtures, and as a property over random drops through the store.
 
 use super::Home;
+use super::trash::age_files;
 use loki_sessions::store::{AgentHomes, EditRequest, Encoding, Store};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -185,7 +186,10 @@ fn main_file(h: &Home, id: &str) -> PathBuf {
 #[test]
 fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original() {
     let h = Home::new();
+    // A day old: the purge below may take the originals, never a fork.
+    age_files(&h.home);
     let claude = h.home.join(".claude");
+    let (mut checked, mut unchanged) = (0, Vec::new());
     for id in &h.made.claude {
         let shown = h.json(&["show", id, "--json"]);
         let ids: Vec<&str> = shown["messages"]
@@ -194,9 +198,7 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
             .iter()
             .map(|m| m["id"].as_str().unwrap())
             .collect();
-        if ids.len() < 4 {
-            continue;
-        }
+        assert!(ids.len() >= 4, "{id}: a fixture long enough to trim");
         let original_path = main_file(&h, id);
         let trims: Vec<Vec<&str>> = vec![
             vec!["--keep-messages", "3"],
@@ -213,6 +215,7 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
             dry.extend(["--dry-run", "--json"]);
             let out = h.run(&dry);
             if out.status.code() == Some(1) {
+                unchanged.push(format!("{id} {trim:?}"));
                 continue; // nothing to do on this one
             }
             let preview: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -252,7 +255,8 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
             };
             assert!(title.ends_with(suffix), "{trim:?}: {title}");
             // Listed by the original's name, as used now: no purge of a day
-            // or more takes it.
+            // or more takes it (its file looks a day old too, so that only
+            // its last use, not a recent write, can keep it).
             let listed = h.json(&["list", "--json", "--agent", "claude"]);
             let row = |id: &str| {
                 listed
@@ -273,30 +277,26 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
                 now - copy["last_used_at"].as_f64().unwrap() < 600.0,
                 "{copy}"
             );
-            let purge = h.run(&[
+            let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
+            let file = std::fs::File::options().append(true).open(&new_file);
+            file.unwrap().set_modified(day_ago).unwrap();
+            let plan = h.json(&[
                 "purge",
                 "--agent",
                 "claude",
-                "--keep",
-                "0",
                 "--max-age",
                 "1d",
                 "--dry-run",
                 "--json",
             ]);
-            // Exit 1: nothing to purge at all.
-            if purge.status.success() {
-                let plan: Value = serde_json::from_slice(&purge.stdout).unwrap();
-                let removed: Vec<&str> = plan["remove"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter_map(|r| r["id"].as_str())
-                    .collect();
-                assert!(!removed.contains(&new_id), "{plan}");
-            } else {
-                assert_eq!(purge.status.code(), Some(1));
-            }
+            let removed: Vec<&str> = plan["remove"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|r| r["id"].as_str())
+                .collect();
+            assert!(removed.contains(&id.as_str()), "{plan}");
+            assert!(!removed.contains(&new_id), "{plan}");
             // The fork reads back as the kept messages (Claude Code's
             // uuids are kept), and shows as a session of its own.
             let reread = h.json(&["show", new_id, "--json"]);
@@ -335,21 +335,26 @@ fn every_trim_of_a_claude_session_writes_a_checked_fork_and_leaves_the_original(
                 assert_eq!(diff["added"], Value::Array(Vec::new()));
             }
             std::fs::remove_file(&new_file).unwrap();
+            checked += 1;
         }
     }
+    // Keeping 3 messages or dropping one always forks; the short fixture
+    // with no tool result has nothing to do for the other three trims.
+    assert_eq!(
+        checked,
+        5 * h.made.claude.len() - 3,
+        "forks checked; nothing to do: {unchanged:?}"
+    );
 }
 
 #[test]
 fn a_codex_fork_is_a_new_rollout_of_today_naming_its_original() {
     let h = Home::new();
     let codex = h.home.join(".codex");
+    let mut forked = 0;
     for id in &h.made.codex {
         let before = tree(&codex);
-        let out = h.run(&["trim", id, "--keep-messages", "2", "--json"]);
-        if out.status.code() == Some(1) {
-            continue;
-        }
-        let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let done = h.json(&["trim", id, "--keep-messages", "2", "--json"]);
         let new_id = done["new_session_id"].as_str().unwrap();
         let new_file = PathBuf::from(done["new_session_file"].as_str().unwrap());
         let name = new_file.file_name().unwrap().to_string_lossy().into_owned();
@@ -385,7 +390,12 @@ fn a_codex_fork_is_a_new_rollout_of_today_naming_its_original() {
             done["kept_message_ids"].as_array().unwrap().len()
         );
         std::fs::remove_file(&new_file).unwrap();
+        forked += 1;
     }
+    assert!(
+        forked > 0 && forked == h.made.codex.len(),
+        "every rollout forked and checked: {forked}"
+    );
 }
 
 #[test]
@@ -420,15 +430,21 @@ proptest! {
         let messages: Vec<String> = context.messages().map(|m| m.id().to_string()).collect();
         let chosen: Vec<String> = picks.iter().map(|p| messages[*p as usize % messages.len()].clone()).collect();
         let original = std::fs::read(&target.record.path).unwrap();
-        let request = EditRequest::Drop { messages: chosen, with_pairs: true };
-        let Ok(outcome) = store.edit(&target, &request, Encoding::Cl100kBase, None, 1.8e9) else {
-            return Ok(()); // a refused drop (a special message) writes nothing
-        };
+        let request = EditRequest::Drop { messages: chosen.clone(), with_pairs: true };
+        let edited = store.edit(&target, &request, Encoding::Cl100kBase, None, 1.8e9);
         prop_assert_eq!(&std::fs::read(&target.record.path).unwrap(), &original);
-        if let Some(fork) = outcome.fork {
-            let bytes = std::fs::read(&fork.path).unwrap();
-            check_claude_fork(&original, &bytes, &fork.new_session_id);
-        }
+        let outcome = match edited {
+            Ok(outcome) => outcome,
+            // The one refusal a drop may meet: a message every context
+            // keeps (a system prompt); it writes nothing.
+            Err(e) if e.to_string().contains("which every context keeps") => return Ok(()),
+            Err(e) => return Err(TestCaseError::fail(format!("{chosen:?}: {e}"))),
+        };
+        let Some(fork) = outcome.fork else {
+            return Err(TestCaseError::fail("a drop from a Claude Code session writes a fork"));
+        };
+        let bytes = std::fs::read(&fork.path).unwrap();
+        check_claude_fork(&original, &bytes, &fork.new_session_id);
     }
 }
 
