@@ -4,11 +4,32 @@
 
 use crate::common::*;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The count files in the test's cache (`run` keeps it beside the root).
 fn kept_for(root: &Path) -> Vec<PathBuf> {
     count_files(&root.with_extension("cache"))
+}
+
+/// Adds `more` to the first count the count file `file` keeps and writes
+/// its SHA-256 again, so that the file is still taken as whole (its layout
+/// is `src/store/ops/count_cache.rs`'s: magic, the encoding's name after
+/// its length, the number of entries, entries of a 16-byte key and a
+/// little-endian u32 count, then the SHA-256 of all before it).
+fn plant(file: &Path, more: u32) {
+    let bytes = std::fs::read(file).unwrap();
+    let mut body = bytes[..bytes.len() - 32].to_vec();
+    assert_eq!(Sha256::digest(&body).as_slice(), &bytes[body.len()..]);
+    let name_len = usize::from(body[8]);
+    let entries = 8 + 1 + name_len + 4;
+    assert!(body.len() >= entries + 20, "a count is kept");
+    let count = entries + 16..entries + 20;
+    let old = u32::from_le_bytes(body[count.clone()].try_into().unwrap());
+    body[count].copy_from_slice(&(old + more).to_le_bytes());
+    let sum = Sha256::digest(&body);
+    body.extend_from_slice(&sum);
+    std::fs::write(file, body).unwrap();
 }
 
 #[test]
@@ -59,6 +80,14 @@ fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
     let first = trim();
     assert_eq!(kept_for(&root).len(), 1, "the counts were kept");
     assert_eq!(trim(), first, "kept counts answer as counted ones");
+    // ...and are what is read: a count planted in the file (its SHA-256
+    // made again) shows, so the checks around could fail.
+    let [file] = kept_for(&root).try_into().unwrap();
+    let kept = std::fs::read(&file).unwrap();
+    plant(&file, 1000);
+    assert_ne!(trim().0, first.0, "the kept counts are read");
+    std::fs::write(&file, &kept).unwrap();
+    assert_eq!(trim(), first);
 
     // A message changed: its text has another key, so it is counted again.
     let message = ctx["messages"]
@@ -79,9 +108,12 @@ fn a_trim_with_kept_counts_answers_as_a_fresh_count() {
     assert_eq!(after_change, expected, "a changed message is counted again");
     assert_ne!(after_change.0, first.0, "the change changed the count");
 
-    // A damaged file (a byte of its counts flipped) is not used.
+    // A damaged file (a byte of its counts flipped) is not used: one with
+    // a planted count, so that using it would show.
     let [file] = kept_for(&root).try_into().unwrap();
+    plant(&file, 1000);
     let mut bytes = std::fs::read(&file).unwrap();
+    assert_ne!(trim(), expected, "the planted count is read");
     let at = bytes.len() - 36; // the low byte of the last count
     bytes[at] ^= 0x10;
     std::fs::write(&file, &bytes).unwrap();
