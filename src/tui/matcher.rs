@@ -56,11 +56,16 @@ struct Entry {
     agent: &'static str,
     /// The folder it worked in, lower-cased, for `in:` terms.
     project: String,
+    /// What the list shows as its name (another agent's title).
+    label: String,
     name: String,
     prompt: String,
     id: String,
-    /// The three fields lower-cased, for the cheap test that comes first.
-    folded: [String; 3],
+    /// The last folder of where it worked, as the PROJECT column shows it.
+    folder: String,
+    /// The fields lower-cased ([`LABEL`], [`NAME`], [`PROMPT`], [`ID`],
+    /// [`FOLDER`]), for the cheap test that comes first.
+    folded: [String; 5],
     /// Which ASCII letters and digits the fields hold (bit 63: something
     /// else too): a query with a character none holds is rejected at once.
     chars: u64,
@@ -69,13 +74,24 @@ struct Entry {
     facts: SortFacts,
 }
 
+/// The places of the fields in [`Entry::folded`].
+const LABEL: usize = 0;
+const NAME: usize = 1;
+const PROMPT: usize = 2;
+const ID: usize = 3;
+const FOLDER: usize = 4;
+
 impl Entry {
     fn new(r: SessionRecord, facts: SortFacts) -> Entry {
         let prompt: String = r.first_prompt.chars().take(PROMPT_CHARS).collect();
+        let label = r.label();
+        let folder = r.project().unwrap_or("").to_string();
         let folded = [
+            label.to_lowercase(),
             r.name.to_lowercase(),
             prompt.to_lowercase(),
             r.id.to_lowercase(),
+            folder.to_lowercase(),
         ];
         let chars = folded
             .iter()
@@ -84,9 +100,11 @@ impl Entry {
         Entry {
             agent: r.agent.name(),
             project: r.cwd.as_deref().unwrap_or("").to_lowercase(),
+            label,
             name: r.name,
             prompt,
             id: r.id.into(),
+            folder,
             folded,
             chars,
             last_used_at: r.last_used_at,
@@ -97,10 +115,15 @@ impl Entry {
 }
 
 impl Entry {
-    /// The name, the first prompt and the id, as the pattern matches them.
-    fn fields(&self) -> [Field<'_>; 3] {
-        let [name, prompt, id] = &self.folded;
+    /// What the list shows (the label, the project's folder), the name,
+    /// the first prompt and the id, as the pattern matches them.
+    fn fields(&self) -> [Field<'_>; 5] {
+        let [label, name, prompt, id, folder] = &self.folded;
         [
+            Field {
+                text: &self.label,
+                folded: label,
+            },
             Field {
                 text: &self.name,
                 folded: name,
@@ -113,7 +136,16 @@ impl Entry {
                 text: &self.id,
                 folded: id,
             },
+            Field {
+                text: &self.folder,
+                folded: folder,
+            },
         ]
+    }
+
+    /// The label, and the name where it differs (another agent's slug).
+    fn named(&self) -> Option<&str> {
+        (self.name != self.label).then_some(self.name.as_str())
     }
 }
 
@@ -347,9 +379,11 @@ fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64
     })
 }
 
-/// The best score of the name, the id and (when the name does not match)
-/// the first prompt: the name is the prompt's first words, so scoring the
-/// prompt too would mostly find the same match again at three times the cost.
+/// The best score of what the list shows (the label, the project's
+/// folder), the id and, when the label does not match, the name (another
+/// agent's slug) and then the first prompt: a name is the prompt's first
+/// words, so scoring the prompt too would mostly find the same match again
+/// at several times the cost.
 fn best_score(matcher: &SkimMatcherV2, e: &Entry, query: &str, needle: &[char]) -> Option<i64> {
     let score = |i: usize, field: &str| {
         // Most fields cannot match at all; finding that out is cheap.
@@ -357,13 +391,13 @@ fn best_score(matcher: &SkimMatcherV2, e: &Entry, query: &str, needle: &[char]) 
             .then(|| matcher.fuzzy_match(field, query))
             .flatten()
     };
-    let name = score(0, &e.name);
-    let prompt = if name.is_none() {
-        score(1, &e.prompt)
-    } else {
-        None
-    };
-    [name, prompt, score(2, &e.id)].into_iter().flatten().max()
+    let label = score(LABEL, &e.label)
+        .or_else(|| e.named().and_then(|name| score(NAME, name)))
+        .or_else(|| score(PROMPT, &e.prompt));
+    [label, score(ID, &e.id), score(FOLDER, &e.folder)]
+        .into_iter()
+        .flatten()
+        .max()
 }
 
 /// The query's character when it is one ASCII letter or digit.
@@ -395,13 +429,13 @@ fn letter_score(e: &Entry, c: u8) -> Option<i64> {
             place_score(folded, folded, c)
         }
     };
-    let name = field(0, &e.name);
-    let prompt = if name.is_none() {
-        field(1, &e.prompt)
-    } else {
-        None
-    };
-    [name, prompt, field(2, &e.id)].into_iter().flatten().max()
+    let label = field(LABEL, &e.label)
+        .or_else(|| e.named().and_then(|name| field(NAME, name)))
+        .or_else(|| field(PROMPT, &e.prompt));
+    [label, field(ID, &e.id), field(FOLDER, &e.folder)]
+        .into_iter()
+        .flatten()
+        .max()
 }
 
 /// The best score of byte `c` in `text`, its places judged in `shape` (the
@@ -544,6 +578,28 @@ mod tests {
         assert_eq!(m.query("@loki fix"), vec![1]);
         assert_eq!(m.query("@loki @claude"), vec![0, 1]);
         assert_eq!(m.query("@codex"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn the_filter_finds_what_the_list_shows() {
+        let mut m = Matcher::default();
+        // Another agent's session shows its title, not its slug.
+        let mut titled = record("0a8f5c1e", "empty-repo", "make the repo", 3.0);
+        titled.agent = crate::store::Agent::Claude;
+        titled.title = "Empty Repo".into();
+        titled.cwd = Some("/home/dev/src/shop-api".into());
+        let loki = record("l1", "fix-logout", "Fix logout", 2.0);
+        m.add(vec![(0, titled), (1, loki)]);
+        assert_eq!(
+            m.query("Empty Repo"),
+            vec![0],
+            "typed as shown, capitals and all"
+        );
+        assert_eq!(m.query("E"), vec![0], "a capital counts where it is shown");
+        assert_eq!(m.query("empty-repo"), vec![0], "the slug still finds it");
+        assert_eq!(m.query("shop-api"), vec![0], "the project's folder");
+        assert_eq!(m.query("0a8f"), vec![0], "the id");
+        assert_eq!(m.query("Fix"), vec![1]);
     }
 
     #[test]

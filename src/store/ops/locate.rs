@@ -92,9 +92,10 @@ pub fn looks_like_path(arg: &str) -> bool {
 }
 
 /// The session `arg` names, trying in turn: the exact id; the list's
-/// `name · id-start` form; the exact name
+/// `name · id-start` form; the exact name or the title the list shows
 /// (as written, or as `name_from_prompt` makes it, so a first prompt works
-/// too); a unique id prefix; a unique name prefix (ignoring case). Several
+/// too); a unique id prefix; a unique prefix of the name or the title
+/// shown (ignoring case). Several
 /// sessions at the first rule that matches are an error listing them.
 /// `records` are in list order, so candidates come most recently used first.
 pub fn match_session<'a>(arg: &str, records: &'a [SessionRecord]) -> Result<&'a SessionRecord> {
@@ -120,7 +121,7 @@ pub fn match_session<'a>(arg: &str, records: &'a [SessionRecord]) -> Result<&'a 
     let slug = name_from_prompt(arg);
     let slug_counts = slug != name_from_prompt("");
     let exact_name = named()
-        .filter(|r| r.name == arg || (slug_counts && r.name == slug))
+        .filter(|r| r.name == arg || r.label() == arg || (slug_counts && r.name == slug))
         .collect();
     if let Some(one) = one_of(arg, exact_name)? {
         return Ok(one);
@@ -131,7 +132,10 @@ pub fn match_session<'a>(arg: &str, records: &'a [SessionRecord]) -> Result<&'a 
     }
     let lower = arg.to_lowercase();
     let by_name = named()
-        .filter(|r| r.name.to_lowercase().starts_with(&lower))
+        .filter(|r| {
+            r.name.to_lowercase().starts_with(&lower)
+                || r.label().to_lowercase().starts_with(&lower)
+        })
         .collect();
     one_of(arg, by_name)?.ok_or_else(|| {
         StoreError::NotFound(format!("no session has the id, name or prefix {arg:?}"))
@@ -387,5 +391,17 @@ mod tests {
             found("!!!", &records),
             Err(StoreError::NotFound(_))
         ));
+    }
+
+    #[test]
+    fn another_agents_session_is_found_by_the_title_the_list_shows() {
+        // A title whose slug is not the name (a name made from a long first
+        // prompt, a title set later).
+        let mut titled = record("0a8f5c1e", "add-the-first-readme-to-the", 2.0);
+        titled.agent = crate::store::Agent::Claude;
+        titled.title = "Empty   Repo".into();
+        let records = vec![titled, record("20261129-aaa", "fix-the-login-bug", 3.0)];
+        assert_eq!(found("Empty Repo", &records).unwrap(), "0a8f5c1e");
+        assert_eq!(found("empty r", &records).unwrap(), "0a8f5c1e", "a prefix");
     }
 }

@@ -95,6 +95,24 @@ impl SessionRecord {
         }
     }
 
+    /// What the list shows as the session's name: another agent's title
+    /// (its blanks folded to one space), a Loki or peteos session's name.
+    pub fn label(&self) -> String {
+        if self.agent.is_external() {
+            self.title.split_whitespace().collect::<Vec<_>>().join(" ")
+        } else {
+            self.name.clone()
+        }
+    }
+
+    /// The last folder of where the session worked (the list's PROJECT).
+    pub fn project(&self) -> Option<&str> {
+        self.cwd
+            .as_deref()
+            .and_then(|c| c.trim_end_matches('/').rsplit('/').next())
+            .filter(|p| !p.is_empty())
+    }
+
     /// True when the session's metadata could be read.
     pub fn is_readable(&self) -> bool {
         self.error.is_none()

@@ -254,11 +254,7 @@ fn with_agent<'a>(
         cells.insert(5, Cell::from(Line::from(shown).right_aligned()));
     }
     if look.project {
-        let project = record
-            .cwd
-            .as_deref()
-            .and_then(|c| c.trim_end_matches('/').rsplit('/').next())
-            .unwrap_or("-");
+        let project = record.project().unwrap_or("-");
         let project = humanize::truncate(project, usize::from(PROJECT));
         cells.insert(1, Cell::from(Span::styled(project, look.theme.dim())));
     }
@@ -303,12 +299,7 @@ fn session_row<'a>(
             ],
         );
     }
-    let shown = if r.agent.is_external() {
-        r.title.split_whitespace().collect::<Vec<_>>().join(" ")
-    } else {
-        r.name.clone()
-    };
-    let shown = crate::store::safe_text::safe_line(&shown).into_owned();
+    let shown = crate::store::safe_text::safe_line(&r.label()).into_owned();
     let mut name = match tell_apart {
         Some(room) => {
             let suffix = format!(" · {}", id_start(&r.id));
