@@ -3,7 +3,10 @@
 //! SIGKILL at random moments. After every kill the original is as it was,
 //! every visible session file is whole (each line JSON, the last one ended)
 //! and each session is either where it was, whole, or in the trash, whole
-//! (once the next trash command has finished what the kill left).
+//! (once the next trash command has finished what the kill left). The
+//! kills are drawn over a run's usual length, measured on one run not
+//! killed, and half of them aimed just after the first write; enough must
+//! land after a write for the checks to mean something.
 
 use super::{Rng, kills, seed};
 use crate::common::*;
@@ -11,7 +14,7 @@ use loki_sessions::demo::agents;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 struct Home {
     _tmp: tempfile::TempDir,
@@ -66,11 +69,89 @@ fn whole(path: &Path, bytes: &[u8]) {
     }
 }
 
-fn kill_at_random(h: &Home, args: &[&str], rng: &mut Rng) {
+/// Every file and folder under `dirs`, hidden ones too, with its size: a
+/// write (a temporary file made, a file moved) changes it.
+fn listing(dirs: &[&Path]) -> BTreeMap<PathBuf, u64> {
+    let mut out = BTreeMap::new();
+    let mut todo: Vec<PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(meta) = e.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                todo.push(e.path());
+            }
+            out.insert(e.path(), meta.len());
+        }
+    }
+    out
+}
+
+/// How long a run of `args` takes, in microseconds, measured on one run
+/// that is not killed (which must succeed).
+fn typical_us(h: &Home, args: &[&str]) -> u64 {
+    let started = Instant::now();
+    assert!(h.cmd(args).status().unwrap().success(), "{args:?}");
+    started.elapsed().as_micros() as u64
+}
+
+/// Where a killed writer stood.
+#[derive(Default)]
+struct Kills {
+    /// Writers killed while still running.
+    running: usize,
+    /// Of those, the ones killed after their first write.
+    after_write: usize,
+}
+
+impl Kills {
+    /// Fails unless a third of the kills landed after a write.
+    fn check(&self, what: &str, seed: u64) {
+        eprintln!(
+            "{what}: {} killed while running, {} after their first write",
+            self.running, self.after_write
+        );
+        assert!(
+            self.after_write * 3 >= self.running && self.after_write > 0,
+            "seed {seed}: too few {what} killed after a write: {} of {}",
+            self.after_write,
+            self.running
+        );
+    }
+}
+
+/// Runs `args` and kills it with SIGKILL: half the time at a random moment
+/// of a run of `typical` microseconds, half the time just after its first
+/// change under `watched`; counts it in `kills`.
+fn kill_at_random(
+    h: &Home,
+    args: &[&str],
+    rng: &mut Rng,
+    typical: u64,
+    watched: &[&Path],
+    kills: &mut Kills,
+) {
+    let before = listing(watched);
     let mut child = h.cmd(args).spawn().unwrap();
-    std::thread::sleep(Duration::from_micros(rng.below(60_000)));
+    if rng.below(2) == 0 {
+        std::thread::sleep(Duration::from_micros(rng.below(typical + 1)));
+    } else {
+        while listing(watched) == before && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        std::thread::sleep(Duration::from_micros(rng.below(600)));
+    }
+    let running = child.try_wait().unwrap().is_none();
     let _ = child.kill();
     let _ = child.wait();
+    if running {
+        kills.running += 1;
+        kills.after_write += usize::from(listing(watched) != before);
+    }
 }
 
 #[test]
@@ -96,10 +177,25 @@ fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
     };
     let id = session.file_stem().unwrap().to_string_lossy().into_owned();
     let original = std::fs::read(&session).unwrap();
+    let (fork, delete, restore) = (
+        ["trim", &id, "--keep-messages", "50"],
+        ["delete", &id, "--yes"],
+        ["restore", &id],
+    );
+    let typical = [
+        typical_us(&h, &fork),
+        typical_us(&h, &delete),
+        typical_us(&h, &restore),
+    ];
+    for path in visible(&projects).into_keys().filter(|p| *p != session) {
+        std::fs::remove_file(path).unwrap();
+    }
+    let (mut forks, mut deletes, mut restores) =
+        (Kills::default(), Kills::default(), Kills::default());
     let rounds = kills() / 4 + 1;
     for round in 0..rounds {
         // A fork killed: the original as it was; a fork, if visible, whole.
-        kill_at_random(&h, &["trim", &id, "--keep-messages", "50"], &mut rng);
+        kill_at_random(&h, &fork, &mut rng, typical[0], &[&projects], &mut forks);
         for (path, bytes) in visible(&projects) {
             if path == session {
                 assert_eq!(
@@ -113,7 +209,8 @@ fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
         }
         // A delete killed, then a restore killed: after the next trash
         // command the session is where it was, whole, or in the trash.
-        kill_at_random(&h, &["delete", &id, "--yes"], &mut rng);
+        let moved: [&Path; 2] = [&projects, &h.data];
+        kill_at_random(&h, &delete, &mut rng, typical[1], &moved, &mut deletes);
         let listed = h.cmd(&["trash"]).status().unwrap();
         let here = session.exists();
         let in_trash = listed.code() == Some(0);
@@ -121,12 +218,15 @@ fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
             here != in_trash,
             "round {round}, seed {seed}: here {here}, in the trash {in_trash}"
         );
-        if in_trash {
-            kill_at_random(&h, &["restore", &id], &mut rng);
-            h.cmd(&["trash"]).status().unwrap();
-            if !session.exists() {
-                assert!(h.cmd(&["restore", &id]).status().unwrap().success());
-            }
+        // Deleted whole where the kill came first, so that a restore is
+        // killed every round.
+        if !in_trash {
+            assert!(h.cmd(&delete).status().unwrap().success());
+        }
+        kill_at_random(&h, &restore, &mut rng, typical[2], &moved, &mut restores);
+        h.cmd(&["trash"]).status().unwrap();
+        if !session.exists() {
+            assert!(h.cmd(&restore).status().unwrap().success());
         }
         assert_eq!(
             std::fs::read(&session).unwrap(),
@@ -134,6 +234,9 @@ fn killed_forks_deletes_and_restores_leave_the_old_state_or_the_new() {
             "round {round}, seed {seed}: restored exactly"
         );
     }
+    forks.check("forks", seed);
+    deletes.check("deletes", seed);
+    restores.check("restores", seed);
 }
 
 /// Every file of the agents' folders in the home `home` (which are hidden
@@ -204,9 +307,27 @@ fn a_killed_purge_of_another_agent_leaves_each_session_in_place_or_in_the_trash(
         "0d",
         "--yes",
     ];
+    let typical = typical_us(&h, &purge);
+    for id in &trashed(&h) {
+        assert!(h.cmd(&["restore", id]).status().unwrap().success());
+    }
+    assert_eq!(
+        with_times(&h.home),
+        before,
+        "restored after the run measured"
+    );
+    let (claude, data) = (h.home.join(".claude"), h.data.clone());
+    let mut purges = Kills::default();
     let mut moved = Vec::new();
     for round in 0..kills() / 4 + 1 {
-        kill_at_random(&h, &purge, &mut rng);
+        kill_at_random(
+            &h,
+            &purge,
+            &mut rng,
+            typical,
+            &[&claude, &data],
+            &mut purges,
+        );
         // The next trash command finishes what the kill left half-moved:
         // then each session is where it was, whole, or in the trash, once.
         let in_trash = trashed(&h);
@@ -246,4 +367,6 @@ fn a_killed_purge_of_another_agent_leaves_each_session_in_place_or_in_the_trash(
         );
     }
     eprintln!("sessions in the trash after each kill: {moved:?}");
+    purges.check("purges", seed);
+    assert!(moved.iter().any(|n| *n > 0), "no kill left a session moved");
 }
