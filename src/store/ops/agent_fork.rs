@@ -127,14 +127,16 @@ fn read_source(record: &SessionRecord, lines: Vec<Vec<LineSpan>>) -> Result<Sour
         .map_err(|e| StoreError::io("read", &record.path, e))?;
     // Every line the conversation was read from must be where it was: a
     // file rewritten (not appended to) between the two reads is refused.
-    let intact = lines.iter().flatten().all(|s| {
-        let end = (s.offset + s.len as u64) as usize;
-        end < bytes.len()
-            && bytes[end] == b'\n'
-            && (s.offset == 0 || bytes[s.offset as usize - 1] == b'\n')
-    });
+    let intact = lines.iter().flatten().all(|s| jsonl::in_place(&bytes, s));
     if !intact {
         return Err(changed(record));
+    }
+    // A last line the reading took as whole without its newline (the file
+    // was quiet) is ended here, in the file's style, so the fork keeps it.
+    let ends_the_file = |s: &LineSpan| (s.offset + u64::from(s.len)) as usize == bytes.len();
+    if !bytes.ends_with(b"\n") && lines.iter().flatten().any(ends_the_file) {
+        let ending = jsonl::style(&bytes);
+        bytes.extend_from_slice(ending);
     }
     span("read its bytes again", started);
     Ok(Source {
@@ -287,7 +289,13 @@ const RESUMABLE: &str = "(resumable)";
 /// it is found by the original's name) as the agent records a title the
 /// person set, dated when the fork is written, so it lists, and ages for
 /// a purge, from then (its other lines keep the times they were written).
-fn title_line(record: &SessionRecord, new_id: &str, suffix: &str, now: f64) -> Vec<u8> {
+fn title_line(
+    record: &SessionRecord,
+    new_id: &str,
+    suffix: &str,
+    now: f64,
+    ending: &[u8],
+) -> Vec<u8> {
     let base = record.title.trim();
     let title = if base.ends_with(suffix) {
         base.to_string()
@@ -308,7 +316,7 @@ fn title_line(record: &SessionRecord, new_id: &str, suffix: &str, now: f64) -> V
         }),
     };
     let mut bytes = serde_json::to_vec(&line).expect("a line serializes");
-    bytes.push(b'\n');
+    bytes.extend_from_slice(ending);
     bytes
 }
 
@@ -389,7 +397,9 @@ fn fork_file(
     if !bytes.is_empty() && !bytes.ends_with(b"\n") {
         bytes.push(b'\n');
     }
-    bytes.extend(title_line(record, &new_id, plan.suffix, now));
+    // In the original's own line endings.
+    let ending = jsonl::style(&source.bytes);
+    bytes.extend(title_line(record, &new_id, plan.suffix, now, ending));
     span("lay out the fork", started);
     let mut fork = AgentFork {
         bytes_before: source.stamp.size,

@@ -3,8 +3,10 @@
 //! folder never hangs a listing), regular files only, read up to a bound,
 //! and split into lines that each remember where they are in the file, so a
 //! message can be traced back to the exact bytes it came from (a fork copies
-//! kept lines byte for byte). A line still being written (no newline yet),
-//! a line that is not UTF-8 or not JSON is skipped and counted, never fatal.
+//! kept lines byte for byte). A line still being written (no newline yet,
+//! in a file changed in the last minute), a line that is not UTF-8 or not
+//! JSON is skipped and counted, never fatal. Lines may end in `\n` or
+//! `\r\n`, mixed; a fork keeps each line's own ending.
 
 use crate::store::error::{Result, StoreError};
 use rustix::fs::{Mode, OFlags};
@@ -223,13 +225,71 @@ pub fn read(path: &Path) -> Result<JsonlFile> {
         bytes.truncate(MAX_FILE_BYTES as usize);
         skipped.truncated_at = Some(MAX_FILE_BYTES);
     }
-    let (spans, partial) = split_lines(&bytes, 0, 1);
-    skipped.partial_last = partial && skipped.truncated_at.is_none();
+    let (mut spans, partial) = split_lines(&bytes, 0, 1);
+    if partial && skipped.truncated_at.is_none() {
+        // A last line without its newline is whole once nothing has
+        // written to the file for a while (a writer that never ends its
+        // last line, a file copied without it); before, it is being written.
+        let quiet = file
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|t| crate::store::clock::now_seconds() - seconds(t) >= QUIET_SECONDS);
+        if quiet {
+            let start = memchr::memrchr(b'\n', &bytes).map_or(0, |at| at + 1);
+            let line = 1 + memchr::memchr_iter(b'\n', &bytes).count() as u32;
+            push_line(&mut spans, &bytes, start, bytes.len(), 0, line);
+        } else {
+            skipped.partial_last = true;
+        }
+    }
     Ok(JsonlFile {
         bytes,
         spans,
         skipped,
     })
+}
+
+/// How long (seconds) a file goes unchanged before a last line without its
+/// newline is taken as whole.
+pub const QUIET_SECONDS: f64 = 60.0;
+
+fn seconds(t: std::time::SystemTime) -> f64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// What ends the line at `span` in `bytes`: its own `\n` or `\r\n`; for a
+/// last line without one, what ends the file's first line (its style).
+pub fn ending(bytes: &[u8], span: &LineSpan) -> &'static [u8] {
+    let end = (span.offset + u64::from(span.len)) as usize;
+    match bytes.get(end..) {
+        Some([b'\r', b'\n', ..]) => b"\r\n",
+        Some([b'\n', ..]) => b"\n",
+        _ => style(bytes),
+    }
+}
+
+/// The line ending a file uses, by its first line: `\r\n` or `\n`.
+pub fn style(bytes: &[u8]) -> &'static [u8] {
+    match memchr::memchr(b'\n', bytes) {
+        Some(at) if at > 0 && bytes[at - 1] == b'\r' => b"\r\n",
+        _ => b"\n",
+    }
+}
+
+/// True when `span` is still where it was read in `bytes` (read again):
+/// a line start before it, its own ending after it, or the end of the file
+/// for a last line taken without one.
+pub fn in_place(bytes: &[u8], span: &LineSpan) -> bool {
+    let end = (span.offset + u64::from(span.len)) as usize;
+    let starts = span.offset == 0 || bytes.get(span.offset as usize - 1) == Some(&b'\n');
+    let ends = match bytes.get(end..) {
+        Some([b'\n', ..] | [b'\r', b'\n', ..]) => true,
+        Some([]) => true,
+        _ => false,
+    };
+    starts && ends
 }
 
 /// The complete lines of `bytes` (which start at `offset` in their file,

@@ -12,7 +12,7 @@
 
 use crate::store::format::media;
 use crate::store::sources::jsonl::fields::{replace_values, string_value, top_level_values};
-use crate::store::sources::jsonl::split_lines;
+use crate::store::sources::jsonl::{self, split_lines};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -111,7 +111,7 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str) -> Vec<u8> {
             }
             out.extend_from_slice(&replace_values(line, &fields, &replace));
         }
-        out.push(b'\n');
+        out.extend_from_slice(jsonl::ending(bytes, &span));
     }
     out
 }

@@ -9,7 +9,7 @@
 
 use crate::store::format::media;
 use crate::store::sources::codex::items::data_url;
-use crate::store::sources::jsonl::split_lines;
+use crate::store::sources::jsonl::{self, split_lines};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -62,7 +62,7 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str, old_id: &str) -
             None
         };
         out.extend_from_slice(rewritten.as_deref().unwrap_or(line));
-        out.push(b'\n');
+        out.extend_from_slice(jsonl::ending(bytes, &span));
     }
     out
 }

@@ -74,3 +74,54 @@ fn head_and_tail_give_whole_lines_from_both_ends() {
     assert!(small.head_is_whole());
     assert_eq!(small.tail_lines_rev().len(), 100);
 }
+
+#[test]
+fn a_last_line_without_its_newline_is_whole_once_the_file_is_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, b"{\"a\":1}\r\n{\"b\":2}").unwrap();
+    // Just written: still being written, left out and said.
+    let fresh = read(&path).unwrap();
+    assert_eq!(fresh.spans.len(), 1);
+    assert!(fresh.skipped.partial_last);
+    // Untouched for two minutes: read.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    std::fs::File::options()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let quiet = read(&path).unwrap();
+    assert!(!quiet.skipped.partial_last);
+    assert_eq!(
+        quiet.spans.last(),
+        Some(&LineSpan {
+            line: 2,
+            offset: 9,
+            len: 7
+        })
+    );
+}
+
+#[test]
+fn each_line_keeps_its_ending_and_a_last_one_without_takes_the_files() {
+    let bytes = b"{\"a\":1}\r\n{\"b\":2}\n{\"c\":3}";
+    let (mut spans, _) = split_lines(bytes, 0, 1);
+    spans.push(LineSpan {
+        line: 3,
+        offset: 17,
+        len: 7,
+    });
+    let endings: Vec<&[u8]> = spans.iter().map(|s| ending(bytes, s)).collect();
+    assert_eq!(endings, [&b"\r\n"[..], b"\n", b"\r\n"]);
+    assert!(spans.iter().all(|s| in_place(bytes, s)));
+    // A line that grew, or moved, is not where it was.
+    assert!(!in_place(
+        b"{\"a\":1}\r\n{\"b\":2}\n{\"c\":3}, 4",
+        &spans[2]
+    ));
+    assert!(!in_place(b"x{\"a\":1}\r\n", &spans[0]));
+    assert_eq!(style(b"{}\n{}\r\n"), b"\n");
+    assert_eq!(style(b"{}"), b"\n");
+}

@@ -542,3 +542,50 @@ fn a_session_its_agent_holds_open_is_not_forked_a_dry_run_says_so_too() {
     );
     assert_ne!(tree(&h.home), before);
 }
+
+#[test]
+fn a_session_with_crlf_endings_and_no_last_newline_is_read_and_forked_in_its_endings() {
+    let h = Home::new();
+    let id = h.made.claude[0].clone();
+    let path = main_file(&h, &id);
+    let shown = h.json(&["show", &id, "--json"]);
+    let messages = shown["messages"].as_array().unwrap().len();
+    // The same lines, each ended by CRLF, the last by nothing, the file
+    // untouched for an hour (an editor's copy, say).
+    let text = std::fs::read_to_string(&path).unwrap();
+    let crlf = text.trim_end_matches('\n').replace('\n', "\r\n");
+    std::fs::write(&path, &crlf).unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+    let shown = h.json(&["show", &id, "--json"]);
+    assert_eq!(
+        shown["messages"].as_array().unwrap().len(),
+        messages,
+        "every message read, the last line's too"
+    );
+    let plan = h.run(&["trim", &id, "--keep-messages", "2", "--dry-run"]);
+    assert!(
+        plan.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plan.stderr)
+    );
+    let done = h.json(&["trim", &id, "--keep-messages", "2", "--json"]);
+    let fork = std::fs::read(done["new_session_file"].as_str().unwrap()).unwrap();
+    assert!(fork.ends_with(b"\r\n"));
+    let bare = fork
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| **b == b'\n' && (*i == 0 || fork[i - 1] != b'\r'))
+        .count();
+    assert_eq!(bare, 0, "every line of the fork ends as the original's do");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        crlf,
+        "the original as it was"
+    );
+}
