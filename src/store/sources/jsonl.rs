@@ -284,11 +284,10 @@ pub fn style(bytes: &[u8]) -> &'static [u8] {
 pub fn in_place(bytes: &[u8], span: &LineSpan) -> bool {
     let end = (span.offset + u64::from(span.len)) as usize;
     let starts = span.offset == 0 || bytes.get(span.offset as usize - 1) == Some(&b'\n');
-    let ends = match bytes.get(end..) {
-        Some([b'\n', ..] | [b'\r', b'\n', ..]) => true,
-        Some([]) => true,
-        _ => false,
-    };
+    let ends = matches!(
+        bytes.get(end..),
+        Some([] | [b'\n', ..] | [b'\r', b'\n', ..])
+    );
     starts && ends
 }
 
