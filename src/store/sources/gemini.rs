@@ -502,4 +502,42 @@ mod tests {
         assert_eq!((u.input, u.output, u.cache_read), (10 + 99, 2 + 99, 4));
         assert_eq!(read.title.as_deref(), Some("Fix the thing"));
     }
+
+    #[test]
+    fn the_cli_s_recovered_and_temporary_files_are_nobody_s_session() {
+        // Gemini CLI 0.5x renames a file it cannot load to
+        // `*.jsonl.unreadable-<ms>` and writes through `*.jsonl.tmp-<pid>`;
+        // a subagent's session lives in `chats/<parent id>/`.
+        let dir = tempfile::tempdir().unwrap();
+        let chats = dir.path().join("tmp/proj/chats");
+        let parent = "44444444-4444-4444-8444-444444444444";
+        std::fs::create_dir_all(chats.join(parent)).unwrap();
+        let head = format!(
+            r#"{{"sessionId":"{parent}","projectHash":"h","startTime":"2026-11-20T10:00:00Z","lastUpdated":"2026-11-20T10:00:00Z","kind":"main"}}"#
+        );
+        let live = chats.join("session-2026-11-20T10-00-44444444.jsonl");
+        for path in [
+            live.clone(),
+            chats.join("session-2026-11-20T10-00-44444444.jsonl.unreadable-1754040000000"),
+            chats.join("session-2026-11-20T10-00-44444444.jsonl.tmp-48213"),
+            chats
+                .join(parent)
+                .join("55555555-5555-4555-8555-555555555555.jsonl.tmp-7"),
+        ] {
+            std::fs::write(&path, format!("{head}\n")).unwrap();
+        }
+        let sub = chats
+            .join(parent)
+            .join("55555555-5555-4555-8555-555555555555.jsonl");
+        std::fs::write(
+            &sub,
+            "{\"sessionId\":\"55555555-5555-4555-8555-555555555555\",\"projectHash\":\"h\",\"startTime\":\"2026-11-20T10:00:01Z\",\"lastUpdated\":\"2026-11-20T10:00:01Z\",\"kind\":\"subagent\"}\n{\"id\":\"s1\",\"timestamp\":\"2026-11-20T10:00:02Z\",\"type\":\"user\",\"content\":\"scan the repo\"}\n",
+        )
+        .unwrap();
+        let home = GeminiHome::open(dir.path());
+        assert_eq!(home.session_files(), vec![live.clone()]);
+        let read = GeminiHome::read(&record_at(&live)).unwrap();
+        assert_eq!(read.others.len(), 1, "the subagent, with its parent");
+        assert_eq!(read.others[0].context.len(), 1);
+    }
 }
