@@ -230,15 +230,9 @@ pub fn read(path: &Path) -> Result<JsonlFile> {
         // A last line without its newline is whole once nothing has
         // written to the file for a while (a writer that never ends its
         // last line, a file copied without it); before, it is being written.
-        let quiet = file
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .is_some_and(|t| crate::store::clock::now_seconds() - seconds(t) >= QUIET_SECONDS);
-        if quiet {
-            let start = memchr::memrchr(b'\n', &bytes).map_or(0, |at| at + 1);
+        if file.metadata().is_ok_and(|m| is_quiet(&m)) {
             let line = 1 + memchr::memchr_iter(b'\n', &bytes).count() as u32;
-            push_line(&mut spans, &bytes, start, bytes.len(), 0, line);
+            spans.push(tail_span(&bytes, 0, line));
         } else {
             skipped.partial_last = true;
         }
@@ -257,6 +251,15 @@ pub const QUIET_SECONDS: f64 = 60.0;
 fn seconds(t: std::time::SystemTime) -> f64 {
     t.duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// True when the file of `meta` has not changed for [`QUIET_SECONDS`]: a
+/// last line without its newline is then whole, not being written. (The
+/// wall clock is read here, not passed in: what counts is how long the
+/// file has been still, whatever "now" a caller works with.)
+pub fn is_quiet(meta: &std::fs::Metadata) -> bool {
+    meta.modified()
+        .is_ok_and(|t| crate::store::clock::now_seconds() - seconds(t) >= QUIET_SECONDS)
 }
 
 /// What ends the line at `span` in `bytes`: its own `\n` or `\r\n`; for a
@@ -289,6 +292,22 @@ pub fn in_place(bytes: &[u8], span: &LineSpan) -> bool {
         Some([] | [b'\n', ..] | [b'\r', b'\n', ..])
     );
     starts && ends
+}
+
+/// The span of what follows the last newline of `bytes` (which start at
+/// `offset` in their file): a last line without its newline, line number
+/// `line`. Only called when [`split_lines`] found one (not blank).
+pub fn tail_span(bytes: &[u8], offset: u64, line: u32) -> LineSpan {
+    let start = memchr::memrchr(b'\n', bytes).map_or(0, |at| at + 1);
+    let mut stop = bytes.len();
+    if stop > start && bytes[stop - 1] == b'\r' {
+        stop -= 1;
+    }
+    LineSpan {
+        line,
+        offset: offset + start as u64,
+        len: (stop - start) as u32,
+    }
 }
 
 /// The complete lines of `bytes` (which start at `offset` in their file,

@@ -37,10 +37,12 @@ pub fn read_parsed<T: Send>(
     parse: impl Fn(&[u8]) -> Option<T> + Sync,
 ) -> Result<ParsedLines<T>> {
     let file = jsonl::open_regular(path)?;
-    let size = file
+    let meta = file
         .metadata()
-        .map_err(|e| StoreError::io("read", path, e))?
-        .len();
+        .map_err(|e| StoreError::io("read", path, e))?;
+    let size = meta.len();
+    // A last line without its newline is read when the file is quiet.
+    let whole_tail = jsonl::is_quiet(&meta) && size <= MAX_FILE_BYTES;
     let mut skipped = Skipped::default();
     let end = if size > MAX_FILE_BYTES {
         skipped.truncated_at = Some(MAX_FILE_BYTES);
@@ -62,7 +64,7 @@ pub fn read_parsed<T: Send>(
             .enumerate()
             .map(|(i, &(from, to))| {
                 let (file, parse) = (&file, &parse);
-                scope.spawn(move || piece(file, from, to, i == last, parse))
+                scope.spawn(move || piece(file, from, to, i == last, whole_tail, parse))
             })
             .collect();
         handles
@@ -122,12 +124,15 @@ fn cut_points(file: &std::fs::File, end: u64, pieces: usize) -> std::io::Result<
     Ok(cuts)
 }
 
-/// Reads `[from, to)` and parses its lines, numbered from 1 in the piece.
+/// Reads `[from, to)` and parses its lines, numbered from 1 in the piece;
+/// the file's `last` piece takes a line without its newline at its end
+/// when `whole_tail`.
 fn piece<T>(
     file: &std::fs::File,
     from: u64,
     to: u64,
     last: bool,
+    whole_tail: bool,
     parse: &impl Fn(&[u8]) -> Option<T>,
 ) -> std::io::Result<Piece<T>> {
     let mut bytes = vec![0u8; (to - from) as usize];
@@ -141,8 +146,12 @@ fn piece<T>(
         }
     }
     bytes.truncate(got);
-    let (spans, partial) = jsonl::split_lines(&bytes, from, 1);
+    let (mut spans, mut partial) = jsonl::split_lines(&bytes, from, 1);
     let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u32;
+    if last && partial && whole_tail {
+        spans.push(jsonl::tail_span(&bytes, from, newlines + 1));
+        partial = false;
+    }
     let mut out = Piece {
         lines: Vec::with_capacity(spans.len()),
         bad_json: Vec::new(),

@@ -7,6 +7,7 @@
 
 use super::Home;
 use super::trash::age_files;
+use crate::common::sandbox;
 use loki_sessions::store::{AgentHomes, EditRequest, Encoding, Store};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -421,9 +422,11 @@ proptest! {
     #[test]
     fn any_drops_leave_one_chain_and_no_split_pair(picks in prop::collection::vec(any::<u16>(), 1..6), which in any::<u8>()) {
         let h = Home::new();
-        let store = Store::peteos_folder(&h.home.join("none"))
-            .primary_optional(true)
-            .with_agents(&AgentHomes::under(&h.home));
+        let store = sandbox::store(
+            Store::peteos_folder(&h.home.join("none"))
+                .primary_optional(true)
+                .with_agents(&AgentHomes::under(&h.home)),
+        );
         let id = &h.made.claude[which as usize % h.made.claude.len()];
         let target = store.locate(id).unwrap();
         let context = store.active_context(&target).unwrap().unwrap();
@@ -553,8 +556,17 @@ fn a_session_with_crlf_endings_and_no_last_newline_is_read_and_forked_in_its_end
     // The same lines, each ended by CRLF, the last by nothing, the file
     // untouched for an hour (an editor's copy, say).
     let text = std::fs::read_to_string(&path).unwrap();
-    let crlf = text.trim_end_matches('\n').replace('\n', "\r\n");
+    let crlf = text.trim_end_matches('\n').replace('\n', "\r\n")
+        + &format!(
+            "\r\n{{\"type\":\"custom-title\",\"customTitle\":\"Kept at the end\",\"sessionId\":\"{id}\"}}"
+        );
     std::fs::write(&path, &crlf).unwrap();
+    let fresh = h.json(&["show", &id, "--json"]);
+    assert!(
+        fresh.to_string().contains("still being written"),
+        "just written, the last line is not yet read: {}",
+        fresh["notes"]
+    );
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     std::fs::File::options()
         .append(true)
@@ -566,7 +578,12 @@ fn a_session_with_crlf_endings_and_no_last_newline_is_read_and_forked_in_its_end
     assert_eq!(
         shown["messages"].as_array().unwrap().len(),
         messages,
-        "every message read, the last line's too"
+        "every message read"
+    );
+    assert!(
+        !shown.to_string().contains("still being written"),
+        "quiet, the last line is read: {}",
+        shown["notes"]
     );
     let plan = h.run(&["trim", &id, "--keep-messages", "2", "--dry-run"]);
     assert!(
@@ -583,6 +600,10 @@ fn a_session_with_crlf_endings_and_no_last_newline_is_read_and_forked_in_its_end
         .filter(|(i, b)| **b == b'\n' && (*i == 0 || fork[i - 1] != b'\r'))
         .count();
     assert_eq!(bare, 0, "every line of the fork ends as the original's do");
+    assert!(
+        String::from_utf8_lossy(&fork).contains("Kept at the end"),
+        "the last line, which had no newline, is in the fork"
+    );
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         crlf,
