@@ -43,9 +43,21 @@ pub struct AgentFork {
     pub written: bool,
 }
 
-/// Refuses what cannot be forked: Gemini CLI's sessions, damaged ones.
+/// Refuses what cannot be forked: Gemini CLI's sessions, damaged ones, a
+/// Codex fork by reference (its first messages are its parent's file's:
+/// a copy would need them laid out from there, which is not done yet).
 pub fn check(record: &SessionRecord) -> Result<()> {
-    record.trimmable()
+    record.trimmable()?;
+    if record.agent == Agent::Codex
+        && let Some(base) =
+            codex::lineage::first_line(&record.path).and_then(|l| codex::lineage::base_of(&l))
+    {
+        return Err(StoreError::Invalid(format!(
+            "Codex session {} reads its first messages from rollout {} (a fork by reference); trimming such a session is not supported yet",
+            record.id, base.rollout_id
+        )));
+    }
+    Ok(())
 }
 
 /// Refuses a fork planned on a conversation the agent has added to since
@@ -380,7 +392,7 @@ fn fork_file(
                 media_copies: plan.media_copies,
             };
             let (day, stamp) = utc_day_and_stamp(now);
-            let home = codex_home(&record.path).ok_or_else(|| {
+            let home = codex::lineage::home_of(&record.path).ok_or_else(|| {
                 StoreError::Invalid(format!(
                     "{} is not in a Codex sessions folder, so the fork has nowhere to go",
                     record.path.display()
@@ -450,18 +462,6 @@ fn write_fork(record: &SessionRecord, source: &Source, path: &Path, bytes: &[u8]
         return Err(changed(record));
     }
     Ok(())
-}
-
-/// The Codex home holding a rollout (`sessions/YYYY/MM/DD/` or `archived_sessions/`).
-fn codex_home(rollout: &Path) -> Option<PathBuf> {
-    rollout
-        .ancestors()
-        .find(|a| {
-            a.file_name()
-                .is_some_and(|n| n == "sessions" || n == "archived_sessions")
-        })
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
 }
 
 /// `YYYY/MM/DD` and `YYYY-MM-DDThh-mm-ss` of `now` (UTC).
@@ -538,7 +538,8 @@ mod tests {
         assert_eq!(day, Path::new("2026/11/20"));
         assert_eq!(stamp, "2026-11-20T10-00-00");
         assert_eq!(
-            codex_home(Path::new("/h/.codex/sessions/2026/11/20/rollout-x.jsonl")).unwrap(),
+            codex::lineage::home_of(Path::new("/h/.codex/sessions/2026/11/20/rollout-x.jsonl"))
+                .unwrap(),
             Path::new("/h/.codex")
         );
     }

@@ -11,7 +11,7 @@
 use crate::store::error::StoreError;
 use crate::store::ops::purge_apply::{PurgeProgress, PurgeReport};
 use crate::store::ops::purge_plan::{Candidate, Fingerprint, KeepReason, PurgePlan, PurgePolicy};
-use crate::store::ops::trash::{self, AskedBy, OpenFiles};
+use crate::store::ops::trash::{self, AskedBy, Blockers};
 use crate::store::parallel;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
@@ -66,11 +66,11 @@ impl AgentPurgeFacts {
 /// each Claude Code project folder's older subagent files once for its
 /// sessions.
 pub fn gather(agent: Agent, records: Vec<SessionRecord>, now: f64) -> AgentPurgeFacts {
-    let open = OpenFiles::scan();
+    let blockers = Blockers::scan(&records);
     let old = old_subagents(&records);
     let facts = parallel::map_ordered(&records, |r| {
         let moved = trash::belongings_given(r, old.get(&r.conversation_dir));
-        let busy = trash::refusal_of(r, &moved, now, &open, false, AskedBy::Purge);
+        let busy = trash::refusal_of(r, &moved, now, &blockers, false, AskedBy::Purge);
         (candidate(r.clone(), &moved), busy)
     });
     let mut busy = BTreeMap::new();

@@ -26,6 +26,7 @@ use crate::store::fs::atomic;
 use crate::store::fs::beneath::{Beneath, Kind, OpenDir};
 use crate::store::sources::agent::Agent;
 use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
+use crate::store::sources::codex;
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -136,10 +137,49 @@ pub fn refusal(record: &SessionRecord, now: f64, even_damaged: bool) -> Option<S
         record,
         &belongings(record),
         now,
-        &OpenFiles::scan(),
+        &Blockers::scan(std::slice::from_ref(record)),
         even_damaged,
         AskedBy::Person,
     )
+}
+
+/// What stands in the way of moving sessions, read once for a delete or a
+/// purge: the files running processes hold open, and the Codex rollouts
+/// other rollouts read their history from (forks by reference).
+#[derive(Clone, Debug, Default)]
+pub struct Blockers {
+    /// The files other running processes hold open.
+    pub open: OpenFiles,
+    /// Rollout id -> the rollouts whose history starts in it.
+    dependants: std::collections::HashMap<String, Vec<PathBuf>>,
+}
+
+impl Blockers {
+    /// What stands in the way of moving `records` now.
+    pub fn scan(records: &[SessionRecord]) -> Blockers {
+        let mut homes: Vec<PathBuf> = records
+            .iter()
+            .filter(|r| r.agent == Agent::Codex)
+            .filter_map(|r| codex::lineage::home_of(&r.path))
+            .collect();
+        homes.sort();
+        homes.dedup();
+        let mut dependants = std::collections::HashMap::new();
+        for home in homes {
+            dependants.extend(codex::lineage::dependants(&home));
+        }
+        Blockers {
+            open: OpenFiles::scan(),
+            dependants,
+        }
+    }
+
+    /// Why `record` must stay for the others' sake, if it must.
+    fn needed(&self, record: &SessionRecord) -> Option<String> {
+        (record.agent == Agent::Codex)
+            .then(|| codex::lineage::kept_for(&record.path, &self.dependants))
+            .flatten()
+    }
 }
 
 /// Seconds since `record`'s file changed, when that is under
@@ -162,10 +202,11 @@ pub fn refusal_of(
     record: &SessionRecord,
     files: &[PathBuf],
     now: f64,
-    open: &OpenFiles,
+    blockers: &Blockers,
     even_damaged: bool,
     asked_by: AskedBy,
 ) -> Option<String> {
+    let open = &blockers.open;
     let meta = match std::fs::symlink_metadata(&record.path) {
         Ok(m) => m,
         Err(e) => return Some(format!("{} cannot be read: {e}", record.path.display())),
@@ -175,6 +216,9 @@ pub fn refusal_of(
             "{} is not a regular file (pass --damaged to move it to the trash unread)",
             record.path.display()
         ));
+    }
+    if let Some(why) = blockers.needed(record) {
+        return Some(why);
     }
     if let Some(pid) = open.holder(files) {
         return Some(format!(
@@ -356,7 +400,7 @@ pub fn trash_unless_busy(
         record,
         &belongings(record),
         now,
-        &OpenFiles::scan(),
+        &Blockers::scan(std::slice::from_ref(record)),
         even_damaged,
         asked_by,
     );

@@ -86,8 +86,9 @@ impl AgentSource {
         match self.agent {
             Agent::Claude => SessionId::of_file(&stem(path), path),
             Agent::Codex => {
-                let s = stem(path);
-                SessionId::of_file(s.get(s.len().saturating_sub(36)..).unwrap_or(&s), path)
+                let id = crate::store::sources::codex::lineage::rollout_id_of(path)
+                    .unwrap_or_else(|| stem(path));
+                SessionId::of_file(&id, path)
             }
             _ => crate::store::sources::gemini::id_of(path),
         }

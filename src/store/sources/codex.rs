@@ -7,6 +7,7 @@
 
 pub mod fork;
 mod items;
+pub mod lineage;
 mod listing;
 
 use crate::store::error::Result;
@@ -94,13 +95,42 @@ impl CodexHome {
         Ok(())
     }
 
-    /// The session `record` read whole.
+    /// The session `record` read whole: for a fork by reference (Codex
+    /// 0.154+), the history it inherits first, then its own lines.
     pub fn read(record: &SessionRecord) -> Result<AgentRead> {
+        let mut walk = Walk::default();
+        let (inherited, problem) = lineage::inherited(&record.path);
+        walk.inheriting = true;
+        for part in &inherited {
+            match jsonl::decoded(&part.path, part.end_byte) {
+                Ok((bytes, _)) => {
+                    let (spans, _) = jsonl::split_lines(&bytes, 0, 1);
+                    for span in spans {
+                        let start = span.offset as usize;
+                        let text = &bytes[start..start + span.len as usize];
+                        if let Ok(line) = serde_json::from_slice::<Line>(text) {
+                            walk.line(&part.rollout_id, span, line);
+                        }
+                    }
+                }
+                Err(e) => walk.skipped.other.push(format!(
+                    "its history's start could not be read: {e}; only its own lines are shown"
+                )),
+            }
+        }
+        walk.inheriting = false;
+        if !inherited.is_empty() {
+            walk.skipped.other.push(format!(
+                "its first {} messages are its parent's, read from {} (a Codex fork by reference)",
+                walk.out.len(),
+                inherited
+                    .last()
+                    .map_or(String::new(), |p| p.path.display().to_string())
+            ));
+        }
+        walk.skipped.other.extend(problem);
         let parsed = read_parsed(&record.path, |b| serde_json::from_slice::<Line>(b).ok())?;
-        let mut walk = Walk {
-            skipped: parsed.skipped,
-            ..Walk::default()
-        };
+        walk.skipped.absorb(parsed.skipped);
         for (span, line) in parsed.lines {
             walk.line(&record.id, span, line);
         }
@@ -149,6 +179,9 @@ struct Walk {
     skipped: jsonl::Skipped,
     /// The last request's context, with the window Codex recorded.
     context: Option<RecordedContext>,
+    /// Reading the history a fork by reference inherits: its messages
+    /// only (their usage was its parent's, and is counted there).
+    inheriting: bool,
 }
 
 impl Walk {
@@ -210,6 +243,7 @@ impl Walk {
                     self.model = m.to_string();
                 }
             }
+            _ if self.inheriting => {}
             "event_msg" => match payload.get("type").and_then(Value::as_str) {
                 Some("token_count") => {
                     let at = line.timestamp.as_deref().and_then(parse_time);
@@ -226,6 +260,22 @@ impl Walk {
                 .unknown_type(if other.is_empty() { "(no type)" } else { other }),
         }
     }
+}
+
+/// The first `max` bytes of a rollout, decoded.
+fn decoded_head(path: &Path, max: u64) -> Result<Vec<u8>> {
+    jsonl::decoded(path, max).map(|(bytes, _)| bytes)
+}
+
+/// A rollout's length, decoded.
+fn decoded_len(path: &Path) -> Result<u64> {
+    if jsonl::is_compressed(path) {
+        return jsonl::decoded(path, jsonl::MAX_FILE_BYTES).map(|(bytes, _)| bytes.len() as u64);
+    }
+    Ok(jsonl::open_regular(path)?
+        .metadata()
+        .map_err(|e| crate::store::error::StoreError::io("read", path, e))?
+        .len())
 }
 
 /// A message id for the item on `line` (Codex stores none): the same on
@@ -281,10 +331,18 @@ fn jsonl_entries(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out.retain(|p| {
-        p.file_name()
-            .map(|n| n.to_string_lossy())
-            .is_some_and(|n| n.ends_with(".jsonl") && !n.starts_with('.'))
+        p.file_name().map(|n| n.to_string_lossy()).is_some_and(|n| {
+            (n.ends_with(".jsonl") || n.ends_with(".jsonl.zst")) && !n.starts_with('.')
+        })
     });
     out.sort();
+    // A rollout both plain and compressed (Codex decompressing it to
+    // append) is the plain one.
+    let plain: std::collections::HashSet<PathBuf> = out
+        .iter()
+        .filter(|p| !jsonl::is_compressed(p))
+        .cloned()
+        .collect();
+    out.retain(|p| !jsonl::is_compressed(p) || !plain.contains(&p.with_extension("")));
     out
 }

@@ -211,15 +211,38 @@ pub fn open_regular_in(
     Ok((std::fs::File::from(fd), st))
 }
 
-/// Reads the whole of `path` (up to [`MAX_FILE_BYTES`]) and splits it into lines.
-pub fn read(path: &Path) -> Result<JsonlFile> {
-    let mut file = open_regular(path)?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(size.min(MAX_FILE_BYTES) as usize + 1);
-    (&mut file)
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
+/// True for a compressed file (`*.zst`, zstd frames), read decoded.
+pub fn is_compressed(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
+/// The first `max` bytes of `path` as its lines are: decoded when it is
+/// compressed (`*.zst`), else as they are; and the file's metadata. Opened
+/// as [`open_regular`] opens (no link, no FIFO).
+pub fn decoded(path: &Path, max: u64) -> Result<(Vec<u8>, std::fs::Metadata)> {
+    let file = open_regular(path)?;
+    let meta = file
+        .metadata()
         .map_err(|e| StoreError::io("read", path, e))?;
+    let mut bytes = Vec::new();
+    let read = if is_compressed(path) {
+        zstd::stream::read::Decoder::new(file)
+            .and_then(|d| d.take(max).read_to_end(&mut bytes))
+            .map_err(|e| StoreError::Invalid(format!("{}: not zstd data ({e})", path.display())))
+    } else {
+        bytes.reserve(meta.len().min(max) as usize);
+        file.take(max)
+            .read_to_end(&mut bytes)
+            .map_err(|e| StoreError::io("read", path, e))
+    };
+    read?;
+    Ok((bytes, meta))
+}
+
+/// Reads the whole of `path` (up to [`MAX_FILE_BYTES`], decoded if it is
+/// compressed) and splits it into lines.
+pub fn read(path: &Path) -> Result<JsonlFile> {
+    let (mut bytes, meta) = decoded(path, MAX_FILE_BYTES + 1)?;
     let mut skipped = Skipped::default();
     if bytes.len() as u64 > MAX_FILE_BYTES {
         bytes.truncate(MAX_FILE_BYTES as usize);
@@ -230,7 +253,7 @@ pub fn read(path: &Path) -> Result<JsonlFile> {
         // A last line without its newline is whole once nothing has
         // written to the file for a while (a writer that never ends its
         // last line, a file copied without it); before, it is being written.
-        if file.metadata().is_ok_and(|m| is_quiet(&m)) {
+        if is_quiet(&meta) {
             let line = 1 + memchr::memchr_iter(b'\n', &bytes).count() as u32;
             spans.push(tail_span(&bytes, 0, line));
         } else {
@@ -382,7 +405,29 @@ pub fn head(path: &Path, max: usize) -> Result<(Vec<u8>, u64, std::fs::Metadata)
 /// (the tail is empty when the head reached the end already): an open, an
 /// `fstat`, two `pread`s, a close.
 pub fn head_and_tail(path: &Path, head_max: usize, tail_max: usize) -> Result<HeadTail> {
+    if is_compressed(path) {
+        return decoded_ends(path, head_max, tail_max);
+    }
     head_and_tail_in(None, path, head_max, tail_max)
+}
+
+/// [`head_and_tail`] of a compressed file: decoded whole (a frame is read
+/// from its start), then its two ends taken.
+fn decoded_ends(path: &Path, head_max: usize, tail_max: usize) -> Result<HeadTail> {
+    let (mut bytes, meta) = decoded(path, MAX_FILE_BYTES)?;
+    let size = bytes.len() as u64;
+    let head_len = head_max.min(bytes.len());
+    let tail_start = size.saturating_sub(tail_max as u64).max(head_len as u64);
+    let tail = bytes.split_off(tail_start as usize);
+    bytes.truncate(head_len);
+    let mtime = meta.modified().map_or(0.0, seconds);
+    Ok(HeadTail {
+        head: bytes,
+        tail,
+        tail_start,
+        size,
+        mtime,
+    })
 }
 
 /// [`head_and_tail`], the file opened relative to its open folder `dir`.

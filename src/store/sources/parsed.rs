@@ -36,6 +36,9 @@ pub fn read_parsed<T: Send>(
     path: &Path,
     parse: impl Fn(&[u8]) -> Option<T> + Sync,
 ) -> Result<ParsedLines<T>> {
+    if jsonl::is_compressed(path) {
+        return read_decoded(path, parse);
+    }
     let file = jsonl::open_regular(path)?;
     let meta = file
         .metadata()
@@ -88,6 +91,23 @@ pub fn read_parsed<T: Send>(
             .extend(p.bad_utf8.iter().map(|l| l + before));
         skipped.partial_last |= p.partial && skipped.truncated_at.is_none();
         before += p.newlines;
+    }
+    Ok(ParsedLines { lines, skipped })
+}
+
+/// [`read_parsed`] of a compressed file: decoded, then parsed by one thread
+/// (archived rollouts, cold and small).
+fn read_decoded<T>(path: &Path, parse: impl Fn(&[u8]) -> Option<T>) -> Result<ParsedLines<T>> {
+    let file = jsonl::read(path)?;
+    let mut skipped = file.skipped.clone();
+    let mut lines = Vec::with_capacity(file.spans.len());
+    for span in &file.spans {
+        let bytes = file.line_bytes(span);
+        match parse(bytes) {
+            Some(v) => lines.push((*span, v)),
+            None if std::str::from_utf8(bytes).is_err() => skipped.bad_utf8.push(span.line),
+            None => skipped.bad_json.push(span.line),
+        }
     }
     Ok(ParsedLines { lines, skipped })
 }

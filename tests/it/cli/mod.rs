@@ -3,6 +3,7 @@
 mod agents;
 mod answers;
 mod asks;
+mod codex_lineage;
 mod contract;
 mod daily;
 mod diff_export;

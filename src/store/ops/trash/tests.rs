@@ -159,9 +159,12 @@ fn a_person_may_delete_what_changed_moments_ago_once_no_process_has_it_open() {
     let record = gemini_session(dir.path(), "fresh");
     let files = belongings(&record);
     let now = crate::store::now_seconds();
-    let seen = OpenFiles {
-        open: Vec::new(),
-        seen: true,
+    let seen = Blockers {
+        open: OpenFiles {
+            open: Vec::new(),
+            seen: true,
+        },
+        ..Blockers::default()
     };
     assert_eq!(
         refusal_of(&record, &files, now, &seen, false, AskedBy::Person),
@@ -175,16 +178,19 @@ fn a_person_may_delete_what_changed_moments_ago_once_no_process_has_it_open() {
         &record,
         &files,
         now,
-        &OpenFiles::default(),
+        &Blockers::default(),
         false,
         AskedBy::Person,
     )
     .unwrap();
     assert!(unseen.contains("cannot be seen"), "{unseen}");
     // Held open by a process: refused to everyone, whatever its age.
-    let held = OpenFiles {
-        open: vec![(42, record.path.canonicalize().unwrap())],
-        seen: true,
+    let held = Blockers {
+        open: OpenFiles {
+            open: vec![(42, record.path.canonicalize().unwrap())],
+            seen: true,
+        },
+        ..Blockers::default()
     };
     let later = now + 10.0 * BUSY_SECONDS;
     let why = refusal_of(&record, &files, later, &held, false, AskedBy::Person).unwrap();

@@ -36,14 +36,11 @@ struct Ends {
 /// The record of the rollout `path`; `titles` are the names set by the
 /// person (`session_index.jsonl`).
 pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let id_from_name = stem
-        .get(stem.len().saturating_sub(36)..)
-        .unwrap_or(&stem)
-        .to_string();
+    let id_from_name = super::lineage::rollout_id_of(path).unwrap_or_else(|| {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
     let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
     let user = crate::store::sources::agents::user_name();
     let damaged_as = |raw_id: &str, error: String| SessionRecord {

@@ -122,10 +122,10 @@ impl Watched for AgentWatch {
                 }
                 root.join(project).join(session)
             }
-            (Agent::Codex, ["sessions", y, m, d, name]) if name.ends_with(".jsonl") => {
+            (Agent::Codex, ["sessions", y, m, d, name]) if is_rollout(name) => {
                 root.join("sessions").join(y).join(m).join(d).join(name)
             }
-            (Agent::Codex, ["archived_sessions", name]) if name.ends_with(".jsonl") => {
+            (Agent::Codex, ["archived_sessions", name]) if is_rollout(name) => {
                 root.join("archived_sessions").join(name)
             }
             (Agent::Gemini, ["tmp", project, "chats", name])
@@ -141,6 +141,11 @@ impl Watched for AgentWatch {
             path: file,
         })
     }
+}
+
+/// A Codex rollout's file name: plain or compressed (`.jsonl.zst`).
+fn is_rollout(name: &str) -> bool {
+    name.ends_with(".jsonl") || name.ends_with(".jsonl.zst")
 }
 
 #[cfg(test)]
