@@ -41,7 +41,7 @@ impl Home {
 
     fn run(&self, args: &[&str]) -> Output {
         command()
-            .env("HOME", &self.home)
+            .at_home(&self.home)
             .env("XDG_CACHE_HOME", &self.cache)
             .env("XDG_DATA_HOME", self.cache.with_file_name("data"))
             .args(args)
@@ -155,7 +155,7 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
     // An empty home: every agent's folder looked in is named.
     let empty = tempfile::tempdir().unwrap();
     let out = command()
-        .env("HOME", empty.path())
+        .at_home(empty.path())
         .env("XDG_CACHE_HOME", empty.path().join("cache"))
         .env("XDG_DATA_HOME", empty.path().join("data"))
         .arg("list")
@@ -171,7 +171,7 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
     // An empty Loki tree beside them: each folder named in the list's note.
     std::fs::create_dir_all(empty.path().join(".loki/users/me/session")).unwrap();
     let out = command()
-        .env("HOME", empty.path())
+        .at_home(empty.path())
         .env("USER", "me")
         .env("XDG_CACHE_HOME", empty.path().join("cache"))
         .env("XDG_DATA_HOME", empty.path().join("data"))

@@ -10,9 +10,7 @@ use std::process::Command;
 fn on_a_terminal(root: &Path, answer: &str, args: &[&str]) -> (i32, String) {
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pty_run.py");
     let out = Command::new("python3")
-        .env("HOME", NO_HOME)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
+        .in_sandbox()
         .arg(driver)
         .arg(answer)
         .arg("--")

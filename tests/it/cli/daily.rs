@@ -117,7 +117,7 @@ fn a_session_named_by_a_path_needs_no_loki_home_and_any_path_inside_finds_it() {
     std::fs::create_dir(&home).unwrap();
     let show = |dir: &Path, arg: &str| {
         command()
-            .env("HOME", &home)
+            .at_home(&home)
             .env("XDG_CACHE_HOME", tmp.path().join("cache"))
             .current_dir(dir)
             .args(["show", arg, "--json"])

@@ -238,7 +238,7 @@ fn with_claude(tmp: &Path, root: &Path) -> (PathBuf, String, PathBuf) {
 /// The JSON the binary prints for `args` with `home` as HOME.
 fn listed_in(home: &Path, root: &Path, args: &[&str]) -> Value {
     let out = command()
-        .env("HOME", home)
+        .at_home(home)
         .env("XDG_CACHE_HOME", root.with_extension("cache"))
         .args(["--root", root.to_str().unwrap(), "--user", "tester"])
         .args(args)
@@ -255,7 +255,7 @@ fn listed_in(home: &Path, root: &Path, args: &[&str]) -> Value {
 /// `watch` with `home` as HOME.
 fn watch_in(home: &Path, root: &Path, args: &[&str]) -> Watching {
     let mut child = command()
-        .env("HOME", home)
+        .at_home(home)
         .env("XDG_CACHE_HOME", root.with_extension("cache"))
         .args([
             "--root",

@@ -2,7 +2,10 @@
 //! store and snapshotting a tree to prove nothing changed.
 
 pub mod mounts;
+pub mod sandbox;
 pub mod tmux;
+
+pub use sandbox::Sandboxed;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -17,25 +20,13 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions"))
 }
 
-/// A config directory that does not exist: runs see no config file (the
-/// default config file may be absent; a `--config FILE` may not).
-pub const NO_CONFIG_HOME: &str = "/nonexistent-loki-sessions-test-config";
-
-/// A home that does not exist: runs never see this machine's own
-/// `~/.claude`, `~/.codex` or `~/.gemini` (nor `~/.loki`).
-pub const NO_HOME: &str = "/nonexistent-loki-sessions-test-home";
-
-/// The binary, reading no config file, no `LOKI_HOME`, and no other
-/// agent's sessions but those a test lays out.
+/// The binary in the sandbox (`sandbox`): reading no config file, no
+/// `LOKI_HOME`, and no other agent's sessions but those a test lays out
+/// (`.at_home(home)`), never writing to the person's cache or trash.
 pub fn command() -> Command {
     ci_guard();
     let mut command = Command::new(bin());
-    command
-        .env("XDG_CONFIG_HOME", NO_CONFIG_HOME)
-        .env("HOME", NO_HOME)
-        .env_remove("LOKI_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
+    command.in_sandbox();
     command
 }
 

@@ -1,7 +1,8 @@
 //! The binary in a real terminal: tmux runs it on a virtual screen, the
 //! tests type keys and paste text into it and read the screen back.
 
-use super::{NO_CONFIG_HOME, NO_HOME, bin};
+use super::bin;
+use super::sandbox;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -241,13 +242,14 @@ pub fn rss_bytes(pid: u32) -> u64 {
     kb * 1024
 }
 
-/// The shell command that runs the UI on `root` (its search index beside
-/// it, never in the user's cache) with stdout and the exit code captured,
-/// then `after` (say, `stty -a > file`).
+/// The shell command that runs the UI in the sandbox on `root` (its search
+/// index beside it) with stdout and the exit code captured, then `after`
+/// (say, `stty -a > file`).
 pub fn ui_command_then(root: &Path, out: &Path, code: &Path, after: &str) -> String {
     let cache = root.with_extension("cache");
     format!(
-        "HOME={NO_HOME} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester > {} ; echo $? > {} ; {after} sleep 60",
+        "{} XDG_CACHE_HOME={} {} --root {} --user tester > {} ; echo $? > {} ; {after} sleep 60",
+        sandbox::shell_env(),
         cache.display(),
         bin().display(),
         root.display(),

@@ -183,7 +183,7 @@ fn trimmed_context_reads_back_with_the_expected_messages() {
                 dir.join(format!("{}.json", case.str("active_context_id"))),
             )
             .unwrap();
-            let store = Store::peteos_folder(dir.parent().unwrap());
+            let store = common::sandbox::store(Store::peteos_folder(dir.parent().unwrap()));
             let target = store.locate(dir.to_str().unwrap()).unwrap();
             let outcome = store
                 .trim(

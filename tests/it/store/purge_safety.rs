@@ -23,7 +23,7 @@ fn now() -> f64 {
 }
 
 fn store(root: &Path) -> Store {
-    Store::loki(root, "tester").unwrap()
+    sandbox::store(Store::loki(root, "tester").unwrap())
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn only_direct_children_of_the_users_own_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("store");
     let mine = new_session(&root, "mine");
-    let other = Store::loki(&root, "someone-else").unwrap();
+    let other = sandbox::store(Store::loki(&root, "someone-else").unwrap());
     let theirs = other.start("theirs", None, now()).unwrap().record.id;
     let plan = store(&root).purge_plan(ALL, &[], now()).unwrap();
     assert_eq!(

@@ -365,7 +365,7 @@ fn the_index_and_the_files_answer_as_an_independent_reference() {
     for round in ["as generated", "after renames", "after appends and trims"] {
         match round {
             "after renames" => {
-                let store = Store::loki(&root, "tester").unwrap();
+                let store = sandbox::store(Store::loki(&root, "tester").unwrap());
                 for id in ids.iter().take(6) {
                     let target = store.locate(id).unwrap();
                     store

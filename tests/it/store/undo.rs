@@ -84,7 +84,7 @@ fn switching_back_undoes_a_trim_on_disk() {
     let before = snapshot(&memory);
     let session_before = read_json(&memory.join("session.json"));
 
-    let store = Store::loki(root, "tester").unwrap();
+    let store = sandbox::store(Store::loki(root, "tester").unwrap());
     let target = store.locate(&id).unwrap();
     store.activate_context(&target, &parent).unwrap();
     check_undone(&memory, &parent, &before, &session_before);

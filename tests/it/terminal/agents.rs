@@ -11,8 +11,8 @@ use loki_sessions::demo::agents::{self, AgentsSpec};
 /// person's own agents' folders or trash.
 fn in_a_terminal(tmp: &std::path::Path, home: &std::path::Path, args: &str) -> String {
     format!(
-        "HOME={} CLAUDE_CONFIG_DIR= CODEX_HOME= XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} {args} ; sleep 60",
-        home.display(),
+        "{} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} {args} ; sleep 60",
+        sandbox::shell_env_at(home),
         tmp.join("cache").display(),
         tmp.join("data").display(),
         bin().display(),

@@ -15,11 +15,8 @@ fn run_ui(mode: &str, keys: &str) -> Value {
     let (tmp, root) = demo_store(5, 4, &[]);
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pty_term.py");
     let out = Command::new("python3")
-        .env("HOME", NO_HOME)
-        .env("XDG_CONFIG_HOME", NO_CONFIG_HOME)
+        .in_sandbox()
         .env("XDG_CACHE_HOME", tmp.path().join("cache"))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
         .env_remove("COLORFGBG")
         .arg(driver)
         .args([mode, keys, "--"])

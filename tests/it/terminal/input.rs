@@ -156,7 +156,8 @@ fn ctrl_z_suspends_and_fg_comes_back_in_a_real_terminal() {
     let ui = Tmux::start("env PS1='shell> ' bash --norc --noprofile -i");
     ui.wait_for("shell>");
     ui.text(&format!(
-        "XDG_CONFIG_HOME={NO_CONFIG_HOME} XDG_CACHE_HOME={} {} --root {} --user tester > {}",
+        "{} XDG_CACHE_HOME={} {} --root {} --user tester > {}",
+        sandbox::shell_env(),
         root.with_extension("cache").display(),
         bin().display(),
         root.display(),

@@ -3,6 +3,7 @@
 //! Claude Code session's header with what it spent. The same fixed clock
 //! and masks as the other panes.
 
+use crate::common::sandbox;
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::agents::{self, AgentsSpec};
 use loki_sessions::demo::{self, DemoSpec};
@@ -265,10 +266,12 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         f.set_modified(day_before).unwrap();
     }
     let source = || {
-        Store::loki(dir.path(), "ann")
-            .unwrap()
-            .with_agents(&AgentHomes::under(&home))
-            .with_trash_dir(&dir.path().join("trash"))
+        sandbox::store(
+            Store::loki(dir.path(), "ann")
+                .unwrap()
+                .with_agents(&AgentHomes::under(&home)),
+        )
+        .with_trash_dir(&dir.path().join("trash"))
     };
     let oldest = source()
         .only_agents(&[Agent::Claude])

@@ -68,7 +68,7 @@ fn logged(root: &Path) -> Vec<String> {
 
 /// The messages and the counts of session `id` read afresh from disk.
 fn fresh(root: &Path, id: &str) -> (Vec<String>, Vec<u64>) {
-    let store = Store::loki(root, "tester").unwrap();
+    let store = sandbox::store(Store::loki(root, "tester").unwrap());
     let target = store.locate(id).unwrap();
     let context = store.active_context(&target).unwrap().unwrap();
     let ids = context.messages().map(|m| m.id().to_string()).collect();

@@ -41,10 +41,11 @@ fn open(tmp: &Path) -> Live {
         },
     )
     .unwrap();
-    let store = Store::loki(&root, "tester")
-        .unwrap()
-        .with_agents(&AgentHomes::under(&tmp.join("home")))
-        .with_cache_dir(&tmp.join("cache"));
+    let store = sandbox::store(
+        Store::loki(&root, "tester")
+            .unwrap()
+            .with_agents(&AgentHomes::under(&tmp.join("home"))),
+    );
     let settings = Settings {
         watch: Some(WatchOptions::default()),
         ..ui_settings(StoreKind::Loki)

@@ -3,6 +3,7 @@
 //! ids (of forks) and temp paths are masked; sizes depend on the filesystem's
 //! block size, so they are masked too.
 
+use crate::common::sandbox;
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::{self, DemoSpec};
 use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
@@ -214,7 +215,7 @@ fn an_empty_store_says_where_it_looked() {
 #[test]
 fn an_empty_session_says_it_is_empty_not_counting() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::loki(dir.path(), "ann").unwrap();
+    let store = sandbox::store(Store::loki(dir.path(), "ann").unwrap());
     store.start("an empty one", None, NOW).unwrap();
     let mut ui = open(&dir, 80, 24);
     key(&mut ui, KeyCode::Tab);
@@ -232,7 +233,7 @@ fn an_empty_session_says_it_is_empty_not_counting() {
 
 /// The session of the demo store named `name`.
 fn session_named(dir: &tempfile::TempDir, name: &str) -> loki_sessions::store::SessionRecord {
-    let store = Store::loki(dir.path(), "ann").unwrap();
+    let store = sandbox::store(Store::loki(dir.path(), "ann").unwrap());
     let records = store.list().unwrap();
     records.into_iter().find(|r| r.name == name).unwrap()
 }

@@ -7,6 +7,7 @@
 
 use super::Home;
 use super::usage::ccusage;
+use crate::common::Sandboxed;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -33,7 +34,7 @@ pub(super) fn read_with_claude_code_log(
         .arg("-o")
         .arg(&out_file)
         .arg("--no-cache")
-        .env("HOME", home)
+        .at_home(home)
         .output()
         .unwrap();
     if !out.status.success() {
@@ -205,11 +206,7 @@ fn forks_read_in_claude_code_log_and_ccusage_as_their_kept_lines() {
         }
         let out = std::process::Command::new(&ccusage)
             .args(["session", "--json", "--offline"])
-            .env("HOME", alone.path())
-            .env("XDG_CONFIG_HOME", alone.path().join(".config"))
-            .env("XDG_CACHE_HOME", alone.path().join(".cache"))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
+            .at_home(alone.path())
             .output()
             .unwrap();
         assert!(

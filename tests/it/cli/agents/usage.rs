@@ -5,6 +5,7 @@
 //! by day equals `ccusage daily`.
 
 use super::Home;
+use crate::common::Sandboxed;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -124,12 +125,9 @@ fn ccusage_json(home: &std::path::Path, cache: &std::path::Path, args: &[&str]) 
     let out = std::process::Command::new(ccusage)
         .args(args)
         .args(["--json", "--offline"])
-        .env("HOME", home)
+        .at_home(home)
         .env("TZ", "UTC")
-        .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("XDG_CACHE_HOME", cache.join("ccusage"))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
         .output()
         .unwrap();
     assert!(
@@ -183,7 +181,7 @@ fn stats_by_day_equal_ccusage_daily() {
     assert!(left_out >= 1, "the fixtures hold files without requestIds");
     let theirs = ccusage_json(&h.home, &h.cache, &["daily"]);
     let out = crate::common::command()
-        .env("HOME", &h.home)
+        .at_home(&h.home)
         .env("TZ", "UTC")
         .env("XDG_CACHE_HOME", &h.cache)
         .env("XDG_DATA_HOME", h.cache.with_file_name("data"))

@@ -62,7 +62,7 @@ impl Crafted {
 
     fn run(&self, args: &[&str]) -> Output {
         command()
-            .env("HOME", &self.home)
+            .at_home(&self.home)
             .env("XDG_CACHE_HOME", &self.cache)
             .env("XDG_DATA_HOME", &self.data)
             .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
@@ -632,13 +632,10 @@ fn the_ui_draws_no_escape_from_a_file() {
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pty_term.py");
     // Wait, open the first session (Tab), its transcript (Tab), then quit.
     let out = std::process::Command::new("python3")
-        .env("HOME", &c.home)
-        .env("XDG_CONFIG_HOME", NO_CONFIG_HOME)
+        .at_home(&c.home)
         .env("XDG_CACHE_HOME", &c.cache)
         .env("XDG_DATA_HOME", &c.data)
         .env("PATH", format!("{}:/usr/bin:/bin", c.bin.display()))
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
         .arg(driver)
         .args(["legacy", "\t|\t|\x1b|\x1b|\x03", "--"])
         .arg(bin())

@@ -75,7 +75,7 @@ fn a_fork_or_a_delete_while_the_agent_appends_loses_nothing() {
     let id = made.claude_rewound.clone().unwrap();
     let run = |args: &[&str]| {
         command()
-            .env("HOME", &home)
+            .at_home(&home)
             .env("XDG_CACHE_HOME", tmp.path().join("cache"))
             .env("XDG_DATA_HOME", tmp.path().join("data"))
             .args(args)

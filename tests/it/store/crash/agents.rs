@@ -25,8 +25,7 @@ struct Home {
 impl Home {
     fn cmd(&self, args: &[&str]) -> std::process::Command {
         let mut c = command();
-        c.env("HOME", &self.home)
-            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+        c.at_home(&self.home)
             .env("XDG_DATA_HOME", &self.data)
             .args(args)
             .stdin(Stdio::null())
