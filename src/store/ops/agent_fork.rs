@@ -381,7 +381,7 @@ fn fork_file(
             let folder = record.path.parent().unwrap_or(Path::new("."));
             (
                 folder.join(format!("{new_id}.jsonl")),
-                claude::fork::fork_bytes(&source.bytes, &edits, &new_id),
+                claude::fork::fork_bytes(&source.bytes, &edits, &record.id, &new_id),
             )
         }
         _ => {

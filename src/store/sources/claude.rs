@@ -240,6 +240,9 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
         lines.push(Parsed { span, line });
     }
     let title = title_of(&lines);
+    if !subagent {
+        skipped.other.extend(moves_of(&lines));
+    }
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -327,6 +330,32 @@ fn with_origin(
         serde_json::Value::String(origin.into()),
     );
     crate::store::format::Context::from_raw(raw, &path).expect("only a field was added")
+}
+
+/// What Claude Code 2.1 says of where the session went: the folder it was
+/// moved to (`relocated`, the last), the session it goes on in
+/// (`continued-in`, unless the file went on after it).
+fn moves_of(lines: &[Parsed]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(dir) = lines.iter().rev().find_map(|p| {
+        p.line
+            .relocated_cwd
+            .as_ref()
+            .filter(|_| p.line.kind() == "relocated")
+    }) {
+        out.push(format!("moved to {dir}; Claude Code resumes it there"));
+    }
+    let last_message = lines
+        .iter()
+        .rposition(|p| matches!(p.line.kind(), "user" | "assistant"));
+    let continued = lines.iter().enumerate().rev().find_map(|(i, p)| {
+        let id = p.line.continued_in_session_id.as_ref()?;
+        (p.line.kind() == "continued-in" && last_message.is_none_or(|m| m < i)).then_some(id)
+    });
+    if let Some(id) = continued {
+        out.push(format!("continued in session {id}"));
+    }
+    out
 }
 
 /// The agent's own title: the last `custom-title`, else the last
@@ -426,4 +455,40 @@ fn entries(dir: &Path, keep: impl Fn(&std::fs::FileType) -> bool) -> Vec<PathBuf
     // component by component costs more, over 10,000 sessions).
     out.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_code_2_1_bookkeeping_is_known_and_says_where_the_session_went() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir
+            .path()
+            .join("0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a71.jsonl");
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","cwd":"/a","timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"Fix it"}}"#,
+            r#"{"type":"system","subtype":"microcompact_boundary","uuid":"m1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-20T10:01:00Z","content":"Context microcompacted","microcompactMetadata":{"trigger":"auto","preTokens":150000,"tokensSaved":40000}}"#,
+            r#"{"type":"relocated","relocatedCwd":"/a/wt","sessionId":"s"}"#,
+            r#"{"type":"worktree-state","worktreeSession":null,"sessionId":"s"}"#,
+            r#"{"type":"agent-color","agentColor":"cyan","sessionId":"s"}"#,
+            r#"{"type":"atis-latch","atis":"","sessionId":"s"}"#,
+            r#"{"type":"continued-in","continuedInSessionId":"0b000000-0000-4000-8000-000000000002","sessionId":"s"}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let record = ClaudeProjects::record_at(&path);
+        let read = ClaudeProjects::read(&record).unwrap();
+        assert!(
+            read.skipped.unknown_types.is_empty(),
+            "{:?}",
+            read.skipped.unknown_types
+        );
+        let shown: Vec<String> = read.main.context.messages().map(|m| m.one_line()).collect();
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(shown[1].contains("40000 tokens saved"), "{shown:?}");
+        let notes = read.skipped.other.join("; ");
+        assert!(notes.contains("moved to /a/wt"), "{notes}");
+        assert!(notes.contains("continued in session 0b000000"), "{notes}");
+    }
 }

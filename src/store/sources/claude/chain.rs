@@ -301,6 +301,19 @@ fn system_text(line: &Line) -> Option<(&'static str, String)> {
             }
             Some(("CompactionBoundary", text))
         }
+        // Claude Code 2.1 clears old tool results and attachments from
+        // what it sends, leaving the lines: a marker, as a compaction.
+        Some("microcompact_boundary") => {
+            let meta = line.microcompact_metadata.as_ref();
+            let saved = meta
+                .and_then(|m| m.get("tokensSaved"))
+                .and_then(Value::as_u64);
+            let mut text = String::from("[microcompaction: old tool results cleared]");
+            if let Some(saved) = saved {
+                text = format!("[microcompaction: old tool results cleared, {saved} tokens saved]");
+            }
+            Some(("CompactionBoundary", text))
+        }
         Some("api_error") => {
             let detail = line
                 .error

@@ -5,7 +5,9 @@
 //! the agent's; a line whose tool results are cleared is the one line
 //! written again (its results replaced by a placeholder), as is a line
 //! whose images and documents are replaced by a text naming them (with
-//! Claude Code's own copy of a file it read). Lines of types
+//! Claude Code's own copy of a file it read). Every kept line with a
+//! `uuid` says where it came from, `forkedFrom {sessionId, messageUuid}`,
+//! as Claude Code 2.1's `/branch` writes it. Lines of types
 //! we do not know are kept as they are; damaged lines (not UTF-8, not one
 //! JSON object) are left in the original only.
 //! Pure: bytes in, bytes out; `ops/agent_fork.rs` reads and writes.
@@ -35,8 +37,9 @@ pub struct ForkEdits {
 }
 
 /// The new file: the complete lines of `bytes` (a last line still being
-/// written is left out) forked into session `new_id` as `edits` says.
-pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str) -> Vec<u8> {
+/// written is left out) of session `from`, forked into session `new_id`
+/// as `edits` says.
+pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, from: &str, new_id: &str) -> Vec<u8> {
     let (spans, _) = split_lines(bytes, 0, 1);
     let new_id_json = serde_json::to_string(new_id).expect("a string serializes");
     // uuid -> the parent it gets in the fork (for a dropped line: what its
@@ -97,8 +100,10 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str) -> Vec<u8> {
             media: edits.media.contains(&span.offset),
             copy: edits.media_copies && memchr::memmem::find(line, b"\"base64\"").is_some(),
         };
+        let forked_from = uuid.as_ref().map(|u| forked_from(from, u));
         if (rewrite.cleared.is_some() || rewrite.media || rewrite.copy)
-            && let Some(rewritten) = rewritten_line(line, &rewrite, new_id, &relinked, &parent)
+            && let Some(rewritten) =
+                rewritten_line(line, &rewrite, new_id, &relinked, &parent, &forked_from)
         {
             out.extend_from_slice(&rewritten);
         } else {
@@ -109,11 +114,42 @@ pub fn fork_bytes(bytes: &[u8], edits: &ForkEdits, new_id: &str) -> Vec<u8> {
             if relinked != parent {
                 replace.push(("parentUuid", json_opt(&relinked)));
             }
-            out.extend_from_slice(&replace_values(line, &fields, &replace));
+            let had_it = fields.iter().any(|(k, _)| k == "forkedFrom");
+            if let (Some(f), true) = (&forked_from, had_it) {
+                replace.push(("forkedFrom", f.to_string()));
+            }
+            let mut written = replace_values(line, &fields, &replace);
+            if let (Some(f), false) = (&forked_from, had_it) {
+                add_field(&mut written, "forkedFrom", &f.to_string());
+            }
+            out.extend_from_slice(&written);
         }
         out.extend_from_slice(jsonl::ending(bytes, &span));
     }
     out
+}
+
+/// Where a kept line came from: the original session and its own uuid.
+fn forked_from(session: &str, uuid: &str) -> Value {
+    serde_json::json!({"sessionId": session, "messageUuid": uuid})
+}
+
+/// Adds `"key":value` as the last field of the JSON object `line` (its
+/// last byte, blanks aside, is the closing brace).
+fn add_field(line: &mut Vec<u8>, key: &str, value: &str) {
+    let Some(close) = line.iter().rposition(|b| !b.is_ascii_whitespace()) else {
+        return;
+    };
+    if line[close] != b'}' {
+        return;
+    }
+    let empty = line[..close]
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .is_some_and(|open| line[open] == b'{');
+    let key = serde_json::to_string(key).expect("a string serializes");
+    let field = format!("{}{key}:{value}", if empty { "" } else { "," });
+    line.splice(close..close, field.into_bytes());
 }
 
 fn json_opt(v: &Option<String>) -> String {
@@ -142,6 +178,7 @@ fn rewritten_line(
     new_id: &str,
     relinked: &Option<String>,
     parent: &Option<String>,
+    forked_from: &Option<Value>,
 ) -> Option<Vec<u8>> {
     let mut v: Value = serde_json::from_slice(line).ok()?;
     let obj = v.as_object_mut()?;
@@ -201,6 +238,9 @@ fn rewritten_line(
             "parentUuid".into(),
             relinked.clone().map_or(Value::Null, Value::String),
         );
+    }
+    if let Some(f) = forked_from {
+        obj.insert("forkedFrom".into(), f.clone());
     }
     serde_json::to_vec(&v).ok()
 }
@@ -288,25 +328,42 @@ mod tests {
         out
     }
 
+    /// `line` as the fork writes it: the new session id, and where it came from.
+    fn forked(line: &str, uuid: &str) -> String {
+        let body = line.replace("\"old\"", "\"new\"");
+        format!(
+            "{},\"forkedFrom\":{{\"sessionId\":\"old\",\"messageUuid\":\"{uuid}\"}}}}",
+            body.strip_suffix('}').unwrap()
+        )
+    }
+
     #[test]
-    fn nothing_dropped_changes_only_the_session_id() {
+    fn nothing_dropped_changes_only_the_session_id_and_says_where_each_line_came_from() {
         let text = format!(
             "{}\n{}\n{{\"type\":\"file-history-snapshot\"}}\n",
             line("a", None, ""),
             line("b", Some("a"), "")
         );
-        let out = fork_bytes(text.as_bytes(), &ForkEdits::default(), "new");
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            text.replace("\"old\"", "\"new\"")
+        let want = format!(
+            "{}\n{}\n{{\"type\":\"file-history-snapshot\"}}\n",
+            forked(&line("a", None, ""), "a"),
+            forked(&line("b", Some("a"), ""), "b")
         );
+        let out = fork_bytes(text.as_bytes(), &ForkEdits::default(), "old", "new");
+        assert_eq!(String::from_utf8(out).unwrap(), want);
         // Damaged lines stay in the original only.
         let mut bytes = format!("not json\n{text}").into_bytes();
         bytes.extend_from_slice(b"{\"a\":\"\xff\"}\n");
-        let out = fork_bytes(&bytes, &ForkEdits::default(), "new");
+        let out = fork_bytes(&bytes, &ForkEdits::default(), "old", "new");
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        // A fork of a fork says its own original, not the first one's.
+        let again = fork_bytes(want.as_bytes(), &ForkEdits::default(), "new", "third");
+        let first: Value =
+            serde_json::from_str(String::from_utf8(again).unwrap().lines().next().unwrap())
+                .unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
-            text.replace("\"old\"", "\"new\"")
+            first["forkedFrom"],
+            serde_json::json!({"sessionId": "new", "messageUuid": "a"})
         );
     }
 
@@ -326,11 +383,11 @@ mod tests {
         let mut edits = ForkEdits::default();
         edits.dropped.extend([at[0], at[1]]);
         edits.main.extend([at[3], at[4]]);
-        let out = String::from_utf8(fork_bytes(text.as_bytes(), &edits, "new")).unwrap();
+        let out = String::from_utf8(fork_bytes(text.as_bytes(), &edits, "old", "new")).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 2, "{out}");
-        assert_eq!(lines[0], line("c", None, "").replace("old", "new"));
-        assert_eq!(lines[1], line("d", Some("c"), "").replace("old", "new"));
+        assert_eq!(lines[0], forked(&line("c", None, ""), "c"));
+        assert_eq!(lines[1], forked(&line("d", Some("c"), ""), "d"));
     }
 
     #[test]
@@ -342,7 +399,7 @@ mod tests {
             0,
             HashMap::from([("t1".to_string(), "[cleared]".to_string())]),
         );
-        let out = fork_bytes(text.as_bytes(), &edits, "new");
+        let out = fork_bytes(text.as_bytes(), &edits, "old", "new");
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["message"]["content"][0]["content"], "[cleared]");
         assert_eq!(v["toolUseResult"], "[cleared]");

@@ -27,6 +27,14 @@ pub const KNOWN_TYPES: &[&str] = &[
     "last-prompt",
     "bridge-session",
     "tag",
+    // Claude Code 2.1: bookkeeping of the session, none of it a message.
+    "relocated",
+    "continued-in",
+    "worktree-state",
+    "agent-color",
+    "atis-latch",
+    "content-replacement",
+    "cost-state",
 ];
 
 /// The fields of a line that loki-sessions reads.
@@ -60,6 +68,12 @@ pub struct Line {
     pub custom_title: Option<String>,
     pub ai_title: Option<String>,
     pub compact_metadata: Option<Value>,
+    /// `microcompact_boundary` system lines (Claude Code 2.1).
+    pub microcompact_metadata: Option<Value>,
+    /// `relocated` lines: the folder the session belongs to now.
+    pub relocated_cwd: Option<String>,
+    /// `continued-in` lines: the session it goes on in.
+    pub continued_in_session_id: Option<String>,
     /// `api_error` system lines.
     pub error: Option<Value>,
     /// `message.content` already made into the store's parts (by
@@ -107,6 +121,9 @@ impl Line {
             custom_title: s("customTitle"),
             ai_title: s("aiTitle"),
             compact_metadata: map.get("compactMetadata").cloned(),
+            microcompact_metadata: map.get("microcompactMetadata").cloned(),
+            relocated_cwd: s("relocatedCwd"),
+            continued_in_session_id: s("continuedInSessionId"),
             error: map.get("error").cloned(),
             ..Line::default()
         })

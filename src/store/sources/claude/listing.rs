@@ -39,6 +39,8 @@ struct Ends {
     custom_title: Option<String>,
     ai_title: Option<String>,
     summary: Option<String>,
+    /// The folder a `relocated` line (Claude Code 2.1) moved it to, the last.
+    relocated: Option<String>,
     readable_lines: usize,
 }
 
@@ -111,7 +113,8 @@ pub fn record_in(
         agent: Agent::Claude,
         name: name_from_prompt(&title),
         title,
-        cwd: ends.cwd,
+        // Where Claude Code keeps it now (and resumes it): moved, or begun.
+        cwd: ends.relocated.or(ends.cwd),
         first_prompt: prompt,
         user,
         created_at: ends.first_time.unwrap_or(mtime),
@@ -146,6 +149,8 @@ struct Peek<'a> {
     #[serde(borrow)]
     ai_title: Option<Cow<'a, str>>,
     origin: Option<Origin<'a>>,
+    #[serde(borrow)]
+    relocated_cwd: Option<Cow<'a, str>>,
 }
 
 /// Who wrote a user line (Claude Code 2.1): `human` for a person's typing;
@@ -231,6 +236,7 @@ fn read_ends(file: &HeadTail) -> Ends {
         }
     }
     let titled = memchr::memmem::Finder::new(b"-title\"");
+    let relocated = memchr::memmem::Finder::new(b"\"relocated\"");
     let summary = memchr::memmem::Finder::new(b"\"summary\"");
     let stamp = memchr::memmem::FinderRev::new(TIMESTAMP);
     for bytes in file.tail_lines_rev() {
@@ -251,6 +257,7 @@ fn read_ends(file: &HeadTail) -> Ends {
         // not parsed at all.
         let wanted = ends.last_time.is_none()
             || titled.find(bytes).is_some()
+            || (ends.relocated.is_none() && relocated.find(bytes).is_some())
             || (ends.summary.is_none() && summary.find(bytes).is_some());
         if !wanted {
             continue;
@@ -271,10 +278,15 @@ fn read_ends(file: &HeadTail) -> Ends {
         if ends.ai_title.is_none() && line.kind() == "ai-title" {
             ends.ai_title = title(&line.ai_title);
         }
+        if ends.relocated.is_none() && line.kind() == "relocated" {
+            ends.relocated = title(&line.relocated_cwd);
+        }
         if ends.summary.is_none() && line.kind() == "summary" {
             ends.summary = title(&line.summary);
         }
-        if ends.custom_title.is_some() && ends.last_time.is_some() {
+        // A `relocated` line may lie before the title: looked for to the
+        // end of what was read (lines without one are not parsed).
+        if ends.custom_title.is_some() && ends.last_time.is_some() && ends.relocated.is_some() {
             break;
         }
     }
@@ -371,5 +383,28 @@ mod tests {
             let r = record(&path, None);
             assert_eq!((r.title.as_str(), r.first_prompt.as_str()), (title, title));
         }
+    }
+
+    #[test]
+    fn a_relocated_session_lists_in_the_folder_it_moved_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir
+            .path()
+            .join("0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a70.jsonl");
+        let text = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"cwd":"/home/ann/app","timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"Fix it"}}"#,
+            r#"{"type":"relocated","relocatedCwd":"/home/ann/app/.claude/worktrees/fix-1","sessionId":"s"}"#,
+            r#"{"type":"custom-title","customTitle":"Fix","sessionId":"s"}"#,
+            r#"{"type":"atis-latch","atis":"","sessionId":"s"}"#,
+        ]
+        .join("\n")
+            + "\n";
+        std::fs::write(&path, text).unwrap();
+        let r = record(&path, None);
+        assert_eq!(
+            r.cwd.as_deref(),
+            Some("/home/ann/app/.claude/worktrees/fix-1")
+        );
+        assert_eq!(r.title, "Fix");
     }
 }

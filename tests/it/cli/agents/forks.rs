@@ -93,9 +93,19 @@ fn check_claude_fork(original: &[u8], fork: &[u8], new_id: &str) {
         if message && v["parentUuid"].is_null() && v["isSidechain"] != true {
             roots.insert(v["uuid"].to_string());
         }
+        // Each line with a uuid says where it came from, as Claude Code's
+        // `/branch` writes it (its last field, added).
+        let mut text = String::from_utf8(line.to_vec()).unwrap();
+        if let Some(uuid) = v["uuid"].as_str() {
+            let from = serde_json::json!({"sessionId": old_id, "messageUuid": uuid});
+            assert_eq!(v["forkedFrom"], from, "{text}");
+            let added = format!(",\"forkedFrom\":{from}}}");
+            if let Some(rest) = text.strip_suffix(&added) {
+                text = format!("{rest}}}");
+            }
+        }
         // The original line it came from, with the new session id and
         // parent written in: the fork's line byte for byte.
-        let text = String::from_utf8(line.to_vec()).unwrap();
         let with_id = |o: &str| {
             o.replace(
                 &format!("\"sessionId\":\"{old_id}\""),

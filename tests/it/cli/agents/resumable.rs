@@ -258,10 +258,17 @@ fn a_claude_session_loses_its_media_and_big_outputs_and_nothing_else() {
         ]}),
         "a small result stays"
     );
-    // Lines with nothing to replace are the original's but for the id.
+    // Lines with nothing to replace are the original's but for the id,
+    // and where they came from (their last field, added).
     let original_text = std::fs::read_to_string(&original).unwrap();
     let new_id = done["new_session_id"].as_str().unwrap();
     let last = original_text.lines().last().unwrap().replace(id, new_id);
+    let uuid = lines[8]["uuid"].as_str().unwrap();
+    let from = json!({"sessionId": id, "messageUuid": uuid});
+    let last = format!(
+        "{},\"forkedFrom\":{from}}}",
+        last.strip_suffix('}').unwrap()
+    );
     assert_eq!(fork.lines().nth(8).unwrap(), last);
     // Keeping the last turn only: this session has one, so nothing goes.
     let (one, _) = fix(&h, id, &original, &["--keep-turns", "1"]);
