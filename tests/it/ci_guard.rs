@@ -32,7 +32,7 @@ fn ci_run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        if started.elapsed() > Duration::from_secs(20) {
+        if started.elapsed() > crate::common::patience(Duration::from_secs(20)) {
             // SAFETY: the group is the script's own, made by process_group(0).
             unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
             let _ = child.wait();

@@ -559,7 +559,7 @@ fn the_demo_store_is_removed_on_exit_or_kept_and_either_is_said() {
         .and_then(|l| l.strip_suffix(" (in the background)"))
         .unwrap_or_else(|| panic!("{err}"));
     // Removed by a child process that outlives us: gone within seconds.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + patience(std::time::Duration::from_secs(20));
     while Path::new(removed).exists() {
         assert!(
             std::time::Instant::now() < deadline,

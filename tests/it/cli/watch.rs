@@ -68,7 +68,7 @@ impl Watching {
     fn ready(&self) -> String {
         let line = self
             .err
-            .recv_timeout(Duration::from_secs(30))
+            .recv_timeout(patience(Duration::from_secs(30)))
             .expect("watch never said it was ready");
         assert!(line.contains("watching"), "{line}");
         line
@@ -76,7 +76,7 @@ impl Watching {
 
     /// The next `n` lines of stdout, as JSON.
     fn take(&self, n: usize) -> Vec<Value> {
-        let end = Instant::now() + Duration::from_secs(60);
+        let end = Instant::now() + patience(Duration::from_secs(60));
         let mut got = Vec::new();
         while got.len() < n {
             let left = end.saturating_duration_since(Instant::now());
@@ -352,7 +352,7 @@ fn watch_says_a_folder_went_and_watches_it_again_when_it_is_back() {
     let aside = tmp.path().join("projects-aside");
     std::fs::rename(&projects, &aside).unwrap();
     let said = |needle: &str| {
-        let end = Instant::now() + Duration::from_secs(20);
+        let end = Instant::now() + patience(Duration::from_secs(20));
         loop {
             let left = end.saturating_duration_since(Instant::now());
             match w.err.recv_timeout(left) {

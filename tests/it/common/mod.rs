@@ -2,9 +2,11 @@
 //! store and snapshotting a tree to prove nothing changed.
 
 pub mod mounts;
+pub mod patience;
 pub mod sandbox;
 pub mod tmux;
 
+pub use patience::patience;
 pub use sandbox::Sandboxed;
 
 use std::collections::BTreeMap;
@@ -45,8 +47,13 @@ pub fn run(root: &Path, args: &[&str]) -> Output {
         .expect("run loki-sessions")
 }
 
-/// How long a command of the tests may take before it counts as hung.
+/// How long a command of the tests may take before it counts as hung: in
+/// CPU seconds of its own (a busy machine slows it, but does not make it
+/// use more), or this many times over in wall time, scaled to the load
+/// ([`patience`]: one that waits on something, not working, is hung too).
 pub const DEADLINE: Duration = Duration::from_secs(60);
+/// Wall time past [`DEADLINE`] (scaled) before a command counts as hung.
+const WALL_TIMES: u32 = 5;
 
 /// [`run`], killed and reported as a hang if it outlives [`DEADLINE`].
 pub fn run_bounded(root: &Path, args: &[&str]) -> Output {
@@ -102,7 +109,11 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -
             "waitpid failed: {}",
             std::io::Error::last_os_error()
         );
-        if !hung && started.elapsed() > deadline {
+        let working = patience::cpu_seconds(pid as u32);
+        if !hung
+            && (working > deadline.as_secs_f64()
+                || started.elapsed() > patience(deadline) * WALL_TIMES)
+        {
             hung = true;
             // SAFETY: signalling our own child.
             unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -112,7 +123,8 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
     assert!(
         !hung,
-        "{what} hung: still running after {deadline:?} (killed); stderr: {}",
+        "{what} hung: past {deadline:?} of CPU, or {:?} in all (killed); stderr: {}",
+        patience(deadline) * WALL_TIMES,
         String::from_utf8_lossy(&stderr)
     );
     let status = std::os::unix::process::ExitStatusExt::from_raw(status);
@@ -309,20 +321,11 @@ pub fn ci_verdict(args: &[String], is_set: impl Fn(&str) -> bool) -> Result<(), 
     Ok(())
 }
 
-/// The settings a headless UI test runs with: cl100k_base, a 128k window,
-/// the default purge policy, on a store of `kind`.
+/// The settings a headless UI test runs with on a store of `kind`: the
+/// binary's own defaults (cl100k_base, each agent's window, the default
+/// purge policy), the disk not followed.
 pub fn ui_settings(kind: loki_sessions::store::StoreKind) -> loki_sessions::tui::model::Settings {
-    loki_sessions::tui::model::Settings {
-        encoding: loki_sessions::store::Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: loki_sessions::store::PurgePolicy::default(),
-        store_kind: kind,
-        display: Default::default(),
-        watch: None,
-        windows: Vec::new(),
-        resume_check: Default::default(),
-        looked_in: None,
-    }
+    loki_sessions::cli::default_settings(kind)
 }
 
 /// The token-count files in the cache folder `cache` (one per session

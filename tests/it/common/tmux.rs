@@ -107,7 +107,7 @@ impl Tmux {
     /// UI is halfway through painting a frame (the status line drawn, the
     /// rows not yet), so it is taken again until two in a row agree.
     pub fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + super::patience(Duration::from_secs(20));
         loop {
             let screen = self.screen();
             if screen.contains(needle) {
@@ -125,7 +125,7 @@ impl Tmux {
     /// starts with `AGENT`) starts with `row`; the header's last column
     /// may be the size or the cost, as the stats arrive.
     pub fn wait_for_first_row(&self, row: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + super::patience(Duration::from_secs(20));
         loop {
             let screen = self.screen();
             let mut lines = screen.lines().skip_while(|l| !l.starts_with("AGENT "));
@@ -170,7 +170,7 @@ fn rand_suffix() -> u64 {
 
 /// Waits for `path` to appear and returns what it holds.
 pub fn wait_for_file(path: &Path) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + super::patience(Duration::from_secs(20));
     while !path.exists() {
         assert!(
             Instant::now() < deadline,
@@ -213,7 +213,7 @@ impl Tmux {
 
 /// The pid of the loki-sessions process running under `shell`.
 pub fn ui_pid(shell: u32) -> u32 {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + super::patience(Duration::from_secs(10));
     loop {
         let out = Command::new("pgrep")
             .args(["-P", &shell.to_string(), "-x", "loki-sessions"])

@@ -5,11 +5,11 @@
 
 use crate::common::sandbox;
 use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::cli::default_settings;
 use loki_sessions::demo::agents::{self, AgentsSpec};
 use loki_sessions::demo::{self, DemoSpec};
-use loki_sessions::store::{Agent, AgentHomes, Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::store::{Agent, AgentHomes, Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
-use loki_sessions::tui::model::Settings;
 
 const NOW: f64 = 1_795_910_400.0 + 12.0 * 3600.0;
 
@@ -41,17 +41,7 @@ pub(super) fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless
         .with_cache_dir(&dir.path().join("cache"))
         .with_trash_dir(&dir.path().join("trash"))
         .with_days_in_utc();
-    let settings = Settings {
-        encoding: Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: PurgePolicy::default(),
-        store_kind: StoreKind::Loki,
-        display: Default::default(),
-        watch: None,
-        windows: Vec::new(),
-        resume_check: Default::default(),
-        looked_in: None,
-    };
+    let settings = default_settings(StoreKind::Loki);
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }
 
@@ -295,9 +285,10 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         "every agent listed is offered: {screen}"
     );
     ui.press(KeyCode::Char('a'), KeyModifiers::NONE);
-    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
-        m.purge().is_some_and(|p| p.plan.is_some())
-    }));
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| { m.purge().is_some_and(|p| p.plan.is_some()) }
+    ));
     // Its own defaults keep these 60 days; 20 days lets the older go.
     for _ in 0..10 {
         ui.press(KeyCode::Char('['), KeyModifiers::NONE);
@@ -323,10 +314,13 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     check("purge_claude_confirm_120x30", &ui, &dir);
     assert_eq!(session_files(&projects), before, "nothing moves before yes");
     ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
-    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
-        m.purge()
-            .is_some_and(|p| p.applying.is_none() && p.report.is_some())
-    }));
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| {
+            m.purge()
+                .is_some_and(|p| p.applying.is_none() && p.report.is_some())
+        }
+    ));
     let status = ui.model.app.status.clone().unwrap();
     assert!(
         !status.is_error && status.text.contains("to the trash; `loki-sessions restore"),
@@ -346,9 +340,10 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     assert!(oldest.path.exists(), "the busy one stayed");
     // The trash, from the preview: the first row goes back with a key.
     ui.press(KeyCode::Char('t'), KeyModifiers::NONE);
-    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
-        m.trash().is_some_and(|t| t.entries.is_some())
-    }));
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| { m.trash().is_some_and(|t| t.entries.is_some()) }
+    ));
     check("trash_120x30", &ui, &dir);
     ui.resize(80, 24);
     check("trash_80x24", &ui, &dir);
@@ -356,14 +351,17 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     let first = ui.model.trash().unwrap().selected_entry().unwrap().clone();
     assert!(!first.moves[0].from.exists());
     ui.press(KeyCode::Char('r'), KeyModifiers::NONE);
-    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
-        m.trash().is_some_and(|t| {
-            t.restoring.is_none()
-                && t.entries
-                    .as_ref()
-                    .is_some_and(|e| e.len() + 1 == going.len())
-        })
-    }));
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| {
+            m.trash().is_some_and(|t| {
+                t.restoring.is_none()
+                    && t.entries
+                        .as_ref()
+                        .is_some_and(|e| e.len() + 1 == going.len())
+            })
+        }
+    ));
     let status = ui.model.app.status.clone().unwrap();
     assert!(
         !status.is_error && status.text.starts_with("restored Claude Code session"),
@@ -393,10 +391,14 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         "not before yes"
     );
     ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
-    assert!(ui.wait_until(std::time::Duration::from_secs(20), |m| {
-        m.trash()
-            .is_some_and(|t| t.deleting.is_none() && t.entries.as_ref().is_some_and(Vec::is_empty))
-    }));
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| {
+            m.trash().is_some_and(|t| {
+                t.deleting.is_none() && t.entries.as_ref().is_some_and(Vec::is_empty)
+            })
+        }
+    ));
     let status = ui.model.app.status.clone().unwrap();
     assert!(
         !status.is_error

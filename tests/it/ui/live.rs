@@ -32,7 +32,7 @@ fn open(root: &Path, options: WatchOptions) -> Live {
         .unwrap()
         .with_cache_dir(&root.with_extension("cache"));
     let mut ui = Live::open(store, settings(options), 120, 40);
-    let ready = ui.run_until(Duration::from_secs(30), |m| {
+    let ready = ui.run_until(patience(Duration::from_secs(30)), |m| {
         !m.list.scanning && m.app.watch.is_some() && !m.list.visible.is_empty()
     });
     assert!(ready.is_some(), "the list and the watcher never came up");
@@ -95,7 +95,7 @@ fn follow_an_agent(options: WatchOptions, rounds: usize) -> Live {
     let id = first_id(&ui);
     ui.key(KeyCode::Tab, KeyModifiers::NONE);
     let before = {
-        let opened = ui.run_until(Duration::from_secs(20), |m| {
+        let opened = ui.run_until(patience(Duration::from_secs(20)), |m| {
             viewer_len(m) > 0 && viewer_counted(m)
         });
         assert!(opened.is_some(), "the viewer never opened");
@@ -104,7 +104,7 @@ fn follow_an_agent(options: WatchOptions, rounds: usize) -> Live {
     ui.key(KeyCode::Char('F'), KeyModifiers::NONE);
     let mut child = agent(&root, &id, rounds, 0.02);
     let want = before + rounds;
-    let caught = ui.run_until(Duration::from_secs(60), |m| {
+    let caught = ui.run_until(patience(Duration::from_secs(60)), |m| {
         viewer_len(m) == want && viewer_counted(m)
     });
     assert!(child.wait().unwrap().success());
@@ -136,7 +136,7 @@ fn follow_an_agent(options: WatchOptions, rounds: usize) -> Live {
     assert_eq!(viewer.selected, want - 1, "the end is selected");
     // The list behind it follows too: the row's counts are the fresh ones.
     let total: u64 = counts.iter().sum();
-    let listed = ui.run_until(Duration::from_secs(30), |m| {
+    let listed = ui.run_until(patience(Duration::from_secs(30)), |m| {
         let row = &m.list.rows[m.list.by_id[&id]];
         row.changed_at.is_some()
             && row
@@ -176,11 +176,11 @@ fn sessions_made_and_deleted_by_another_process_come_and_go_without_a_key() {
     let mut ui = open(&root, WatchOptions::default());
     ui.key(KeyCode::Down, KeyModifiers::NONE);
     let selected = {
-        ui.run_until(Duration::from_secs(5), |m| m.list.selected == 1);
+        ui.run_until(patience(Duration::from_secs(5)), |m| m.list.selected == 1);
         first_id(&ui)
     };
     let id = new_session(&root, "a session another process started");
-    let came = ui.run_until(Duration::from_secs(10), |m| {
+    let came = ui.run_until(patience(Duration::from_secs(10)), |m| {
         m.list.by_id.contains_key(&id) && m.list.visible.contains(&m.list.by_id[&id])
     });
     assert!(came.is_some(), "the new session never showed");
@@ -191,9 +191,11 @@ fn sessions_made_and_deleted_by_another_process_come_and_go_without_a_key() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let went = ui.run_until(Duration::from_secs(10), |m| !m.list.by_id.contains_key(&id));
+    let went = ui.run_until(patience(Duration::from_secs(10)), |m| {
+        !m.list.by_id.contains_key(&id)
+    });
     assert!(went.is_some(), "the deleted session stayed");
-    let deleted_gone = ui.run_until(Duration::from_secs(5), |m| {
+    let deleted_gone = ui.run_until(patience(Duration::from_secs(5)), |m| {
         m.list
             .visible
             .iter()
@@ -273,13 +275,13 @@ fn a_burst_of_ten_thousand_appends_does_not_freeze_the_loop() {
     // The loop turns while the burst lands: its longest turn says how
     // long a key could have waited.
     let start = ui.longest_turn;
-    ui.run_until(Duration::from_secs(300), |_| {
+    ui.run_until(patience(Duration::from_secs(300)), |_| {
         finished.load(std::sync::atomic::Ordering::SeqCst)
     });
     writer.join().unwrap();
     let expected = fresh_total(&root, &ids);
     assert_eq!(expected, before + n);
-    let done = ui.run_until(Duration::from_secs(120), |m| {
+    let done = ui.run_until(patience(Duration::from_secs(120)), |m| {
         let listed: usize = m
             .list
             .rows
@@ -298,7 +300,7 @@ fn a_burst_of_ten_thousand_appends_does_not_freeze_the_loop() {
     // figures come from `cargo bench --bench live`): a loaded CI machine,
     // every test running at once, has been seen to hold one turn 250 ms.
     assert!(
-        ui.longest_turn < Duration::from_secs(2),
+        ui.longest_turn < patience(Duration::from_secs(2)),
         "the loop froze for {:?}",
         ui.longest_turn
     );

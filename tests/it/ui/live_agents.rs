@@ -51,12 +51,12 @@ fn open(tmp: &Path) -> Live {
         ..ui_settings(StoreKind::Loki)
     };
     let mut ui = Live::open(store, settings, 140, 40);
-    let ready = ui.run_until(Duration::from_secs(30), |m| {
+    let ready = ui.run_until(patience(Duration::from_secs(30)), |m| {
         !m.list.scanning && m.app.watch.is_some() && agent_rows(m, Agent::Codex) > 0
     });
     assert!(ready.is_some(), "the list and the watcher never came up");
     // The stats of every row, so a change shows as a change.
-    let counted = ui.run_until(Duration::from_secs(30), |m| {
+    let counted = ui.run_until(patience(Duration::from_secs(30)), |m| {
         m.list
             .rows
             .iter()
@@ -132,7 +132,7 @@ fn other_agents_sessions_are_followed_appended_to_made_and_deleted() {
     out.write_all(claude_prompt(&file, "a prompt typed while we watch").as_bytes())
         .unwrap();
     drop(out);
-    let grown = ui.run_until(Duration::from_secs(10), |m| {
+    let grown = ui.run_until(patience(Duration::from_secs(10)), |m| {
         let row = &m.list.rows[m.list.by_id[&id]];
         row.changed_at.is_some() && row.stats.as_ref().and_then(|s| s.messages) == Some(before + 1)
     });
@@ -146,13 +146,13 @@ fn other_agents_sessions_are_followed_appended_to_made_and_deleted() {
         .unwrap()
         .replace(file.file_stem().unwrap().to_str().unwrap(), &new_id);
     std::fs::write(file.with_file_name(format!("{new_id}.jsonl")), copy).unwrap();
-    let came = ui.run_until(Duration::from_secs(10), |m| listed(m, &new_id));
+    let came = ui.run_until(patience(Duration::from_secs(10)), |m| listed(m, &new_id));
     assert!(came.is_some(), "the new Claude Code session never showed");
     // Deleted sessions of each agent leave.
     for agent in [Agent::Claude, Agent::Codex, Agent::Gemini] {
         let (id, file) = row_of(&ui, agent);
         std::fs::remove_file(&file).unwrap();
-        let went = ui.run_until(Duration::from_secs(10), |m| !listed(m, &id));
+        let went = ui.run_until(patience(Duration::from_secs(10)), |m| !listed(m, &id));
         assert!(went.is_some(), "the deleted {agent:?} session stayed");
     }
     assert!(
