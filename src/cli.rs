@@ -34,6 +34,7 @@ mod transcript;
 mod trim;
 mod watch;
 
+pub use browse::default_settings;
 pub use completions::complete_from_env;
 pub use env::{CliEnv, RootFrom};
 pub use error::CliError;

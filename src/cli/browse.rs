@@ -5,8 +5,7 @@ use crate::cli::resume_preflight;
 use crate::cli::{CliEnv, CliError, RootFrom, TuiArgs};
 use crate::config;
 use crate::demo::{self, DemoSpec};
-use crate::store::AgentHomes;
-use crate::store::Store;
+use crate::store::{AgentHomes, Encoding, PurgePolicy, Store, StoreKind};
 use crate::tui::keymap::CustomKeys;
 use crate::tui::model::{Exit, ResumeCheck, Settings};
 use crate::tui::theme::Background;
@@ -29,6 +28,28 @@ const DEMO_TRASH: &str = ".trash";
 
 /// The model window the gauge measures against when nothing else is set.
 pub const DEFAULT_WINDOW: u64 = 128_000;
+
+/// The settings the UI opens with on a store of `kind` when no config file
+/// and no flag says otherwise (what [`run`] starts from), with the disk not
+/// followed, nothing asked before a resume and no folders named for an
+/// empty list: tests and benchmarks start from these, so that a figure
+/// they show (a session's FILL against its agent's window) is the one a
+/// person sees.
+pub fn default_settings(kind: StoreKind) -> Settings {
+    Settings {
+        encoding: Encoding::default(),
+        window_tokens: DEFAULT_WINDOW,
+        policy: PurgePolicy::default(),
+        store_kind: kind,
+        display: Default::default(),
+        watch: None,
+        windows: config::Config::default()
+            .agent_windows()
+            .expect("the default windows are valid"),
+        resume_check: Default::default(),
+        looked_in: None,
+    }
+}
 
 /// Opens the UI; prints (or runs) the resume result. Cancel exits 130. A
 /// root or folder given that is not there is an error; the default root may
@@ -96,12 +117,11 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             .or(env.config.model_window)
             .unwrap_or(DEFAULT_WINDOW),
         policy: env.policy(None, None)?,
-        store_kind: store.kind(),
-        display: Default::default(),
         watch: env.config.watch_options().map_err(CliError::usage)?,
         windows: env.config.agent_windows().map_err(CliError::usage)?,
         resume_check,
         looked_in: (demo_dir.is_none()).then(|| env.looked_in()),
+        ..default_settings(store.kind())
     };
     let background = match env.config.theme.as_deref() {
         Some(name) => Some(

@@ -319,3 +319,17 @@ impl Model {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fill_is_warned_about_from_80_percent_and_loudly_from_95() {
+        let window = 10_000;
+        assert_eq!(fill_alarm(7_999, window), None, "79.99%");
+        assert_eq!(fill_alarm(8_000, window), Some(false), "80%");
+        assert_eq!(fill_alarm(9_499, window), Some(false), "94.99%");
+        assert_eq!(fill_alarm(9_500, window), Some(true), "95%");
+    }
+}

@@ -3,6 +3,7 @@
 mod agents;
 mod dashboard;
 mod delete;
+mod fill;
 mod hand_trim;
 mod live;
 mod live_agents;

@@ -5,10 +5,10 @@
 
 use crate::common::sandbox;
 use crossterm::event::{KeyCode, KeyModifiers};
+use loki_sessions::cli::default_settings;
 use loki_sessions::demo::{self, DemoSpec};
-use loki_sessions::store::{Encoding, PurgePolicy, Store, StoreKind};
+use loki_sessions::store::{Store, StoreKind};
 use loki_sessions::tui::headless::Headless;
-use loki_sessions::tui::model::Settings;
 
 const NOW: f64 = 1_795_910_400.0 + 12.0 * 3600.0;
 
@@ -35,17 +35,7 @@ fn open(dir: &tempfile::TempDir, width: u16, height: u16) -> Headless {
     let source = Store::loki(dir.path(), "ann")
         .unwrap()
         .with_cache_dir(&dir.path().join("cache"));
-    let settings = Settings {
-        encoding: Encoding::Cl100kBase,
-        window_tokens: 128_000,
-        policy: PurgePolicy::default(),
-        store_kind: StoreKind::Loki,
-        display: Default::default(),
-        watch: None,
-        windows: Vec::new(),
-        resume_check: Default::default(),
-        looked_in: None,
-    };
+    let settings = default_settings(StoreKind::Loki);
     Headless::open(source, settings, width, height, NOW, fixed_clock)
 }
 
