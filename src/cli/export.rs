@@ -1,4 +1,4 @@
-//! `loki-sessions export SESSION [--context ID] [--format md|json|txt] [-o FILE] [--force]`.
+//! `loki-sessions export SESSION [--context ID] [--format md|html|json|txt] [-o FILE] [--force]`.
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError, completions};
@@ -12,6 +12,7 @@ use std::path::PathBuf;
 #[command(after_help = "\
 Examples:
   loki-sessions export fix-the-login-bug -o login-bug.md        the format from the name
+  loki-sessions export fix-the-login-bug -o login-bug.html      one page to share (no script, nothing fetched)
   loki-sessions export fix-the-login-bug --context 20261129-8d1b --format txt | less
   loki-sessions export fix-the-login-bug --format json | jq '.messages | length'
 
@@ -24,7 +25,7 @@ pub struct ExportArgs {
     /// The context to export (id or unique prefix) [default: the active one]
     #[arg(long, value_name = "ID")]
     pub context: Option<String>,
-    /// md: Markdown transcript; txt: plain text; json: the messages as stored [default: from -o's extension]
+    /// md: Markdown transcript; html: one self-contained page to share; txt: plain text; json: the messages as stored [default: from -o's extension]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<ExportFormat>,
     /// Write to FILE instead of stdout.
@@ -40,6 +41,8 @@ pub struct ExportArgs {
 pub enum ExportFormat {
     /// Markdown.
     Md,
+    /// One self-contained HTML page.
+    Html,
     /// JSON.
     Json,
     /// Plain text.
@@ -51,16 +54,17 @@ pub fn run(env: &CliEnv, args: ExportArgs) -> Result<(), CliError> {
     let by_name = args.output.as_deref().and_then(TranscriptFormat::for_path);
     let format = match (args.format, by_name) {
         (Some(ExportFormat::Md), _) => TranscriptFormat::Markdown,
+        (Some(ExportFormat::Html), _) => TranscriptFormat::Html,
         (Some(ExportFormat::Json), _) => TranscriptFormat::Json,
         (Some(ExportFormat::Txt), _) => TranscriptFormat::Text,
         (None, Some(format)) => format,
         (None, None) => {
             return Err(CliError::usage(match &args.output {
                 Some(path) => format!(
-                    "which format for {}? give --format md, txt or json (or a file name ending in .md, .txt or .json)",
+                    "which format for {}? give --format md, html, txt or json (or a file name ending in .md, .html, .txt or .json)",
                     path.display()
                 ),
-                None => "which format? give --format md, txt or json".to_string(),
+                None => "which format? give --format md, html, txt or json".to_string(),
             }));
         }
     };

@@ -308,7 +308,35 @@ impl Store {
         context: Option<&str>,
         format: TranscriptFormat,
     ) -> Result<String> {
-        export::transcript(&target.record, context, format)
+        // A page to share says on top what the session spent, where the
+        // agent recorded it.
+        let usage = (format == TranscriptFormat::Html && target.record.agent.is_external())
+            .then(|| self.spent_line(&target.record))
+            .flatten();
+        export::transcript(&target.record, context, format, usage.as_deref())
+    }
+
+    /// What another agent's session spent, one line: its tokens as
+    /// recorded, and the cost estimated at the price list's prices.
+    fn spent_line(&self, record: &SessionRecord) -> Option<String> {
+        let read = crate::store::sources::agents::read(record).ok()?;
+        let u = read.usage.total();
+        if u.input + u.output + u.cache_read + u.cache_write == 0 {
+            return None;
+        }
+        let count = crate::humanize::count;
+        let estimate = self.prices.estimate(&read.usage);
+        let cost = match estimate.usd {
+            Some(usd) => format!(" · ≈ ${usd:.2} at the prices of {}", estimate.prices_of),
+            None => " · cost unknown (no price for its models)".to_string(),
+        };
+        Some(format!(
+            "input {} · output {} · cache read {} · cache write {} tokens{cost}",
+            count(u.input),
+            count(u.output),
+            count(u.cache_read),
+            count(u.cache_write)
+        ))
     }
 
     /// Writes an export to `path`: refused inside the store's session

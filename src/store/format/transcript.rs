@@ -1,6 +1,9 @@
 //! A context as a transcript people read (Markdown or plain text: roles,
 //! text, thinking, tool calls and results marked as such, media as
-//! placeholders with their media type) or as JSON (the messages as stored).
+//! placeholders with their media type), as a page to share (HTML,
+//! `html.rs`), or as JSON (the messages as stored).
+
+mod html;
 
 use crate::humanize;
 use crate::store::format::Context;
@@ -17,6 +20,8 @@ pub enum TranscriptFormat {
     Text,
     /// `{session, name, context_id, messages}` with the messages as stored.
     Json,
+    /// One self-contained HTML page to share (`html.rs`).
+    Html,
 }
 
 impl TranscriptFormat {
@@ -28,6 +33,7 @@ impl TranscriptFormat {
             "md" | "markdown" => Some(TranscriptFormat::Markdown),
             "txt" | "text" => Some(TranscriptFormat::Text),
             "json" => Some(TranscriptFormat::Json),
+            "html" | "htm" => Some(TranscriptFormat::Html),
             _ => None,
         }
     }
@@ -40,6 +46,8 @@ pub struct TranscriptHeader<'a> {
     pub session_id: &'a str,
     /// The session's name.
     pub name: &'a str,
+    /// What the session spent, one line (the HTML page shows it on top).
+    pub usage: Option<&'a str>,
 }
 
 /// The transcript of `ctx` in `format`, ending with a newline.
@@ -47,6 +55,7 @@ pub fn render(ctx: &Context, format: TranscriptFormat, header: TranscriptHeader<
     match format {
         TranscriptFormat::Markdown => markdown(ctx, header),
         TranscriptFormat::Text => text(ctx, header),
+        TranscriptFormat::Html => html::render(ctx, header),
         TranscriptFormat::Json => {
             let doc = json!({
                 "session": header.session_id,
@@ -223,6 +232,7 @@ mod tests {
     const HEADER: TranscriptHeader<'static> = TranscriptHeader {
         session_id: "s1",
         name: "look-at-this",
+        usage: None,
     };
 
     #[test]

@@ -96,11 +96,13 @@ pub fn transcript(
     record: &SessionRecord,
     context: Option<&str>,
     format: TranscriptFormat,
+    usage: Option<&str>,
 ) -> Result<String> {
     let ctx = self::context(record, context)?;
     let header = TranscriptHeader {
         session_id: &record.id,
         name: &record.title,
+        usage,
     };
     Ok(transcript::render(&ctx, format, header))
 }

@@ -17,9 +17,10 @@ pub fn transcript(
     record: &SessionRecord,
     context: Option<&str>,
     format: TranscriptFormat,
+    usage: Option<&str>,
 ) -> Result<String> {
     if record.agent.is_external() {
-        return crate::store::ops::agent_threads::transcript(record, context, format);
+        return crate::store::ops::agent_threads::transcript(record, context, format, usage);
     }
     let dir = &record.conversation_dir;
     let session = Session::load(dir)?;
@@ -30,6 +31,7 @@ pub fn transcript(
     let header = TranscriptHeader {
         session_id: &record.id,
         name: &record.name,
+        usage,
     };
     Ok(transcript::render(&ctx, format, header))
 }

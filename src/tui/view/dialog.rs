@@ -56,7 +56,8 @@ pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
         ),
         InputPurpose::Export => (
             " Export this context to a file ",
-            ".md, .txt or .json; a bare name is in the current directory".into(),
+            ".md, .html (a page to share), .txt or .json; a bare name is in the current directory"
+                .into(),
         ),
     };
     let lines = vec![

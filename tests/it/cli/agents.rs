@@ -388,6 +388,35 @@ fn reading_writes_nothing_under_the_agents_folders() {
 }
 
 #[test]
+fn a_session_is_shared_as_one_self_contained_page_with_what_it_spent() {
+    let h = Home::new();
+    let out_dir = tempfile::tempdir().unwrap();
+    for id in [&h.made.claude[0], &h.made.codex[0], &h.made.gemini[0]] {
+        let file = out_dir.path().join(format!("{id}.html"));
+        // The format from the file's name.
+        h.ok(&["export", id, "-o", file.to_str().unwrap()]);
+        let page = std::fs::read_to_string(&file).unwrap();
+        assert!(page.starts_with("<!doctype html>"), "{id}");
+        assert!(page.contains("Content-Security-Policy"), "nothing fetched");
+        assert!(!page.contains("<script"), "no script: {id}");
+        assert!(
+            page.contains("class=\"usage\">input "),
+            "what it spent, on top: {id}"
+        );
+        let shown = h.json(&["show", id, "--json"]);
+        let sections = page.matches("<section class=\"message").count();
+        assert_eq!(
+            sections,
+            shown["messages"].as_array().unwrap().len(),
+            "every message: {id}"
+        );
+    }
+    // `--format html` to stdout.
+    let page = h.ok(&["export", &h.made.claude[0], "--format", "html"]);
+    assert!(page.contains("<details class=\"tool\">"), "tool calls fold");
+}
+
+#[test]
 fn the_index_finds_what_the_direct_scan_finds_over_every_agent() {
     let h = Home::new();
     h.ok(&["index"]);

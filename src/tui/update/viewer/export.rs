@@ -38,7 +38,7 @@ fn file_stem(name: &str) -> String {
 pub fn on_path_typed(viewer: &mut Viewer, app: &mut App, text: &str) -> Step {
     let path = PathBuf::from(text);
     if text.is_empty() || TranscriptFormat::for_path(&path).is_none() {
-        app.complain("name a file ending in .md, .txt or .json");
+        app.complain("name a file ending in .md, .html, .txt or .json");
         app.overlay = Some(Overlay::Input(Input::new(InputPurpose::Export, text)));
         return Step::none();
     }
