@@ -37,6 +37,21 @@ pub fn ago(then: f64, now: f64) -> String {
     if then <= 0.0 || !then.is_finite() {
         return "unknown".into();
     }
+    match span((now - then).max(0.0)) {
+        Some(span) => format!("{span} ago"),
+        None => "just now".into(),
+    }
+}
+
+/// How long until `then`, from `now`: "3 days", "5 hours", "less than a
+/// minute".
+pub fn ahead(then: f64, now: f64) -> String {
+    span((then - now).max(0.0)).unwrap_or_else(|| "less than a minute".into())
+}
+
+/// `secs` in the largest unit it holds once ("2 months", "1 day"); None
+/// under a minute.
+fn span(secs: f64) -> Option<String> {
     const MINUTE: f64 = 60.0;
     const HOUR: f64 = 60.0 * MINUTE;
     const DAY: f64 = 24.0 * HOUR;
@@ -50,13 +65,10 @@ pub fn ago(then: f64, now: f64) -> String {
         (HOUR, "hour"),
         (MINUTE, "minute"),
     ];
-    let secs = (now - then).max(0.0);
-    for (size, unit) in UNITS {
-        if secs >= size {
-            return format!("{} ago", plural((secs / size) as u64, unit));
-        }
-    }
-    "just now".into()
+    UNITS
+        .iter()
+        .find(|(size, _)| secs >= *size)
+        .map(|(size, unit)| plural((secs / size) as u64, unit))
 }
 
 /// `n` and the noun, in the plural unless `n` is 1: `1 session`,

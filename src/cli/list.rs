@@ -80,6 +80,9 @@ pub struct ListItem<'a> {
     /// records it (with what came after counted), else counted here.
     #[serde(skip_serializing_if = "Option::is_none")]
     context: Option<ContextFigure>,
+    /// When the agent's own cleanup deletes it (seconds since the epoch;
+    /// null: it does not, or its agent has none).
+    agent_deletes_at: Option<f64>,
 }
 
 impl<'a> ListItem<'a> {
@@ -88,8 +91,10 @@ impl<'a> ListItem<'a> {
         stats: &'a SessionStats,
         prices: &PriceTable,
         window: u64,
+        agent_deletes_at: Option<f64>,
     ) -> Self {
         ListItem {
+            agent_deletes_at,
             context: ContextFigure::of(stats.tokens, stats.context.as_ref(), window),
             cost_estimate: stats.usage.as_ref().map(|u| prices.estimate(u)),
             agent: record.agent,
@@ -119,13 +124,20 @@ struct Rows<'a> {
     order: &'a [usize],
     prices: &'a PriceTable,
     window_for: &'a dyn Fn(Agent) -> u64,
+    deletes_at: &'a std::collections::HashMap<String, f64>,
 }
 
 impl Rows<'_> {
     fn items(&self) -> impl Iterator<Item = ListItem<'_>> + '_ {
         self.order.iter().map(|&i| {
             let r = &self.records[i];
-            ListItem::new(r, &self.stats[i], self.prices, (self.window_for)(r.agent))
+            ListItem::new(
+                r,
+                &self.stats[i],
+                self.prices,
+                (self.window_for)(r.agent),
+                self.deletes_at.get(r.id.as_str()).copied(),
+            )
         })
     }
 }
@@ -200,7 +212,9 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     }
     drop(indexed);
     let order = sorted(&records, &stats, args.sort);
+    let deletes_at = env.store.agent_deletes_at(&records, env.now);
     let rows = Rows {
+        deletes_at: &deletes_at,
         records: &records,
         stats: &stats,
         order: &order,

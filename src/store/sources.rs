@@ -16,6 +16,7 @@ pub mod loki;
 pub mod parsed;
 pub mod peteos_folder;
 pub mod record;
+pub mod retention;
 pub mod watch;
 
 pub use loki::LokiTree;

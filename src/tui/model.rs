@@ -210,6 +210,10 @@ pub const FILL_WARN: f64 = 0.80;
 /// ...and this full, warned about loudly.
 pub const FILL_ALARM: f64 = 0.95;
 
+/// A session its agent's own cleanup deletes within this (seconds) is
+/// marked in the list (`⚑`); the preview says when.
+pub const DELETES_SOON: f64 = 7.0 * 86_400.0;
+
 /// How full the context of a session with `stats` is: as its agent's API
 /// saw it where the agent records it (in the window it or its model
 /// gives), else its transcript counted in `window`.

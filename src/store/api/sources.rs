@@ -64,6 +64,27 @@ impl Store {
         out
     }
 
+    /// The cleanup rules of the agents listed (Claude Code's
+    /// `cleanupPeriodDays`, Gemini CLI's `sessionRetention`), read from
+    /// their settings: what they will delete by themselves.
+    pub fn retention_rules(&self) -> Vec<crate::store::sources::retention::Rule> {
+        let folders: Vec<(Agent, &Path)> = self
+            .agent_sources()
+            .map(|s| (s.agent(), s.root()))
+            .collect();
+        crate::store::sources::retention::rules(&folders)
+    }
+
+    /// When the agent's own cleanup would delete each of `records`
+    /// (seconds since the epoch, by id; `now` for one already due).
+    pub fn agent_deletes_at(
+        &self,
+        records: &[SessionRecord],
+        now: f64,
+    ) -> std::collections::HashMap<String, f64> {
+        crate::store::sources::retention::deletes_at(&self.retention_rules(), records, now)
+    }
+
     /// The folder another agent's sessions are read from, if it was found.
     pub fn agent_folder(&self, agent: Agent) -> Option<&Path> {
         self.agents

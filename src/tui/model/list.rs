@@ -1,6 +1,8 @@
 //! The state of the session list, the home screen.
 
-use crate::store::{Agent, Hit, IndexedStats, SessionRecord, SessionRef, SessionStats};
+use crate::store::{
+    Agent, Hit, IndexedStats, RetentionRule, SessionRecord, SessionRef, SessionStats,
+};
 use crate::tui::model::{MessageHits, TextField};
 use crate::tui::ops::UiError;
 use std::collections::{HashMap, HashSet};
@@ -101,6 +103,11 @@ pub struct ListScreen {
     pub index: IndexState,
     /// Stats the index holds, by id, for rows that arrive after them.
     pub indexed: HashMap<String, IndexedStats>,
+    /// When each session's agent deletes it by itself (Claude Code's
+    /// `cleanupPeriodDays`, Gemini CLI's retention), by id.
+    pub agent_deletes_at: HashMap<String, f64>,
+    /// The agents' cleanup rules, as read from their settings.
+    pub retention_rules: Vec<RetentionRule>,
     /// Rows from this one on are still to be filled from `indexed`, a
     /// slice per turn; `fill_generation` counts the stats received, so a
     /// slice of older stats is not continued.
@@ -205,6 +212,8 @@ pub struct ListRequests {
     pub delete: Option<u64>,
     /// The newest message search.
     pub search: u64,
+    /// When the agents delete sessions by themselves.
+    pub retention: u64,
 }
 
 /// The longest search, in characters: longer text finds nothing a shorter
@@ -236,6 +245,8 @@ impl Default for ListScreen {
             sort: SortKey::default(),
             index: IndexState::default(),
             indexed: HashMap::new(),
+            agent_deletes_at: HashMap::new(),
+            retention_rules: Vec::new(),
             fill_from: None,
             fill_generation: 0,
             following: Following::default(),

@@ -2,8 +2,8 @@
 //! and the message search's, which the list also waits for).
 
 use crate::store::{
-    Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, Reread, SearchOutcome,
-    SessionRecord, SessionRef, SessionStats, UpdateReport,
+    Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, Reread, RetentionRule,
+    SearchOutcome, SessionRecord, SessionRef, SessionStats, UpdateReport,
 };
 use crate::tui::model::{Preview, ResumeBlocked, ResumeCheck};
 use crate::tui::ops::{ErrorKind, Job, Lane, Priority, UiError};
@@ -75,6 +75,8 @@ pub enum ListOp {
     /// Tell the search index about the sessions the watcher saw change,
     /// and only them (answers `IndexFollowed`).
     IndexFollow { sessions: Vec<SessionRef> },
+    /// When the agents' own cleanups delete `records` (answers `Retention`).
+    Retention { records: Vec<SessionRecord> },
 }
 
 /// An answer for the list.
@@ -96,6 +98,12 @@ pub enum ListReply {
     /// Every session's stats as the index has them, by id.
     IndexStats {
         stats: HashMap<String, IndexedStats>,
+    },
+    /// When each session's agent deletes it by itself (by id), and the
+    /// agents' rules.
+    Retention {
+        deletes_at: HashMap<String, f64>,
+        rules: Vec<RetentionRule>,
     },
     /// Stats of some sessions, by row number.
     Stats { stats: Vec<(usize, SessionStats)> },
@@ -193,6 +201,10 @@ impl ListOp {
                     .map_err(UiError::from);
                 ListReply::IndexUpdated { result }
             }
+            ListOp::Retention { records } => ListReply::Retention {
+                deletes_at: store.agent_deletes_at(&records, job.now),
+                rules: store.retention_rules(),
+            },
             ListOp::LoadIndexStats => ListReply::IndexStats {
                 stats: store.indexed_stats(),
             },

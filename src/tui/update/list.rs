@@ -65,7 +65,9 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
                 if let Some(error) = error {
                     app.complain(error);
                 }
-                return Step::effects(resume_if_listed(list, app));
+                let mut effects = resume_if_listed(list, app);
+                effects.extend(ask_retention(list, app));
+                return Step::effects(effects);
             }
             Step::none()
         }
@@ -96,6 +98,13 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
                 effects.extend(messages::search(list, app));
             }
             Step::effects(effects)
+        }
+        ListReply::Retention { deletes_at, rules } => {
+            if req == list.waiting.retention {
+                list.agent_deletes_at = deletes_at;
+                list.retention_rules = rules;
+            }
+            Step::none()
         }
         ListReply::IndexStats { stats } => {
             let (effects, finished) = indexing::on_stats(list, app, stats);
@@ -238,6 +247,25 @@ fn on_filtered(
     let mut effects = after_move(list, app);
     effects.extend(resume_if_listed(list, app));
     effects
+}
+
+/// Asks when the agents' own cleanups delete the sessions listed (other
+/// agents' only: Loki keeps its own).
+fn ask_retention(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
+    let records: Vec<SessionRecord> = list
+        .rows
+        .iter()
+        .filter(|r| r.record.agent.is_external())
+        .map(|r| r.record.clone())
+        .collect();
+    if records.is_empty() {
+        return Vec::new();
+    }
+    list.waiting.retention = app.request();
+    vec![Effect::store(
+        list.waiting.retention,
+        ListOp::Retention { records },
+    )]
 }
 
 /// Resumes the first row if Enter waits for the listing and it is done.

@@ -69,6 +69,7 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
     let fixed: u16 = 14 + 6 + 8 + 5 + 5 + if size { 9 + 1 } else { 0 } + extra - 1;
     let name_room = usize::from(table_area.width.saturating_sub(fixed));
     let look = RowLook {
+        deletes_at: &list.agent_deletes_at,
         query: &list.visible_query,
         now: model.app.now,
         mixed,
@@ -233,6 +234,8 @@ struct RowLook<'a> {
     cost: bool,
     /// The size column (left out when the cost takes its place).
     size: bool,
+    /// When each session's agent deletes it by itself, by id.
+    deletes_at: &'a std::collections::HashMap<String, f64>,
     theme: Theme,
 }
 
@@ -314,6 +317,13 @@ fn session_row<'a>(
     if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
         // The meta is fine but the conversation is not: say so on the row.
         name.spans.insert(0, Span::styled("⚠ ", theme.error()));
+    } else if look
+        .deletes_at
+        .get(r.id.as_str())
+        .is_some_and(|at| *at - now < crate::tui::model::DELETES_SOON)
+    {
+        // Its agent's own cleanup deletes it within days (the preview says when).
+        name.spans.insert(0, Span::styled("⚑ ", theme.warn()));
     } else if row.stats.as_ref().is_some_and(|s| s.is_active) {
         // A running agent owns it: writing to it races with the agent.
         name.spans.insert(0, Span::styled("● ", theme.key()));

@@ -78,6 +78,31 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
             }
             lines.push(Line::from(facts));
         }
+        if let Some(at) = model.list.agent_deletes_at.get(r.id.as_str()) {
+            let rule = model
+                .list
+                .retention_rules
+                .iter()
+                .find(|rule| rule.agent == r.agent);
+            let when = if *at <= model.app.now {
+                "when it next starts".to_string()
+            } else {
+                format!("in {}", humanize::ahead(*at, model.app.now))
+            };
+            let style = if *at - model.app.now < crate::tui::model::DELETES_SOON {
+                theme.warn()
+            } else {
+                theme.dim()
+            };
+            let why = rule.map_or(String::new(), |rule| format!(" ({})", rule.from));
+            lines.push(Line::from(vec![
+                Span::styled("cleanup ", theme.dim()),
+                Span::styled(
+                    format!("{} deletes it {when}{why}", r.agent.display_name()),
+                    style,
+                ),
+            ]));
+        }
         if let Some(folder) = r.cwd.as_deref().filter(|f| !f.is_empty()) {
             lines.push(Line::from(vec![
                 Span::styled("folder  ", theme.dim()),

@@ -242,3 +242,64 @@ fn faint_and_red_text_on_the_selection_get_its_own_colour() {
         }
     }
 }
+
+#[test]
+fn a_session_its_agent_deletes_soon_is_marked_and_the_preview_says_when() {
+    let settings = Settings {
+        encoding: Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: PurgePolicy::default(),
+        store_kind: StoreKind::Loki,
+        display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
+        resume_check: Default::default(),
+        looked_in: None,
+    };
+    let now = 1_800_000_000.0;
+    let mut model = Model::new(settings, now);
+    let day = 86_400.0;
+    for (id, title) in [("soon", "Login fix"), ("later", "Billing cron")] {
+        let record = SessionRecord {
+            agent: crate::store::Agent::Claude,
+            id: id.into(),
+            name: title.to_lowercase().replace(' ', "-"),
+            title: title.into(),
+            last_used_at: now - 27.0 * day,
+            path: PathBuf::from(format!("/p/{id}.jsonl")),
+            ..SessionRecord::default()
+        };
+        model.list.by_id.insert(id.into(), model.list.rows.len());
+        model
+            .list
+            .rows
+            .push(crate::tui::model::SessionRow::new(record));
+    }
+    model.list.visible = vec![0, 1];
+    model
+        .list
+        .agent_deletes_at
+        .insert("soon".into(), now + 3.0 * day);
+    model
+        .list
+        .agent_deletes_at
+        .insert("later".into(), now + 40.0 * day);
+    model.list.retention_rules = vec![crate::store::RetentionRule {
+        agent: crate::store::Agent::Claude,
+        max_age: Some(30.0 * day),
+        max_count: None,
+        min_age: 0.0,
+        from: "its default, 30 days".into(),
+        note: None,
+    }];
+    let lines = screen(&model, 120, 30);
+    let row = |name: &str| lines.iter().find(|l| l.contains(name)).unwrap().clone();
+    assert!(row("Login fix").contains("⚑ Login fix"), "{lines:#?}");
+    assert!(!row("Billing cron").contains('⚑'), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("Claude Code deletes it in 3 days (its default, 30 days)")),
+        "{lines:#?}"
+    );
+}

@@ -562,3 +562,54 @@ fn resume_runs_the_agents_own_command_in_its_folder_or_prints_it() {
     let said = std::fs::read_to_string(&out_file).unwrap();
     assert_eq!(said, format!("{}\n{id}\n", work.display()));
 }
+
+#[test]
+fn list_says_when_each_agent_deletes_a_session_by_itself() {
+    let h = Home::new();
+    let rows = |h: &Home| -> Vec<Value> { h.json(&["list", "--json"]).as_array().unwrap().clone() };
+    let day = 86_400.0;
+    let due = |rows: &[Value], agent: &str| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter(|r| r["agent"] == agent && r["error"].is_null())
+            .map(|r| {
+                (
+                    r["last_used_at"].as_f64().unwrap(),
+                    r["agent_deletes_at"].as_f64().unwrap_or(f64::NAN),
+                )
+            })
+            .collect()
+    };
+    // No settings: Claude Code's 30 days; Gemini CLI's 30 days; Codex none.
+    let listed = rows(&h);
+    for (used, at) in due(&listed, "claude") {
+        assert!((at - (used + 30.0 * day)).abs() < 1.0, "{used} {at}");
+    }
+    assert!(!due(&listed, "gemini").is_empty());
+    assert!(
+        listed
+            .iter()
+            .filter(|r| r["agent"] == "codex")
+            .all(|r| r["agent_deletes_at"].is_null())
+    );
+    // A year in Claude Code's settings.
+    std::fs::write(
+        h.home.join(".claude/settings.json"),
+        r#"{"cleanupPeriodDays": 365, "theme": "dark"}"#,
+    )
+    .unwrap();
+    for (used, at) in due(&rows(&h), "claude") {
+        assert!((at - (used + 365.0 * day)).abs() < 1.0, "{used} {at}");
+    }
+    // Gemini CLI's retention turned off: nothing is due.
+    std::fs::write(
+        h.home.join(".gemini/settings.json"),
+        r#"{"general": {"sessionRetention": {"enabled": false}}}"#,
+    )
+    .unwrap();
+    assert!(
+        rows(&h)
+            .iter()
+            .filter(|r| r["agent"] == "gemini")
+            .all(|r| r["agent_deletes_at"].is_null())
+    );
+}

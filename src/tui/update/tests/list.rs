@@ -483,3 +483,46 @@ fn a_ranking_asked_before_a_rescan_is_not_taken_after_it() {
     act(&mut m, Action::Down);
     act(&mut m, Action::Up);
 }
+
+#[test]
+fn once_listed_the_agents_cleanups_are_asked_about_and_answered() {
+    let (mut m, scan) = half_listed();
+    let mut claude = record("claude-one", 5.0);
+    claude.agent = crate::store::Agent::Claude;
+    update(
+        &mut m,
+        Msg::reply(
+            scan,
+            ListReply::SessionsBatch {
+                records: vec![claude],
+            },
+        ),
+    );
+    let done = ListReply::ScanDone {
+        folder: "/store/users/u/session".into(),
+        error: None,
+    };
+    let effects = update(&mut m, Msg::reply(scan, done));
+    let asked = effects.iter().find_map(|e| match e {
+        Effect::Store {
+            req,
+            op: StoreOp::List(ListOp::Retention { records }),
+        } => Some((*req, records.clone())),
+        _ => None,
+    });
+    let (req, records) = asked.expect("the cleanups asked about");
+    let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["claude-one"], "other agents' sessions only");
+    let deletes_at = [("claude-one".to_string(), NOW + 3.0 * 86_400.0)].into();
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            ListReply::Retention {
+                deletes_at,
+                rules: Vec::new(),
+            },
+        ),
+    );
+    assert_eq!(m.list.agent_deletes_at["claude-one"], NOW + 3.0 * 86_400.0);
+}

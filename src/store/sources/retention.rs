@@ -1,0 +1,338 @@
+//! What an agent's own cleanup will delete, and when. Claude Code deletes,
+//! when it starts, the sessions whose last activity is older than
+//! `cleanupPeriodDays` (its `settings.json`, 30 by default); Gemini CLI,
+//! those older than `general.sessionRetention.maxAge` or beyond its
+//! `maxCount` (its `settings.json`; on, 30 days, by default). Read only;
+//! a settings file that is missing, malformed or hostile leaves the
+//! agent's defaults, and a note says why.
+
+use crate::store::format::jsonfile;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::record::SessionRecord;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+const DAY: f64 = 86_400.0;
+
+/// The settings files read are small; anything larger is not them.
+const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// One agent's cleanup rule.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Rule {
+    /// Whose.
+    pub agent: Agent,
+    /// Sessions unused for longer than this (seconds) are deleted.
+    pub max_age: Option<f64>,
+    /// Sessions beyond this many, the most recently used first, are deleted.
+    pub max_count: Option<usize>,
+    /// Nothing younger than this (seconds) is deleted.
+    pub min_age: f64,
+    /// Where the rule comes from: a settings file, or the agent's default.
+    pub from: String,
+    /// Why the settings file was not used, if it was not.
+    pub note: Option<String>,
+}
+
+impl Rule {
+    /// What the rule says in a line: "Claude Code deletes sessions unused
+    /// for 30 days (cleanupPeriodDays, ~/.claude/settings.json)".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(age) = self.max_age {
+            parts.push(format!("unused for {} days", (age / DAY).round()));
+        }
+        if let Some(count) = self.max_count {
+            parts.push(format!("beyond the {count} most recent"));
+        }
+        format!(
+            "{} deletes sessions {} ({})",
+            self.agent.display_name(),
+            parts.join(" or "),
+            self.from
+        )
+    }
+}
+
+/// The cleanup rules of the agents whose folders these are (Claude Code's
+/// `projects` folder, Gemini CLI's home); agents without one are left out.
+pub fn rules(folders: &[(Agent, &Path)]) -> Vec<Rule> {
+    folders
+        .iter()
+        .filter_map(|(agent, folder)| match agent {
+            Agent::Claude => folder.parent().map(claude),
+            Agent::Gemini => Some(gemini(folder)),
+            Agent::Codex | Agent::Loki | Agent::Peteos => None,
+        })
+        .collect()
+}
+
+/// Claude Code's rule, from `<config>/settings.json` (`cleanupPeriodDays`).
+fn claude(config: &Path) -> Rule {
+    let path = config.join("settings.json");
+    let mut rule = Rule {
+        agent: Agent::Claude,
+        max_age: Some(30.0 * DAY),
+        max_count: None,
+        min_age: 0.0,
+        from: "its default, 30 days".into(),
+        note: None,
+    };
+    match settings(&path) {
+        Ok(None) => {}
+        Ok(Some(v)) => match v.get("cleanupPeriodDays") {
+            None => {}
+            Some(days) => match days.as_f64().filter(|d| d.is_finite() && *d >= 0.0) {
+                // 0 stops Claude Code writing transcripts, not its cleanup
+                // of the old ones: the shortest period, a day, stands.
+                Some(days) => {
+                    rule.max_age = Some(days.max(1.0) * DAY);
+                    rule.from = format!("cleanupPeriodDays in {}", path.display());
+                }
+                None => {
+                    rule.note = Some(format!(
+                        "{}: cleanupPeriodDays is not a number of days; Claude Code's default (30) is assumed",
+                        path.display()
+                    ))
+                }
+            },
+        },
+        Err(why) => rule.note = Some(why),
+    }
+    rule
+}
+
+/// Gemini CLI's rule, from `<home>/settings.json`
+/// (`general.sessionRetention`: `enabled`, `maxAge`, `maxCount`,
+/// `minRetention`; on, 30 days and 1 day by default).
+fn gemini(home: &Path) -> Rule {
+    let path = home.join("settings.json");
+    let mut rule = Rule {
+        agent: Agent::Gemini,
+        max_age: Some(30.0 * DAY),
+        max_count: None,
+        min_age: DAY,
+        from: "its default, 30 days".into(),
+        note: None,
+    };
+    let retention = match settings(&path) {
+        Ok(v) => v.and_then(|v| v.get("general")?.get("sessionRetention").cloned()),
+        Err(why) => {
+            rule.note = Some(why);
+            None
+        }
+    };
+    let Some(retention) = retention else {
+        return rule;
+    };
+    let from = format!("general.sessionRetention in {}", path.display());
+    if retention.get("enabled").and_then(Value::as_bool) == Some(false) {
+        return Rule {
+            max_age: None,
+            max_count: None,
+            from,
+            ..rule
+        };
+    }
+    let age = |key: &str| retention.get(key).and_then(Value::as_str).map(gemini_age);
+    match age("maxAge") {
+        Some(Some(seconds)) => rule.max_age = Some(seconds),
+        Some(None) => {
+            rule.note = Some(format!(
+                "{}: maxAge is not an age such as 30d; Gemini CLI's default is assumed",
+                path.display()
+            ))
+        }
+        None => {}
+    }
+    if let Some(Some(seconds)) = age("minRetention") {
+        rule.min_age = seconds;
+    }
+    rule.max_count = retention
+        .get("maxCount")
+        .and_then(Value::as_u64)
+        .filter(|n| *n >= 1)
+        .map(|n| n as usize);
+    rule.from = from;
+    rule
+}
+
+/// A Gemini CLI age: a number and `h`, `d`, `w` or `m` (30 days).
+fn gemini_age(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let unit = text.chars().last()?;
+    let n: f64 = text[..text.len() - unit.len_utf8()].trim().parse().ok()?;
+    let per = match unit {
+        'h' => 3600.0,
+        'd' => DAY,
+        'w' => 7.0 * DAY,
+        'm' => 30.0 * DAY,
+        _ => return None,
+    };
+    (n.is_finite() && n > 0.0).then_some(n * per)
+}
+
+/// A settings file as JSON: None when it is not there; an error naming
+/// the file when it cannot be read as one object.
+fn settings(path: &Path) -> Result<Option<Value>, String> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    let bytes = jsonfile::read_no_follow_at_most(path, MAX_SETTINGS_BYTES)
+        .map_err(|e| format!("{e}; the agent's defaults are assumed"))?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v @ Value::Object(_)) => Ok(Some(v)),
+        Ok(_) => Err(format!(
+            "{}: not a JSON object; the agent's defaults are assumed",
+            path.display()
+        )),
+        Err(e) => Err(format!(
+            "{}: not JSON ({e}); the agent's defaults are assumed",
+            path.display()
+        )),
+    }
+}
+
+/// When each of `records` would be deleted by its agent's cleanup (seconds
+/// since the epoch; the next start of the agent, `now`, for one already
+/// due), by id. Sessions of agents without a rule are left out.
+pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> HashMap<String, f64> {
+    let mut out = HashMap::new();
+    for rule in rules {
+        let mut mine: Vec<&SessionRecord> = records
+            .iter()
+            .filter(|r| r.agent == rule.agent && r.is_readable())
+            .collect();
+        mine.sort_by(|a, b| b.last_used_at.total_cmp(&a.last_used_at));
+        for (rank, r) in mine.iter().enumerate() {
+            let by_age = rule.max_age.map(|age| r.last_used_at + age);
+            let by_count = rule.max_count.filter(|max| rank >= *max).map(|_| now);
+            let at = match (by_age, by_count) {
+                (Some(a), Some(c)) => Some(a.min(c)),
+                (a, c) => a.or(c),
+            };
+            // Nothing younger than the minimum goes.
+            if let Some(at) = at.map(|at| at.max(r.last_used_at + rule.min_age)) {
+                out.insert(r.id.to_string(), at);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(agent: Agent, id: &str, used: f64) -> SessionRecord {
+        SessionRecord {
+            agent,
+            id: id.into(),
+            last_used_at: used,
+            ..SessionRecord::default()
+        }
+    }
+
+    #[test]
+    fn settings_are_read_and_bad_ones_leave_the_defaults_with_a_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude_dir = dir.path().join(".claude");
+        std::fs::create_dir_all(claude_dir.join("projects")).unwrap();
+        let gemini_dir = dir.path().join(".gemini");
+        std::fs::create_dir_all(&gemini_dir).unwrap();
+        let projects = claude_dir.join("projects");
+        let read = || rules(&[(Agent::Claude, &projects), (Agent::Gemini, &gemini_dir)]);
+        // Missing: the defaults, no note.
+        let r = read();
+        assert_eq!(r[0].max_age, Some(30.0 * DAY));
+        assert_eq!((r[1].max_age, r[1].min_age), (Some(30.0 * DAY), DAY));
+        assert!(r.iter().all(|r| r.note.is_none()));
+        std::fs::write(
+            claude_dir.join("settings.json"),
+            r#"{"cleanupPeriodDays": 365}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            gemini_dir.join("settings.json"),
+            r#"{"general":{"sessionRetention":{"enabled":true,"maxAge":"2w","maxCount":200}}}"#,
+        )
+        .unwrap();
+        let r = read();
+        assert_eq!(r[0].max_age, Some(365.0 * DAY));
+        assert!(
+            r[0].describe().contains("unused for 365 days"),
+            "{}",
+            r[0].describe()
+        );
+        assert_eq!(
+            (r[1].max_age, r[1].max_count),
+            (Some(14.0 * DAY), Some(200))
+        );
+        // Broken and hostile: the defaults, and why.
+        std::fs::write(claude_dir.join("settings.json"), "{nope").unwrap();
+        std::fs::write(gemini_dir.join("settings.json"), "[1,2]").unwrap();
+        let r = read();
+        assert_eq!(r[0].max_age, Some(30.0 * DAY));
+        assert!(r[0].note.as_deref().unwrap().contains("not JSON"));
+        assert!(r[1].note.as_deref().unwrap().contains("not a JSON object"));
+        std::fs::write(
+            claude_dir.join("settings.json"),
+            r#"{"cleanupPeriodDays": "forever"}"#,
+        )
+        .unwrap();
+        assert!(read()[0].note.as_deref().unwrap().contains("not a number"));
+        // Turned off: nothing is due.
+        std::fs::write(
+            gemini_dir.join("settings.json"),
+            r#"{"general":{"sessionRetention":{"enabled":false}}}"#,
+        )
+        .unwrap();
+        let r = read();
+        assert_eq!((r[1].max_age, r[1].max_count), (None, None));
+    }
+
+    #[test]
+    fn sessions_are_due_by_age_or_beyond_the_count_never_younger_than_the_minimum() {
+        let now = 1_800_000_000.0;
+        let rules = [
+            Rule {
+                agent: Agent::Claude,
+                max_age: Some(30.0 * DAY),
+                max_count: None,
+                min_age: 0.0,
+                from: String::new(),
+                note: None,
+            },
+            Rule {
+                agent: Agent::Gemini,
+                max_age: Some(30.0 * DAY),
+                max_count: Some(1),
+                min_age: DAY,
+                from: String::new(),
+                note: None,
+            },
+        ];
+        let records = [
+            record(Agent::Claude, "c-old", now - 29.0 * DAY),
+            record(Agent::Gemini, "g-new", now - 3600.0),
+            record(Agent::Gemini, "g-second", now - 3600.0 * 2.0),
+            record(Agent::Codex, "x", now - 90.0 * DAY),
+        ];
+        let due = deletes_at(&rules, &records, now);
+        assert_eq!(due["c-old"], now + DAY, "in a day");
+        assert_eq!(due["g-new"], now + 29.0 * DAY + 23.0 * 3600.0);
+        // Beyond the count, but not a day old yet: when it is.
+        assert_eq!(due["g-second"], now - 7200.0 + DAY);
+        assert!(!due.contains_key("x"), "Codex deletes nothing by itself");
+    }
+
+    #[test]
+    fn gemini_ages_read_as_gemini_reads_them() {
+        assert_eq!(gemini_age("30d"), Some(30.0 * DAY));
+        assert_eq!(gemini_age("12h"), Some(12.0 * 3600.0));
+        assert_eq!(gemini_age("2m"), Some(60.0 * DAY));
+        assert_eq!(gemini_age("0d"), None);
+        assert_eq!(gemini_age("soon"), None);
+    }
+}
