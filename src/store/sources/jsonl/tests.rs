@@ -85,7 +85,8 @@ fn a_last_line_without_its_newline_is_whole_once_the_file_is_quiet() {
     assert_eq!(fresh.spans.len(), 1);
     assert!(fresh.skipped.partial_last);
     // Untouched for two minutes: read.
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    let old = std::time::UNIX_EPOCH
+        + std::time::Duration::from_secs_f64(crate::store::clock::now_seconds() - 120.0);
     std::fs::File::options()
         .append(true)
         .open(&path)
