@@ -115,7 +115,8 @@ impl Tmux {
             }
             assert!(
                 Instant::now() < deadline,
-                "never saw {needle:?}; the screen:\n{screen}"
+                "{}",
+                self.failure(&format!("never saw {needle:?}"), &screen)
             );
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -134,9 +135,49 @@ impl Tmux {
             }
             assert!(
                 Instant::now() < deadline,
-                "never saw {row:?} first; the screen:\n{screen}"
+                "{}",
+                self.failure(&format!("never saw {row:?} first"), &screen)
             );
             std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits for `path` to appear and returns what it holds, or fails
+    /// showing the screen.
+    pub fn wait_for_file(&self, path: &Path) -> String {
+        let deadline = Instant::now() + super::patience(Duration::from_secs(20));
+        while !path.exists() {
+            if Instant::now() >= deadline {
+                let what = format!("{} never appeared", path.display());
+                panic!("{}", self.failure(&what, &self.screen()));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    /// Why a wait failed: `what`, then the screen; a panic the pane's
+    /// scrollback holds comes first (the UI restores the terminal before
+    /// the message is printed, so the message is in the scrollback, and the
+    /// screen may no longer show it).
+    fn failure(&self, what: &str, screen: &str) -> String {
+        let out = self
+            .cmd(&["capture-pane", "-t", &self.session, "-p", "-S", "-"])
+            .output()
+            .unwrap();
+        let scrollback = String::from_utf8_lossy(&out.stdout);
+        let panic: Vec<&str> = scrollback
+            .lines()
+            .skip_while(|l| !l.contains("panicked"))
+            .filter(|l| !l.trim().is_empty())
+            .take(12)
+            .collect();
+        let message = format!("{what}; the screen:\n{screen}");
+        if panic.is_empty() {
+            message
+        } else {
+            format!("the UI panicked:\n{}\n\n{message}", panic.join("\n"))
         }
     }
 
@@ -166,21 +207,6 @@ fn rand_suffix() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .subsec_nanos() as u64
-}
-
-/// Waits for `path` to appear and returns what it holds.
-pub fn wait_for_file(path: &Path) -> String {
-    let deadline = Instant::now() + super::patience(Duration::from_secs(20));
-    while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(100));
-    std::fs::read_to_string(path).unwrap()
 }
 
 impl Tmux {

@@ -2,7 +2,7 @@
 //! Code session found in the mixed list, opened and read, then resumed
 //! (printed, as `--print command` asks: this machine has no `claude`).
 
-use crate::common::tmux::{Tmux, wait_for_file};
+use crate::common::tmux::Tmux;
 use crate::common::*;
 use loki_sessions::demo::agents::{self, AgentsSpec};
 
@@ -74,7 +74,7 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
 
     // Enter resumes: printed, as asked.
     ui.keys(&["Enter"]);
-    let printed = wait_for_file(&code);
+    let printed = ui.wait_for_file(&code);
     assert_eq!(printed.trim(), "0");
     let line = std::fs::read_to_string(&out).unwrap();
     let id = made
@@ -126,7 +126,7 @@ fn enter_on_a_session_whose_agent_is_not_installed_keeps_the_ui_in_a_real_termin
     ui.keys(&["Escape"]);
     ui.wait_for("Login fix");
     ui.keys(&["Escape"]);
-    assert_eq!(wait_for_file(&code).trim(), "130");
+    assert_eq!(ui.wait_for_file(&code).trim(), "130");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! (bracketed paste), a signal from another process, and finding a session
 //! by something said in it. tmux runs the binary (see tests/it/terminal/keys.rs).
 
-use crate::common::tmux::{Tmux, rss_bytes, ui_command, ui_command_then, ui_pid, wait_for_file};
+use crate::common::tmux::{Tmux, rss_bytes, ui_command, ui_command_then, ui_pid};
 use crate::common::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -68,7 +68,7 @@ fn a_paste_is_text_in_a_real_terminal_never_enter_and_never_gigabytes() {
     ui.paste(&"y".repeat(2_000));
     let pressed = Instant::now();
     ui.keys(&["C-c"]);
-    assert_eq!(wait_for_file(&code).trim(), "130");
+    assert_eq!(ui.wait_for_file(&code).trim(), "130");
     assert!(
         pressed.elapsed() < patience(Duration::from_secs(2)),
         "Ctrl-C took {:?}",
@@ -91,8 +91,8 @@ fn sigterm_restores_the_terminal_in_a_real_terminal() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(wait_for_file(&code).trim(), "143", "128 + SIGTERM");
-    let modes = wait_for_file(&stty);
+    assert_eq!(ui.wait_for_file(&code).trim(), "143", "128 + SIGTERM");
+    let modes = ui.wait_for_file(&stty);
     let words: Vec<&str> = modes.split_whitespace().collect();
     assert!(
         words.contains(&"icanon") && words.contains(&"echo"),
@@ -138,7 +138,7 @@ fn a_word_said_only_in_a_message_finds_and_resumes_its_session_in_a_real_termina
     let screen = ui.wait_for("1 message matching");
     assert!(screen.contains("tidy-the-release-checklist"), "{screen}");
     ui.keys(&["Enter"]);
-    assert_eq!(wait_for_file(&code).trim(), "0");
+    assert_eq!(ui.wait_for_file(&code).trim(), "0");
     let printed = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         PathBuf::from(printed.trim()),
@@ -170,7 +170,7 @@ fn ctrl_z_suspends_and_fg_comes_back_in_a_real_terminal() {
     ui.wait_for("Stopped");
     ui.text(&format!("stty -a > {}", stty.display()));
     ui.keys(&["Enter"]);
-    let modes = wait_for_file(&stty);
+    let modes = ui.wait_for_file(&stty);
     assert!(
         modes.contains(" icanon") && modes.contains(" echo "),
         "{modes}"
@@ -185,7 +185,7 @@ fn ctrl_z_suspends_and_fg_comes_back_in_a_real_terminal() {
     ui.wait_for("shell>");
     ui.text(&format!("echo $? > {}", code.display()));
     ui.keys(&["Enter"]);
-    assert_eq!(wait_for_file(&code).trim(), "130");
+    assert_eq!(ui.wait_for_file(&code).trim(), "130");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
 }
 
@@ -208,7 +208,7 @@ fn o_pages_the_transcript_and_shift_o_opens_the_file_in_the_editor_then_the_ui_i
     ui.wait_for("messages");
     ui.keys(&["o"]);
     ui.wait_for("back from the pager");
-    let text = wait_for_file(&paged);
+    let text = ui.wait_for_file(&paged);
     let first = json(&root, &["list", "--json"])[0]["first_prompt"]
         .as_str()
         .unwrap()
@@ -221,7 +221,7 @@ fn o_pages_the_transcript_and_shift_o_opens_the_file_in_the_editor_then_the_ui_i
     assert!(text.contains(&words), "the transcript was paged: {text}");
     ui.keys(&["O"]);
     ui.wait_for("back from sh");
-    let path = PathBuf::from(wait_for_file(&edited));
+    let path = PathBuf::from(ui.wait_for_file(&edited));
     assert!(path.is_file() && path.starts_with(&root), "{path:?}");
     // The keys are the UI's again.
     ui.keys(&["Escape"]);

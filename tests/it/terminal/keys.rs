@@ -4,7 +4,7 @@
 //! tests out where tmux is missing, filter them so the summary says so:
 //! `cargo test -- --skip real_terminal`.
 
-use crate::common::tmux::{Tmux, ui_command, wait_for_file};
+use crate::common::tmux::{Tmux, ui_command};
 use crate::common::*;
 use std::path::{Path, PathBuf};
 
@@ -118,7 +118,7 @@ fn search_open_trim_purge_preview_and_resume_in_a_real_terminal() {
 
     // Enter resumes the selected session: its workspace on stdout, exit 0.
     ui.keys(&["Enter"]);
-    let exit = wait_for_file(&code);
+    let exit = ui.wait_for_file(&code);
     assert_eq!(exit.trim(), "0");
     let printed = std::fs::read_to_string(&out).unwrap();
     let workspace = PathBuf::from(printed.trim());
@@ -145,7 +145,7 @@ fn cancel_in_a_real_terminal_exits_130_and_prints_nothing() {
     ui.keys(&["Escape"]);
     ui.wait_for("5 sessions");
     ui.keys(&["Escape"]);
-    assert_eq!(wait_for_file(&code).trim(), "130");
+    assert_eq!(ui.wait_for_file(&code).trim(), "130");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
 }
 
@@ -219,7 +219,7 @@ fn transcript_search_finds_a_folded_tool_result_in_a_real_terminal() {
     ui.keys(&["Escape"]);
     ui.wait_for("1 of 5");
     ui.keys(&["Escape", "Escape"]);
-    assert_eq!(wait_for_file(&code).trim(), "130");
+    assert_eq!(ui.wait_for_file(&code).trim(), "130");
 }
 
 #[test]
@@ -260,7 +260,7 @@ fn mark_and_drop_a_message_in_a_real_terminal() {
     assert!(!kept.contains(&last.as_str()), "the marked message is gone");
     assert!(kept.len() < messages.len());
     ui.keys(&["Escape", "Escape", "Escape"]);
-    assert_eq!(wait_for_file(&code).trim(), "130");
+    assert_eq!(ui.wait_for_file(&code).trim(), "130");
 }
 
 /// On a big store the rows arrive in parts while the UI starts; Enter
@@ -278,7 +278,7 @@ fn enter_at_once_on_20000_sessions_resumes_the_newest_in_a_real_terminal() {
     let ui = Tmux::start(&ui_command(&root, &out, &code));
     ui.wait_for("sessions");
     ui.keys(&["Enter"]);
-    assert_eq!(wait_for_file(&code).trim(), "0");
+    assert_eq!(ui.wait_for_file(&code).trim(), "0");
     let printed = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         PathBuf::from(printed.trim()),
