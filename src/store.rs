@@ -61,6 +61,7 @@ pub use ops::edit_plan::{
     plan_clear, plan_clear_at, plan_drop, plan_drop_at, plan_edit,
 };
 pub use ops::locate::Target;
+pub use ops::moving::MovePlan;
 pub use ops::pricing::{CostEstimate, ModelPrice, PriceTable};
 pub use ops::purge_apply::{PurgeProgress, PurgeReport};
 pub use ops::purge_plan::{

@@ -18,6 +18,7 @@ pub mod edit_plan;
 pub mod export;
 pub mod forking;
 pub mod locate;
+pub mod moving;
 pub mod pricing;
 pub mod purge_apply;
 pub mod purge_checks;

@@ -6,6 +6,7 @@ use super::Store;
 use crate::store::error::{Result, StoreError};
 use crate::store::ops::agent_purge::{self, AgentPurgeFacts};
 use crate::store::ops::locate::Target;
+use crate::store::ops::moving::{self, MovePlan};
 use crate::store::ops::purge_apply::{PurgeProgress, PurgeReport};
 use crate::store::ops::purge_plan::{
     Candidate, Decision, KeepReason, PlanEntry, PurgePlan, PurgePolicy, RemoveReason,
@@ -88,6 +89,35 @@ impl Store {
         }
         let root = self.agent_root(target.record.agent)?;
         trash::trash(&self.trash_dir()?, &root, &target.record, now, even_damaged)
+    }
+
+    /// Moves another agent's session where its project went (`to`, an
+    /// absolute folder): written again as the agent would have for `to`,
+    /// the old one into the trash (`restore` brings it back). With
+    /// `write` false, says what it would do and writes nothing.
+    pub fn move_session(
+        &self,
+        target: &Target,
+        to: &Path,
+        now: f64,
+        write: bool,
+    ) -> Result<(MovePlan, Option<String>)> {
+        let plan = moving::plan(&target.record, to)?;
+        if !write {
+            return Ok((plan, None));
+        }
+        // The busy checks of a delete, before anything is written.
+        if let Some(why) = trash::refusal(&target.record, now, false) {
+            return Err(StoreError::Invalid(format!(
+                "{} session {} was not moved: {why}",
+                target.record.agent.display_name(),
+                target.record.id
+            )));
+        }
+        let entry = moving::apply(&plan, &|| {
+            self.trash_session(target, now, false).map(|e| e.id)
+        })?;
+        Ok((plan, Some(entry)))
     }
 
     /// The folder `agent`'s sessions are listed from, which every move of

@@ -10,6 +10,7 @@ use std::process::{Output, Stdio};
 
 mod fork_counts;
 mod forks;
+mod moving;
 mod purge;
 mod readers;
 mod resumable;
