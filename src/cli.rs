@@ -2,6 +2,7 @@
 
 mod activate;
 mod agent_purge;
+mod archive;
 pub(crate) mod args;
 mod ask;
 pub(crate) mod browse;
@@ -164,8 +165,10 @@ pub enum Command {
     Move(move_session::MoveArgs),
     /// List the other agents' sessions `delete` moved to the trash, or empty it.
     Trash(trash::TrashArgs),
-    /// Put a session `delete` moved to the trash back where it was.
+    /// Put a session `delete` moved to the trash back where it was (or one from the archive).
     Restore(trash::RestoreArgs),
+    /// Keep other agents' sessions beyond their agents' own cleanups (list, delete).
+    Archive(archive::ArchiveArgs),
     /// Print a shell completion script (it completes session names and ids too).
     Completions(completions::CompletionsArgs),
     /// Copy a bare peteos session into a new Loki session (the source is only read).
@@ -216,6 +219,7 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Move(args) => move_session::run(env, args),
         Command::Trash(args) => trash::run(env, args),
         Command::Restore(args) => trash::restore(env, args),
+        Command::Archive(args) => archive::run(env, args),
         Command::Completions(args) => completions::run(args),
         Command::Demo(args) => demo::run(env, args),
         Command::Import(args) => import::run(env, args),
@@ -245,6 +249,7 @@ impl Command {
             Command::Move(_) => "move",
             Command::Trash(_) => "trash",
             Command::Restore(_) => "restore",
+            Command::Archive(_) => "archive",
             Command::Completions(_) => "completions",
             Command::Import(_) => "import",
             Command::Watch(_) => "watch",

@@ -49,6 +49,7 @@ pub use ops::agent_fork::AgentFork;
 pub use ops::agent_purge::{
     AGENT_KEEP, AGENT_MAX_AGE_DAYS, AgentPurgeFacts, default_policy as agent_purge_policy,
 };
+pub use ops::archive::{ArchiveOutcome, Archived, Manifest};
 pub use ops::context_figure::ContextFigure;
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;

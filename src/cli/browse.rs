@@ -25,6 +25,8 @@ const DEMO_SETTLED: f64 = 10.0 * 60.0;
 /// moves a demo session there, never into the person's own trash (nor
 /// lists theirs), and it goes with the demo store.
 const DEMO_TRASH: &str = ".trash";
+/// The demo's archive, inside its store: gone with it.
+const DEMO_ARCHIVE: &str = ".archive";
 
 /// The model window the gauge measures against when nothing else is set.
 pub const DEFAULT_WINDOW: u64 = 128_000;
@@ -90,6 +92,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         let store = Store::loki(dir.path(), user)?
             .with_cache_dir(&dir.path().join(DEMO_INDEX))
             .with_trash_dir(&dir.path().join(DEMO_TRASH))
+            .with_archive_dir(&dir.path().join(DEMO_ARCHIVE))
             .with_agents(&AgentHomes::under(&home))
             .only_agents(&env.agents);
         demo_dir = Some(dir);

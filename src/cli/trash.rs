@@ -40,15 +40,21 @@ pub struct TrashArgs {
     after_help = "Examples:\n  loki-sessions restore 889a9fd4\nThe session goes back where it was, its bytes and times as they were."
 )]
 pub struct RestoreArgs {
-    /// The session in the trash: its id or a unique prefix (see `loki-sessions trash`).
+    /// The session in the trash (see `loki-sessions trash`), or with
+    /// --from-archive in the archive: its id or a unique prefix.
     pub session: String,
+    /// From the archive: its files written back into the agent's folder,
+    /// byte for byte, dated now (so the agent's cleanup does not take it
+    /// again at once); never over anything.
+    #[arg(long)]
+    pub from_archive: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
 }
 
 /// An age: a number of seconds, or with a unit (`30d`, `12h`, `2w`, `1h30m`).
-fn age(text: &str) -> Result<f64, String> {
+pub(crate) fn age(text: &str) -> Result<f64, String> {
     let text = text.trim();
     let days = text
         .strip_suffix('w')
@@ -151,6 +157,28 @@ pub fn run(env: &CliEnv, args: TrashArgs) -> Result<(), CliError> {
 
 /// Puts a trashed session back.
 pub fn restore(env: &CliEnv, args: RestoreArgs) -> Result<(), CliError> {
+    if args.from_archive {
+        let (m, written) = env.store.restore_archived(&args.session, env.now)?;
+        if args.json {
+            return output::print_json(&json!({
+                "id": m.id, "agent": m.agent, "title": m.title,
+                "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            }));
+        }
+        return output::print_lines([
+            format!(
+                "restored {} session {} ({}) from the archive to {}",
+                m.agent.display_name(),
+                m.id,
+                m.title,
+                written
+                    .first()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            ),
+            "dated now, so the agent's own cleanup does not take it again at once".to_string(),
+        ]);
+    }
     let e = env.store.restore(&args.session)?;
     if args.json {
         return output::print_json(&entry_json(&e));

@@ -30,6 +30,7 @@ use crate::store::sources::record::SessionRecord;
 use crate::store::sources::{LokiTree, PeteosFolder};
 use std::path::{Path, PathBuf};
 
+mod archive;
 mod lifecycle;
 mod search;
 mod sources;
@@ -56,6 +57,8 @@ pub struct Store {
     cache: Option<PathBuf>,
     /// Where other agents' deleted sessions go (None: the user's data directory).
     trash: Option<PathBuf>,
+    /// Where other agents' sessions are archived (None: the user's data folder).
+    archive: Option<PathBuf>,
     /// What other agents' recorded usage costs, for the estimates.
     prices: std::sync::Arc<PriceTable>,
     /// Reports by day use UTC dates rather than local ones (tests).
@@ -134,6 +137,7 @@ impl Store {
             primary_optional: false,
             cache: None,
             trash: None,
+            archive: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
             days_in_utc: false,
         })
@@ -148,6 +152,7 @@ impl Store {
             primary_optional: false,
             cache: None,
             trash: None,
+            archive: None,
             prices: std::sync::Arc::new(PriceTable::builtin()),
             days_in_utc: false,
         }

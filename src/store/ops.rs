@@ -7,6 +7,7 @@
 pub mod agent_fork;
 pub mod agent_purge;
 pub mod agent_threads;
+pub mod archive;
 pub mod context_figure;
 pub mod contexts;
 pub mod conversation;

@@ -8,6 +8,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
+mod archive;
 mod fork_counts;
 mod forks;
 mod moving;

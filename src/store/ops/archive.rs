@@ -1,0 +1,470 @@
+//! An archive of our own for other agents' sessions, so that what an
+//! agent's cleanup deletes (Claude Code's `cleanupPeriodDays`, Gemini
+//! CLI's retention) is kept: `$XDG_DATA_HOME/loki-sessions/archive/`,
+//! private, one entry per session, `<agent>/<session id>/`, holding each
+//! of the session's files (its file, its side folder, its subagents)
+//! compressed with zstd (`<n>.zst`) and `manifest.json`, which names where
+//! each came from (relative to the agent's folder), its size, SHA-256 and
+//! times. Archiving copies: the agent's files are only read.
+//!
+//! An unchanged session is stored once (the manifest's content hash, over
+//! every file's path and hash); a changed one replaces its older copy
+//! (said). An entry is written under a hidden name and renamed into place,
+//! so a kill leaves the old copy or the new. `restore` writes the files
+//! back where they were, byte for byte (each checked against its hash
+//! first: one that fails is reported and nothing is written), never over
+//! anything, with a fresh modification time so the agent's next cleanup
+//! does not take it again at once. One change of the archive at a time
+//! (a `flock`).
+
+use crate::store::error::{Result, StoreError};
+use crate::store::format::SessionId;
+use crate::store::fs::atomic;
+use crate::store::fs::lock::SessionLock;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::jsonl;
+use crate::store::sources::record::SessionRecord;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+/// The manifest's format.
+const FORMAT: u32 = 1;
+const MANIFEST: &str = "manifest.json";
+/// How long a change waits for another to finish.
+const WAIT: Duration = Duration::from_secs(30);
+/// zstd's level: Codex's own, quick and about 5x on JSON Lines.
+const LEVEL: i32 = 3;
+
+/// Where the archive is by default.
+pub fn default_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("loki-sessions").join("archive"))
+}
+
+/// One archived file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArchivedFile {
+    /// Where it was, relative to the agent's folder.
+    pub path: PathBuf,
+    /// Its size.
+    pub bytes: u64,
+    /// Its SHA-256, hex.
+    pub sha256: String,
+    /// Its modification time then (seconds since the epoch).
+    pub mtime: f64,
+    /// Its name in the entry (`<n>.zst`).
+    pub stored: String,
+}
+
+/// An entry's manifest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Of this layout.
+    pub format: u32,
+    /// Whose session.
+    pub agent: Agent,
+    /// Its id.
+    pub id: String,
+    /// Its title then.
+    pub title: String,
+    /// The folder it was worked in.
+    pub cwd: Option<String>,
+    /// Seconds since the epoch.
+    pub created_at: f64,
+    /// Seconds since the epoch.
+    pub last_used_at: f64,
+    /// When it was archived.
+    pub archived_at: f64,
+    /// The agent's folder the paths are relative to.
+    pub root: PathBuf,
+    /// The session's main file, relative to `root`.
+    pub main: PathBuf,
+    /// A hash over every file's path and hash: an unchanged session has the same.
+    pub content_sha256: String,
+    /// Every file, the session's own first.
+    pub files: Vec<ArchivedFile>,
+}
+
+impl Manifest {
+    /// Bytes of the session as it was.
+    pub fn bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.bytes).sum()
+    }
+}
+
+/// What archiving one session did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Archived {
+    /// Stored for the first time.
+    New,
+    /// Its copy was the same: nothing written.
+    Unchanged,
+    /// It had changed: the newest copy replaced the one archived then.
+    Replaced {
+        /// When the older copy was archived.
+        older_archived_at: f64,
+    },
+}
+
+/// One session archived.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ArchiveOutcome {
+    /// Whose.
+    pub agent: Agent,
+    /// The session.
+    pub id: String,
+    /// What was done.
+    pub result: Archived,
+    /// Its size, and stored.
+    pub bytes: u64,
+    /// Bytes the entry takes compressed.
+    pub stored_bytes: u64,
+}
+
+/// The archive at a folder.
+pub struct Archive {
+    dir: PathBuf,
+}
+
+impl Archive {
+    /// The archive in `dir` (made when first written).
+    pub fn at(dir: &Path) -> Archive {
+        Archive {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn entry_dir(&self, agent: Agent, id: &str) -> PathBuf {
+        self.dir.join(agent.name()).join(id)
+    }
+
+    /// Archives `record`, whose files lie beneath `root` (its agent's
+    /// folder), `files` the session's own first (its file, side folder,
+    /// subagents). A session whose id is not a checked one is refused.
+    pub fn put(
+        &self,
+        record: &SessionRecord,
+        root: &Path,
+        files: &[PathBuf],
+        now: f64,
+    ) -> Result<ArchiveOutcome> {
+        if let Some(error) = &record.error {
+            return Err(StoreError::Invalid(format!(
+                "session {} is damaged and is not archived: {error}",
+                record.id
+            )));
+        }
+        SessionId::check(record.id.as_str()).map_err(StoreError::Invalid)?;
+        let _held = self.hold()?;
+        // Every file, read once: its bytes, hash and time.
+        let mut read = Vec::new();
+        for path in expand(files) {
+            let rel = path
+                .strip_prefix(root)
+                .map_err(|_| {
+                    StoreError::Invalid(format!(
+                        "{} is not inside {}; not archived",
+                        path.display(),
+                        root.display()
+                    ))
+                })?
+                .to_path_buf();
+            let mut file = jsonl::open_regular(&path)?;
+            let meta = file
+                .metadata()
+                .map_err(|e| StoreError::io("read", &path, e))?;
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            file.read_to_end(&mut bytes)
+                .map_err(|e| StoreError::io("read", &path, e))?;
+            let mtime = meta.modified().map_or(0.0, seconds);
+            read.push((rel, bytes, mtime));
+        }
+        let Some((main, _, _)) = read.first() else {
+            return Err(StoreError::Invalid(format!(
+                "session {} has no file to archive",
+                record.id
+            )));
+        };
+        let main = main.clone();
+        let files: Vec<ArchivedFile> = read
+            .iter()
+            .enumerate()
+            .map(|(n, (rel, bytes, mtime))| ArchivedFile {
+                path: rel.clone(),
+                bytes: bytes.len() as u64,
+                sha256: hex(&Sha256::digest(bytes)),
+                mtime: *mtime,
+                stored: format!("{n}.zst"),
+            })
+            .collect();
+        let content = content_hash(&files);
+        let entry = self.entry_dir(record.agent, record.id.as_str());
+        let older = read_manifest(&entry).ok();
+        if let Some(old) = &older
+            && old.content_sha256 == content
+        {
+            return Ok(ArchiveOutcome {
+                agent: record.agent,
+                id: record.id.to_string(),
+                result: Archived::Unchanged,
+                bytes: old.bytes(),
+                stored_bytes: stored_bytes(&entry),
+            });
+        }
+        let manifest = Manifest {
+            format: FORMAT,
+            agent: record.agent,
+            id: record.id.to_string(),
+            title: record.title.clone(),
+            cwd: record.cwd.clone(),
+            created_at: record.created_at,
+            last_used_at: record.last_used_at,
+            archived_at: now,
+            root: root.to_path_buf(),
+            main,
+            content_sha256: content,
+            files,
+        };
+        let agent_dir = self.dir.join(record.agent.name());
+        atomic::create_private_dir_all(&agent_dir)?;
+        let fresh = tempfile::Builder::new()
+            .prefix(".new-")
+            .tempdir_in(&agent_dir)
+            .map_err(|e| StoreError::io("create", &agent_dir, e))?;
+        for (file, (_, bytes, _)) in manifest.files.iter().zip(&read) {
+            let packed = zstd::encode_all(&bytes[..], LEVEL)
+                .map_err(|e| StoreError::io("compress", &file.path, e))?;
+            atomic::create_new_atomic(&fresh.path().join(&file.stored), &packed)?;
+        }
+        let text = serde_json::to_vec_pretty(&manifest).expect("a manifest serializes");
+        atomic::create_new_atomic(&fresh.path().join(MANIFEST), &text)?;
+        // The new copy takes the entry's name; the older one goes after.
+        let fresh = fresh.keep();
+        let retired = agent_dir.join(format!(".old-{}", uuid::Uuid::new_v4()));
+        if older.is_some() {
+            std::fs::rename(&entry, &retired).map_err(|e| StoreError::io("replace", &entry, e))?;
+        }
+        std::fs::rename(&fresh, &entry).map_err(|e| StoreError::io("archive into", &entry, e))?;
+        let _ = std::fs::remove_dir_all(&retired);
+        Ok(ArchiveOutcome {
+            agent: record.agent,
+            id: record.id.to_string(),
+            result: match older {
+                None => Archived::New,
+                Some(old) => Archived::Replaced {
+                    older_archived_at: old.archived_at,
+                },
+            },
+            bytes: manifest.bytes(),
+            stored_bytes: stored_bytes(&entry),
+        })
+    }
+
+    /// Every entry's manifest, most recently archived first; an entry
+    /// that cannot be read is reported as an error naming it, not skipped.
+    pub fn list(&self) -> Vec<std::result::Result<Manifest, String>> {
+        let mut out = Vec::new();
+        for agent in Agent::EXTERNAL {
+            let Ok(listing) = std::fs::read_dir(self.dir.join(agent.name())) else {
+                continue;
+            };
+            for e in listing.flatten() {
+                let name = e.file_name();
+                if name.to_string_lossy().starts_with('.') {
+                    continue;
+                }
+                out.push(read_manifest(&e.path()).map_err(|err| err.to_string()));
+            }
+        }
+        out.sort_by(|a, b| match (a, b) {
+            (Ok(a), Ok(b)) => b.archived_at.total_cmp(&a.archived_at),
+            (Err(_), Ok(_)) => std::cmp::Ordering::Less,
+            (Ok(_), Err(_)) => std::cmp::Ordering::Greater,
+            (Err(a), Err(b)) => a.cmp(b),
+        });
+        out
+    }
+
+    /// The entry `arg` names: an id or a unique id prefix.
+    pub fn find(&self, arg: &str) -> Result<Manifest> {
+        let found: Vec<Manifest> = self
+            .list()
+            .into_iter()
+            .flatten()
+            .filter(|m| m.id == arg || m.id.starts_with(arg))
+            .collect();
+        match found.as_slice() {
+            [] => Err(StoreError::NotFound(format!(
+                "no archived session has the id or prefix {arg:?}"
+            ))),
+            [one] => Ok(one.clone()),
+            many if many.iter().any(|m| m.id == arg) => {
+                Ok(many.iter().find(|m| m.id == arg).cloned().expect("found"))
+            }
+            many => Err(StoreError::Invalid(format!(
+                "{} archived sessions start with {arg:?}; give more of the id",
+                many.len()
+            ))),
+        }
+    }
+
+    /// Writes `manifest`'s session back where it was, byte for byte, each
+    /// file checked against its hash first; never over anything; each
+    /// file dated `now` (so the agent's cleanup does not take it again at
+    /// once). Returns the files written.
+    pub fn restore(&self, manifest: &Manifest, now: f64) -> Result<Vec<PathBuf>> {
+        let _held = self.hold()?;
+        let entry = self.entry_dir(manifest.agent, &manifest.id);
+        let mut files = Vec::new();
+        for f in &manifest.files {
+            if !plain_relative(&f.path) {
+                return Err(StoreError::Unsafe {
+                    path: f.path.clone(),
+                    reason: "the archive names a path that climbs out of the agent's folder; nothing restored".into(),
+                });
+            }
+            let bytes = unpack(&entry.join(&f.stored))?;
+            if hex(&Sha256::digest(&bytes)) != f.sha256 || bytes.len() as u64 != f.bytes {
+                return Err(StoreError::Invalid(format!(
+                    "{} in the archive fails its hash (damaged); nothing restored",
+                    entry.join(&f.stored).display()
+                )));
+            }
+            let to = manifest.root.join(&f.path);
+            if std::fs::symlink_metadata(&to).is_ok() {
+                return Err(StoreError::Exists { path: to });
+            }
+            files.push((to, bytes));
+        }
+        let mut written = Vec::new();
+        for (to, bytes) in &files {
+            let made = to
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .map_err(|e| StoreError::io("create", to, e))
+                .and_then(|()| atomic::create_new_atomic(to, bytes));
+            if let Err(e) = made {
+                for p in &written {
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(e);
+            }
+            let when = std::time::UNIX_EPOCH + Duration::from_secs_f64(now.max(0.0));
+            let _ = std::fs::File::options()
+                .append(true)
+                .open(to)
+                .and_then(|f| f.set_modified(when));
+            written.push(to.clone());
+        }
+        Ok(written)
+    }
+
+    /// Deletes the entries of `manifests` for good.
+    pub fn delete(&self, manifests: &[Manifest]) -> Result<()> {
+        let _held = self.hold()?;
+        for m in manifests {
+            let entry = self.entry_dir(m.agent, &m.id);
+            std::fs::remove_dir_all(&entry).map_err(|e| StoreError::io("delete", &entry, e))?;
+        }
+        Ok(())
+    }
+
+    fn hold(&self) -> Result<SessionLock> {
+        atomic::create_private_dir_all(&self.dir)?;
+        SessionLock::acquire(&self.dir, WAIT)
+    }
+}
+
+/// The files of `paths`, a folder's (a side folder) file by file.
+fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.is_dir() => {
+                let mut inner: Vec<PathBuf> = Vec::new();
+                let mut todo = vec![p.clone()];
+                while let Some(d) = todo.pop() {
+                    let Ok(listing) = std::fs::read_dir(&d) else {
+                        continue;
+                    };
+                    for e in listing.flatten() {
+                        match e.file_type() {
+                            Ok(t) if t.is_dir() => todo.push(e.path()),
+                            Ok(t) if t.is_file() => inner.push(e.path()),
+                            _ => {}
+                        }
+                    }
+                }
+                inner.sort();
+                out.extend(inner);
+            }
+            Ok(m) if m.is_file() => out.push(p.clone()),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn read_manifest(entry: &Path) -> Result<Manifest> {
+    let path = entry.join(MANIFEST);
+    let bytes = crate::store::format::jsonfile::read_no_follow_at_most(&path, 64 << 20)?;
+    let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| StoreError::Parse {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    if manifest.format != FORMAT || manifest.files.is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "{}: not an archive manifest this version reads",
+            path.display()
+        )));
+    }
+    Ok(manifest)
+}
+
+fn unpack(path: &Path) -> Result<Vec<u8>> {
+    let file = jsonl::open_regular(path)?;
+    let mut out = Vec::new();
+    zstd::stream::read::Decoder::new(file)
+        .and_then(|mut d| d.read_to_end(&mut out))
+        .map_err(|e| StoreError::Invalid(format!("{}: not zstd data ({e})", path.display())))?;
+    Ok(out)
+}
+
+fn content_hash(files: &[ArchivedFile]) -> String {
+    let mut h = Sha256::new();
+    for f in files {
+        h.update(f.path.to_string_lossy().as_bytes());
+        h.update([0]);
+        h.update(f.sha256.as_bytes());
+        h.update([0]);
+    }
+    hex(&h.finalize())
+}
+
+fn stored_bytes(entry: &Path) -> u64 {
+    std::fs::read_dir(entry)
+        .map(|l| {
+            l.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// True for a relative path of plain names (no `..`, no root).
+fn plain_relative(path: &Path) -> bool {
+    path.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn seconds(t: std::time::SystemTime) -> f64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}

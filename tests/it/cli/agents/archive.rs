@@ -1,0 +1,159 @@
+//! The archive: another agent's session kept beyond its agent's own
+//! cleanup, stored once while unchanged, replaced by its newest copy,
+//! restored byte for byte (dated now) when the agent has deleted it,
+//! never over anything, and refused when it fails its hash.
+
+use super::Home;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn path_of(h: &Home, id: &str) -> PathBuf {
+    let list = h.json(&["list", "--json"]);
+    PathBuf::from(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()["path"]
+            .as_str()
+            .unwrap(),
+    )
+}
+
+fn archive_dir(h: &Home) -> PathBuf {
+    h.cache.with_file_name("data").join("loki-sessions/archive")
+}
+
+#[test]
+fn a_session_is_archived_once_replaced_when_changed_and_restored_exactly() {
+    let h = Home::new();
+    let id = h.made.claude[0].clone();
+    let file = path_of(&h, &id);
+    let original = std::fs::read(&file).unwrap();
+    let agents_before = crate::common::snapshot(&h.home);
+    let done = h.json(&["archive", &id, "--json"]);
+    assert_eq!(done[0]["result"], "new", "{done}");
+    assert_eq!(
+        crate::common::snapshot(&h.home),
+        agents_before,
+        "archiving only reads the agent's files"
+    );
+    // Private, compressed, with a manifest.
+    let entry = archive_dir(&h).join("claude").join(&id);
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(archive_dir(&h)).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o077, 0, "the archive is private");
+    assert!(entry.join("manifest.json").is_file());
+    assert!(entry.join("0.zst").is_file());
+    // Again, unchanged: not stored twice.
+    let again = h.json(&["archive", &id, "--json"]);
+    assert_eq!(again[0]["result"], "unchanged");
+    // Changed: the newest copy replaces the older one, and says so.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        format!("{{\"type\":\"custom-title\",\"customTitle\":\"Kept\",\"sessionId\":\"{id}\"}}\n")
+            .as_bytes(),
+    )
+    .unwrap();
+    drop(f);
+    let changed = std::fs::read(&file).unwrap();
+    let replaced = h.json(&["archive", &id, "--json"]);
+    assert!(replaced[0]["result"]["replaced"].is_object(), "{replaced}");
+    let listed = h.json(&["archive", "--list", "--json"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    // Restoring over the live file is refused: never over anything.
+    let out = h.run(&["restore", &id, "--from-archive"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), changed);
+    // The agent's cleanup deletes it; restore puts back the newest copy.
+    std::fs::remove_file(&file).unwrap();
+    let restored = h.json(&["restore", &id, "--from-archive", "--json"]);
+    assert!(restored["written"].as_array().unwrap().len() >= 1);
+    assert_eq!(std::fs::read(&file).unwrap(), changed, "byte for byte");
+    assert_ne!(changed, original);
+    let age = std::fs::metadata(&file)
+        .unwrap()
+        .modified()
+        .unwrap()
+        .elapsed()
+        .unwrap();
+    assert!(age.as_secs() < 600, "dated now");
+    let shown = h.json(&["show", &id, "--json"]);
+    assert!(shown["messages"].as_array().is_some());
+}
+
+#[test]
+fn a_damaged_entry_is_never_restored_and_a_delete_asks_or_takes_yes() {
+    let h = Home::new();
+    let id = h.made.codex[0].clone();
+    let file = path_of(&h, &id);
+    h.json(&["archive", &id, "--json"]);
+    std::fs::remove_file(&file).unwrap();
+    // A stored file that does not decode to its hash.
+    let entry = archive_dir(&h).join("codex").join(&id);
+    std::fs::write(
+        entry.join("0.zst"),
+        zstd::encode_all(&b"not the session"[..], 3).unwrap(),
+    )
+    .unwrap();
+    let out = h.run(&["restore", &id, "--from-archive"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fails its hash"));
+    assert!(!file.exists(), "nothing written");
+    // Delete: refused without a terminal or --yes, done with --yes.
+    let out = h.run(&["archive", "--delete", &id]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(entry.exists());
+    h.json(&["archive", "--delete", &id, "--yes", "--json"]);
+    assert!(!entry.exists());
+}
+
+#[test]
+fn what_the_agent_deletes_soon_is_archived_by_due_within() {
+    let h = Home::new();
+    // Claude Code deleting after a day: every fixture session (older) is due.
+    std::fs::write(
+        h.home.join(".claude/settings.json"),
+        r#"{"cleanupPeriodDays": 1}"#,
+    )
+    .unwrap();
+    let done = h.json(&[
+        "--agent",
+        "claude",
+        "archive",
+        "--due-within",
+        "7d",
+        "--json",
+    ]);
+    let ids: Vec<&str> = done
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap())
+        .collect();
+    assert!(!ids.is_empty());
+    let claude: Vec<Value> = h
+        .json(&["--agent", "claude", "list", "--json"])
+        .as_array()
+        .unwrap()
+        .clone();
+    for r in claude.iter().filter(|r| r["error"].is_null()) {
+        assert!(ids.contains(&r["id"].as_str().unwrap()), "{r}");
+    }
+    assert!(
+        done.as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["agent"] == "claude")
+    );
+}
