@@ -78,7 +78,7 @@ fn a_session_is_archived_once_replaced_when_changed_and_restored_exactly() {
     // The agent's cleanup deletes it; restore puts back the newest copy.
     std::fs::remove_file(&file).unwrap();
     let restored = h.json(&["restore", &id, "--from-archive", "--json"]);
-    assert!(restored["written"].as_array().unwrap().len() >= 1);
+    assert!(!restored["written"].as_array().unwrap().is_empty());
     assert_eq!(std::fs::read(&file).unwrap(), changed, "byte for byte");
     assert_ne!(changed, original);
     let age = std::fs::metadata(&file)
