@@ -130,7 +130,12 @@ impl Tmux {
         loop {
             let screen = self.screen();
             let mut lines = screen.lines().skip_while(|l| !l.starts_with("AGENT "));
-            if lines.nth(1).is_some_and(|first| first.starts_with(row)) {
+            // The row as named: a mark before the name (⚑, due to its
+            // agent's own cleanup) is not part of it.
+            if lines
+                .nth(1)
+                .is_some_and(|first| first.replacen("⚑ ", "", 1).starts_with(row))
+            {
                 return self.settled(screen, row);
             }
             assert!(
