@@ -97,7 +97,8 @@ pub fn run(env: &CliEnv, args: ArchiveArgs) -> Result<(), CliError> {
 fn manifest_json(m: &Manifest) -> serde_json::Value {
     json!({"agent": m.agent, "id": m.id, "title": m.title, "cwd": m.cwd,
         "last_used_at": m.last_used_at, "archived_at": m.archived_at, "bytes": m.bytes(),
-        "files": m.files.len(), "from": m.root.join(&m.main)})
+        "files": m.files.len(), "from": m.root.join(&m.main),
+        "original_is_there": m.original_is_there()})
 }
 
 fn list(env: &CliEnv, json: bool) -> Result<(), CliError> {

@@ -32,7 +32,8 @@ pub struct DeleteArgs {
 pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
     let target = env.locate_exactly(&args.session)?;
     env.store.check_deletable(&target)?;
-    let to_trash = target.record.agent.is_external();
+    // An archived session (its agent deleted it) goes from the archive.
+    let to_trash = target.record.agent.is_external() && !target.record.archived;
     let r = &target.record;
     // What the deletion would do, asked before the person is: a session it
     // would spare is refused with the reason, never asked about first.
@@ -85,6 +86,8 @@ pub fn run(env: &CliEnv, args: DeleteArgs) -> Result<(), CliError> {
         }
         let question = if to_trash {
             "Delete this session? It goes to the trash: `loki-sessions restore` brings it back."
+        } else if target.record.archived {
+            "Delete this session from the archive? Its agent deleted it already: it is gone for good."
         } else {
             "Delete this session? It cannot be undone."
         };

@@ -83,6 +83,10 @@ pub struct ListItem<'a> {
     /// When the agent's own cleanup deletes it (seconds since the epoch;
     /// null: it does not, or its agent has none).
     agent_deletes_at: Option<f64>,
+    /// Kept in our archive after its agent deleted it (`restore
+    /// --from-archive` puts it back); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    archived: bool,
 }
 
 impl<'a> ListItem<'a> {
@@ -95,6 +99,7 @@ impl<'a> ListItem<'a> {
     ) -> Self {
         ListItem {
             agent_deletes_at,
+            archived: record.archived,
             context: ContextFigure::of(stats.tokens, stats.context.as_ref(), window),
             cost_estimate: stats.usage.as_ref().map(|u| prices.estimate(u)),
             agent: record.agent,

@@ -47,6 +47,9 @@ pub struct Store {
     backend: Backend,
     /// The other agents' folders found.
     agents: Vec<AgentSource>,
+    /// The archive's parts for the agents (`<archive>/<agent>/`): sessions
+    /// their agents deleted, kept.
+    archived: Vec<AgentSource>,
     /// The agents shown (None: every one).
     only: Option<Vec<Agent>>,
     /// True when the Loki tree was not asked for by name (the default
@@ -133,6 +136,7 @@ impl Store {
         Ok(Store {
             backend: Backend::Loki(LokiTree::open(root, user)?),
             agents: Vec::new(),
+            archived: Vec::new(),
             only: None,
             primary_optional: false,
             cache: None,
@@ -148,6 +152,7 @@ impl Store {
         Store {
             backend: Backend::Folder(PeteosFolder::open(dir)),
             agents: Vec::new(),
+            archived: Vec::new(),
             only: None,
             primary_optional: false,
             cache: None,

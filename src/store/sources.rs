@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod agent_read;
 pub mod agents;
+pub mod archived;
 pub mod claude;
 pub mod codex;
 pub mod derived;

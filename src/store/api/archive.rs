@@ -15,6 +15,7 @@ impl Store {
     /// user's data folder (tests, and the `--demo` store).
     pub fn with_archive_dir(mut self, dir: &Path) -> Store {
         self.archive = Some(dir.to_path_buf());
+        self.look_for_archive();
         self
     }
 

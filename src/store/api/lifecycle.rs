@@ -86,12 +86,9 @@ impl Store {
     /// The seed's `resume`: refuses a damaged session, else touches it.
     pub fn resume(&self, target: &Target, now: f64) -> Result<()> {
         if target.record.agent.is_external() {
-            // The agent resumes its own session; nothing of it is written here.
-            return target
-                .record
-                .error
-                .clone()
-                .map_or(Ok(()), |e| Err(StoreError::Invalid(e)));
+            // The agent resumes its own session; nothing of it is written
+            // here. Refused when damaged or only in the archive.
+            return target.record.resumable();
         }
         target.writable()?;
         self.touch(target, now)
@@ -173,6 +170,17 @@ impl Store {
     /// unreadable rule alone, for a person who was shown the damage and
     /// still wants the session gone (a purge never does this).
     pub fn delete(&self, target: &Target, now: f64, even_damaged: bool) -> Result<PurgeReport> {
+        if target.record.archived {
+            // Its agent deleted it already: it goes from the archive, for good.
+            let found = self.find_archived(&[target.record.id.to_string()])?;
+            self.delete_archived(&found)?;
+            return Ok(PurgeReport {
+                removed: vec![target.record.id.to_string()],
+                skipped: Vec::new(),
+                failed: Vec::new(),
+                bytes_freed: target.record.bytes.unwrap_or(0),
+            });
+        }
         if target.record.agent.is_external() {
             // Recoverable: into our trash, where `restore` finds it.
             let entry = self.trash_session(target, now, even_damaged)?;

@@ -17,7 +17,17 @@ impl Store {
     /// (each folder that exists) listed beside its own.
     pub fn with_agents(mut self, homes: &AgentHomes) -> Store {
         self.agents = AgentSource::found(homes);
+        self.look_for_archive();
         self
+    }
+
+    /// The archive's parts that hold sessions of the agents looked for
+    /// (none without other agents: a Loki or peteos store alone).
+    pub(super) fn look_for_archive(&mut self) {
+        self.archived = match self.archive_dir() {
+            Ok(dir) if !self.agents.is_empty() => AgentSource::archived(&dir),
+            _ => Vec::new(),
+        };
     }
 
     /// The same store showing only the sessions of `agents` (every command
@@ -53,7 +63,10 @@ impl Store {
 
     /// The other agents' folders shown.
     pub(super) fn agent_sources(&self) -> impl Iterator<Item = &AgentSource> {
-        self.agents.iter().filter(|s| self.shows(s.agent()))
+        self.agents
+            .iter()
+            .chain(&self.archived)
+            .filter(|s| self.shows(s.agent()))
     }
 
     /// The agents whose sessions this store lists (the Loki tree or peteos

@@ -102,6 +102,7 @@ impl Store {
         now: f64,
         write: bool,
     ) -> Result<(MovePlan, Option<String>)> {
+        target.record.not_archived("moved")?;
         let plan = moving::plan(&target.record, to)?;
         if !write {
             return Ok((plan, None));

@@ -58,7 +58,8 @@ impl Store {
                 Backend::Folder(folder) => Box::new(folder.clone()),
             });
         }
-        for source in self.agent_sources() {
+        // The archive changes only by our own hand: not watched.
+        for source in self.agent_sources().filter(|s| !s.is_archived()) {
             out.push(Box::new(AgentWatch::new(source.clone())));
         }
         out

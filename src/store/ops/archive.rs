@@ -22,17 +22,18 @@ use crate::store::format::SessionId;
 use crate::store::fs::atomic;
 use crate::store::fs::lock::SessionLock;
 use crate::store::sources::agent::Agent;
+pub use crate::store::sources::archived::Manifest;
+use crate::store::sources::archived::{
+    ArchivedFile, FORMAT, MANIFEST, file_bytes, hex, plain_relative, read_manifest,
+};
 use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The manifest's format.
-const FORMAT: u32 = 1;
-const MANIFEST: &str = "manifest.json";
 /// How long a change waits for another to finish.
 const WAIT: Duration = Duration::from_secs(30);
 /// zstd's level: Codex's own, quick and about 5x on JSON Lines.
@@ -41,57 +42,6 @@ const LEVEL: i32 = 3;
 /// Where the archive is by default.
 pub fn default_dir() -> Option<PathBuf> {
     dirs::data_dir().map(|d| d.join("loki-sessions").join("archive"))
-}
-
-/// One archived file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ArchivedFile {
-    /// Where it was, relative to the agent's folder.
-    pub path: PathBuf,
-    /// Its size.
-    pub bytes: u64,
-    /// Its SHA-256, hex.
-    pub sha256: String,
-    /// Its modification time then (seconds since the epoch).
-    pub mtime: f64,
-    /// Its name in the entry (`<n>.zst`).
-    pub stored: String,
-}
-
-/// An entry's manifest.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
-    /// Of this layout.
-    pub format: u32,
-    /// Whose session.
-    pub agent: Agent,
-    /// Its id.
-    pub id: String,
-    /// Its title then.
-    pub title: String,
-    /// The folder it was worked in.
-    pub cwd: Option<String>,
-    /// Seconds since the epoch.
-    pub created_at: f64,
-    /// Seconds since the epoch.
-    pub last_used_at: f64,
-    /// When it was archived.
-    pub archived_at: f64,
-    /// The agent's folder the paths are relative to.
-    pub root: PathBuf,
-    /// The session's main file, relative to `root`.
-    pub main: PathBuf,
-    /// A hash over every file's path and hash: an unchanged session has the same.
-    pub content_sha256: String,
-    /// Every file, the session's own first.
-    pub files: Vec<ArchivedFile>,
-}
-
-impl Manifest {
-    /// Bytes of the session as it was.
-    pub fn bytes(&self) -> u64 {
-        self.files.iter().map(|f| f.bytes).sum()
-    }
 }
 
 /// What archiving one session did.
@@ -243,12 +193,13 @@ impl Archive {
         atomic::create_new_atomic(&fresh.path().join(MANIFEST), &text)?;
         // The new copy takes the entry's name; the older one goes after.
         let fresh = fresh.keep();
-        let retired = agent_dir.join(format!(".old-{}", uuid::Uuid::new_v4()));
         if older.is_some() {
-            std::fs::rename(&entry, &retired).map_err(|e| StoreError::io("replace", &entry, e))?;
+            take_place(&fresh, &entry)?;
+        } else {
+            std::fs::rename(&fresh, &entry)
+                .map_err(|e| StoreError::io("archive into", &entry, e))?;
         }
-        std::fs::rename(&fresh, &entry).map_err(|e| StoreError::io("archive into", &entry, e))?;
-        let _ = std::fs::remove_dir_all(&retired);
+        atomic::sync_dir(&agent_dir)?;
         Ok(ArchiveOutcome {
             agent: record.agent,
             id: record.id.to_string(),
@@ -326,13 +277,8 @@ impl Archive {
                     reason: "the archive names a path that climbs out of the agent's folder; nothing restored".into(),
                 });
             }
-            let bytes = unpack(&entry.join(&f.stored))?;
-            if hex(&Sha256::digest(&bytes)) != f.sha256 || bytes.len() as u64 != f.bytes {
-                return Err(StoreError::Invalid(format!(
-                    "{} in the archive fails its hash (damaged); nothing restored",
-                    entry.join(&f.stored).display()
-                )));
-            }
+            let bytes = file_bytes(&entry, f)
+                .map_err(|e| StoreError::Invalid(format!("{e}; nothing restored")))?;
             let to = manifest.root.join(&f.path);
             if std::fs::symlink_metadata(&to).is_ok() {
                 return Err(StoreError::Exists { path: to });
@@ -408,29 +354,26 @@ fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-fn read_manifest(entry: &Path) -> Result<Manifest> {
-    let path = entry.join(MANIFEST);
-    let bytes = crate::store::format::jsonfile::read_no_follow_at_most(&path, 64 << 20)?;
-    let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| StoreError::Parse {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
-    if manifest.format != FORMAT || manifest.files.is_empty() {
-        return Err(StoreError::Invalid(format!(
-            "{}: not an archive manifest this version reads",
-            path.display()
-        )));
+/// Puts the folder `fresh` in the place of `entry`: both swapped at once
+/// (`RENAME_EXCHANGE`, so a kill leaves one copy or the other under the
+/// name, never none), then the older copy, now at `fresh`, removed. A
+/// filesystem without the exchange gets two renames, the older copy set
+/// aside under a hidden name first.
+fn take_place(fresh: &Path, entry: &Path) -> Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    match renameat_with(CWD, fresh, CWD, entry, RenameFlags::EXCHANGE) {
+        Ok(()) => {}
+        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+            let retired = entry.with_file_name(format!(".old-{}", uuid::Uuid::new_v4()));
+            std::fs::rename(entry, &retired).map_err(|e| StoreError::io("replace", entry, e))?;
+            std::fs::rename(fresh, entry).map_err(|e| StoreError::io("archive into", entry, e))?;
+            let _ = std::fs::remove_dir_all(&retired);
+            return Ok(());
+        }
+        Err(e) => return Err(StoreError::io("replace", entry, e.into())),
     }
-    Ok(manifest)
-}
-
-fn unpack(path: &Path) -> Result<Vec<u8>> {
-    let file = jsonl::open_regular(path)?;
-    let mut out = Vec::new();
-    zstd::stream::read::Decoder::new(file)
-        .and_then(|mut d| d.read_to_end(&mut out))
-        .map_err(|e| StoreError::Invalid(format!("{}: not zstd data ({e})", path.display())))?;
-    Ok(out)
+    let _ = std::fs::remove_dir_all(fresh);
+    Ok(())
 }
 
 fn content_hash(files: &[ArchivedFile]) -> String {
@@ -453,15 +396,6 @@ fn stored_bytes(entry: &Path) -> u64 {
                 .sum()
         })
         .unwrap_or(0)
-}
-
-/// True for a relative path of plain names (no `..`, no root).
-fn plain_relative(path: &Path) -> bool {
-    path.components().all(|c| matches!(c, Component::Normal(_)))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn seconds(t: std::time::SystemTime) -> f64 {

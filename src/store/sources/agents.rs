@@ -6,17 +6,20 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agent_read::AgentRead;
+use crate::store::sources::archived::{self, ArchivedSessions};
 use crate::store::sources::claude::ClaudeProjects;
 use crate::store::sources::codex::CodexHome;
 use crate::store::sources::gemini::GeminiHome;
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
 
-/// One agent's folder.
+/// One agent's folder, or its part of our archive.
 #[derive(Clone, Debug)]
 pub struct AgentSource {
     agent: Agent,
     root: PathBuf,
+    /// The archive's part for the agent (`root` is `<archive>/<agent>`).
+    archived: bool,
 }
 
 impl AgentSource {
@@ -25,7 +28,32 @@ impl AgentSource {
         AgentSource {
             agent,
             root: root.to_path_buf(),
+            archived: false,
         }
+    }
+
+    /// The archive's parts at `archive` (`<archive>/<agent>/`) that exist.
+    pub fn archived(archive: &Path) -> Vec<AgentSource> {
+        Agent::EXTERNAL
+            .into_iter()
+            .map(|agent| ArchivedSessions::of(agent, archive))
+            .filter(|a| a.dir().is_dir())
+            .map(|a| AgentSource {
+                agent: a.agent(),
+                root: a.dir().to_path_buf(),
+                archived: true,
+            })
+            .collect()
+    }
+
+    /// True for a part of our archive.
+    pub fn is_archived(&self) -> bool {
+        self.archived
+    }
+
+    fn archive_part(&self) -> Option<ArchivedSessions> {
+        self.archived
+            .then(|| ArchivedSessions::of(self.agent, self.root.parent().unwrap_or(&self.root)))
     }
 
     /// Every source `homes` names whose folder exists.
@@ -53,6 +81,9 @@ impl AgentSource {
 
     /// Every session, in batches as they are read.
     pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        if let Some(part) = self.archive_part() {
+            return part.scan(on_batch);
+        }
         match self.agent {
             Agent::Claude => ClaudeProjects::open(&self.root).scan(on_batch),
             Agent::Codex => CodexHome::open(&self.root).scan(on_batch),
@@ -70,6 +101,7 @@ impl AgentSource {
     /// every record needs: Codex's titles).
     pub fn reader(&self) -> RecordReader {
         RecordReader {
+            archive: self.archive_part(),
             agent: self.agent,
             titles: match self.agent {
                 Agent::Codex => CodexHome::open(&self.root).titles(),
@@ -83,6 +115,14 @@ impl AgentSource {
     /// it), or Gemini CLI's first line does (read here).
     /// An id the check refuses is the file's stand-in, as its record says.
     pub fn id_of(&self, path: &Path) -> SessionId {
+        if self.archived {
+            let entry = path
+                .parent()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return SessionId::of_file(&entry, path);
+        }
         match self.agent {
             Agent::Claude => SessionId::of_file(&stem(path), path),
             Agent::Codex => {
@@ -99,6 +139,9 @@ impl AgentSource {
     /// Code's name is its id; a Codex rollout's name ends with it); Gemini
     /// CLI's first line says it. The search index lists sessions this way.
     pub fn ids(&self) -> Vec<(SessionId, PathBuf)> {
+        if let Some(part) = self.archive_part() {
+            return part.ids();
+        }
         match self.agent {
             Agent::Claude => ClaudeProjects::open(&self.root)
                 .session_paths()
@@ -133,6 +176,8 @@ impl AgentSource {
 
 /// Reads records of one source.
 pub struct RecordReader {
+    /// The archive's part, when the source is one.
+    archive: Option<ArchivedSessions>,
     agent: Agent,
     titles: std::collections::HashMap<String, String>,
 }
@@ -140,6 +185,22 @@ pub struct RecordReader {
 impl RecordReader {
     /// The record of the session file `path`.
     pub fn record_at(&self, path: &Path) -> SessionRecord {
+        if let Some(part) = &self.archive {
+            return part.record_at(path).unwrap_or_else(|| SessionRecord {
+                agent: self.agent,
+                archived: true,
+                ..SessionRecord::damaged(
+                    &stem(path),
+                    path.to_path_buf(),
+                    path.parent().unwrap_or(path).to_path_buf(),
+                    &user_name(),
+                    format!(
+                        "{}: no archived session whose agent deleted it",
+                        path.display()
+                    ),
+                )
+            });
+        }
         match self.agent {
             Agent::Claude => ClaudeProjects::record_at(path),
             Agent::Codex => crate::store::sources::codex::record_at(path, &self.titles),
@@ -167,6 +228,9 @@ pub fn read(record: &SessionRecord) -> Result<AgentRead> {
     if let Some(error) = &record.error {
         return Err(StoreError::Invalid(error.clone()));
     }
+    if record.archived {
+        return archived::read(record);
+    }
     match record.agent {
         Agent::Claude => ClaudeProjects::read(record),
         Agent::Codex => CodexHome::read(record),
@@ -185,6 +249,9 @@ const PREVIEW_BYTES: usize = 256 * 1024;
 /// of a long file alone (its chain is not followed there), from the whole
 /// of a short one.
 pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> {
+    if record.archived {
+        return read(record).map(|r| r.main.context);
+    }
     let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
     if size <= PREVIEW_BYTES as u64 * 4 || record.agent == Agent::Gemini {
         return read(record).map(|r| r.main.context);
@@ -202,6 +269,10 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
 /// for the search index's stamps.
 pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
     let mut out = vec![record.path.clone()];
+    if record.archived {
+        // The manifest changes whenever the entry does.
+        return out;
+    }
     match record.agent {
         Agent::Claude => out.extend(ClaudeProjects::subagents(record)),
         Agent::Gemini => {
@@ -219,6 +290,9 @@ pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
 /// beside the sessions are not counted: finding them means reading the
 /// head of every such file of the project, too much for a listing.
 pub fn bytes(record: &SessionRecord) -> u64 {
+    if record.archived {
+        return record.bytes.unwrap_or(0);
+    }
     let own = std::fs::symlink_metadata(&record.path)
         .ok()
         .filter(|m| m.is_file())

@@ -427,6 +427,7 @@ pub fn record_at(path: &Path) -> SessionRecord {
         error: None,
         bytes: None,
         id,
+        archived: false,
     }
 }
 

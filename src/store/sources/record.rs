@@ -43,6 +43,10 @@ pub struct SessionRecord {
     /// agent's files: it read them anyway); None: measured when asked.
     #[serde(skip)]
     pub bytes: Option<u64>,
+    /// Kept in our archive (its agent deleted it): read only, resumed
+    /// after a `restore --from-archive`; `path` is the entry's manifest.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
 }
 
 impl SessionRecord {
@@ -122,6 +126,7 @@ impl SessionRecord {
     /// agent's session resumes in the agent (nothing of it is written
     /// here), so only its damage refuses it.
     pub fn resumable(&self) -> Result<()> {
+        self.not_archived("resumed")?;
         match (&self.error, self.agent.is_external()) {
             (Some(error), true) => Err(StoreError::Invalid(format!(
                 "session {} could not be read: {error}",
@@ -137,6 +142,7 @@ impl SessionRecord {
     /// sessions are forked into a new session beside them (never written),
     /// unless damaged; Gemini CLI's are not trimmed yet.
     pub fn trimmable(&self) -> Result<()> {
+        self.not_archived("forked")?;
         match (self.agent, &self.error) {
             (Agent::Claude | Agent::Codex, None) => Ok(()),
             (Agent::Claude | Agent::Codex, Some(error)) => Err(StoreError::Invalid(format!(
@@ -149,6 +155,18 @@ impl SessionRecord {
             ))),
             _ => self.writable(),
         }
+    }
+
+    /// Refuses what only a session in its agent's folder can be: an
+    /// archived one is read there until it is restored.
+    pub fn not_archived(&self, what: &str) -> Result<()> {
+        if self.archived {
+            return Err(StoreError::Invalid(format!(
+                "session {} is in the archive (its agent deleted it), so it is not {what}: `loki-sessions restore {} --from-archive` puts it back first",
+                self.id, self.id
+            )));
+        }
+        Ok(())
     }
 
     /// Refuses to write to a session whose listing found it damaged: what

@@ -202,7 +202,8 @@ pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> HashMa
     for rule in rules {
         let mut mine: Vec<&SessionRecord> = records
             .iter()
-            .filter(|r| r.agent == rule.agent && r.is_readable())
+            // An archived session is ours: its agent deleted it already.
+            .filter(|r| r.agent == rule.agent && r.is_readable() && !r.archived)
             .collect();
         mine.sort_by(|a, b| b.last_used_at.total_cmp(&a.last_used_at));
         for (rank, r) in mine.iter().enumerate() {

@@ -314,7 +314,11 @@ fn session_row<'a>(
         }
         None => highlighted(&shown, query, theme),
     };
-    if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
+    if r.archived {
+        // Its agent deleted it; what is shown is our archived copy.
+        name.spans
+            .insert(0, Span::styled("archived · ", theme.dim()));
+    } else if row.stats.as_ref().is_some_and(|s| s.error.is_some()) {
         // The meta is fine but the conversation is not: say so on the row.
         name.spans.insert(0, Span::styled("⚠ ", theme.error()));
     } else if look

@@ -61,6 +61,17 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
                 humanize::datetime(r.created_at)
             )),
         ]));
+        if r.archived {
+            let text = format!(
+                "archived: its agent deleted it, this is our copy; `loki-sessions restore {} --from-archive` puts it back",
+                r.id
+            );
+            lines.extend(
+                wrap::lines(&text, width)
+                    .into_iter()
+                    .map(|line| Line::styled(line, theme.warn())),
+            );
+        }
         if let Some(s) = &row.stats {
             let mut facts = vec![
                 Span::styled("size    ", theme.dim()),

@@ -303,3 +303,47 @@ fn a_session_its_agent_deletes_soon_is_marked_and_the_preview_says_when() {
         "{lines:#?}"
     );
 }
+
+#[test]
+fn an_archived_session_says_so_on_its_row_and_in_the_preview() {
+    let settings = Settings {
+        encoding: Encoding::Cl100kBase,
+        window_tokens: 128_000,
+        policy: PurgePolicy::default(),
+        store_kind: StoreKind::Loki,
+        display: Default::default(),
+        watch: None,
+        windows: Vec::new(),
+        resume_check: Default::default(),
+        looked_in: None,
+    };
+    let now = 1_800_000_000.0;
+    let mut model = Model::new(settings, now);
+    let record = SessionRecord {
+        agent: crate::store::Agent::Claude,
+        id: "kept".into(),
+        name: "login-fix".into(),
+        title: "Login fix".into(),
+        last_used_at: now - 40.0 * 86_400.0,
+        path: PathBuf::from("/a/claude/kept/manifest.json"),
+        archived: true,
+        ..SessionRecord::default()
+    };
+    model.list.by_id.insert("kept".into(), 0);
+    model
+        .list
+        .rows
+        .push(crate::tui::model::SessionRow::new(record));
+    model.list.visible = vec![0];
+    let lines = screen(&model, 140, 30);
+    assert!(
+        lines.iter().any(|l| l.contains("archived · Login fix")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("restore kept --from-archive")),
+        "{lines:#?}"
+    );
+}

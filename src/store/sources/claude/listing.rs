@@ -124,6 +124,7 @@ pub fn record_in(
         conversation_dir: folder,
         error: None,
         id,
+        archived: false,
     }
 }
 

@@ -157,3 +157,94 @@ fn what_the_agent_deletes_soon_is_archived_by_due_within() {
             .all(|o| o["agent"] == "claude")
     );
 }
+
+#[test]
+fn a_session_its_agent_deleted_is_listed_read_searched_and_deleted_from_the_archive() {
+    let h = Home::new();
+    let id = h.made.claude[0].clone();
+    let file = path_of(&h, &id);
+    let shown_before = h.json(&["show", &id, "--json"]);
+    h.json(&["archive", &id, "--json"]);
+    // While the agent still has it, it is listed once, not archived.
+    let list = h.json(&["list", "--json"]);
+    let rows: Vec<&Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["id"] == id.as_str())
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(rows[0]["archived"].is_null(), "{}", rows[0]);
+    // The agent's cleanup deletes it: the archived copy is listed instead.
+    std::fs::remove_file(&file).unwrap();
+    let list = h.json(&["list", "--json"]);
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .unwrap_or_else(|| panic!("the archived session is listed: {list}"))
+        .clone();
+    assert_eq!(row["archived"], true, "{row}");
+    assert_eq!(row["agent"], "claude");
+    // Read as it was, with nothing written to the archive by reading.
+    let archive_before = crate::common::snapshot(&archive_dir(&h));
+    let shown = h.json(&["show", &id, "--json"]);
+    assert_eq!(shown["messages"], shown_before["messages"]);
+    assert_eq!(crate::common::snapshot(&archive_dir(&h)), archive_before);
+    // Searched: a word of its first message finds it.
+    let first = shown_before["messages"][0]["text"]
+        .as_str()
+        .or_else(|| shown_before["messages"][0]["content"].as_str())
+        .unwrap_or_default()
+        .split_whitespace()
+        .find(|w| w.len() > 4 && w.chars().all(char::is_alphanumeric))
+        .map(str::to_owned);
+    if let Some(word) = first {
+        let hits = h.json(&["search", &word, "--limit", "1000", "--json"]);
+        assert!(
+            hits.as_array()
+                .unwrap()
+                .iter()
+                .any(|hit| hit["session_id"] == id.as_str()),
+            "{word}: {hits}"
+        );
+    }
+    // Exported like any other.
+    let out = h.run(&["export", &id, "--format", "md"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Resuming or trimming it is refused with the way back.
+    for args in [
+        vec!["resume", id.as_str(), "--print", "command"],
+        vec!["trim", id.as_str(), "--keep-messages", "1", "--json"],
+        vec!["move", id.as_str(), "--to", "/tmp", "--dry-run"],
+    ] {
+        let out = h.run(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--from-archive"), "{args:?}: {err}");
+    }
+    // Deleting it removes it from the archive, asked or with --yes.
+    let out = h.run(&["delete", &id]);
+    assert!(!out.status.success());
+    assert!(archive_dir(&h).join("claude").join(&id).exists());
+    let out = h.run(&["delete", &id, "--yes"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!archive_dir(&h).join("claude").join(&id).exists());
+    let list = h.json(&["list", "--json"]);
+    assert!(
+        !list
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == id.as_str())
+    );
+}
