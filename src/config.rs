@@ -50,6 +50,10 @@ pub struct Config {
     /// A name several sessions share: `newest` (the default) takes the most
     /// recently used, with a note on stderr; `refuse` lists them instead.
     pub duplicate_names: Option<String>,
+    /// Keep in the archive what the agents' own cleanups delete within
+    /// this long (`7d`, the default), whenever the UI or `list` runs;
+    /// `off` keeps nothing by itself. `LOKI_SESSIONS_ARCHIVE_DUE` overrides.
+    pub archive_due: Option<String>,
     /// `[keys]` as written: action (or `scope.action`) to key or keys.
     #[serde(default, rename = "keys")]
     keys_table: BTreeMap<String, toml::Spanned<KeyList>>,
@@ -299,6 +303,28 @@ pub fn save_display(path: &Path, display: Display) -> Result<(), String> {
         .map_err(|e| fail(&e))?;
     file.persist(path).map_err(|e| fail(&e.error))?;
     Ok(())
+}
+
+/// The variable that overrides the config's `archive_due`.
+pub const ARCHIVE_DUE_VAR: &str = "LOKI_SESSIONS_ARCHIVE_DUE";
+/// `archive_due` unless set: a week, so a session is kept in the days
+/// before its agent deletes it, without copying every old session at once.
+pub const ARCHIVE_DUE_DEFAULT: &str = "7d";
+
+/// How far ahead the `archive_due` setting looks, in seconds (None: off),
+/// from `var` (the variable, when set) over `config`.
+pub fn archive_due(config: Option<&str>, var: Option<&str>) -> Result<Option<f64>, String> {
+    let (text, from) = match (var, config) {
+        (Some(v), _) => (v, ARCHIVE_DUE_VAR),
+        (None, Some(c)) => (c, "archive_due in the config"),
+        (None, None) => (ARCHIVE_DUE_DEFAULT, "the default"),
+    };
+    if matches!(text.trim(), "off" | "0" | "") {
+        return Ok(None);
+    }
+    parse_days(text)
+        .map(|days| Some(days * 86_400.0))
+        .map_err(|e| format!("{from}: {e}, or \"off\""))
 }
 
 /// Parses an age such as `30d`, `12h`, `2w` or a bare number of days into days.

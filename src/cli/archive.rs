@@ -53,8 +53,21 @@ pub fn run(env: &CliEnv, args: ArchiveArgs) -> Result<(), CliError> {
         return delete(env, &args.delete, args.yes, args.json);
     }
     let agent = env.agents.iter().copied().find(|a| a.is_external());
+    let mut failed = 0;
     let outcomes: Vec<ArchiveOutcome> = match args.due_within {
-        Some(within) => env.store.archive_due(agent, within, env.now)?,
+        Some(within) => env
+            .store
+            .archive_due(agent, within, env.now)?
+            .into_iter()
+            .filter_map(|(id, result)| {
+                result
+                    .inspect_err(|why| {
+                        failed += 1;
+                        crate::note!("session {id} was not archived: {why}");
+                    })
+                    .ok()
+            })
+            .collect(),
         None if args.sessions.is_empty() => {
             return Err(CliError::usage(
                 "name the sessions to archive, or give --due-within AGE (or --list)",
@@ -69,29 +82,76 @@ pub fn run(env: &CliEnv, args: ArchiveArgs) -> Result<(), CliError> {
             out
         }
     };
+    if failed > 0 {
+        // What was archived is said first; the exit says not everything was.
+        if args.json {
+            output::print_json(&outcomes)?;
+        } else {
+            output::print_lines(outcomes.iter().map(outcome_line))?;
+        }
+        return Err(CliError::usage(format!(
+            "{} not archived (said above)",
+            humanize::plural(failed, "session")
+        )));
+    }
     if args.json {
         return output::print_json(&outcomes);
     }
     if outcomes.is_empty() {
         return output::print_lines(["nothing is due: no session is archived".to_string()]);
     }
-    output::print_lines(outcomes.iter().map(|o| {
-        let what = match &o.result {
-            Archived::New => "archived".to_string(),
-            Archived::Unchanged => "already archived, unchanged".to_string(),
-            Archived::Replaced { older_archived_at } => format!(
-                "archived, replacing the older copy of {}",
-                humanize::datetime(*older_archived_at)
-            ),
-        };
-        format!(
-            "{} {}: {what} ({}, {} stored)",
-            o.agent.display_name(),
-            o.id,
-            humanize::bytes(o.bytes),
-            humanize::bytes(o.stored_bytes)
-        )
-    }))
+    output::print_lines(outcomes.iter().map(outcome_line))
+}
+
+/// One line of what archiving a session did.
+fn outcome_line(o: &ArchiveOutcome) -> String {
+    let what = match &o.result {
+        Archived::New => "archived".to_string(),
+        Archived::Unchanged => "already archived, unchanged".to_string(),
+        Archived::Replaced { older_archived_at } => format!(
+            "archived, replacing the older copy of {}",
+            humanize::datetime(*older_archived_at)
+        ),
+    };
+    format!(
+        "{} {}: {what} ({}, {} stored)",
+        o.agent.display_name(),
+        o.id,
+        humanize::bytes(o.bytes),
+        humanize::bytes(o.stored_bytes)
+    )
+}
+
+/// What the `archive_due` setting did among `results`, for a note on
+/// stderr: None when nothing new was kept (an unchanged copy is not news).
+pub fn due_note(
+    results: &[(String, crate::store::Result<ArchiveOutcome>)],
+    within: f64,
+) -> Option<String> {
+    let kept: Vec<&ArchiveOutcome> = results
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .filter(|o| o.result != Archived::Unchanged)
+        .collect();
+    let failed: Vec<String> = results
+        .iter()
+        .filter_map(|(id, r)| r.as_ref().err().map(|e| format!("{id}: {e}")))
+        .collect();
+    if kept.is_empty() && failed.is_empty() {
+        return None;
+    }
+    let mut lines = Vec::new();
+    if !kept.is_empty() {
+        lines.push(format!(
+            "kept {} in the archive that their agents' own cleanups delete within {} ({}): `loki-sessions archive --list`; archive_due = \"off\" in the config stops this",
+            humanize::plural(kept.len() as u64, "session"),
+            humanize::ahead(within, 0.0),
+            humanize::bytes(kept.iter().map(|o| o.bytes).sum())
+        ));
+    }
+    lines.extend(failed.into_iter().map(|why| format!("not archived: {why}")));
+    let note = lines.join("\n");
+    Some(note)
 }
 
 fn manifest_json(m: &Manifest) -> serde_json::Value {

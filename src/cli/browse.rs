@@ -50,6 +50,7 @@ pub fn default_settings(kind: StoreKind) -> Settings {
             .expect("the default windows are valid"),
         resume_check: Default::default(),
         looked_in: None,
+        archive_due: None,
     }
 }
 
@@ -124,6 +125,7 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         windows: env.config.agent_windows().map_err(CliError::usage)?,
         resume_check,
         looked_in: (demo_dir.is_none()).then(|| env.looked_in()),
+        archive_due: env.archive_due()?,
         ..default_settings(store.kind())
     };
     let background = match env.config.theme.as_deref() {

@@ -239,6 +239,15 @@ impl CliEnv {
         prices_of(&self.config)
     }
 
+    /// How far ahead the `archive_due` setting keeps what the agents'
+    /// cleanups delete (seconds; None: off): `LOKI_SESSIONS_ARCHIVE_DUE`,
+    /// else the config, else a week.
+    pub fn archive_due(&self) -> Result<Option<f64>, CliError> {
+        let var = std::env::var(config::ARCHIVE_DUE_VAR).ok();
+        config::archive_due(self.config.archive_due.as_deref(), var.as_deref())
+            .map_err(|e| CliError::usage(format!("bad setting: {e}")))
+    }
+
     /// The purge policy: flags, else the config, else the seed's defaults.
     pub fn policy(
         &self,

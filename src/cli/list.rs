@@ -227,10 +227,29 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         window_for: &|agent| env.window_for(agent),
     };
     if args.json {
-        return output::print_json(&rows);
+        output::print_json(&rows)?;
+    } else {
+        let items: Vec<ListItem> = rows.items().collect();
+        output::print_lines(table(&items, env.now))?;
     }
-    let items: Vec<ListItem> = rows.items().collect();
-    output::print_lines(table(&items, env.now))
+    keep_what_is_due(env, &records);
+    Ok(())
+}
+
+/// The `archive_due` setting: what the agents' own cleanups delete soon,
+/// kept in the archive after the listing is printed (said on stderr when
+/// something new was kept; a bad setting is said, never fatal to `list`).
+fn keep_what_is_due(env: &CliEnv, records: &[SessionRecord]) {
+    match env.archive_due() {
+        Ok(Some(within)) => {
+            let results = env.store.archive_due_among(records, within, env.now);
+            if let Some(note) = crate::cli::archive::due_note(&results, within) {
+                crate::note!("{note}");
+            }
+        }
+        Ok(None) => {}
+        Err(e) => crate::note!("{}", e.message),
+    }
 }
 
 /// The order of the sessions by `key`, most recently used first among

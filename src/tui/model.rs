@@ -73,6 +73,9 @@ pub struct Settings {
     /// Where sessions were looked for, every agent's folder included, for
     /// an empty list (None: the session folder the scan names).
     pub looked_in: Option<String>,
+    /// Keep in the archive what the agents' own cleanups delete within this
+    /// many seconds, after each listing (None: the setting is off).
+    pub archive_due: Option<f64>,
 }
 
 impl Settings {

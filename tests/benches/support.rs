@@ -23,6 +23,7 @@ pub fn settings() -> Settings {
         windows: Vec::new(),
         resume_check: Default::default(),
         looked_in: None,
+        archive_due: None,
     }
 }
 

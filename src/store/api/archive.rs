@@ -8,6 +8,7 @@ use crate::store::ops::archive::{self, Archive, ArchiveOutcome, Manifest};
 use crate::store::ops::locate::Target;
 use crate::store::ops::trash;
 use crate::store::sources::agent::Agent;
+use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
 
 impl Store {
@@ -60,33 +61,48 @@ impl Store {
     }
 
     /// Archives every session of `agent` (every agent's, without one) that
-    /// its agent's own cleanup deletes before `now + within` seconds.
+    /// its agent's own cleanup deletes before `now + within` seconds: each
+    /// session's outcome, or why it was not archived (one that fails does
+    /// not stop the others).
     pub fn archive_due(
         &self,
         agent: Option<Agent>,
         within: f64,
         now: f64,
-    ) -> Result<Vec<ArchiveOutcome>> {
-        let records: Vec<_> = self
+    ) -> Result<Vec<(String, Result<ArchiveOutcome>)>> {
+        let records: Vec<SessionRecord> = self
             .list()?
             .into_iter()
-            .filter(|r| r.agent.is_external() && agent.is_none_or(|a| r.agent == a))
+            .filter(|r| agent.is_none_or(|a| r.agent == a))
             .collect();
-        let due = self.agent_deletes_at(&records, now);
-        let mut out = Vec::new();
-        for record in records {
-            if due
-                .get(record.id.as_str())
-                .is_some_and(|at| *at <= now + within)
-            {
+        Ok(self.archive_due_among(&records, within, now))
+    }
+
+    /// [`Store::archive_due`] among `records` (a listing already read: the
+    /// UI's, `list`'s), for the `archive_due` setting.
+    pub fn archive_due_among(
+        &self,
+        records: &[SessionRecord],
+        within: f64,
+        now: f64,
+    ) -> Vec<(String, Result<ArchiveOutcome>)> {
+        let mine: Vec<SessionRecord> = records
+            .iter()
+            .filter(|r| r.agent.is_external() && !r.archived && r.is_readable())
+            .cloned()
+            .collect();
+        let due = self.agent_deletes_at(&mine, now);
+        mine.into_iter()
+            .filter(|r| due.get(r.id.as_str()).is_some_and(|at| *at <= now + within))
+            .map(|record| {
+                let id = record.id.to_string();
                 let target = Target {
                     record,
                     is_loki: false,
                 };
-                out.push(self.archive(&target, now)?);
-            }
-        }
-        Ok(out)
+                (id, self.archive(&target, now))
+            })
+            .collect()
     }
 
     /// Every archived session, most recently archived first (an entry that

@@ -77,6 +77,12 @@ pub enum ListOp {
     IndexFollow { sessions: Vec<SessionRef> },
     /// When the agents' own cleanups delete `records` (answers `Retention`).
     Retention { records: Vec<SessionRecord> },
+    /// Keeps in the archive those of `records` their agents' cleanups
+    /// delete within `within` seconds (answers `KeptDue`).
+    KeepDue {
+        records: Vec<SessionRecord>,
+        within: f64,
+    },
 }
 
 /// An answer for the list.
@@ -104,6 +110,14 @@ pub enum ListReply {
     Retention {
         deletes_at: HashMap<String, f64>,
         rules: Vec<RetentionRule>,
+    },
+    /// What keeping the due sessions did: how many were newly kept (or
+    /// replaced by a newer copy), their bytes, and those that failed.
+    KeptDue {
+        within: f64,
+        kept: usize,
+        bytes: u64,
+        failed: Vec<String>,
     },
     /// Stats of some sessions, by row number.
     Stats { stats: Vec<(usize, SessionStats)> },
@@ -162,7 +176,7 @@ impl ListOp {
     /// the UI; the rest is what the person waits for.
     pub(super) fn priority(&self) -> Priority {
         match self {
-            ListOp::Stats { .. } => Priority::Idle,
+            ListOp::Stats { .. } | ListOp::KeepDue { .. } => Priority::Idle,
             ListOp::UpdateIndex | ListOp::IndexFollow { .. } => Priority::Nice,
             _ => Priority::Normal,
         }
@@ -205,6 +219,23 @@ impl ListOp {
                 deletes_at: store.agent_deletes_at(&records, job.now),
                 rules: store.retention_rules(),
             },
+            ListOp::KeepDue { records, within } => {
+                let results = store.archive_due_among(&records, within, job.now);
+                let kept: Vec<_> = results
+                    .iter()
+                    .filter_map(|(_, r)| r.as_ref().ok())
+                    .filter(|o| o.result != crate::store::Archived::Unchanged)
+                    .collect();
+                ListReply::KeptDue {
+                    within,
+                    kept: kept.len(),
+                    bytes: kept.iter().map(|o| o.bytes).sum(),
+                    failed: results
+                        .iter()
+                        .filter_map(|(id, r)| r.as_ref().err().map(|e| format!("{id}: {e}")))
+                        .collect(),
+                }
+            }
             ListOp::LoadIndexStats => ListReply::IndexStats {
                 stats: store.indexed_stats(),
             },

@@ -106,6 +106,38 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
             }
             Step::none()
         }
+        ListReply::KeptDue {
+            within,
+            kept,
+            bytes,
+            failed,
+        } => {
+            let mut said = Vec::new();
+            if kept > 0 {
+                said.push(format!(
+                    "kept {} in the archive that their agents' own cleanups delete within {} ({}); archive_due = \"off\" in the config stops this",
+                    crate::humanize::plural(kept as u64, "session"),
+                    crate::humanize::ahead(within, 0.0),
+                    crate::humanize::bytes(bytes)
+                ));
+            }
+            if let Some(first) = failed.first() {
+                said.push(format!(
+                    "not archived: {first}{}",
+                    match failed.len() {
+                        1 => String::new(),
+                        n => format!(
+                            " (and {} more: loki-sessions archive --due-within 7d says why)",
+                            n - 1
+                        ),
+                    }
+                ));
+                app.complain(said.join("; "));
+            } else if !said.is_empty() {
+                app.say(said.join("; "));
+            }
+            Step::none()
+        }
         ListReply::IndexStats { stats } => {
             let (effects, finished) = indexing::on_stats(list, app, stats);
             Step::effects(after_fill(list, app, effects, finished))
@@ -262,10 +294,23 @@ fn ask_retention(list: &mut ListScreen, app: &mut App) -> Vec<Effect> {
         return Vec::new();
     }
     list.waiting.retention = app.request();
-    vec![Effect::store(
-        list.waiting.retention,
-        ListOp::Retention { records },
-    )]
+    let mut effects = Vec::new();
+    if let Some(within) = app.settings.archive_due {
+        // The `archive_due` setting: what is due is kept, off the UI thread
+        // at idle priority (a copy already kept is only looked at).
+        effects.push(Effect::store(
+            app.request(),
+            ListOp::KeepDue {
+                records: records.clone(),
+                within,
+            },
+        ));
+    }
+    effects.insert(
+        0,
+        Effect::store(list.waiting.retention, ListOp::Retention { records }),
+    );
+    effects
 }
 
 /// Resumes the first row if Enter waits for the listing and it is done.

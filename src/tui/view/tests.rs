@@ -24,6 +24,7 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         windows: Vec::new(),
         resume_check: Default::default(),
         looked_in: None,
+        archive_due: None,
     };
     let mut model = Model::new(settings, 0.0);
     let messages: Vec<_> = (0..n)
@@ -255,6 +256,7 @@ fn a_session_its_agent_deletes_soon_is_marked_and_the_preview_says_when() {
         windows: Vec::new(),
         resume_check: Default::default(),
         looked_in: None,
+        archive_due: None,
     };
     let now = 1_800_000_000.0;
     let mut model = Model::new(settings, now);
@@ -316,6 +318,7 @@ fn an_archived_session_says_so_on_its_row_and_in_the_preview() {
         windows: Vec::new(),
         resume_check: Default::default(),
         looked_in: None,
+        archive_due: None,
     };
     let now = 1_800_000_000.0;
     let mut model = Model::new(settings, now);

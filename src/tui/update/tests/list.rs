@@ -526,3 +526,70 @@ fn once_listed_the_agents_cleanups_are_asked_about_and_answered() {
     );
     assert_eq!(m.list.agent_deletes_at["claude-one"], NOW + 3.0 * 86_400.0);
 }
+
+#[test]
+fn with_the_setting_on_what_is_due_is_kept_off_the_ui_thread_and_said() {
+    for setting in [None, Some(7.0 * 86_400.0)] {
+        let (mut m, scan) = half_listed();
+        m.app.settings.archive_due = setting;
+        let mut claude = record("claude-one", 5.0);
+        claude.agent = crate::store::Agent::Claude;
+        update(
+            &mut m,
+            Msg::reply(
+                scan,
+                ListReply::SessionsBatch {
+                    records: vec![claude],
+                },
+            ),
+        );
+        let done = ListReply::ScanDone {
+            folder: "/store/users/u/session".into(),
+            error: None,
+        };
+        let effects = update(&mut m, Msg::reply(scan, done));
+        let asked = effects.iter().find_map(|e| match e {
+            Effect::Store {
+                req,
+                op: StoreOp::List(ListOp::KeepDue { records, within }),
+            } => Some((*req, records.len(), *within)),
+            _ => None,
+        });
+        let Some(within) = setting else {
+            assert!(asked.is_none(), "off: nothing is archived");
+            continue;
+        };
+        let (req, records, asked_within) = asked.expect("what is due kept");
+        assert_eq!((records, asked_within), (1, within));
+        update(
+            &mut m,
+            Msg::reply(
+                req,
+                ListReply::KeptDue {
+                    within,
+                    kept: 2,
+                    bytes: 2048,
+                    failed: Vec::new(),
+                },
+            ),
+        );
+        let said = m.app.status.as_ref().expect("said").text.clone();
+        assert!(said.starts_with("kept 2 sessions in the archive"), "{said}");
+        assert!(said.contains("within 7 days"), "{said}");
+        // Nothing new kept: nothing said.
+        m.app.status = None;
+        update(
+            &mut m,
+            Msg::reply(
+                req,
+                ListReply::KeptDue {
+                    within,
+                    kept: 0,
+                    bytes: 0,
+                    failed: Vec::new(),
+                },
+            ),
+        );
+        assert!(m.app.status.is_none());
+    }
+}

@@ -68,6 +68,7 @@ pub(super) fn settings(loki: bool) -> Settings {
         windows: Vec::new(),
         resume_check: Default::default(),
         looked_in: None,
+        archive_due: None,
     }
 }
 

@@ -4,6 +4,7 @@
 //! never over anything, and refused when it fails its hash.
 
 use super::Home;
+use crate::common::{Sandboxed, command};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -247,4 +248,112 @@ fn a_session_its_agent_deleted_is_listed_read_searched_and_deleted_from_the_arch
             .iter()
             .any(|r| r["id"] == id.as_str())
     );
+}
+
+/// Claude Code's sweep as it runs at its start: each session's file and
+/// the folder beside it deleted.
+fn sweep(file: &std::path::Path) {
+    std::fs::remove_file(file).unwrap();
+    let side = file.with_extension("");
+    if side.is_dir() {
+        std::fs::remove_dir_all(side).unwrap();
+    }
+}
+
+#[test]
+fn what_the_setting_keeps_survives_the_agents_sweep_listed_found_and_restored_exactly() {
+    let h = Home::new();
+    std::fs::write(
+        h.home.join(".claude/settings.json"),
+        r#"{"cleanupPeriodDays": 1}"#,
+    )
+    .unwrap();
+    let listed = h.json(&["--agent", "claude", "list", "--json"]);
+    let sessions: Vec<(String, PathBuf)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["error"].is_null())
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_owned(),
+                PathBuf::from(r["path"].as_str().unwrap()),
+            )
+        })
+        .collect();
+    assert!(sessions.len() >= 2, "{listed}");
+    let before: Vec<(Vec<u8>, Value)> = sessions
+        .iter()
+        .map(|(id, file)| {
+            (
+                std::fs::read(file).unwrap(),
+                h.json(&["show", id, "--json"]),
+            )
+        })
+        .collect();
+    assert!(
+        archive_dir(&h).read_dir().is_err(),
+        "nothing is archived while the setting is off"
+    );
+    // The setting on (the tests' sandbox turns it off): `list` keeps what
+    // Claude Code deletes within a week, says so, and says nothing when
+    // nothing new is kept.
+    let on = |args: &[&str]| {
+        let out = command()
+            .at_home(&h.home)
+            .env("XDG_CACHE_HOME", &h.cache)
+            .env("XDG_DATA_HOME", h.cache.with_file_name("data"))
+            .env("LOKI_SESSIONS_ARCHIVE_DUE", "7d")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let said = on(&["--agent", "claude", "list"]);
+    assert!(
+        said.contains(&format!("kept {} sessions", sessions.len())),
+        "{said}"
+    );
+    assert!(
+        !on(&["--agent", "claude", "list"]).contains("kept"),
+        "an unchanged copy is not news"
+    );
+    // Claude Code's sweep deletes them all.
+    for (_, file) in &sessions {
+        sweep(file);
+    }
+    let after = h.json(&["list", "--json"]);
+    for ((id, file), (bytes, shown)) in sessions.iter().zip(&before) {
+        let row = after
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .unwrap_or_else(|| panic!("{id} is still listed: {after}"));
+        assert_eq!(row["archived"], true, "{row}");
+        assert_eq!(
+            &h.json(&["show", id, "--json"])["messages"],
+            &shown["messages"]
+        );
+        let word = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .filter_map(|m| m["text"].as_str())
+            .flat_map(str::split_whitespace)
+            .find(|w| w.len() > 4 && w.chars().all(char::is_alphanumeric))
+            .unwrap_or_else(|| panic!("a word to search for in {id}"))
+            .to_owned();
+        let hits = h.json(&["search", &word, "--session", id, "--json"]);
+        assert!(!hits.as_array().unwrap().is_empty(), "{word} in {id}");
+        h.json(&["restore", id, "--from-archive", "--json"]);
+        assert_eq!(&std::fs::read(file).unwrap(), bytes, "{id} byte for byte");
+    }
 }
