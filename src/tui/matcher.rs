@@ -54,6 +54,8 @@ pub enum MatcherJob {
 struct Entry {
     /// Whose session (`loki`, `claude`, …), for `@agent` terms.
     agent: &'static str,
+    /// Read from the archive, for `@archived`.
+    archived: bool,
     /// The folder it worked in, lower-cased, for `in:` terms.
     project: String,
     /// What the list shows as its name (another agent's title).
@@ -99,6 +101,7 @@ impl Entry {
             .fold(0, |m, c| m | char_bit(c));
         Entry {
             agent: r.agent.name(),
+            archived: r.archived,
             project: r.cwd.as_deref().unwrap_or("").to_lowercase(),
             label,
             name: r.name,
@@ -255,7 +258,7 @@ impl Matcher {
                 .filter(|&i| {
                     entries[i]
                         .as_ref()
-                        .is_some_and(|e| pattern.keeps(e.agent, &e.project))
+                        .is_some_and(|e| pattern.keeps(e.agent, &e.project, e.archived))
                 })
                 .collect();
             return Some(kept);
@@ -358,7 +361,9 @@ fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64
                     part.iter()
                         .filter_map(|&i| {
                             let e = entries[i].as_ref()?;
-                            if e.chars & wanted != wanted || !pattern.keeps(e.agent, &e.project) {
+                            if e.chars & wanted != wanted
+                                || !pattern.keeps(e.agent, &e.project, e.archived)
+                            {
                                 return None;
                             }
                             let score = match (letter, single) {
@@ -578,6 +583,20 @@ mod tests {
         assert_eq!(m.query("@loki fix"), vec![1]);
         assert_eq!(m.query("@loki @claude"), vec![0, 1]);
         assert_eq!(m.query("@codex"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn at_archived_keeps_the_sessions_read_from_the_archive() {
+        let mut m = Matcher::default();
+        let mut kept = record("c1", "fix-login", "Fix login", 3.0);
+        kept.agent = crate::store::Agent::Claude;
+        kept.archived = true;
+        let mut live = record("c2", "fix-logout", "Fix logout", 2.0);
+        live.agent = crate::store::Agent::Claude;
+        m.add(vec![(0, kept), (1, live)]);
+        assert_eq!(m.query("@archived"), vec![0]);
+        assert_eq!(m.query("!@archived fix"), vec![1]);
+        assert_eq!(m.query("@claude @archived"), vec![0]);
     }
 
     #[test]

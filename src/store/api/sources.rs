@@ -61,7 +61,13 @@ impl Store {
         self.shows(self.primary_agent())
     }
 
-    /// The other agents' folders shown.
+    /// The other agents' own folders shown (the archive's parts left out):
+    /// what is watched, whose settings say what their cleanups delete.
+    pub(super) fn live_agent_sources(&self) -> impl Iterator<Item = &AgentSource> {
+        self.agents.iter().filter(|s| self.shows(s.agent()))
+    }
+
+    /// The other agents' folders shown, and the archive's parts.
     pub(super) fn agent_sources(&self) -> impl Iterator<Item = &AgentSource> {
         self.agents
             .iter()
@@ -82,7 +88,7 @@ impl Store {
     /// their settings: what they will delete by themselves.
     pub fn retention_rules(&self) -> Vec<crate::store::sources::retention::Rule> {
         let folders: Vec<(Agent, &Path)> = self
-            .agent_sources()
+            .live_agent_sources()
             .map(|s| (s.agent(), s.root()))
             .collect();
         crate::store::sources::retention::rules(&folders)

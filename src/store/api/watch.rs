@@ -59,7 +59,7 @@ impl Store {
             });
         }
         // The archive changes only by our own hand: not watched.
-        for source in self.agent_sources().filter(|s| !s.is_archived()) {
+        for source in self.live_agent_sources() {
             out.push(Box::new(AgentWatch::new(source.clone())));
         }
         out
@@ -68,7 +68,7 @@ impl Store {
     /// What reads the records of another agent's sessions, by agent.
     fn readers(&self, sessions: &[SessionRef]) -> HashMap<Agent, RecordReader> {
         let agents: HashSet<Agent> = sessions.iter().map(|s| s.agent).collect();
-        self.agent_sources()
+        self.live_agent_sources()
             .filter(|s| agents.contains(&s.agent()))
             .map(|s| (s.agent(), s.reader()))
             .collect()
@@ -177,7 +177,7 @@ impl Store {
                 now,
             )?);
         }
-        for source in self.agent_sources() {
+        for source in self.live_agent_sources() {
             if !sessions.iter().any(|s| s.agent == source.agent()) {
                 continue;
             }

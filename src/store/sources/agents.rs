@@ -32,23 +32,19 @@ impl AgentSource {
         }
     }
 
-    /// The archive's parts at `archive` (`<archive>/<agent>/`) that exist.
+    /// The archive's parts at `archive` (`<archive>/<agent>/`), those not
+    /// made yet included: the archive may be written while a UI runs (a
+    /// missing part lists nothing).
     pub fn archived(archive: &Path) -> Vec<AgentSource> {
         Agent::EXTERNAL
             .into_iter()
             .map(|agent| ArchivedSessions::of(agent, archive))
-            .filter(|a| a.dir().is_dir())
             .map(|a| AgentSource {
                 agent: a.agent(),
                 root: a.dir().to_path_buf(),
                 archived: true,
             })
             .collect()
-    }
-
-    /// True for a part of our archive.
-    pub fn is_archived(&self) -> bool {
-        self.archived
     }
 
     fn archive_part(&self) -> Option<ArchivedSessions> {

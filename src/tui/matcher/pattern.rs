@@ -9,6 +9,8 @@
 //! several are any of them), `!@agent` leaves its sessions out. `in:text`
 //! keeps the sessions whose project folder (the folder it worked in) holds
 //! `text` (any case; several: any of them), `!in:text` leaves them out.
+//! `@archived` keeps the sessions read from the archive (their agent
+//! deleted them), `!@archived` leaves them out.
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
@@ -54,6 +56,9 @@ pub struct Pattern {
     pub projects: Vec<String>,
     /// `!in:text`: texts the project folder must not hold.
     pub not_projects: Vec<String>,
+    /// `@archived` (true) or `!@archived` (false): only the sessions read
+    /// from the archive, or none of them.
+    pub archived: Option<bool>,
 }
 
 /// A field of a row as it is matched: as written and lower-cased.
@@ -74,6 +79,8 @@ impl Pattern {
                 pattern.not_projects.push(folder.to_lowercase());
             } else if let Some(folder) = word.strip_prefix("in:").filter(|f| !f.is_empty()) {
                 pattern.projects.push(folder.to_lowercase());
+            } else if word == "@archived" || word == "!@archived" {
+                pattern.archived = Some(word == "@archived");
             } else if let Some(agent) = word.strip_prefix("!@") {
                 pattern.not_agents.push(agent.to_lowercase());
             } else if let Some(agent) = word.strip_prefix('@') {
@@ -92,6 +99,7 @@ impl Pattern {
             && self.not_agents.is_empty()
             && self.projects.is_empty()
             && self.not_projects.is_empty()
+            && self.archived.is_none()
     }
 
     /// True when the sessions of `agent` pass the `@agent` terms.
@@ -102,8 +110,9 @@ impl Pattern {
 
     /// True when a session of `agent` whose project folder is `folder`
     /// (lower-cased) passes the `@agent` and `in:` terms.
-    pub fn keeps(&self, agent: &str, folder: &str) -> bool {
-        self.allows(agent)
+    pub fn keeps(&self, agent: &str, folder: &str, archived: bool) -> bool {
+        self.archived.is_none_or(|wanted| wanted == archived)
+            && self.allows(agent)
             && (self.projects.is_empty() || self.projects.iter().any(|p| folder.contains(p)))
             && !self.not_projects.iter().any(|p| folder.contains(p))
     }
@@ -156,6 +165,7 @@ impl Pattern {
             || self.not_agents != next.not_agents
             || self.projects != next.projects
             || self.not_projects != next.not_projects
+            || self.archived != next.archived
         {
             return false;
         }

@@ -324,6 +324,17 @@ fn what_the_setting_keeps_survives_the_agents_sweep_listed_found_and_restored_ex
         !on(&["--agent", "claude", "list"]).contains("kept"),
         "an unchanged copy is not news"
     );
+    // With the archive there, Claude Code's rule is still read from its
+    // settings (the archive's part is no agent folder of its own).
+    let listed = h.json(&["--agent", "claude", "list", "--json"]);
+    for r in listed.as_array().unwrap() {
+        let (used, at) = (&r["last_used_at"], &r["agent_deletes_at"]);
+        assert_eq!(
+            at.as_f64(),
+            Some(used.as_f64().unwrap() + 86_400.0),
+            "cleanupPeriodDays 1: {r}"
+        );
+    }
     // Claude Code's sweep deletes them all.
     for (_, file) in &sessions {
         sweep(file);
