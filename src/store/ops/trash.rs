@@ -646,18 +646,32 @@ pub fn restore(trash: &Path, entry: &TrashEntry, fallback: Option<&Path>) -> Res
 }
 
 fn put_back(trash: &Path, root: &Beneath, e: &TrashEntry) -> Result<()> {
-    let files = stored_dir(trash, &e.entry)?;
-    // The session file last: it is listed only once its belongings are back.
-    for m in e.moves.iter().rev() {
-        let stored = stored_name(m)?;
-        if files.kind_of(stored)?.is_some() {
-            let (parent, name) = root.parent_of(&m.from, true)?;
-            files.move_to(stored, &parent, name)?;
+    let dir = trash.join(&e.entry);
+    // No `files/` beside a `restoring` entry: a restore made by an older
+    // build was killed while removing the entry, after every file was back.
+    if std::fs::symlink_metadata(dir.join("files")).is_ok() {
+        let files = stored_dir(trash, &e.entry)?;
+        // The session file last: listed only once its belongings are back.
+        for m in e.moves.iter().rev() {
+            let stored = stored_name(m)?;
+            if files.kind_of(stored)?.is_some() {
+                let (parent, name) = root.parent_of(&m.from, true)?;
+                files.move_to(stored, &parent, name)?;
+            }
         }
     }
-    let dir = trash.join(&e.entry);
-    std::fs::remove_dir_all(&dir).map_err(|err| StoreError::io("remove", &dir, err))?;
-    atomic::sync_dir(trash)
+    remove_entry(trash, &e.entry)
+}
+
+/// Removes the entry `entry` from the trash: renamed to a hidden name
+/// first, so a kill midway never leaves a listed entry without its files
+/// (which `trash` would show while the session is back in its place).
+fn remove_entry(trash: &Path, entry: &str) -> Result<()> {
+    let dir = trash.join(entry);
+    let hidden = trash.join(format!(".removing-{entry}"));
+    std::fs::rename(&dir, &hidden).map_err(|err| StoreError::io("remove", &dir, err))?;
+    atomic::sync_dir(trash)?;
+    std::fs::remove_dir_all(&hidden).map_err(|err| StoreError::io("remove", &hidden, err))
 }
 
 /// Deletes for good the entries named `entries` (their folder names in
@@ -676,12 +690,7 @@ pub fn delete_for_good(trash: &Path, entries: &[String]) -> Result<Vec<TrashEntr
         if e.state != "trashed" || !asked.contains(e.entry.as_str()) {
             continue;
         }
-        let dir = trash.join(&e.entry);
-        // Renamed to a hidden name first: a kill leaves no half entry listed.
-        let hidden = trash.join(format!(".removing-{}", e.entry));
-        std::fs::rename(&dir, &hidden).map_err(|err| StoreError::io("remove", &dir, err))?;
-        atomic::sync_dir(trash)?;
-        std::fs::remove_dir_all(&hidden).map_err(|err| StoreError::io("remove", &hidden, err))?;
+        remove_entry(trash, &e.entry)?;
         gone.push(e);
     }
     Ok(gone)

@@ -5,7 +5,7 @@
 use crate::common::*;
 use loki_sessions::demo::agents::{self, AgentsSpec, AgentsSummary};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 mod archive;
@@ -614,4 +614,88 @@ fn list_says_when_each_agent_deletes_a_session_by_itself() {
             .filter(|r| r["agent"] == "gemini")
             .all(|r| r["agent_deletes_at"].is_null())
     );
+}
+
+/// The words of `text`: runs of letters and digits (markdown's marks, the
+/// page's markup and the spacing left out).
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The text of each message of a text export, by the page's section id
+/// (`m1`, …), the lines that only name a fold (`[thinking]`, `[tool call
+/// Edit id]`, `[tool result id]`), a code fence's language and an ordered
+/// list's numbers left out.
+fn transcript_messages(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("── #") {
+            let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            current = Some(format!("m{n}"));
+            out.insert(format!("m{n}"), Vec::new());
+            continue;
+        }
+        let Some(key) = &current else { continue };
+        let label = line == "[thinking]"
+            || line.starts_with("[tool call ")
+            || line.starts_with("[tool result ");
+        let fence = line.trim_start().starts_with("```");
+        // An ordered list's number is the list's marker on the page.
+        let item = line
+            .trim_start()
+            .split_once(". ")
+            .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            .map(|(_, rest)| rest);
+        let kept = match (label || fence, item) {
+            (true, _) => "",
+            (false, Some(rest)) => rest,
+            (false, None) => line,
+        };
+        out.get_mut(key).unwrap().extend(words(kept));
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs python3 (its html.parser reads the page); .ci/run runs it"]
+fn a_shared_page_read_by_a_real_html_parser_has_the_transcripts_text_and_no_script() {
+    let h = Home::new();
+    let out_dir = tempfile::tempdir().unwrap();
+    let checker = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/html_check.py");
+    for id in [&h.made.claude[0], &h.made.codex[0], &h.made.gemini[0]] {
+        let file = out_dir.path().join(format!("{id}.html"));
+        h.ok(&["export", id, "-o", file.to_str().unwrap()]);
+        let out = std::process::Command::new("python3")
+            .arg(&checker)
+            .arg(&file)
+            .output()
+            .expect("python3 runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(read["scripts"], 0, "{id}: no script");
+        assert_eq!(read["handlers"], serde_json::json!([]), "{id}");
+        assert_eq!(read["script_urls"], serde_json::json!([]), "{id}");
+        let transcript = transcript_messages(&h.ok(&["export", id, "--format", "txt"]));
+        let page = read["messages"].as_object().unwrap();
+        assert_eq!(
+            page.keys().collect::<std::collections::BTreeSet<_>>(),
+            transcript.keys().collect(),
+            "{id}: the same messages"
+        );
+        for (key, expected) in &transcript {
+            assert_eq!(
+                &words(page[key].as_str().unwrap()),
+                expected,
+                "{id} {key}: the page's text is the transcript's"
+            );
+        }
+    }
 }

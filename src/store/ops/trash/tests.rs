@@ -197,3 +197,27 @@ fn a_person_may_delete_what_changed_moments_ago_once_no_process_has_it_open() {
     assert!(why.contains("process 42 has it open"), "{why}");
     assert_eq!(changed_recently(&record, later), None);
 }
+
+#[test]
+fn a_restore_killed_while_its_entry_was_removed_leaves_no_entry_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (trash, sessions) = (dir.path().join("trash"), dir.path().join("sessions"));
+    std::fs::create_dir(&sessions).unwrap();
+    // Every file back and `files/` removed, entry.json not yet: what a
+    // kill inside the old unhidden removal left.
+    planted(&trash, "back", "restoring", 1.0);
+    let mut back = list(&trash).remove(0);
+    back.root = Some(sessions.clone());
+    back.moves[0].from = sessions.join("back.jsonl");
+    write_entry(&trash, &back).unwrap();
+    std::fs::remove_dir_all(trash.join("back").join("files")).unwrap();
+    // A kill after the hidden rename: nothing listed, removed next time.
+    planted(&trash, "hidden", "trashed", 2.0);
+    std::fs::rename(trash.join("hidden"), trash.join(".removing-hidden")).unwrap();
+    assert_eq!(names(&trash), Vec::<String>::new());
+    assert_eq!(
+        std::fs::read_dir(&trash).unwrap().count(),
+        0,
+        "both finished"
+    );
+}

@@ -94,3 +94,95 @@ fn a_codex_rollout_keeps_its_name_with_the_new_folder_and_gemini_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not moved"));
 }
+
+/// ccusage's figures for the one session in `file`, read alone (in a
+/// home of its own, as `rel` beneath it).
+fn ccusage_of(ccusage: &Path, file: &Path, rel: &Path, id: &str) -> Vec<Value> {
+    use crate::common::Sandboxed;
+    let alone = tempfile::tempdir().unwrap();
+    let to = alone.path().join(rel);
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(file, &to).unwrap();
+    let out = std::process::Command::new(ccusage)
+        .args(["session", "--json", "--offline"])
+        .at_home(alone.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = report["session"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["period"].as_str().unwrap().ends_with(id))
+        .unwrap_or_else(|| panic!("ccusage has {id}: {report}"))
+        .clone();
+    [
+        "inputTokens",
+        "outputTokens",
+        "cacheReadTokens",
+        "cacheCreationTokens",
+    ]
+    .iter()
+    .map(|k| session[k].clone())
+    .collect()
+}
+
+#[test]
+#[ignore = "needs claude-code-log 1.7.0 (PyPI) and ccusage 20.0.24 (npm); .ci/run installs them"]
+fn a_moved_claude_session_reads_in_claude_code_log_and_ccusage_as_before() {
+    use super::readers::{CLAUDE_CODE_LOG_VERSION, claude_code_log, read_with_claude_code_log};
+    let Some(cclog) = claude_code_log() else {
+        panic!(
+            "claude-code-log {CLAUDE_CODE_LOG_VERSION} is not installed: set CLAUDE_CODE_LOG or run .ci/run"
+        );
+    };
+    let Some(ccusage) = super::usage::ccusage() else {
+        panic!("ccusage is not installed: set CCUSAGE or run .ci/run");
+    };
+    let h = Home::new();
+    let mut checked = 0;
+    for id in h.made.claude.clone() {
+        let before = h
+            .json(&["--agent", "claude", "list", "--json", "--tokens"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .cloned()
+            .unwrap();
+        if !before["error"].is_null() || before["usage"]["output"].as_u64().unwrap_or(0) == 0 {
+            continue;
+        }
+        let old_file = PathBuf::from(before["path"].as_str().unwrap());
+        let Ok((seen_before, warned_before)) =
+            read_with_claude_code_log(&cclog, &old_file, &h.home)
+        else {
+            continue;
+        };
+        let rel_before = old_file.strip_prefix(&h.home).unwrap().to_path_buf();
+        let spent_before = ccusage_of(&ccusage, &old_file, &rel_before, &id);
+        let to = h.home.join(format!("src/moved-{checked}"));
+        std::fs::create_dir_all(&to).unwrap();
+        let done = h.json(&["move", &id, "--to", to.to_str().unwrap(), "--json"]);
+        let new_file = PathBuf::from(done["to_file"].as_str().unwrap());
+        let (seen, warned) = read_with_claude_code_log(&cclog, &new_file, &h.home)
+            .unwrap_or_else(|e| panic!("claude-code-log reads the moved {id}: {e}"));
+        assert_eq!(seen, seen_before, "{id}: the same messages");
+        assert_eq!(warned, warned_before, "{id}: no new warning");
+        let rel = new_file.strip_prefix(&h.home).unwrap().to_path_buf();
+        assert_eq!(
+            ccusage_of(&ccusage, &new_file, &rel, &id),
+            spent_before,
+            "{id}: what it spent, as before"
+        );
+        let command = h.ok(&["resume", &id, "--print", "command"]);
+        assert!(command.contains(to.to_str().unwrap()), "{command}");
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} moved sessions checked");
+}
