@@ -49,6 +49,16 @@ pub fn ahead(then: f64, now: f64) -> String {
     span((then - now).max(0.0)).unwrap_or_else(|| "less than a minute".into())
 }
 
+/// When an agent's cleanup due at `at` deletes a session, from `now`:
+/// "in 3 days", or "when it next starts" (it deletes as it starts).
+pub fn cleanup_when(at: f64, now: f64) -> String {
+    if at <= now {
+        "when it next starts".into()
+    } else {
+        format!("in {}", ahead(at, now))
+    }
+}
+
 /// `secs` in the largest unit it holds once ("2 months", "1 day"); None
 /// under a minute.
 fn span(secs: f64) -> Option<String> {

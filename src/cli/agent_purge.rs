@@ -11,6 +11,37 @@ use crate::config;
 use crate::humanize;
 use crate::store::{Agent, PurgePlan, PurgePolicy, PurgeReport, agent_purge_policy};
 use serde_json::{Value, json};
+use std::collections::HashMap;
+
+/// A kept session its agent's own cleanup deletes within this (seconds)
+/// is named under the plan: kept by the purge is not kept for good.
+const DELETES_SOON: f64 = 7.0 * 86_400.0;
+
+/// When the agent's own cleanup deletes each session of the plan (by id),
+/// and the rule that says so.
+struct Cleanup {
+    deletes_at: HashMap<String, f64>,
+    rule: Option<String>,
+}
+
+impl Cleanup {
+    fn of(env: &CliEnv, agent: Agent, plan: &PurgePlan) -> Cleanup {
+        let records: Vec<_> = plan
+            .entries
+            .iter()
+            .map(|e| e.candidate.record.clone())
+            .collect();
+        Cleanup {
+            deletes_at: env.store.agent_deletes_at(&records, env.now),
+            rule: env
+                .store
+                .retention_rules()
+                .into_iter()
+                .find(|r| r.agent == agent)
+                .map(|r| r.describe()),
+        }
+    }
+}
 
 /// The other agent `--agent` names for a purge, if it names one; several,
 /// or one beside Loki's, is refused (a purge is of one agent's sessions).
@@ -51,13 +82,14 @@ pub fn run(env: &CliEnv, args: PurgeArgs, agent: Agent) -> Result<(), CliError> 
         .store
         .agent_purge_plan(agent, policy, &args.exclude, env.now)?;
     let removals = plan.removals().count();
+    let cleanup = Cleanup::of(env, agent, &plan);
     if args.dry_run || removals == 0 {
-        print_plan(agent, &plan, None, args.json, env.now)?;
+        print_plan(agent, &plan, &cleanup, None, args.json, env.now)?;
         return finish(removals);
     }
     if !args.yes {
         ask::confirm(
-            &plan_lines(agent, &plan, env.now),
+            &plan_lines(agent, &plan, &cleanup, env.now),
             &format!(
                 "Move {} {} ({}) to the trash? `loki-sessions restore` brings one back.",
                 humanize::plural(removals as u64, "session"),
@@ -76,7 +108,7 @@ pub fn run(env: &CliEnv, args: PurgeArgs, agent: Agent) -> Result<(), CliError> 
         })?;
     progress.finish();
     tell_left_and_failed(&report, "moved", "move");
-    print_plan(agent, &plan, Some(&report), args.json, env.now)?;
+    print_plan(agent, &plan, &cleanup, Some(&report), args.json, env.now)?;
     if report.failed.is_empty() {
         finish(report.removed.len())
     } else {
@@ -98,14 +130,15 @@ fn bytes_moved(plan: &PurgePlan, report: &PurgeReport) -> u64 {
 fn print_plan(
     agent: Agent,
     plan: &PurgePlan,
+    cleanup: &Cleanup,
     report: Option<&PurgeReport>,
     json: bool,
     now: f64,
 ) -> Result<(), CliError> {
     if json {
-        return output::print_json(&agent_json(agent, plan, report));
+        return output::print_json(&agent_json(agent, plan, cleanup, report));
     }
-    let mut lines = plan_lines(agent, plan, now);
+    let mut lines = plan_lines(agent, plan, cleanup, now);
     if let Some(report) = report {
         let first = report.removed.first().map_or("ID", String::as_str);
         lines.push(format!(
@@ -118,7 +151,7 @@ fn print_plan(
     output::print_lines(lines)
 }
 
-fn plan_lines(agent: Agent, plan: &PurgePlan, now: f64) -> Vec<String> {
+fn plan_lines(agent: Agent, plan: &PurgePlan, cleanup: &Cleanup, now: f64) -> Vec<String> {
     let mut lines = Vec::new();
     for entry in plan.removals() {
         let r = &entry.candidate.record;
@@ -141,6 +174,28 @@ fn plan_lines(agent: Agent, plan: &PurgePlan, now: f64) -> Vec<String> {
             entry.candidate.record.id, entry.decision
         ));
     }
+    // Kept by this purge, deleted soon by the agent itself.
+    let doomed: Vec<_> = plan
+        .kept()
+        .filter_map(|e| {
+            let at = *cleanup.deletes_at.get(e.candidate.record.id.as_str())?;
+            (at - now < DELETES_SOON).then_some((e, at))
+        })
+        .collect();
+    for (entry, at) in &doomed {
+        let when = humanize::cleanup_when(*at, now);
+        lines.push(format!(
+            "cleanup {:<36}  kept here, but {} deletes it {when}",
+            entry.candidate.record.id,
+            agent.display_name()
+        ));
+    }
+    if let (false, Some(rule)) = (doomed.is_empty(), &cleanup.rule) {
+        lines.push(format!(
+            "{rule}; `loki-sessions archive --agent {} --due-within 7d` keeps those",
+            agent.name()
+        ));
+    }
     lines.push(format!(
         "{} {} {} to move to the trash, {} kept ({} of them spared against the policy), {}  [keep {}, max age {}]",
         humanize::count(plan.removals().count() as u64),
@@ -155,16 +210,31 @@ fn plan_lines(agent: Agent, plan: &PurgePlan, now: f64) -> Vec<String> {
     lines
 }
 
-/// Loki's purge JSON, and: `agent`, `trashed: true`, `bytes` (what goes to
+/// Loki's purge JSON, and: `agent`, `trashed: true`, `agent_deletes_at`
+/// on each row (when the agent's own cleanup deletes it, or null) and
+/// `agent_cleanup` (that rule in words, or null), `bytes` (what goes to
 /// the trash, or went), `bytes_freed` 0 (nothing is freed until the trash
 /// is emptied), and `name` the title a person reads.
-fn agent_json(agent: Agent, plan: &PurgePlan, report: Option<&PurgeReport>) -> Value {
+fn agent_json(
+    agent: Agent,
+    plan: &PurgePlan,
+    cleanup: &Cleanup,
+    report: Option<&PurgeReport>,
+) -> Value {
     let mut out = plan_json(plan, report);
+    let deletes_at = |id: &str| json!(cleanup.deletes_at.get(id));
     if let Some(remove) = out["remove"].as_array_mut() {
         for (row, entry) in remove.iter_mut().zip(plan.removals()) {
             row["name"] = json!(entry.candidate.record.shown_name());
+            row["agent_deletes_at"] = deletes_at(&entry.candidate.record.id);
         }
     }
+    if let Some(keep) = out["keep"].as_array_mut() {
+        for (row, entry) in keep.iter_mut().zip(plan.kept()) {
+            row["agent_deletes_at"] = deletes_at(&entry.candidate.record.id);
+        }
+    }
+    out["agent_cleanup"] = json!(cleanup.rule);
     out["agent"] = json!(agent);
     out["trashed"] = json!(true);
     out["bytes"] = json!(report.map_or(plan.bytes_freed(), |r| bytes_moved(plan, r)));

@@ -95,11 +95,7 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
                 .retention_rules
                 .iter()
                 .find(|rule| rule.agent == r.agent);
-            let when = if *at <= model.app.now {
-                "when it next starts".to_string()
-            } else {
-                format!("in {}", humanize::ahead(*at, model.app.now))
-            };
+            let when = humanize::cleanup_when(*at, model.app.now);
             let style = if *at - model.app.now < crate::tui::model::DELETES_SOON {
                 theme.warn()
             } else {

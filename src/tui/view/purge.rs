@@ -122,7 +122,13 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
         .iter()
         .skip(state.purge_offset)
         .take(height)
-        .map(|e| plan_row(e, model.app.now, to_trash, theme))
+        .map(|e| {
+            let deletes_at = model
+                .list
+                .agent_deletes_at
+                .get(e.candidate.record.id.as_str());
+            plan_row(e, model.app.now, to_trash, deletes_at.copied(), theme)
+        })
         .collect();
     let widths = [
         Constraint::Length(7),
@@ -171,7 +177,15 @@ fn agent_choice<'a>(purge: &PurgeView, model: &Model, theme: Theme) -> Line<'a> 
     Line::from(spans)
 }
 
-fn plan_row<'a>(entry: &PlanEntry, now: f64, to_trash: bool, theme: Theme) -> Row<'a> {
+/// A session of the plan; `deletes_at`, when its agent's own cleanup
+/// deletes it (said first on a kept row: kept here, it may still go).
+fn plan_row<'a>(
+    entry: &PlanEntry,
+    now: f64,
+    to_trash: bool,
+    deletes_at: Option<f64>,
+    theme: Theme,
+) -> Row<'a> {
     let r = &entry.candidate.record;
     let (verb, style) = match &entry.decision {
         Decision::Remove(_) if to_trash => ("trash", theme.remove()),
@@ -184,6 +198,16 @@ fn plan_row<'a>(entry: &PlanEntry, now: f64, to_trash: bool, theme: Theme) -> Ro
     } else {
         humanize::ago(r.last_used_at, now)
     };
+    // Only on a kept row: one moved to the trash is safe from the sweep.
+    let kept = matches!(entry.decision, Decision::Keep(_));
+    let cleanup = deletes_at.filter(|_| kept).map(|at| {
+        let when = humanize::cleanup_when(at, now);
+        let soon = at - now < crate::tui::model::DELETES_SOON;
+        Span::styled(
+            format!("⚑ {} deletes it {when}; ", r.agent.display_name()),
+            if soon { theme.warn() } else { theme.dim() },
+        )
+    });
     Row::new([
         Cell::from(Span::styled(verb, style)),
         Cell::from(if r.error.is_some() {
@@ -195,6 +219,14 @@ fn plan_row<'a>(entry: &PlanEntry, now: f64, to_trash: bool, theme: Theme) -> Ro
         }),
         Cell::from(used),
         Cell::from(Line::from(humanize::bytes(entry.candidate.bytes)).right_aligned()),
-        Cell::from(Span::styled(entry.decision.to_string(), style)),
+        Cell::from(Line::from(
+            [
+                cleanup,
+                Some(Span::styled(entry.decision.to_string(), style)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+        )),
     ])
 }

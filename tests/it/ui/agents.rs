@@ -296,8 +296,9 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     let screen = ui.screen();
     assert!(screen.contains("more than 20d"), "{screen}");
     assert!(screen.contains("to move to the trash"), "{screen}");
+    // Spared by the purge, but its agent's 30 days are past: said first.
     assert!(
-        screen.contains("busy: it changed 30 seconds ago"),
+        screen.contains("⚑ Claude Code deletes it when it next starts; busy: it"),
         "{screen}"
     );
     check("purge_claude_120x30", &ui, &dir);
@@ -310,6 +311,18 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         .map(|e| e.candidate.record.id.to_string())
         .collect();
     assert!(!going.is_empty() && !going.contains(&oldest.id.to_string()));
+    let spared = plan
+        .kept()
+        .find(|e| e.candidate.record.id == oldest.id)
+        .unwrap();
+    assert!(
+        spared
+            .decision
+            .to_string()
+            .starts_with("busy: it changed 30 seconds ago"),
+        "{}",
+        spared.decision
+    );
     ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
     check("purge_claude_confirm_120x30", &ui, &dir);
     assert_eq!(session_files(&projects), before, "nothing moves before yes");

@@ -394,3 +394,78 @@ fn nothing_of_another_agent_goes_unless_it_is_named_nor_without_a_yes() {
     assert_eq!(state(&h.home), before);
     assert_eq!(h.json(&["trash", "--json"]), Value::Array(Vec::new()));
 }
+
+#[test]
+fn the_preview_says_which_kept_sessions_the_agent_deletes_by_itself() {
+    let h = Home::new();
+    // Claude Code deleting after a day: every session it has is due
+    // within the week, each kept by a purge that keeps everything.
+    std::fs::write(
+        h.home.join(".claude/settings.json"),
+        r#"{"cleanupPeriodDays": 1}"#,
+    )
+    .unwrap();
+    let keep_all = ["--keep", "1000", "--max-age", "3650d", "--dry-run"];
+    let plan = nothing_to_purge(
+        &h,
+        &[&["purge", "--agent", "claude"][..], &keep_all, &["--json"]].concat(),
+    );
+    assert!(plan["remove"].as_array().unwrap().is_empty(), "{plan}");
+    let listed = h.json(&["--agent", "claude", "list", "--json"]);
+    let healthy: Vec<&Value> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["error"].is_null())
+        .collect();
+    for r in &healthy {
+        let row = plan["keep"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["id"] == r["id"])
+            .unwrap();
+        // The same moment the list gives, a day after its last use.
+        assert_eq!(row["agent_deletes_at"], r["agent_deletes_at"], "{row}");
+        let at = row["agent_deletes_at"].as_f64().unwrap();
+        let used = r["last_used_at"].as_f64().unwrap();
+        assert!((at - used - 86_400.0).abs() < 1.0 || at <= now(), "{row}");
+    }
+    let rule = plan["agent_cleanup"].as_str().unwrap();
+    assert!(rule.contains("cleanupPeriodDays"), "{rule}");
+    let out = h.run(&[&["purge", "--agent", "claude"][..], &keep_all].concat());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let named: Vec<&str> = text.lines().filter(|l| l.starts_with("cleanup ")).collect();
+    assert_eq!(named.len(), healthy.len(), "{text}");
+    assert!(
+        named
+            .iter()
+            .all(|l| l.contains("kept here, but Claude Code deletes it")),
+        "{text}"
+    );
+    assert!(
+        text.contains("archive --agent claude --due-within 7d"),
+        "{text}"
+    );
+    // Codex has no cleanup of its own: nothing said.
+    let plan = nothing_to_purge(
+        &h,
+        &[&["purge", "--agent", "codex"][..], &keep_all, &["--json"]].concat(),
+    );
+    assert!(plan["agent_cleanup"].is_null(), "{plan}");
+    assert!(
+        plan["keep"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|k| k["agent_deletes_at"].is_null())
+    );
+}
+
+/// The output of a purge `args` that finds nothing to move (exit 1, its
+/// plan printed all the same).
+fn nothing_to_purge(h: &Home, args: &[&str]) -> Value {
+    let out = h.run(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
