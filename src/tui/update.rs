@@ -260,6 +260,9 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::Delete { id, damaged }, _) => {
             list::on_delete_confirmed(&mut model.list, &mut model.app, &id, damaged)
         }
+        (ConfirmAction::RestoreArchived { id }, _) => {
+            list::on_restore_confirmed(&mut model.list, &mut model.app, &id)
+        }
         (ConfirmAction::Purge, Screen::Purge(purge)) => purge::on_confirmed(purge, &mut model.app),
         (ConfirmAction::TrimAgentOwned, Screen::Viewer(viewer)) => {
             viewer::on_trim_confirmed(viewer, &mut model.app)

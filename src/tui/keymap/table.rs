@@ -80,7 +80,7 @@ use tui_input::InputRequest as E;
 pub const BINDINGS: &[Binding] = &[
     bind(S::Everywhere, &[ctrl('c')], A::Quit, "quit at once", None),
     bind(S::Everywhere, &[ctrl('z')], A::Suspend, "suspend (fg comes back)", None),
-    bind(S::List, &[k(K::Enter)], A::Resume, "resume: print the workspace and exit (another agent's: resume in it)", Some((1, "resume"))),
+    bind(S::List, &[k(K::Enter)], A::Resume, "resume: print the workspace and exit (another agent's: resume in it; one it deleted: ask to restore it from the archive)", Some((1, "resume"))),
     bind(S::List, &[k(K::Tab), ctrl('o')], A::Open, "open: read messages and tokens, trim", Some((1, "open"))),
     bind(S::List, &[k(K::Up), ctrl('p')], A::Up, "move up", None),
     bind(S::List, &[k(K::Down), ctrl('n')], A::Down, "move down", None),

@@ -21,6 +21,8 @@ pub enum ConfirmAction {
     Purge,
     /// Delete one session (the list); `damaged`: although it cannot be read.
     Delete { id: String, damaged: bool },
+    /// Put back a session its agent deleted, from the archive (the list).
+    RestoreArchived { id: String },
     /// Trim a session an agent owns (the viewer).
     TrimAgentOwned,
     /// Delete a context (fork) of the session open in the viewer.

@@ -210,6 +210,8 @@ pub struct ListRequests {
     pub delete_check: Option<u64>,
     /// A deletion of one session.
     pub delete: Option<u64>,
+    /// A restore of one session from the archive.
+    pub restore: Option<u64>,
     /// The newest message search.
     pub search: u64,
     /// When the agents delete sessions by themselves.

@@ -8,6 +8,7 @@ use crate::store::{
 use crate::tui::model::{Preview, ResumeBlocked, ResumeCheck};
 use crate::tui::ops::{ErrorKind, Job, Lane, Priority, UiError};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Messages the preview shows.
@@ -70,6 +71,9 @@ pub enum ListOp {
         record: SessionRecord,
         check: ResumeCheck,
     },
+    /// Put back the archived session `id` where its agent keeps it
+    /// (answers `RestoredArchived`).
+    RestoreArchived { id: String },
     /// Read again the sessions the watcher saw change (answers `Reread`).
     Reread { sessions: Vec<SessionRef> },
     /// Tell the search index about the sessions the watcher saw change,
@@ -143,6 +147,11 @@ pub enum ListReply {
         /// The session asked about (whose it was words the answer).
         record: Box<SessionRecord>,
         result: Result<PurgeReport, UiError>,
+    },
+    /// The archived session `id` was put back: the files written.
+    RestoredArchived {
+        id: String,
+        result: Result<Vec<PathBuf>, UiError>,
     },
     /// The session to resume was touched.
     Resumed {
@@ -291,6 +300,13 @@ impl ListOp {
                     .delete(&store.target(&record), job.now, even_damaged)
                     .map_err(UiError::from),
                 record: Box::new(record),
+            },
+            ListOp::RestoreArchived { id } => ListReply::RestoredArchived {
+                result: store
+                    .restore_archived(&id, job.now)
+                    .map(|(_, written)| written)
+                    .map_err(UiError::from),
+                id,
             },
             ListOp::Reread { sessions } => ListReply::Reread {
                 results: store.reread(&sessions),

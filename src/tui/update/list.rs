@@ -8,9 +8,11 @@ mod delete;
 mod following;
 mod indexing;
 mod messages;
+mod restore;
 
 pub use delete::on_delete_confirmed;
 pub use following::on_disk;
+pub use restore::on_confirmed as on_restore_confirmed;
 
 use crate::store::{LokiOnly, SessionRecord, SessionStats};
 use crate::tui::effect::Effect;
@@ -151,6 +153,9 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
         ListReply::DeleteChecked { id, result } => delete::on_checked(list, app, req, &id, result),
         ListReply::Deleted { record, result } => {
             delete::on_deleted(list, app, req, &record, result)
+        }
+        ListReply::RestoredArchived { id, result } => {
+            restore::on_restored(list, app, req, &id, result)
         }
         ListReply::Reread { results } => following::on_reread(list, app, req, results),
         ListReply::IndexFollowed { result } => {
@@ -534,6 +539,10 @@ fn resume_selected(list: &ListScreen, app: &mut App) -> Step {
     let Some(row) = list.selected_row() else {
         return Step::none();
     };
+    if row.record.archived {
+        // Not where its agent looks: offered back first.
+        return restore::ask(app, &row.record.clone());
+    }
     if let Err(e) = row.record.resumable() {
         app.complain(format!("cannot resume: {e}"));
         return Step::none();

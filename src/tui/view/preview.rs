@@ -4,7 +4,9 @@
 use crate::humanize;
 use crate::store::Hit;
 use crate::store::safe_text::safe_line;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::Model;
+use crate::tui::msg::Action;
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 use ratatui::Frame;
@@ -63,7 +65,9 @@ pub fn draw(frame: &mut Frame, model: &Model, area: Rect, beside: bool, theme: T
         ]));
         if r.archived {
             let text = format!(
-                "archived: its agent deleted it, this is our copy; `loki-sessions restore {} --from-archive` puts it back",
+                "archived: its agent deleted it, this is our copy; {} asks to put it back \
+                 (`loki-sessions restore {} --from-archive`)",
+                keymap::key_for(Scope::List, Action::Resume),
                 r.id
             );
             lines.extend(

@@ -343,10 +343,13 @@ fn an_archived_session_says_so_on_its_row_and_in_the_preview() {
         lines.iter().any(|l| l.contains("archived · Login fix")),
         "{lines:#?}"
     );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("restore kept --from-archive")),
-        "{lines:#?}"
-    );
+    // Wrapped in the preview (right of the list): read as one text.
+    let text = lines
+        .iter()
+        .filter_map(|l| l.rsplit_once('│'))
+        .map(|(_, preview)| preview.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.contains("Enter asks to put it back"), "{lines:#?}");
+    assert!(text.contains("restore kept --from-archive"), "{lines:#?}");
 }

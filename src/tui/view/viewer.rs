@@ -116,8 +116,10 @@ fn heading(
     let title;
     let name = if r.agent.is_external() {
         title = format!(
-            "{} · {}",
+            "{}{} · {}",
             r.agent.display_name(),
+            // Its agent deleted it: what is read is our archived copy.
+            if r.archived { " (archived)" } else { "" },
             r.title.split_whitespace().collect::<Vec<_>>().join(" ")
         );
         &title

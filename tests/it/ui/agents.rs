@@ -444,3 +444,80 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
         "only what was deleted is gone"
     );
 }
+
+#[test]
+fn enter_on_a_session_its_agent_deleted_asks_then_restores_it_from_the_archive() {
+    let dir = store();
+    let projects = dir.path().join("home/.claude/projects");
+    let archive = dir.path().join("archive");
+    let source = || {
+        Store::loki(dir.path(), "ann")
+            .unwrap()
+            .with_agents(&AgentHomes::under(&dir.path().join("home")))
+            .with_cache_dir(&dir.path().join("cache"))
+            .with_trash_dir(&dir.path().join("trash"))
+            .with_archive_dir(&archive)
+            .with_days_in_utc()
+    };
+    // Kept in the archive, then swept by Claude Code as it sweeps.
+    let store = source().only_agents(&[Agent::Claude]);
+    let record = store
+        .list()
+        .unwrap()
+        .into_iter()
+        .find(|r| r.error.is_none() && r.shown_name() == "Login fix")
+        .unwrap();
+    store.archive(&store.target(&record), NOW).unwrap();
+    let original = std::fs::read(&record.path).unwrap();
+    std::fs::remove_file(&record.path).unwrap();
+    let side = record.path.with_extension("");
+    if side.is_dir() {
+        std::fs::remove_dir_all(&side).unwrap();
+    }
+    let mut ui = Headless::open(
+        source(),
+        default_settings(StoreKind::Loki),
+        120,
+        30,
+        NOW,
+        fixed_clock,
+    );
+    ui.type_text("@archived");
+    let screen = ui.screen();
+    assert!(screen.contains("archived · "), "{screen}");
+    assert!(screen.contains("Enter asks to put it back"), "{screen}");
+    // Read from the archive, said in the viewer's heading.
+    ui.press(KeyCode::Tab, KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("Claude Code (archived) · Login fix"),
+        "{screen}"
+    );
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    ui.press(KeyCode::Enter, KeyModifiers::NONE);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("Restore Claude Code session Login fix?"),
+        "{screen}"
+    );
+    assert!(!record.path.exists(), "nothing written before the answer");
+    ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| {
+            m.app
+                .status
+                .as_ref()
+                .is_some_and(|s| s.text.starts_with("restored session"))
+        }
+    ));
+    assert_eq!(
+        std::fs::read(&record.path).unwrap(),
+        original,
+        "byte for byte"
+    );
+    assert!(record.path.starts_with(&projects));
+    // Listed again as the live session: no longer among the archived.
+    ui.settle();
+    assert!(!ui.screen().contains("archived · "), "{}", ui.screen());
+}

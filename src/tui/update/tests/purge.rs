@@ -163,6 +163,64 @@ fn delete_asks_then_deletes_one_session() {
 }
 
 #[test]
+fn enter_on_an_archived_session_asks_to_restore_it_then_restores_it_off_the_ui_thread() {
+    let mut m = listed(true);
+    act(&mut m, Action::Down);
+    m.list.rows[1].record.agent = crate::store::Agent::Claude;
+    m.list.rows[1].record.archived = true;
+    // Asked, not resumed: it is not where its agent looks.
+    let effects = act(&mut m, Action::Resume);
+    assert!(effects.is_empty(), "{effects:?}");
+    let Some(Overlay::Confirm(c)) = &m.app.overlay else {
+        panic!("{:?}", m.app.overlay)
+    };
+    assert_eq!(c.action, ConfirmAction::RestoreArchived { id: "b".into() });
+    assert!(
+        c.title.starts_with("Restore Claude Code session"),
+        "{}",
+        c.title
+    );
+    act(&mut m, Action::No);
+    assert_eq!(m.app.overlay, None);
+    act(&mut m, Action::Resume);
+    let effects = act(&mut m, Action::Yes);
+    let [
+        Effect::Store {
+            req,
+            op: StoreOp::List(ListOp::RestoreArchived { id }),
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(id, "b");
+    let written = vec![std::path::PathBuf::from("/h/.claude/projects/p/b.jsonl")];
+    let reply = ListReply::RestoredArchived {
+        id: "b".into(),
+        result: Ok(written),
+    };
+    let effects = update(&mut m, Msg::reply(*req, reply));
+    let said = m.app.status.as_ref().unwrap();
+    assert!(!said.is_error, "{said:?}");
+    assert!(
+        said.text
+            .starts_with("restored session b to /h/.claude/projects/p/b.jsonl (1 file)"),
+        "{said:?}"
+    );
+    // Listed again, so the row is the live session Enter resumes.
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::Store {
+                op: StoreOp::List(ListOp::Scan),
+                ..
+            }
+        )),
+        "{effects:?}"
+    );
+}
+
+#[test]
 fn a_delete_of_a_session_changed_moments_ago_says_so_in_the_question() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
