@@ -41,6 +41,9 @@ pub enum Action {
     Rename,
     /// Delete the selected session (asks first).
     Delete,
+    /// Move the selected session where its project went (asks the
+    /// folder, shows what changes, then asks).
+    MoveSession,
     /// Read the store again.
     Refresh,
     /// Open the purge preview.

@@ -228,7 +228,9 @@ fn on_action(model: &mut Model, action: Action) -> Step {
                     viewer::on_input_done(viewer, app, purpose, &text)
                 }
                 (Some((purpose, _)), _) if purpose.belongs_to_viewer() => Step::none(),
-                (Some((purpose, text)), _) => list::on_input_done(&model.list, app, purpose, text),
+                (Some((purpose, text)), _) => {
+                    list::on_input_done(&mut model.list, app, purpose, text)
+                }
                 (None, _) => Step::none(),
             };
         }
@@ -259,6 +261,9 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
     match (action, &mut model.screen) {
         (ConfirmAction::Delete { id, damaged }, _) => {
             list::on_delete_confirmed(&mut model.list, &mut model.app, &id, damaged)
+        }
+        (ConfirmAction::Move { id, to }, _) => {
+            list::on_move_confirmed(&mut model.list, &mut model.app, &id, to)
         }
         (ConfirmAction::RestoreArchived { id }, _) => {
             list::on_restore_confirmed(&mut model.list, &mut model.app, &id)

@@ -91,6 +91,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::List, &[k(K::F(7)), alt('n')], A::NewSession, "new session", Some((1, "new"))),
     bind(S::List, &[k(K::F(2)), alt('r')], A::Rename, "rename", None),
     bind(S::List, &[k(K::F(8)), ctrl('d')], A::Delete, "delete (asks first)", None),
+    bind(S::List, &[alt('m')], A::MoveSession, "move another agent's session to the folder its project moved to (shows what changes, asks)", None),
     bind(S::List, &[ctrl('f')], A::ToggleSearchMode, "search the text of every message", Some((1, "messages"))),
     bind(S::List, &[k(K::F(6)), alt('s')], A::CycleSort, "sort by last used, created, size, messages, tokens, context fill, cost, name", None),
     bind(S::List, &[k(K::F(4)), alt('a')], A::CycleAgent, "one agent's sessions, the next, then all (@agent)", None),

@@ -23,6 +23,8 @@ pub enum ConfirmAction {
     Delete { id: String, damaged: bool },
     /// Put back a session its agent deleted, from the archive (the list).
     RestoreArchived { id: String },
+    /// Move a session to the folder `to` (the list), as previewed.
+    Move { id: String, to: PathBuf },
     /// Trim a session an agent owns (the viewer).
     TrimAgentOwned,
     /// Delete a context (fork) of the session open in the viewer.
@@ -59,6 +61,8 @@ pub enum InputPurpose {
     BigMessage,
     /// The file an export of the viewer's context is written to.
     Export,
+    /// The folder a session's project moved to (the list).
+    Move { id: String },
 }
 
 impl InputPurpose {
@@ -93,7 +97,7 @@ impl Input {
             InputPurpose::NewSession => PROMPT_LIMIT,
             InputPurpose::Rename { .. } => NAME_LIMIT,
             InputPurpose::BigMessage => NUMBER_LIMIT,
-            InputPurpose::Export => PATH_LIMIT,
+            InputPurpose::Export | InputPurpose::Move { .. } => PATH_LIMIT,
         };
         Input {
             purpose,

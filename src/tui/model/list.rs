@@ -212,6 +212,8 @@ pub struct ListRequests {
     pub delete: Option<u64>,
     /// A restore of one session from the archive.
     pub restore: Option<u64>,
+    /// A move of one session: its preview, then its write.
+    pub moving: Option<u64>,
     /// The newest message search.
     pub search: u64,
     /// When the agents delete sessions by themselves.

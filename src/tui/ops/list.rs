@@ -2,7 +2,7 @@
 //! and the message search's, which the list also waits for).
 
 use crate::store::{
-    Decision, Encoding, IndexedStats, PurgeReport, RemoveReason, Reread, RetentionRule,
+    Decision, Encoding, IndexedStats, MovePlan, PurgeReport, RemoveReason, Reread, RetentionRule,
     SearchOutcome, SessionRecord, SessionRef, SessionStats, UpdateReport,
 };
 use crate::tui::model::{Preview, ResumeBlocked, ResumeCheck};
@@ -70,6 +70,13 @@ pub enum ListOp {
     Resume {
         record: SessionRecord,
         check: ResumeCheck,
+    },
+    /// What moving `record` to the folder `to` would write (answers
+    /// `MovePlanned`), or the move itself when `write` (answers `Moved`).
+    Move {
+        record: SessionRecord,
+        to: PathBuf,
+        write: bool,
     },
     /// Put back the archived session `id` where its agent keeps it
     /// (answers `RestoredArchived`).
@@ -147,6 +154,17 @@ pub enum ListReply {
         /// The session asked about (whose it was words the answer).
         record: Box<SessionRecord>,
         result: Result<PurgeReport, UiError>,
+    },
+    /// What moving session `id` to `to` would write, or why it cannot.
+    MovePlanned {
+        id: String,
+        to: PathBuf,
+        result: Result<Box<MovePlan>, UiError>,
+    },
+    /// A session was moved: what was written and the trash entry of the
+    /// old one.
+    Moved {
+        result: Result<(Box<MovePlan>, Option<String>), UiError>,
     },
     /// The archived session `id` was put back: the files written.
     RestoredArchived {
@@ -301,6 +319,21 @@ impl ListOp {
                     .map_err(UiError::from),
                 record: Box::new(record),
             },
+            ListOp::Move { record, to, write } => {
+                let result = store
+                    .move_session(&store.target(&record), &to, job.now, write)
+                    .map(|(plan, trashed)| (Box::new(plan), trashed))
+                    .map_err(UiError::from);
+                if write {
+                    ListReply::Moved { result }
+                } else {
+                    ListReply::MovePlanned {
+                        id: record.id.to_string(),
+                        to,
+                        result: result.map(|(plan, _)| plan),
+                    }
+                }
+            }
             ListOp::RestoreArchived { id } => ListReply::RestoredArchived {
                 result: store
                     .restore_archived(&id, job.now)

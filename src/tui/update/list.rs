@@ -8,10 +8,12 @@ mod delete;
 mod following;
 mod indexing;
 mod messages;
+mod moving;
 mod restore;
 
 pub use delete::on_delete_confirmed;
 pub use following::on_disk;
+pub use moving::on_confirmed as on_move_confirmed;
 pub use restore::on_confirmed as on_restore_confirmed;
 
 use crate::store::{LokiOnly, SessionRecord, SessionStats};
@@ -154,6 +156,10 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
         ListReply::Deleted { record, result } => {
             delete::on_deleted(list, app, req, &record, result)
         }
+        ListReply::MovePlanned { id, to, result } => {
+            moving::on_planned(list, app, req, &id, to, result)
+        }
+        ListReply::Moved { result } => moving::on_moved(list, app, req, result),
         ListReply::RestoredArchived { id, result } => {
             restore::on_restored(list, app, req, &id, result)
         }
@@ -518,6 +524,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         }
         Action::Rename => rename_selected(list, app),
         Action::Delete => delete::ask_store(list, app),
+        Action::MoveSession => moving::ask_folder(list, app),
         Action::PurgePreview => Step::go(Go::Purge),
         Action::Trash => Step::go(Go::Trash(TrashFrom::List)),
         Action::Dashboard => Step::go(Go::Dashboard),
@@ -594,7 +601,7 @@ fn rename_selected(list: &ListScreen, app: &mut App) -> Step {
 /// question that names the damage.
 /// A text field was filled in: a new session's first prompt or a new name.
 pub fn on_input_done(
-    list: &ListScreen,
+    list: &mut ListScreen,
     app: &mut App,
     purpose: InputPurpose,
     text: String,
@@ -614,6 +621,7 @@ pub fn on_input_done(
             )),
             None => Step::none(), // the session left the list meanwhile
         },
+        InputPurpose::Move { id } => moving::on_folder_typed(list, app, &id, &text),
         // The viewer's lines go to the viewer (the router sees to it).
         InputPurpose::BigMessage | InputPurpose::Export => Step::none(),
     }

@@ -54,6 +54,10 @@ pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
                 keymap::key_for(Scope::Viewer, Action::PrevBig)
             ),
         ),
+        InputPurpose::Move { .. } => (
+            " Move the session: the folder its project is in now ",
+            "what changes is shown before anything is written".into(),
+        ),
         InputPurpose::Export => (
             " Export this context to a file ",
             ".md, .html (a page to share), .txt or .json; a bare name is in the current directory"

@@ -521,3 +521,83 @@ fn enter_on_a_session_its_agent_deleted_asks_then_restores_it_from_the_archive()
     ui.settle();
     assert!(!ui.screen().contains("archived · "), "{}", ui.screen());
 }
+
+#[test]
+fn alt_m_moves_a_claude_code_session_to_its_projects_new_folder_after_showing_what_changes() {
+    let dir = store();
+    let projects = dir.path().join("home/.claude/projects");
+    // Written a day before the UI's clock: not one the agent may be writing.
+    let day_before = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(NOW - 86_400.0);
+    for path in session_files(&projects).keys() {
+        let f = std::fs::File::options().append(true).open(path).unwrap();
+        f.set_modified(day_before).unwrap();
+    }
+    let new_home = dir.path().join("home/src/moved-app");
+    std::fs::create_dir_all(&new_home).unwrap();
+    let before = session_files(&projects);
+    let mut ui = open(&dir, 120, 30);
+    ui.type_text("@claude login fix");
+    let record = ui.model.list.selected_row().unwrap().record.clone();
+    let cwd = record.cwd.clone().unwrap();
+    ui.press(KeyCode::Char('m'), KeyModifiers::ALT);
+    let screen = ui.screen();
+    assert!(
+        screen.contains("Move the session: the folder its project is in now"),
+        "{screen}"
+    );
+    assert!(screen.contains(&cwd), "starts from its folder: {screen}");
+    for _ in cwd.chars() {
+        ui.press(KeyCode::Backspace, KeyModifiers::NONE);
+    }
+    ui.type_text(new_home.to_str().unwrap());
+    ui.press(KeyCode::Enter, KeyModifiers::NONE);
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| matches!(
+            m.app.overlay,
+            Some(loki_sessions::tui::model::Overlay::Confirm(_))
+        )
+    ));
+    let screen = ui.screen();
+    assert!(screen.contains("Move Claude Code session"), "{screen}");
+    assert!(
+        screen.contains("with the new folder, every other byte kept"),
+        "{screen}"
+    );
+    assert_eq!(
+        session_files(&projects),
+        before,
+        "nothing written before yes"
+    );
+    ui.press(KeyCode::Char('y'), KeyModifiers::NONE);
+    assert!(ui.wait_until(
+        crate::common::patience(std::time::Duration::from_secs(20)),
+        |m| {
+            m.app
+                .status
+                .as_ref()
+                .is_some_and(|s| s.text.starts_with("moved "))
+        }
+    ));
+    let after = session_files(&projects);
+    assert!(
+        !after.contains_key(&record.path),
+        "the old one left its folder"
+    );
+    let moved_to = projects.join(new_home.to_str().unwrap().replace(['/', '.', '_'], "-"));
+    let new_file = moved_to.join(record.path.file_name().unwrap());
+    let text = String::from_utf8(after[&new_file].clone()).unwrap();
+    assert!(text.contains(&format!("\"cwd\":\"{}\"", new_home.display())));
+    assert!(!text.contains(&format!("\"cwd\":\"{cwd}\"")));
+    // A Loki session has no folder to move: said, nothing asked.
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    ui.press(KeyCode::Esc, KeyModifiers::NONE);
+    ui.type_text("@loki");
+    ui.press(KeyCode::Char('m'), KeyModifiers::ALT);
+    assert!(ui.model.app.overlay.is_none());
+    let said = ui.model.app.status.clone().unwrap();
+    assert!(
+        said.is_error && said.text.contains("nothing to move"),
+        "{said:?}"
+    );
+}

@@ -7,10 +7,16 @@ use super::rescan;
 use crate::humanize;
 use crate::store::SessionRecord;
 use crate::tui::effect::Effect;
+use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, Confirm, ConfirmAction, ListScreen, Overlay};
+use crate::tui::msg::Action;
 use crate::tui::ops::{ListOp, UiError};
 use crate::tui::update::Step;
 use std::path::PathBuf;
+
+fn resume_key() -> String {
+    keymap::key_for(Scope::List, Action::Resume)
+}
 
 /// Asks whether to restore the archived session `record`.
 pub fn ask(app: &mut App, record: &SessionRecord) -> Step {
@@ -24,7 +30,7 @@ pub fn ask(app: &mut App, record: &SessionRecord) -> Step {
                  so its cleanup does not take it again at once."
             ),
             "Nothing is written over: a file already there stops the restore.".into(),
-            "Then Enter resumes it.".into(),
+            format!("Then {} resumes it.", resume_key()),
         ],
         action: ConfirmAction::RestoreArchived {
             id: record.id.to_string(),
@@ -61,8 +67,9 @@ pub fn on_restored(
                 .first()
                 .map_or(String::new(), |p| format!(" to {}", p.display()));
             app.say(format!(
-                "restored session {id}{first} ({}); Enter resumes it",
-                humanize::plural(written.len() as u64, "file")
+                "restored session {id}{first} ({}); {} resumes it",
+                humanize::plural(written.len() as u64, "file"),
+                resume_key()
             ));
             Step::effects(rescan(list, app))
         }
