@@ -104,11 +104,20 @@ pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     Ok(summary)
 }
 
+/// Dates the file `path` last written at `at` (seconds since the epoch).
+pub(crate) fn dated(path: &Path, at: f64) -> Result<()> {
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(at.max(0.0));
+    std::fs::File::options()
+        .append(true)
+        .open(path)
+        .and_then(|f| f.set_modified(when))
+        .ctx("set the time of", path)
+}
+
 /// Makes every file under `home` look last written at `at` (seconds since
 /// the epoch): the demo's sessions were all just written, but no agent is
 /// writing them, so a delete or a purge in the demo is not refused as busy.
 pub fn settle(home: &Path, at: f64) -> Result<()> {
-    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(at.max(0.0));
     let mut todo = vec![home.to_path_buf()];
     while let Some(dir) = todo.pop() {
         let entries = std::fs::read_dir(&dir).ctx("read", &dir)?;
@@ -116,11 +125,7 @@ pub fn settle(home: &Path, at: f64) -> Result<()> {
             let path = entry.path();
             match entry.file_type() {
                 Ok(t) if t.is_dir() => todo.push(path),
-                Ok(t) if t.is_file() => std::fs::File::options()
-                    .append(true)
-                    .open(&path)
-                    .and_then(|f| f.set_modified(when))
-                    .ctx("set the time of", &path)?,
+                Ok(t) if t.is_file() => dated(&path, at)?,
                 _ => {}
             }
         }

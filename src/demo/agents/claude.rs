@@ -9,7 +9,7 @@
 //! ones in newer versions, a side chain's replay of a message.
 
 use super::{
-    AgentsSpec, AgentsSummary, claude_folder_name, iso_z, project_dir, push_line, start_of,
+    AgentsSpec, AgentsSummary, claude_folder_name, dated, iso_z, project_dir, push_line, start_of,
     write_file,
 };
 use crate::demo::conversation::base64_encode;
@@ -454,7 +454,11 @@ pub fn generate(
                 .extend_from_slice(b"{\"type\":\"assistant\",\"uuid\":\"cut");
             summary.claude_hostile = Some(session.clone());
         }
-        write_file(&folder.join(format!("{session}.jsonl")), &f.out)?;
+        let file = folder.join(format!("{session}.jsonl"));
+        write_file(&file, &f.out)?;
+        // Last written at its last line, as Claude Code leaves it (its
+        // cleanup goes by this time).
+        dated(&file, f.clock.min(spec.now))?;
         summary.claude.push(session);
     }
     Ok(())

@@ -1,5 +1,5 @@
 //! What an agent's own cleanup will delete, and when. Claude Code deletes,
-//! when it starts, the sessions whose last activity is older than
+//! when it starts, the session files not modified for longer than
 //! `cleanupPeriodDays` (its `settings.json`, 30 by default); Gemini CLI,
 //! those older than `general.sessionRetention.maxAge` or beyond its
 //! `maxCount` (its `settings.json`; on, 30 days, by default). Read only;
@@ -194,6 +194,20 @@ fn settings(path: &Path) -> Result<Option<Value>, String> {
     }
 }
 
+/// The moment a session's age is counted from by its agent's cleanup:
+/// Claude Code compares the file's modification time (so a restored or
+/// touched file starts again), the others their last activity.
+fn aged_from(r: &SessionRecord) -> f64 {
+    let modified = || {
+        let m = std::fs::symlink_metadata(&r.path).ok()?.modified().ok()?;
+        Some(m.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64())
+    };
+    match r.agent {
+        Agent::Claude => modified().unwrap_or(r.last_used_at),
+        _ => r.last_used_at,
+    }
+}
+
 /// When each of `records` would be deleted by its agent's cleanup (seconds
 /// since the epoch; the next start of the agent, `now`, for one already
 /// due), by id. Sessions of agents without a rule are left out.
@@ -207,14 +221,14 @@ pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> HashMa
             .collect();
         mine.sort_by(|a, b| b.last_used_at.total_cmp(&a.last_used_at));
         for (rank, r) in mine.iter().enumerate() {
-            let by_age = rule.max_age.map(|age| r.last_used_at + age);
+            let by_age = rule.max_age.map(|age| aged_from(r) + age);
             let by_count = rule.max_count.filter(|max| rank >= *max).map(|_| now);
             let at = match (by_age, by_count) {
                 (Some(a), Some(c)) => Some(a.min(c)),
                 (a, c) => a.or(c),
             };
             // Nothing younger than the minimum goes.
-            if let Some(at) = at.map(|at| at.max(r.last_used_at + rule.min_age)) {
+            if let Some(at) = at.map(|at| at.max(aged_from(r) + rule.min_age)) {
                 out.insert(r.id.to_string(), at);
             }
         }

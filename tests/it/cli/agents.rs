@@ -246,12 +246,34 @@ fn every_session_shows_with_notes_on_what_was_skipped() {
     let hostile = h.made.claude_hostile.as_ref().unwrap();
     let shown = h.json(&["show", hostile, "--json"]);
     let notes = shown["notes"].to_string();
+    // Written long ago, its cut last line is a line that is not JSON.
     for said in [
-        "not JSON",
+        "skipped 2 lines (line 17, 20) that are not JSON",
         "not UTF-8",
-        "still being written",
         "hologram-event",
         "server_tool_future",
+    ] {
+        assert!(notes.contains(said), "{said} not in {notes}");
+    }
+    // Just written to, the same line is one still being written.
+    let listed = h.json(&["list", "--json"]);
+    let row = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == hostile.as_str())
+        .unwrap();
+    let file = PathBuf::from(row["path"].as_str().unwrap());
+    std::fs::File::options()
+        .append(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    let notes = h.json(&["show", hostile, "--json"])["notes"].to_string();
+    for said in [
+        "skipped 1 line (line 17) that are not JSON",
+        "still being written",
     ] {
         assert!(notes.contains(said), "{said} not in {notes}");
     }
@@ -574,10 +596,13 @@ fn list_says_when_each_agent_deletes_a_session_by_itself() {
         rows.iter()
             .filter(|r| r["agent"] == agent && r["error"].is_null())
             .map(|r| {
-                (
-                    r["last_used_at"].as_f64().unwrap(),
-                    r["agent_deletes_at"].as_f64().unwrap_or(f64::NAN),
-                )
+                // Claude Code counts from the file's modification time.
+                let from = if agent == "claude" {
+                    modified(Path::new(r["path"].as_str().unwrap()))
+                } else {
+                    r["last_used_at"].as_f64().unwrap()
+                };
+                (from, r["agent_deletes_at"].as_f64().unwrap_or(f64::NAN))
             })
             .collect()
     };
@@ -614,6 +639,14 @@ fn list_says_when_each_agent_deletes_a_session_by_itself() {
             .filter(|r| r["agent"] == "gemini")
             .all(|r| r["agent_deletes_at"].is_null())
     );
+}
+
+/// The modification time of `path`, in seconds since the epoch.
+pub(super) fn modified(path: &Path) -> f64 {
+    let m = std::fs::metadata(path).unwrap().modified().unwrap();
+    m.duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
 }
 
 /// The words of `text`: runs of letters and digits (markdown's marks, the

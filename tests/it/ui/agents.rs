@@ -296,9 +296,10 @@ fn the_purge_preview_turns_to_claude_code_and_moves_its_old_sessions_to_the_tras
     let screen = ui.screen();
     assert!(screen.contains("more than 20d"), "{screen}");
     assert!(screen.contains("to move to the trash"), "{screen}");
-    // Spared by the purge, but its agent's 30 days are past: said first.
+    // Spared by the purge; Claude Code counts its 30 days from the file's
+    // change 30 seconds ago: said first.
     assert!(
-        screen.contains("⚑ Claude Code deletes it when it next starts; busy: it"),
+        screen.contains("⚑ Claude Code deletes it in 29 days; busy: it"),
         "{screen}"
     );
     check("purge_claude_120x30", &ui, &dir);

@@ -30,7 +30,7 @@ pub fn ask(app: &mut App, record: &SessionRecord) -> Step {
                  so its cleanup does not take it again at once."
             ),
             "Nothing is written over: a file already there stops the restore.".into(),
-            format!("Then {} resumes it.", resume_key()),
+            format!("Once it is back, {} on its row resumes it.", resume_key()),
         ],
         action: ConfirmAction::RestoreArchived {
             id: record.id.to_string(),

@@ -6,7 +6,7 @@
 use super::Home;
 use crate::common::{Sandboxed, command};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn path_of(h: &Home, id: &str) -> PathBuf {
     let list = h.json(&["list", "--json"]);
@@ -328,10 +328,11 @@ fn what_the_setting_keeps_survives_the_agents_sweep_listed_found_and_restored_ex
     // settings (the archive's part is no agent folder of its own).
     let listed = h.json(&["--agent", "claude", "list", "--json"]);
     for r in listed.as_array().unwrap() {
-        let (used, at) = (&r["last_used_at"], &r["agent_deletes_at"]);
-        assert_eq!(
-            at.as_f64(),
-            Some(used.as_f64().unwrap() + 86_400.0),
+        // Counted from the file's modification time, as Claude Code does.
+        let at = r["agent_deletes_at"].as_f64().unwrap();
+        let from = super::modified(Path::new(r["path"].as_str().unwrap()));
+        assert!(
+            (at - from - 86_400.0).abs() < 1.0,
             "cleanupPeriodDays 1: {r}"
         );
     }

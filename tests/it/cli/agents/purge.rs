@@ -425,11 +425,11 @@ fn the_preview_says_which_kept_sessions_the_agent_deletes_by_itself() {
             .iter()
             .find(|k| k["id"] == r["id"])
             .unwrap();
-        // The same moment the list gives, a day after its last use.
+        // The same moment the list gives, a day after the file changed.
         assert_eq!(row["agent_deletes_at"], r["agent_deletes_at"], "{row}");
         let at = row["agent_deletes_at"].as_f64().unwrap();
-        let used = r["last_used_at"].as_f64().unwrap();
-        assert!((at - used - 86_400.0).abs() < 1.0 || at <= now(), "{row}");
+        let from = super::modified(Path::new(r["path"].as_str().unwrap()));
+        assert!((at - from - 86_400.0).abs() < 1.0, "{row}");
     }
     let rule = plan["agent_cleanup"].as_str().unwrap();
     assert!(rule.contains("cleanupPeriodDays"), "{rule}");
