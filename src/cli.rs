@@ -15,6 +15,7 @@ mod diff;
 mod env;
 mod error;
 mod export;
+mod hosts;
 mod import;
 mod index;
 mod list;
@@ -37,6 +38,12 @@ mod trim;
 mod watch;
 
 pub use browse::default_settings;
+
+/// `word` quoted for a POSIX shell by the one quoter that cannot fail open
+/// (a control character is refused, never carried).
+pub(crate) fn quote_word(word: &str) -> Result<String, String> {
+    resume_command::quote(word).map_err(|e| e.message)
+}
 pub use completions::complete_from_env;
 pub use env::{CliEnv, RootFrom};
 pub use error::CliError;
@@ -85,6 +92,9 @@ pub struct Cli {
     /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini [default: every agent found]
     #[arg(long = "agent", global = true, value_name = "NAME", value_parser = args::agent())]
     pub agents: Vec<Agent>,
+    /// Ask these hosts of the config's [hosts] too, over ssh (repeat; `local` is this machine, `all` every host and this one): list, search, show, export and stats
+    #[arg(long = "host", global = true, value_name = "NAME")]
+    pub hosts: Vec<String>,
     /// What to do; without one, the terminal UI opens.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -193,6 +203,9 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         _ => &[],
     };
     refuse_ui_options(&cli.tui, command.name(), applies)?;
+    if !cli.hosts.is_empty() {
+        return hosts::run(env, &command, &cli.hosts);
+    }
     match command {
         Command::List(args) => list::run(env, args),
         Command::New(args) => new::run(env, args),

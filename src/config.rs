@@ -54,12 +54,57 @@ pub struct Config {
     /// this long (`7d`, the default), whenever the UI or `list` runs;
     /// `off` keeps nothing by itself. `LOKI_SESSIONS_ARCHIVE_DUE` overrides.
     pub archive_due: Option<String>,
+    /// `[hosts]`: other machines, by name, reached through the person's
+    /// `ssh` (`dev = "me@devbox"`, or `[hosts.dev] ssh = "me@devbox"` with
+    /// `command`, the program's path there).
+    #[serde(default)]
+    pub hosts: BTreeMap<String, HostEntry>,
+    /// How long a host has to answer (`20s`, the default).
+    pub host_timeout: Option<String>,
     /// `[keys]` as written: action (or `scope.action`) to key or keys.
     #[serde(default, rename = "keys")]
     keys_table: BTreeMap<String, toml::Spanned<KeyList>>,
     /// `[keys]` with the line of each entry (filled by [`Config::load`]).
     #[serde(skip)]
     pub keys: Vec<KeyEntry>,
+}
+
+/// A `[hosts]` entry: a destination, or a table naming it and the program.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum HostEntry {
+    /// `dev = "me@devbox"`.
+    Destination(String),
+    /// `[hosts.dev] ssh = "me@devbox"`, `command = "~/bin/loki-sessions"`.
+    Table {
+        ssh: String,
+        #[serde(default)]
+        command: Option<String>,
+    },
+}
+
+impl Config {
+    /// The configured hosts, each checked.
+    pub fn hosts(&self) -> Result<Vec<crate::hosts::Host>, String> {
+        self.hosts
+            .iter()
+            .map(|(name, entry)| match entry {
+                HostEntry::Destination(to) => crate::hosts::Host::new(name, to, None),
+                HostEntry::Table { ssh, command } => {
+                    crate::hosts::Host::new(name, ssh, command.as_deref())
+                }
+            })
+            .collect()
+    }
+
+    /// How long a host has to answer: `host_timeout`, else 20 s.
+    pub fn host_timeout(&self) -> Result<std::time::Duration, String> {
+        match &self.host_timeout {
+            None => Ok(std::time::Duration::from_secs(20)),
+            Some(text) => humantime::parse_duration(text)
+                .map_err(|e| format!("host_timeout {text:?}: {e} (say 20s or 1m)")),
+        }
+    }
 }
 
 /// One key or several, as a `[keys]` entry may give them.

@@ -6,6 +6,7 @@
 pub mod cli;
 pub(crate) mod config;
 pub mod demo;
+pub mod hosts;
 pub(crate) mod humanize;
 pub mod store;
 pub mod tui;

@@ -9,4 +9,5 @@ mod daily;
 mod diff_export;
 mod hand_trim;
 mod hostile;
+mod hosts;
 mod watch;

@@ -1,0 +1,255 @@
+//! Runs `loki-sessions` on a host through `ssh`: BatchMode (a host that
+//! would ask for a password is unreachable, never a prompt under the
+//! list), a connect timeout, one shared connection per host
+//! (`ControlMaster=auto`, kept a minute) in a private folder, every word
+//! of the remote line quoted. Hosts answer in parallel, each within the
+//! deadline or killed and said to be slow; an answer larger than the
+//! limit is cut off and refused. `LOKI_SESSIONS_SSH` names the ssh
+//! program and its options (`ssh -F FILE`), split as a shell would.
+
+use super::Host;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// What a host printed, once it ended within the deadline.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// The version line of the program there (`loki-sessions 0.1.0`).
+    pub version: String,
+    /// Its output after the version line.
+    pub stdout: Vec<u8>,
+    /// Its exit code.
+    pub code: i32,
+    /// The last line of its error output, made safe to print.
+    pub said: String,
+}
+
+/// The most a host's error output is read (its last line is what is said).
+const STDERR_BYTES: u64 = 64 * 1024;
+
+/// Asks every host in `hosts` for `args` (a subcommand and its options, as
+/// the program takes them) at once; each answer comes within `deadline`
+/// or is an error saying why, in the hosts' order.
+pub fn ask(
+    hosts: &[Host],
+    args: &[String],
+    deadline: Duration,
+    max_bytes: u64,
+) -> Vec<Result<Reply, String>> {
+    std::thread::scope(|scope| {
+        let asked: Vec<_> = hosts
+            .iter()
+            .map(|host| scope.spawn(move || ask_one(host, args, deadline, max_bytes)))
+            .collect();
+        asked
+            .into_iter()
+            .map(|t| {
+                t.join()
+                    .unwrap_or_else(|_| Err("its answer could not be read".into()))
+            })
+            .collect()
+    })
+}
+
+fn ask_one(
+    host: &Host,
+    args: &[String],
+    deadline: Duration,
+    max_bytes: u64,
+) -> Result<Reply, String> {
+    let mut command = if host.is_local() {
+        local_command(args)?
+    } else {
+        ssh_command(host, args, deadline)?
+    };
+    // Its own process group: a timeout kills what ssh started too (a
+    // ProxyCommand, a shell), not ssh alone.
+    use std::os::unix::process::CommandExt;
+    let mut child = command
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not run ssh: {e}"))?;
+    let (out_tx, out_rx) = mpsc::channel();
+    let (err_tx, err_rx) = mpsc::channel();
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let read = (&mut stdout).take(max_bytes + 1).read_to_end(&mut bytes);
+        let _ = out_tx.send(read.map(|_| bytes));
+    });
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = (&mut stderr).take(STDERR_BYTES).read_to_end(&mut bytes);
+        let _ = err_tx.send(bytes);
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if started.elapsed() >= deadline {
+            kill_group(child.id());
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "did not answer within {} s (left out)",
+                deadline.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // A shared connection kept in the background may hold the error
+    // output open: what came by now is what is said.
+    let grace = Duration::from_secs(2);
+    let stdout = out_rx
+        .recv_timeout(grace)
+        .map_err(|_| "its output did not end".to_string())?
+        .map_err(|e| format!("its output could not be read: {e}"))?;
+    let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
+    if stdout.len() as u64 > max_bytes {
+        return Err(format!(
+            "answered more than {} (refused)",
+            crate::humanize::bytes(max_bytes)
+        ));
+    }
+    let said = last_line(&stderr);
+    let code = status.code().unwrap_or(-1);
+    match code {
+        // ssh's own failure: it could not connect or log in.
+        255 if !host.is_local() => return Err(format!("unreachable: {said}")),
+        127 => {
+            return Err(format!(
+                "{} is not installed there (or not on its PATH): install it on that machine, \
+                 or name its path as hosts.{}.command in the config",
+                host.command, host.name
+            ));
+        }
+        _ => {}
+    }
+    let (version, rest) = match stdout.iter().position(|&b| b == b'\n') {
+        Some(end) => (&stdout[..end], &stdout[end + 1..]),
+        None if code != 0 => return Err(format!("failed (exit {code}): {said}")),
+        None => return Err("answered without its version line (refused)".into()),
+    };
+    Ok(Reply {
+        version: crate::store::safe_text::safe_line(&String::from_utf8_lossy(version)).into_owned(),
+        stdout: rest.to_vec(),
+        code,
+        said,
+    })
+}
+
+/// Kills the process group `pid` leads (made so at its start).
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        // SAFETY: kill has no memory preconditions; a negative pid names
+        // the group this child leads, which holds only what it started.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// This machine: the program itself, asked as a host is.
+fn local_command(args: &[String]) -> Result<Command, String> {
+    let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let line = format!(
+        "{} --version && {}",
+        quoted(&me.to_string_lossy())?,
+        std::iter::once(quoted(&me.to_string_lossy()))
+            .chain(args.iter().map(|a| quoted(a)))
+            .collect::<Result<Vec<_>, _>>()?
+            .join(" ")
+    );
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(line);
+    Ok(command)
+}
+
+fn ssh_command(host: &Host, args: &[String], deadline: Duration) -> Result<Command, String> {
+    let mut words = match std::env::var("LOKI_SESSIONS_SSH") {
+        Ok(text) if !text.trim().is_empty() => shlex::split(&text)
+            .filter(|w| !w.is_empty())
+            .ok_or("LOKI_SESSIONS_SSH is not a command line")?,
+        _ => vec!["ssh".to_string()],
+    };
+    let program = words.remove(0);
+    let program_line = program_word(&host.command)?;
+    let rest: Vec<String> = args.iter().map(|a| quoted(a)).collect::<Result<_, _>>()?;
+    let line = format!(
+        "{program_line} --version && {program_line} {}",
+        rest.join(" ")
+    );
+    let connect = deadline.as_secs().clamp(1, 10);
+    let mut command = Command::new(program);
+    command.args(words).args([
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        &format!("ConnectTimeout={connect}"),
+        "-T",
+    ]);
+    if let Some(dir) = control_dir() {
+        command.args([
+            "-o",
+            "ControlMaster=auto",
+            "-o",
+            &format!("ControlPath={}/%C", dir.display()),
+            "-o",
+            "ControlPersist=60",
+        ]);
+    }
+    command.arg("--").arg(&host.destination).arg(line);
+    Ok(command)
+}
+
+/// The program's word in the remote line: quoted, a leading `~/` left for
+/// the remote shell to expand.
+fn program_word(command: &str) -> Result<String, String> {
+    match command.strip_prefix("~/") {
+        Some(rest) => Ok(format!("~/{}", quoted(rest)?)),
+        None => quoted(command),
+    }
+}
+
+fn quoted(word: &str) -> Result<String, String> {
+    crate::cli::quote_word(word)
+}
+
+/// A private folder for the shared connections' sockets (short: a socket
+/// path is limited to about 100 bytes), or none, and then no sharing.
+fn control_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    let uid = crate::store::current_uid();
+    let dir = base.join(format!("loki-sessions-ssh-{uid}"));
+    use std::os::unix::fs::DirBuilderExt;
+    let made = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    if made.is_err_and(|e| e.kind() != std::io::ErrorKind::AlreadyExists) {
+        return None;
+    }
+    // Ours alone: a folder someone else made there is not used.
+    let meta = std::fs::symlink_metadata(&dir).ok()?;
+    use std::os::unix::fs::MetadataExt;
+    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0).then_some(dir)
+}
+
+fn last_line(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let line = crate::store::safe_text::safe_line(line);
+    crate::humanize::truncate(&line, 300)
+}
