@@ -9,7 +9,7 @@
 pub mod answer;
 mod ssh;
 
-pub use ssh::{Reply, ask};
+pub use ssh::{Reply, ask, interactive};
 
 /// A host of the config's `[hosts]`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -28,6 +28,7 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
         Command::Search(a) => Shape::Rows(answer::SEARCH_HIT, a.json),
         Command::Stats(a) => Shape::Relayed(a.json),
         Command::Show(a) => Shape::One(a.json),
+        Command::Resume(_) => return resume(&chosen, &args, deadline),
         Command::Export(a) => {
             if a.output.is_some() {
                 return Err(CliError::usage(
@@ -38,7 +39,7 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
         }
         other => {
             return Err(CliError::usage(format!(
-                "--host works with list, search, show, export and stats, not {}",
+                "--host works with list, search, show, export, stats and resume, not {}",
                 other.name()
             )));
         }
@@ -67,6 +68,39 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
         Shape::Rows(fields, json) => rows(env, &answered, fields, json, command),
         Shape::Relayed(json) => relayed(&answered, json),
         Shape::One(json) => relayed(&answered, json),
+    }
+}
+
+/// `resume` on one host: its version checked first, then the program run
+/// there on this terminal (a Claude Code or Codex session resumes in its
+/// agent there, in its folder there); its exit code is ours.
+fn resume(chosen: &[Host], args: &[String], deadline: std::time::Duration) -> Result<(), CliError> {
+    let [host] = chosen else {
+        return Err(CliError::usage(
+            "resume runs on one machine: name one host (--host NAME)",
+        ));
+    };
+    if host.is_local() {
+        return Err(CliError::usage(
+            "--host local resume is a resume here: leave out --host",
+        ));
+    }
+    hosts::ask(
+        std::slice::from_ref(host),
+        &["--version".into()],
+        deadline,
+        4096,
+    )
+    .remove(0)
+    .and_then(|r| answer::check_version(&r.version))
+    .map_err(|why| CliError::usage(format!("host {}: {why}", host.name)))?;
+    match hosts::interactive(host, args) {
+        Ok(0) => Ok(()),
+        Ok(code) => Err(CliError {
+            code: u8::try_from(code).unwrap_or(1),
+            message: String::new(),
+        }),
+        Err(why) => Err(CliError::usage(format!("host {}: {why}", host.name))),
     }
 }
 

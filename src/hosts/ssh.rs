@@ -174,28 +174,53 @@ fn local_command(args: &[String]) -> Result<Command, String> {
 }
 
 fn ssh_command(host: &Host, args: &[String], deadline: Duration) -> Result<Command, String> {
-    let mut words = match std::env::var("LOKI_SESSIONS_SSH") {
-        Ok(text) if !text.trim().is_empty() => shlex::split(&text)
-            .filter(|w| !w.is_empty())
-            .ok_or("LOKI_SESSIONS_SSH is not a command line")?,
-        _ => vec!["ssh".to_string()],
-    };
-    let program = words.remove(0);
     let program_line = program_word(&host.command)?;
-    let rest: Vec<String> = args.iter().map(|a| quoted(a)).collect::<Result<_, _>>()?;
-    let line = format!(
-        "{program_line} --version && {program_line} {}",
-        rest.join(" ")
-    );
+    let line = format!("{program_line} --version && {}", remote_line(host, args)?);
     let connect = deadline.as_secs().clamp(1, 10);
-    let mut command = Command::new(program);
-    command.args(words).args([
+    let mut command = ssh_program()?;
+    command.args([
         "-o",
         "BatchMode=yes",
         "-o",
         &format!("ConnectTimeout={connect}"),
         "-T",
     ]);
+    shared(&mut command);
+    command.arg("--").arg(&host.destination).arg(line);
+    Ok(command)
+}
+
+/// Runs the program on `host` with `args` on this terminal (`ssh -t`: a
+/// resume there is the agent at work, keys and all); its exit code.
+pub fn interactive(host: &Host, args: &[String]) -> Result<i32, String> {
+    let mut command = ssh_program()?;
+    command.args(["-o", "ConnectTimeout=10", "-t"]);
+    shared(&mut command);
+    command
+        .arg("--")
+        .arg(&host.destination)
+        .arg(remote_line(host, args)?);
+    let status = command
+        .status()
+        .map_err(|e| format!("could not run ssh: {e}"))?;
+    Ok(status.code().unwrap_or(1))
+}
+
+/// `ssh` or what `LOKI_SESSIONS_SSH` says, with its options.
+fn ssh_program() -> Result<Command, String> {
+    let mut words = match std::env::var("LOKI_SESSIONS_SSH") {
+        Ok(text) if !text.trim().is_empty() => shlex::split(&text)
+            .filter(|w| !w.is_empty())
+            .ok_or("LOKI_SESSIONS_SSH is not a command line")?,
+        _ => vec!["ssh".to_string()],
+    };
+    let mut command = Command::new(words.remove(0));
+    command.args(words);
+    Ok(command)
+}
+
+/// One connection per host, shared by the runs of the next minute.
+fn shared(command: &mut Command) {
     if let Some(dir) = control_dir() {
         command.args([
             "-o",
@@ -206,8 +231,14 @@ fn ssh_command(host: &Host, args: &[String], deadline: Duration) -> Result<Comma
             "ControlPersist=60",
         ]);
     }
-    command.arg("--").arg(&host.destination).arg(line);
-    Ok(command)
+}
+
+/// The program and `args`, each word quoted, as the host's shell reads it.
+fn remote_line(host: &Host, args: &[String]) -> Result<String, String> {
+    let words: Vec<String> = std::iter::once(program_word(&host.command))
+        .chain(args.iter().map(|a| quoted(a)))
+        .collect::<Result<_, _>>()?;
+    Ok(words.join(" "))
 }
 
 /// The program's word in the remote line: quoted, a leading `~/` left for

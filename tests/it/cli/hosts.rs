@@ -276,3 +276,37 @@ fn a_hostile_or_wrong_answer_is_refused_naming_the_host_and_escapes_never_reach_
     );
     assert!(out.status.success(), "one host answered: {said}");
 }
+
+#[test]
+fn resume_runs_on_the_one_host_named_with_its_version_checked_first() {
+    let m = Machines::new("");
+    let other = m.homes.join("other");
+    let listed = command()
+        .at_home(&other)
+        .args(["--agent", "claude", "list", "--json"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let id = rows[0]["id"].as_str().unwrap().to_string();
+    // What the host's own resume prints, printed here.
+    let out = m.run(&["--host", "other", "--print", "command", "resume", &id]);
+    let there = command()
+        .at_home(&other)
+        .args(["--print", "command", "resume", &id])
+        .output()
+        .unwrap();
+    assert!(there.status.success(), "{}", stderr(&there));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, there.stdout);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("--resume={id}")));
+    // One host, not this machine, and one that answers.
+    for (hosts, said) in [
+        (&["--host", "other", "--host", "gone"][..], "name one host"),
+        (&["--host", "local"][..], "leave out --host"),
+        (&["--host", "gone"][..], "host gone: unreachable"),
+    ] {
+        let out = m.run(&[hosts, &["resume", &id]].concat());
+        assert_eq!(out.status.code(), Some(2), "{hosts:?}");
+        assert!(stderr(&out).contains(said), "{hosts:?}: {}", stderr(&out));
+    }
+}

@@ -156,4 +156,12 @@ fn list_search_and_show_through_a_real_sshd_and_a_hanging_host_never_holds_them(
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains(&id));
+    // Resume runs there (here with --print, so no agent is started).
+    let out = run(&["--host", "other", "--print", "id", "resume", &id]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), id);
 }
