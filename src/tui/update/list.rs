@@ -138,6 +138,11 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
                 ));
                 app.complain(said.join("; "));
             } else if !said.is_empty() {
+                // After what the person just did (a move, a restore): said
+                // after it, not over it.
+                if let Some(prior) = app.status.as_ref().filter(|s| !s.is_error) {
+                    said.insert(0, prior.text.clone());
+                }
                 app.say(said.join("; "));
             }
             Step::none()

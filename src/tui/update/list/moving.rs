@@ -104,12 +104,12 @@ pub fn on_planned(
         }
     };
     let trash = keymap::key_for(Scope::List, Action::Trash);
+    // Its name, as the list shows it (the id when it left the list).
+    let name = list.by_id.get(id).map_or(id.to_string(), |&i| {
+        list.rows[i].record.shown_name().to_string()
+    });
     app.overlay = Some(Overlay::Confirm(Confirm {
-        title: format!(
-            "Move {} session {id} to {}?",
-            plan.agent.display_name(),
-            shown(&plan.to_folder)
-        ),
+        title: format!("Move {} session {name}?", plan.agent.display_name()),
         lines: vec![
             format!("from  {}", shown(&plan.from_folder)),
             format!("to    {}", shown(&plan.to_folder)),

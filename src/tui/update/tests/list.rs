@@ -576,6 +576,25 @@ fn with_the_setting_on_what_is_due_is_kept_off_the_ui_thread_and_said() {
         let said = m.app.status.as_ref().expect("said").text.clone();
         assert!(said.starts_with("kept 2 sessions in the archive"), "{said}");
         assert!(said.contains("within 7 days"), "{said}");
+        // After what the person just did: said after it, not over it.
+        m.app.say("moved b to /new".to_string());
+        update(
+            &mut m,
+            Msg::reply(
+                req,
+                ListReply::KeptDue {
+                    within,
+                    kept: 1,
+                    bytes: 10,
+                    failed: Vec::new(),
+                },
+            ),
+        );
+        let said = m.app.status.as_ref().expect("said").text.clone();
+        assert!(
+            said.starts_with("moved b to /new; kept 1 session"),
+            "{said}"
+        );
         // Nothing new kept: nothing said.
         m.app.status = None;
         update(
