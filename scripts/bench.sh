@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every figure of docs/PERFORMANCE.md, measured side by side on this machine.
 #   scripts/bench.sh [WORK_DIR]
-#   BENCH_ONLY=lookup,purge,list,memory,trim,count,tui,edits,search,stats,build,searchbench,live,idle,agents scripts/bench.sh
+#   BENCH_ONLY=lookup,purge,list,memory,trim,count,tui,edits,search,stats,build,searchbench,live,idle,agents,hosts scripts/bench.sh
 #   BENCH_SMOKE=1 scripts/bench.sh WORK_DIR   # CI: small stores, each part once
 # Makes the stores (100 sessions; 10k sessions with one 10,000-message
 # context; 100k sessions; a few other agents' sessions in a home folder)
@@ -341,4 +341,31 @@ fi
 if part agents; then
 echo "== other agents' sessions: the viewer, the list, a fork, the search (cargo bench --bench agents)"
 LOKI_BENCH_10K=$s10k cargo bench "${bench_profile[@]}" --quiet --bench agents 2>&3 | tee "$work/agents.txt"
+fi
+
+if part hosts; then
+echo "== --host: the list of two hosts of $n10k sessions each against this machine's list of one, whole process"
+# Each host a home of its own with a store of $n10k sessions, reached
+# through tests/fake_ssh.sh (no sshd, no network: what is measured is
+# ours, the two programs run at once and their answers put together; a
+# real ssh adds one round trip per host, in parallel).
+me=$(id -un)
+for h in a b; do
+  [ -d "$work/hosts/$h/.loki/users" ] || "$bin" --root "$work/hosts/$h/.loki" --user "$me" demo --sessions $n10k --messages 6 --big-context 0 --plain >/dev/null
+done
+printf '[hosts.a]\nssh = "a"\ncommand = "%s"\n[hosts.b]\nssh = "b"\ncommand = "%s"\n' "$bin" "$bin" >"$work/hosts.toml"
+export LOKI_SESSIONS_SSH=$PWD/tests/fake_ssh.sh FAKE_SSH_HOMES=$work/hosts
+rows=$("$bin" --config "$work/hosts.toml" --host a --host b list --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(len(r), sorted({x["host"] for x in r}))')
+[ "$rows" = "$((2 * n10k)) ['a', 'b']" ] || { echo "hosts: $rows, not $((2 * n10k)) rows of a and b" >&2; exit 1; }
+hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-local.json" \
+  "$bin --root $work/hosts/a/.loki --user $me list --json" >/dev/null
+hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-two.json" \
+  "$bin --config $work/hosts.toml --host a --host b list --json" >/dev/null
+python3 - "$work" <<'PY'
+import json, sys
+m = lambda f: json.load(open("%s/%s.json" % (sys.argv[1], f)))["results"][0]["median"]
+l, t = m("hosts-local"), m("hosts-two")
+print("list here %.0f ms; two hosts %.0f ms: %.2fx of this machine's list (target: at most 1.5x plus one ssh round trip)" % (l * 1e3, t * 1e3, t / l))
+PY
+unset LOKI_SESSIONS_SSH FAKE_SSH_HOMES
 fi
