@@ -310,6 +310,12 @@ impl Store {
         diff::diff(target.conversation_dir(), context, encoding)
     }
 
+    /// Context `id` of the session (an id or unique prefix: a fork of a
+    /// Loki session, another agent's subagent or side thread). Reads only.
+    pub fn read_context(&self, target: &Target, id: &str) -> Result<Context> {
+        export::context(&target.record, id)
+    }
+
     /// The transcript of context `context` (id or unique prefix; None: the
     /// active one) in `format`. Reads only.
     pub fn export(

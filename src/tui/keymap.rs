@@ -275,11 +275,12 @@ pub fn global_help_lines() -> Vec<(String, &'static str)> {
     lines
 }
 
-/// The footer's (keys, word) pairs for `scope`.
-pub fn footer(scope: Scope) -> Vec<(String, &'static str)> {
+/// The footer's (keys, word) pairs for `scope`, but those of `hidden`
+/// (what cannot be done there now).
+pub fn footer(scope: Scope, hidden: &[Action]) -> Vec<(String, &'static str)> {
     BINDINGS
         .iter()
-        .filter(|b| b.scope == scope)
+        .filter(|b| b.scope == scope && !hidden.contains(&b.action))
         .filter_map(|b| {
             let (shown, word) = b.footer?;
             let all = keys_of(b);
@@ -361,7 +362,7 @@ mod tests {
     #[test]
     fn footers_fit_the_smallest_screen_and_hints_come_from_the_table() {
         for scope in SCOPES {
-            let width: usize = footer(scope)
+            let width: usize = footer(scope, &[])
                 .iter()
                 .map(|(keys, word)| keys.chars().count() + 1 + word.chars().count() + 2)
                 .sum::<usize>()
@@ -375,7 +376,10 @@ mod tests {
         );
         assert_eq!(label(KeyCode::Char('a'), KeyModifiers::CONTROL), "^A");
         assert_eq!(label(KeyCode::Char(' '), KeyModifiers::NONE), "Space");
-        let purge: Vec<String> = footer(Scope::Purge).into_iter().map(|(k, _)| k).collect();
+        let purge: Vec<String> = footer(Scope::Purge, &[])
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
         assert_eq!(purge[0], "+ -", "a pair shows both keys");
     }
 }

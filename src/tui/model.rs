@@ -213,6 +213,21 @@ pub const FILL_WARN: f64 = 0.80;
 /// ...and this full, warned about loudly.
 pub const FILL_ALARM: f64 = 0.95;
 
+/// What a side conversation read in the session's place (a subagent's
+/// thread, an older fork) refuses: whatever would change the session.
+pub const SIDE_READ_ONLY: [crate::tui::msg::Action; 7] = {
+    use crate::tui::msg::Action;
+    [
+        Action::TrimKeepLast,
+        Action::TrimBudget,
+        Action::Mark,
+        Action::MarkRange,
+        Action::StartClear,
+        Action::StartResumable,
+        Action::Contexts,
+    ]
+};
+
 /// A session its agent's own cleanup deletes within this (seconds) is
 /// marked in the list (`⚑`); the preview says when.
 pub const DELETES_SOON: f64 = 7.0 * 86_400.0;

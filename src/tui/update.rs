@@ -45,6 +45,8 @@ pub enum Go {
         record: SessionRecord,
         message_id: String,
         query: String,
+        /// The context the message is in.
+        context_id: String,
     },
     /// Open the purge preview (on the agent the list shows alone, if any).
     Purge,
@@ -375,9 +377,11 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
             record,
             message_id,
             query,
+            context_id,
         } => {
             let (mut viewer, effects) = viewer::open(app, record);
             viewer.goto = Some((message_id, query));
+            viewer.goto_context = Some(context_id);
             model.screen = Screen::Viewer(Box::new(viewer));
             effects
         }

@@ -36,6 +36,16 @@ pub fn transcript(
     Ok(transcript::render(&ctx, format, header))
 }
 
+/// Context `arg` (an id or unique prefix) of `record`, whoever's it is.
+pub fn context(record: &SessionRecord, arg: &str) -> Result<Context> {
+    if record.agent.is_external() {
+        return crate::store::ops::agent_threads::context(record, Some(arg));
+    }
+    let dir = &record.conversation_dir;
+    let session = Session::load(dir)?;
+    session.load_context(&contexts::find(dir, arg)?)
+}
+
 /// Writes `text` to `path` atomically. An existing file is replaced only
 /// with `force`; a path inside any of the `forbidden` folders (the session
 /// folder of the store, the session's own directory) is refused.

@@ -167,6 +167,12 @@ pub struct Viewer {
     /// Select this message once loaded and mark what this query matched in
     /// it (opened from a message search).
     pub goto: Option<(String, String)>,
+    /// The context the message to select is in (a search hit's), read
+    /// in its place when it is not the session's own.
+    pub goto_context: Option<String>,
+    /// A side conversation shown read-only in the session's place (a
+    /// subagent's, an older fork's), by context id.
+    pub side: Option<String>,
     /// Words to mark in the message text (the message search's query).
     pub find: Option<String>,
     /// The transcript a message read full screen was opened from: Esc
@@ -214,6 +220,8 @@ impl Viewer {
             mode: ViewerMode::Browse,
             waiting: req,
             goto: None,
+            goto_context: None,
+            side: None,
             find: None,
             behind: None,
             pending: Pending::default(),

@@ -14,8 +14,12 @@ use std::sync::Arc;
 /// A store operation of the viewer.
 #[derive(Clone, Debug)]
 pub enum ViewerOp {
-    /// Load a conversation (answers `ConversationLoaded`).
-    LoadConversation { record: SessionRecord },
+    /// Load a conversation (answers `ConversationLoaded`): the session's
+    /// own, or the side conversation `context` of it, read only.
+    LoadConversation {
+        record: SessionRecord,
+        context: Option<String>,
+    },
     /// Count tokens of every message (answers `Counted` slice by slice,
     /// then `CountingEnded`).
     CountTokens {
@@ -219,11 +223,13 @@ impl ViewerOp {
     pub(super) fn run(self, job: &Job) -> ViewerReply {
         let (store, now) = (job.store, job.now);
         match self {
-            ViewerOp::LoadConversation { record } => {
+            ViewerOp::LoadConversation { record, context } => {
                 crate::tui::transcript::prewarm_languages();
-                ViewerReply::ConversationLoaded {
-                    result: load(store, &record),
-                }
+                let result = match context {
+                    None => load(store, &record),
+                    Some(id) => load_side(store, &record, &id),
+                };
+                ViewerReply::ConversationLoaded { result }
             }
             ViewerOp::Follow { record } => ViewerReply::Followed {
                 result: load(store, &record),
@@ -404,6 +410,26 @@ fn load(store: &crate::store::Store, record: &SessionRecord) -> Result<Loaded, U
             recorded: c.recorded,
             context: Arc::new(c.context),
             agent_owned: c.agent_owned,
+        })
+        .map_err(UiError::from)
+}
+
+/// The side conversation `id` of `record` (a subagent's, an older
+/// fork's), read only: no usage of its own, no edits.
+fn load_side(
+    store: &crate::store::Store,
+    record: &SessionRecord,
+    id: &str,
+) -> Result<Loaded, UiError> {
+    store
+        .read_context(&store.target(record), id)
+        .map(|context| Loaded {
+            facts: None,
+            usage: None,
+            notes: Vec::new(),
+            recorded: None,
+            context: Arc::new(context),
+            agent_owned: true,
         })
         .map_err(UiError::from)
 }

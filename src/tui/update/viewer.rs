@@ -11,6 +11,7 @@ mod export;
 mod external;
 mod follow;
 mod message;
+mod side;
 mod sizes;
 mod transcript;
 mod trim;
@@ -31,6 +32,7 @@ pub fn open(app: &mut App, record: SessionRecord) -> (Viewer, Vec<Effect>) {
         req,
         ViewerOp::LoadConversation {
             record: record.clone(),
+            context: None,
         },
     );
     (Viewer::new(record, req), vec![effect])
@@ -209,10 +211,20 @@ fn on_loaded(
             if let Some((message_id, query)) = viewer.goto.take() {
                 match loaded.context.messages().position(|m| m.id() == message_id) {
                     Some(index) => viewer.selected = index,
-                    None => app.say(format!(
-                        "the message is in another context (press {} to see them)",
-                        keymap::key_for(Scope::Viewer, Action::Contexts)
-                    )),
+                    None => {
+                        // In a side conversation (a subagent's, an older
+                        // fork's): that one is read in the session's place.
+                        if let Some(side) =
+                            viewer.goto_context.take().filter(|_| viewer.side.is_none())
+                        {
+                            viewer.goto = Some((message_id, query));
+                            return side::open(viewer, app, side);
+                        }
+                        app.say(format!(
+                            "the message is in another context (press {} to see them)",
+                            keymap::key_for(Scope::Viewer, Action::Contexts)
+                        ));
+                    }
                 }
                 viewer.find = Some(query);
             }
@@ -289,6 +301,9 @@ pub fn on_action(viewer: &mut Viewer, app: &mut App, action: Action) -> Step {
         Action::CopyMessage | Action::CopySessionId | Action::CopySessionPath
     ) {
         copy::copy(viewer, app, action);
+        return Step::none();
+    }
+    if viewer.side.is_some() && side::refuses(app, action) {
         return Step::none();
     }
     if matches!(viewer.mode, ViewerMode::Browse | ViewerMode::Transcript(_)) {
@@ -564,6 +579,7 @@ fn reload(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
         viewer.waiting,
         ViewerOp::LoadConversation {
             record: viewer.record.clone(),
+            context: viewer.side.clone(),
         },
     )]
 }

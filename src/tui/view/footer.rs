@@ -65,7 +65,12 @@ fn status_paragraph(text: &str) -> Paragraph<'_> {
 /// The main keys of the current scope, then help.
 pub fn draw_keys(frame: &mut Frame, model: &Model, area: Rect, theme: Theme) {
     let mut spans = Vec::new();
-    for (key, what) in keymap::footer(keymap::scope(model)) {
+    // A side conversation is read only: its footer offers no change.
+    let hidden: &[Action] = match model.viewer() {
+        Some(v) if v.side.is_some() => &crate::tui::model::SIDE_READ_ONLY,
+        _ => &[],
+    };
+    for (key, what) in keymap::footer(keymap::scope(model), hidden) {
         spans.push(Span::styled(key, theme.key()));
         spans.push(Span::raw(format!(" {what}  ")));
     }

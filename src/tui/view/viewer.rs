@@ -114,7 +114,15 @@ fn heading(
     let id = viewer.loaded.as_ref().map_or("…", |l| l.context.id());
     let r = &viewer.record;
     let title;
-    let name = if r.agent.is_external() {
+    let name = if let Some(side) = &viewer.side {
+        // A side conversation read in the session's place: whose it is.
+        title = format!(
+            "{} (read only) of {}",
+            crate::store::safe_text::safe_line(side),
+            r.shown_name()
+        );
+        &title
+    } else if r.agent.is_external() {
         title = format!(
             "{}{} · {}",
             r.agent.display_name(),

@@ -95,6 +95,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Option
             record: row.record.clone(),
             message_id: hit.message_id,
             query: list.hits.query.clone(),
+            context_id: hit.context_id,
         })),
         _ => None,
     }

@@ -136,7 +136,7 @@ fn list_actions_sit_on_keys_that_do_not_edit_text() {
             "{code:?} {mods:?} edits the query"
         );
     }
-    let footer: Vec<String> = keymap::footer(keymap::Scope::List)
+    let footer: Vec<String> = keymap::footer(keymap::Scope::List, &[])
         .into_iter()
         .map(|(k, _)| k)
         .collect();

@@ -109,7 +109,11 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
     let [
         Effect::Store {
             req,
-            op: StoreOp::Viewer(ViewerOp::LoadConversation { record }),
+            op:
+                StoreOp::Viewer(ViewerOp::LoadConversation {
+                    record,
+                    context: None,
+                }),
         },
     ] = &effects[..]
     else {
@@ -135,6 +139,88 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
         "message m1 is at index 2, after the system prompt"
     );
     assert_eq!(viewer.find.as_deref(), Some("token"));
+}
+
+#[test]
+fn a_hit_in_a_side_conversation_opens_it_read_only_at_the_message() {
+    let mut m = searching();
+    act(&mut m, Action::Down);
+    // The hit is in a subagent's thread, not in the session's own context.
+    let side = "agent-1234".to_string();
+    let hit_at = m.list.hits.rows[m.list.hits.selected].hit;
+    m.list.hits.hits[hit_at].message_id = "m6".into();
+    m.list.hits.hits[hit_at].context_id = side.clone();
+    let effects = act(&mut m, Action::Open);
+    let [Effect::Store { req, .. }] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    let loaded = |ctx: crate::store::Context| Loaded {
+        facts: None,
+        context: Arc::new(ctx),
+        agent_owned: false,
+        usage: None,
+        notes: Vec::new(),
+        recorded: None,
+    };
+    // The session's own context has no such message: the side one is read.
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            *req,
+            ViewerReply::ConversationLoaded {
+                result: Ok(loaded(context(5))),
+            },
+        ),
+    );
+    let [
+        Effect::Store {
+            req,
+            op:
+                StoreOp::Viewer(ViewerOp::LoadConversation {
+                    record,
+                    context: Some(asked),
+                }),
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!((record.id.as_str(), asked), ("a", &side));
+    let said = m.app.status.as_ref().unwrap().text.clone();
+    assert!(
+        said.contains("side conversation") && said.contains("read only"),
+        "{said}"
+    );
+    // A longer thread: its message m6 is not in the session's own five.
+    update(
+        &mut m,
+        Msg::reply(
+            *req,
+            ViewerReply::ConversationLoaded {
+                result: Ok(loaded(context(8))),
+            },
+        ),
+    );
+    let viewer = m.viewer().unwrap();
+    assert_eq!(viewer.side.as_deref(), Some("agent-1234"));
+    assert_eq!(
+        viewer.selected, 7,
+        "at the message, after the system prompt"
+    );
+    // Nothing that would change the session is offered on it.
+    for action in [
+        Action::TrimKeepLast,
+        Action::Mark,
+        Action::StartClear,
+        Action::Contexts,
+    ] {
+        m.app.status = None;
+        assert!(act(&mut m, action).is_empty(), "{action:?}");
+        assert!(
+            m.app.status.as_ref().is_some_and(|s| s.is_error),
+            "{action:?}"
+        );
+    }
 }
 
 /// `searching()` answered again, with hits in a, b, a, a, c (best first).

@@ -39,7 +39,8 @@ pub fn on_disk(viewer: &mut Viewer, app: &mut App, event: &StoreEvent) -> Vec<Ef
 /// Reads the session again if it changed and the viewer waits for nothing.
 pub fn maybe_follow(viewer: &mut Viewer, app: &mut App) -> Vec<Effect> {
     let loading = viewer.loaded.is_none() && viewer.error.is_none();
-    if !viewer.dirty || loading || viewer.waiting != viewer.loaded_req {
+    // A side conversation shown is not the session's own to follow.
+    if !viewer.dirty || loading || viewer.waiting != viewer.loaded_req || viewer.side.is_some() {
         return Vec::new();
     }
     viewer.dirty = false;
