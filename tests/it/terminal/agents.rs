@@ -364,3 +364,54 @@ fn the_usage_dashboard_opens_in_a_real_terminal_and_goes_back() {
     ui.keys(&["Escape"]);
     ui.wait_for(&format!("{total} sessions"));
 }
+
+#[test]
+fn a_search_hit_in_a_subagent_opens_it_read_only_in_a_real_terminal() {
+    let (tmp, root) = demo_store(3, 6, &[]);
+    let home = tmp.path().join("home");
+    agents::generate(
+        &home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    let before = snapshot(&home);
+    let ui = Tmux::start(&in_a_terminal(
+        tmp.path(),
+        &home,
+        &format!("--root {} --user tester", root.display()),
+    ));
+    ui.wait_for(" sessions");
+    // The task a Claude Code session gave its subagent, said in both.
+    ui.keys(&["C-f"]);
+    ui.text("Find why the test fails");
+    // The session's hits, one row until Enter opens them.
+    ui.wait_for("▸ ");
+    ui.keys(&["Enter"]);
+    ui.wait_for("▾ ");
+    // Its hits, one by one, until one is in the subagent's own thread.
+    let mut opened = None;
+    for _ in 0..8 {
+        ui.keys(&["Down", "Tab"]);
+        let screen = ui.wait_for("Esc back");
+        if screen.contains("(read only) of") {
+            opened = Some(screen);
+            break;
+        }
+        ui.keys(&["Escape"]);
+        ui.wait_for("messages matching");
+    }
+    let screen = opened.expect("a hit inside the subagent opened it");
+    assert!(screen.contains("agent-"), "{screen}");
+    assert!(screen.contains("Find why the test fails"), "{screen}");
+    assert!(!screen.contains("t b trim"), "no trim offered: {screen}");
+    // A trim is refused there, with where to do it.
+    ui.keys(&["t"]);
+    ui.wait_for("a side conversation is read only here");
+    ui.keys(&["Escape"]);
+    ui.wait_for("messages matching");
+    assert_eq!(
+        snapshot(&home),
+        before,
+        "nothing of the agent's was written"
+    );
+}
