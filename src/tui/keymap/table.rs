@@ -190,7 +190,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Contexts, &[k(K::PageDown)], A::PageDown, "page down", None),
     bind(S::Contexts, &[k(K::Home)], A::Home, "first context", None),
     bind(S::Contexts, &[k(K::End)], A::End, "last context", None),
-    bind(S::Contexts, &[k(K::Enter)], A::Confirm, "make it the active context", Some((1, "make active"))),
+    bind(S::Contexts, &[k(K::Enter)], A::Confirm, "make it the active context (another agent's subagent or thread: read it, read only)", Some((1, "make active/read"))),
     bind(S::Contexts, &[c('d'), k(K::Delete)], A::DeleteContext, "delete (asks; not active or an ancestor)", Some((1, "delete"))),
     bind(S::Contexts, &[c('=')], A::Diff, "compare with its parent: dropped, cleared, added", Some((1, "diff"))),
     bind(S::Contexts, &[k(K::Esc)], A::Back, "close", Some((1, "back"))),

@@ -431,3 +431,33 @@ fn a_refused_delete_says_why_and_asks_nothing() {
     );
     assert!(m.app.overlay.is_none());
 }
+
+#[test]
+fn another_agents_subagent_chosen_in_the_contexts_opens_read_only() {
+    let mut m = viewing(3);
+    if let Screen::Viewer(v) = &mut m.screen {
+        v.record.agent = crate::store::Agent::Claude;
+    }
+    act(&mut m, Action::Contexts);
+    listed_reply(&mut m, false, three());
+    act(&mut m, Action::Down);
+    assert_eq!(cursor(&m), 2);
+    // Not made active (another agent's files never are): read in its place.
+    let effects = act(&mut m, Action::Confirm);
+    let [
+        Effect::Store {
+            op:
+                StoreOp::Viewer(ViewerOp::LoadConversation {
+                    context: Some(id), ..
+                }),
+            ..
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(id, "other");
+    let viewer = m.viewer().unwrap();
+    assert_eq!(viewer.side.as_deref(), Some("other"));
+    assert!(matches!(viewer.mode, ViewerMode::Browse));
+}

@@ -129,6 +129,12 @@ fn switch(viewer: &mut Viewer, app: &mut App) -> Step {
         return Step::none();
     }
     let context_id = chosen.id.clone();
+    if viewer.record.agent.is_external() {
+        // Another agent's subagent or side thread: read in the session's
+        // place (its files are never made to point elsewhere).
+        viewer.mode = ViewerMode::Browse;
+        return Step::effects(super::side::open(viewer, app, context_id));
+    }
     viewer.waiting = app.request();
     Step::effect(Effect::store(
         viewer.waiting,

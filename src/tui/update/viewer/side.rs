@@ -17,7 +17,7 @@ pub fn open(viewer: &mut Viewer, app: &mut App, context: String) -> Vec<Effect> 
     viewer.loaded = None;
     viewer.waiting = app.request();
     app.say(format!(
-        "the message is in a side conversation of this session ({}): read only; {} goes back",
+        "a side conversation of this session ({}), read only; {} goes back",
         crate::store::safe_text::safe_line(&context),
         keymap::key_for(Scope::Viewer, Action::Back)
     ));
