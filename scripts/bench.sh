@@ -359,13 +359,17 @@ rows=$("$bin" --config "$work/hosts.toml" --host a --host b list --json | python
 [ "$rows" = "$((2 * n10k)) ['a', 'b']" ] || { echo "hosts: $rows, not $((2 * n10k)) rows of a and b" >&2; exit 1; }
 hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-local.json" \
   "$bin --root $work/hosts/a/.loki --user $me list --json" >/dev/null
+hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-one.json" \
+  "$bin --config $work/hosts.toml --host a list --json" >/dev/null
 hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-two.json" \
   "$bin --config $work/hosts.toml --host a --host b list --json" >/dev/null
 python3 - "$work" <<'PY'
 import json, sys
 m = lambda f: json.load(open("%s/%s.json" % (sys.argv[1], f)))["results"][0]["median"]
-l, t = m("hosts-local"), m("hosts-two")
-print("list here %.0f ms; two hosts %.0f ms: %.2fx of this machine's list (target: at most 1.5x plus one ssh round trip)" % (l * 1e3, t * 1e3, t / l))
+l, o, t = m("hosts-local"), m("hosts-one"), m("hosts-two")
+print("list here %.0f ms; one host %.0f ms (%.2fx: what asking and merging add); two hosts %.0f ms: %.2fx "
+      "(target: at most 1.5x plus one ssh round trip; here both hosts' programs share this machine's cores)"
+      % (l * 1e3, o * 1e3, o / l, t * 1e3, t / l))
 PY
 unset LOKI_SESSIONS_SSH FAKE_SSH_HOMES
 fi
