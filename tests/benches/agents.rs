@@ -25,6 +25,10 @@
 //! `LOKI_BENCH_SMOKE=1` (CI) makes small data and runs each part once: its
 //! figures mean nothing, only that every part answers.
 
+// A benchmark stops at its first failure (its figures would mean nothing
+// after one), as a test does: unwrap is allowed here as in the tests.
+#![allow(clippy::unwrap_used)]
+
 // Shared with the other benches; this one needs only part of it.
 #[allow(dead_code)]
 #[path = "support.rs"]
@@ -185,9 +189,10 @@ fn whole_process(home: &Path, args: &[&str]) -> Duration {
 /// The binary measured: `LOKI_BENCH_BIN`, else this build's (a target
 /// folder shared with another checkout may hold another build's).
 fn bin() -> PathBuf {
-    std::env::var_os("LOKI_BENCH_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions")))
+    std::env::var_os("LOKI_BENCH_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_loki-sessions")),
+        PathBuf::from,
+    )
 }
 
 /// The count files kept under `home`'s cache (one per session counted).
@@ -409,7 +414,7 @@ fn search(home: &Path, loki: &Path) -> serde_json::Value {
 }
 
 fn workers() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
 }
 
 fn main() {

@@ -10,6 +10,10 @@
 //! that one long session is generated first. Results are printed and
 //! written as JSON to target/bench-edits.json.
 
+// A benchmark stops at its first failure (its figures would mean nothing
+// after one), as a test does: unwrap is allowed here as in the tests.
+#![allow(clippy::unwrap_used)]
+
 use loki_sessions::demo::{self, DemoSpec};
 use loki_sessions::store::{
     ClearChoice, EditFacts, Encoding, Store, WindowFacts, clear_targets, cleared_counts,

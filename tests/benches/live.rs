@@ -13,6 +13,10 @@
 //! `loki-sessions demo` (user `bench`); without them they are generated. Results are printed and
 //! written as JSON to target/bench-live.json.
 
+// A benchmark stops at its first failure (its figures would mean nothing
+// after one), as a test does: unwrap is allowed here as in the tests.
+#![allow(clippy::unwrap_used)]
+
 // Shared with the other benches; this one needs only part of it.
 #[allow(dead_code)]
 #[path = "support.rs"]

@@ -9,6 +9,10 @@
 //! whole-process comparison with rg and the peak memory of a cold build are
 //! in scripts/bench.sh. Results go to target/bench-search.json.
 
+// A benchmark stops at its first failure (its figures would mean nothing
+// after one), as a test does: unwrap is allowed here as in the tests.
+#![allow(clippy::unwrap_used)]
+
 #[path = "support.rs"]
 mod support;
 
@@ -28,7 +32,7 @@ fn conversation_bytes(root: &Path) -> u64 {
         .unwrap()
         .flatten()
         .filter_map(|s| std::fs::read_dir(s.path().join("memory")).ok())
-        .flat_map(|files| files.flatten())
+        .flat_map(std::iter::Iterator::flatten)
         .filter_map(|f| f.metadata().ok())
         .map(|m| m.len())
         .sum()

@@ -10,6 +10,10 @@
 //! whole-process comparisons. Results are printed and written as JSON to
 //! target/bench-tui.json.
 
+// A benchmark stops at its first failure (its figures would mean nothing
+// after one), as a test does: unwrap is allowed here as in the tests.
+#![allow(clippy::unwrap_used)]
+
 #[path = "support.rs"]
 mod support;
 

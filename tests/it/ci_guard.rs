@@ -65,7 +65,11 @@ fn the_ci_script_refuses_what_would_weaken_it() {
 
 #[test]
 fn under_ci_the_tests_refuse_filters_and_weakening_variables() {
-    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let args = |a: &[&str]| {
+        a.iter()
+            .map(std::string::ToString::to_string)
+            .collect::<Vec<_>>()
+    };
     let unset = |_: &str| false;
     // What .ci/run passes, with libtest's own options, is a full run.
     let full = args(&["--include-ignored", "--test-threads", "2", "--color=always"]);

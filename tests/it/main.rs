@@ -17,6 +17,10 @@
 //! `LOKI_TEST_SCALE` (see `common::sized`): small for a newcomer's
 //! `cargo test`, the full size under CI.
 
+// A test stops at its first failure: its helpers unwrap as its test
+// functions do (clippy allows it in `#[test]` functions alone).
+#![allow(clippy::unwrap_used)]
+
 mod architecture;
 mod ci_guard;
 mod cli;

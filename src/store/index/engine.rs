@@ -264,10 +264,11 @@ impl Engine {
         let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (i, clause) in query.clauses.iter().enumerate() {
             let terms: Vec<Term> = clause.iter().map(|w| term(w)).collect();
-            let built: Box<dyn Query> = if query.prefix_last && i == last {
+            let prefixed = terms.last().filter(|_| query.prefix_last && i == last);
+            let built: Box<dyn Query> = if let Some(tail) = prefixed {
                 // Every word the prefix starts: a cap would leave messages
                 // out (one letter can start tens of thousands of words).
-                let expansions = prefix_expansions(searcher, terms.last().unwrap());
+                let expansions = prefix_expansions(searcher, tail);
                 let mut prefix = PhrasePrefixQuery::new(terms);
                 prefix.set_max_expansions(expansions);
                 Box::new(prefix)

@@ -506,13 +506,16 @@ fn a_loki_context_made_resumable_names_its_images_and_the_preview_is_the_write()
     assert_eq!(now["total_tokens"], done["tokens_after"]);
     assert_eq!(now["active_context_id"], done["new_context_id"]);
     // The old context stays: activate undoes the fix.
-    let parent_id = ctx["id"].as_str().map(str::to_string).unwrap_or_else(|| {
-        parent_path
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned()
-    });
+    let parent_id = ctx["id"].as_str().map_or_else(
+        || {
+            parent_path
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        },
+        str::to_string,
+    );
     ok(tmp.path(), &["activate", &id, &parent_id]);
     assert_eq!(active_context(tmp.path(), &id).0, parent_path);
 }

@@ -19,7 +19,7 @@ fn load_factor() -> f64 {
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
         .unwrap_or(0.0);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as f64;
     (load / cores).max(1.0)
 }
 

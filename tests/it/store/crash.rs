@@ -356,7 +356,7 @@ fn kill_writers(seed: u64) {
         let slot = std::fs::read_dir(cache.join("loki-sessions"))
             .ok()
             .and_then(|mut slots| slots.next())
-            .and_then(|slot| slot.ok())
+            .and_then(std::result::Result::ok)
             .map(|slot| slot.path());
         let watched: Vec<PathBuf> = match (indexing, slot) {
             (true, Some(slot)) => vec![slot],

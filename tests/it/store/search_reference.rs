@@ -497,7 +497,7 @@ fn the_search_as_one_types_answers_as_the_files_over_thousands_of_words() {
                         &h.role,
                         &h.session_name,
                     ]
-                    .map(|s| s.to_string())
+                    .map(std::string::ToString::to_string)
                 })
                 .collect();
             same(&format!("live search {label}"), text, &got, want);
@@ -525,7 +525,7 @@ fn the_search_as_one_types_answers_as_the_files_over_thousands_of_words() {
                         &h.role,
                         &h.session_name,
                     ]
-                    .map(|s| s.to_string())
+                    .map(std::string::ToString::to_string)
                 })
                 .collect();
             same(&format!("index, no update, {label}"), text, &got, want);

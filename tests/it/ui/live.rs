@@ -79,7 +79,7 @@ fn fresh(root: &Path, id: &str) -> (Vec<String>, Vec<u64>) {
 fn viewer_len(m: &Model) -> usize {
     m.viewer()
         .and_then(|v| v.loaded.as_ref())
-        .map_or(0, |l| l.len())
+        .map_or(0, loki_sessions::tui::model::Loaded::len)
 }
 
 fn viewer_counted(m: &Model) -> bool {

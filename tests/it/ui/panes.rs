@@ -467,7 +467,7 @@ fn transcript_in_light_and_dark_colours() {
             let mut settings = insta::Settings::clone_current();
             settings.add_filter(&regex_escape(&dir.path().display().to_string()), "[TMP]");
             settings.bind(|| {
-                insta::assert_snapshot!(format!("transcript_{name}_{w}x{h}"), ui.styled_screen())
+                insta::assert_snapshot!(format!("transcript_{name}_{w}x{h}"), ui.styled_screen());
             });
         }
     }

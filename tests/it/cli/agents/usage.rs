@@ -15,12 +15,13 @@ const CCUSAGE_VERSION: &str = "20.0.24";
 /// The ccusage binary: `$CCUSAGE`, or the copy `.ci/run` installs under
 /// `target/ccusage`.
 pub(super) fn ccusage() -> Option<PathBuf> {
-    let path = std::env::var_os("CCUSAGE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
+    let path = std::env::var_os("CCUSAGE").map_or_else(
+        || {
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                 .join("target/ccusage/node_modules/.bin/ccusage")
-        });
+        },
+        PathBuf::from,
+    );
     path.exists().then_some(path)
 }
 

@@ -566,7 +566,7 @@ fn no_escape_from_a_file_reaches_stdout_or_stderr_raw() {
         vec!["show", "no-such-session-\x1b]0;x"],
     ]
     .iter()
-    .map(|a| a.iter().map(|s| s.to_string()).collect())
+    .map(|a| a.iter().map(std::string::ToString::to_string).collect())
     .collect();
     for id in ids {
         for args in [
@@ -580,7 +580,7 @@ fn no_escape_from_a_file_reaches_stdout_or_stderr_raw() {
             vec!["resume", id, "--print", "command"],
             vec!["resume", id],
         ] {
-            runs.push(args.iter().map(|s| s.to_string()).collect());
+            runs.push(args.iter().map(std::string::ToString::to_string).collect());
         }
     }
     runs.push(vec!["delete".into(), ids[0].into(), "--yes".into()]);

@@ -225,7 +225,7 @@ fn special_and_huge_index_files_are_replaced_quickly() {
         match kind {
             "fifo" => super::special::make(&p.slot(), super::special::Special::Fifo(file)),
             "device" => {
-                super::special::make(&p.slot(), super::special::Special::Device(file, 1, 5))
+                super::special::make(&p.slot(), super::special::Special::Device(file, 1, 5));
             }
             "sparse" => {
                 let f = std::fs::File::create(&path).unwrap();
