@@ -49,6 +49,13 @@ pub fn ahead(then: f64, now: f64) -> String {
     span((then - now).max(0.0)).unwrap_or_else(|| "less than a minute".into())
 }
 
+/// The first `chars` characters of `id`, for a column (an id from a file
+/// may hold any character, so it is never cut inside one).
+pub fn id_prefix(id: &str, chars: usize) -> &str {
+    let end = id.char_indices().nth(chars).map_or(id.len(), |(at, _)| at);
+    &id[..end]
+}
+
 /// When an agent's cleanup due at `at` deletes a session, from `now`:
 /// "in 3 days", or "when it next starts" (it deletes as it starts).
 pub fn cleanup_when(at: f64, now: f64) -> String {

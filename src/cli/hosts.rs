@@ -193,7 +193,7 @@ fn rows(
                     "{host:<width$}  {}  {:<9}  {}  {}",
                     humanize::pad(&humanize::truncate(&text(r, "session_name"), 32), 32),
                     text(r, "role"),
-                    &id[..id.len().min(17)],
+                    humanize::id_prefix(&id, 17),
                     humanize::truncate(&text(r, "snippet").replace('\n', " "), 80)
                 ));
             }
@@ -208,7 +208,7 @@ fn rows(
                 lines.push(format!(
                     "{host:<width$}  {:<7}  {:<17}  {:<14}  {}",
                     text(r, "agent"),
-                    &id[..id.len().min(17)],
+                    humanize::id_prefix(&id, 17),
                     humanize::last_used(time(r), env.now),
                     // Another agent's session is shown by its title.
                     humanize::truncate(

@@ -117,7 +117,7 @@ pub fn run(env: &CliEnv, args: SearchArgs) -> Result<(), CliError> {
                 humanize::pad(name, width),
                 humanize::last_used(h.last_used_at, env.now),
                 h.role,
-                &h.session_id[..h.session_id.len().min(17)],
+                humanize::id_prefix(&h.session_id, 17),
                 h.snippet
             )
         });

@@ -219,8 +219,9 @@ fn a_hostile_or_wrong_answer_is_refused_naming_the_host_and_escapes_never_reach_
     let version = format!("loki-sessions {}", env!("CARGO_PKG_VERSION"));
     let probe = Machines::new("");
     let id = "0a8f5c1e-1111-4222-8333-944445555666";
+    // A second id with a two-byte letter across the column's cut.
     let escapes = format!(
-        r#"[{{"id":"{id}","agent":"claude","name":"x","title":"owned \u001b]0;pwned\u0007 \u001b[2J","last_used_at":1795939000}}]"#
+        r#"[{{"id":"{id}","agent":"claude","name":"x","title":"owned \u001b]0;pwned\u0007 \u001b[2J","last_used_at":1795939000}},{{"id":"aaaaaaaaaaaaaaaaé-cut","agent":"codex","name":"cut","last_used_at":1795939000}}]"#
     );
     let extra = [
         answering(&probe, "escapes", &version, &escapes),
@@ -258,6 +259,10 @@ fn a_hostile_or_wrong_answer_is_refused_naming_the_host_and_escapes_never_reach_
         "{text:?} {said:?}"
     );
     assert!(text.contains(r"owned \x1b]0;pwned\x07 \x1b[2J"), "{text}");
+    assert!(
+        text.contains("aaaaaaaaaaaaaaaaé "),
+        "cut by characters: {text}"
+    );
     assert!(
         said.contains("host types: answered a row #1 whose id is not what it should be (refused)"),
         "{said}"
