@@ -113,7 +113,10 @@ pub fn chosen(asked: &[String], configured: &[Host]) -> Result<Vec<Host>, String
                         "no host {:?} in the config's [hosts] ({}); `local` is this machine, `all` every host",
                         crate::store::safe_text::safe_line(name),
                         if known.is_empty() {
-                            "it names none".to_string()
+                            format!(
+                                "it names none: add `{} = \"user@machine\"` under [hosts]",
+                                crate::store::safe_text::safe_line(name)
+                            )
                         } else {
                             format!("it names {}", known.join(", "))
                         }
@@ -158,6 +161,11 @@ mod tests {
             chosen(&["nope".into()], &[dev])
                 .unwrap_err()
                 .contains("it names dev")
+        );
+        let none = chosen(&["dev".into()], &[]).unwrap_err();
+        assert!(
+            none.contains(r#"add `dev = "user@machine"` under [hosts]"#),
+            "{none}"
         );
     }
 }
