@@ -3,7 +3,7 @@
 use crate::store::error::{Result, StoreError};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What a walk of a session directory found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,6 +74,26 @@ pub fn tree_facts(dir: &Path) -> Result<TreeFacts> {
         }
     }
     Ok(facts)
+}
+
+/// Every regular file below `dir`, sorted (links and oddities left out).
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(listing) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in listing.flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => todo.push(e.path()),
+                Ok(t) if t.is_file() => out.push(e.path()),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The effective uid of this process.

@@ -356,24 +356,7 @@ fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
         match std::fs::symlink_metadata(p) {
-            Ok(m) if m.is_dir() => {
-                let mut inner: Vec<PathBuf> = Vec::new();
-                let mut todo = vec![p.clone()];
-                while let Some(d) = todo.pop() {
-                    let Ok(listing) = std::fs::read_dir(&d) else {
-                        continue;
-                    };
-                    for e in listing.flatten() {
-                        match e.file_type() {
-                            Ok(t) if t.is_dir() => todo.push(e.path()),
-                            Ok(t) if t.is_file() => inner.push(e.path()),
-                            _ => {}
-                        }
-                    }
-                }
-                inner.sort();
-                out.extend(inner);
-            }
+            Ok(m) if m.is_dir() => out.extend(crate::store::fs::disk::files_below(p)),
             Ok(m) if m.is_file() => out.push(p.clone()),
             _ => {}
         }

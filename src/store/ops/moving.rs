@@ -126,7 +126,7 @@ pub fn plan(record: &SessionRecord, to: &Path) -> Result<MovePlan> {
         plan.writes.push((plan.to_file.clone(), new));
         // The side folder (subagents, large tool outputs) goes along.
         let side = record.conversation_dir.join(record.id.as_str());
-        for file in files_below(&side) {
+        for file in crate::store::fs::disk::files_below(&side) {
             let Ok(rel) = file.strip_prefix(&side) else {
                 continue;
             };
@@ -234,26 +234,6 @@ fn every_line(bytes: &[u8]) -> Vec<jsonl::LineSpan> {
         spans.push(jsonl::tail_span(bytes, 0, line));
     }
     spans
-}
-
-/// Every regular file below `dir` (links and oddities left out).
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(listing) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in listing.flatten() {
-            match e.file_type() {
-                Ok(t) if t.is_dir() => todo.push(e.path()),
-                Ok(t) if t.is_file() => out.push(e.path()),
-                _ => {}
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// Writes what `plan` says (each file created, never over one), then

@@ -46,15 +46,20 @@ pub fn ask_folder(list: &ListScreen, app: &mut App) -> Step {
 /// The folder was typed: a relative one is taken from where the UI runs,
 /// `~/` from the home folder; the store is asked what the move would do.
 pub fn on_folder_typed(list: &mut ListScreen, app: &mut App, id: &str, text: &str) -> Step {
-    let Some(&index) = list.by_id.get(id) else {
-        return Step::none(); // the session left the list meanwhile
-    };
-    let to = match folder(text) {
-        Ok(to) => to,
+    match folder(text) {
+        Ok(to) => ask_store(list, app, id, to, false),
         Err(why) => {
             app.complain(why);
-            return Step::none();
+            Step::none()
         }
+    }
+}
+
+/// Asks the store to move session `id` to `to`: what it would write, or
+/// (`write`) the move itself; nothing when the session left the list.
+fn ask_store(list: &mut ListScreen, app: &mut App, id: &str, to: PathBuf, write: bool) -> Step {
+    let Some(&index) = list.by_id.get(id) else {
+        return Step::none();
     };
     let req = app.request();
     list.waiting.moving = Some(req);
@@ -63,7 +68,7 @@ pub fn on_folder_typed(list: &mut ListScreen, app: &mut App, id: &str, text: &st
         ListOp::Move {
             record: list.rows[index].record.clone(),
             to,
-            write: false,
+            write,
         },
     ))
 }
@@ -134,19 +139,7 @@ fn shown(text: &str) -> String {
 
 /// The person said yes to the move previewed.
 pub fn on_confirmed(list: &mut ListScreen, app: &mut App, id: &str, to: PathBuf) -> Step {
-    let Some(&index) = list.by_id.get(id) else {
-        return Step::none();
-    };
-    let req = app.request();
-    list.waiting.moving = Some(req);
-    Step::effect(Effect::store(
-        req,
-        ListOp::Move {
-            record: list.rows[index].record.clone(),
-            to,
-            write: true,
-        },
-    ))
+    ask_store(list, app, id, to, true)
 }
 
 /// The move was written (or refused at the last check).

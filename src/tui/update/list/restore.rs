@@ -63,9 +63,11 @@ pub fn on_restored(
     list.waiting.restore = None;
     match result {
         Ok(written) => {
-            let first = written
-                .first()
-                .map_or(String::new(), |p| format!(" to {}", p.display()));
+            let first = written.first().map_or(String::new(), |p| {
+                // A name the archive kept from the agent's folder: made safe.
+                let path = p.display().to_string();
+                format!(" to {}", crate::store::safe_text::safe_line(&path))
+            });
             app.say(format!(
                 "restored session {id}{first} ({}); {} resumes it",
                 humanize::plural(written.len() as u64, "file"),

@@ -97,23 +97,12 @@ fn a_codex_rollout_keeps_its_name_with_the_new_folder_and_gemini_is_refused() {
 
 /// ccusage's figures for the one session in `file`, read alone (in a
 /// home of its own, as `rel` beneath it).
-fn ccusage_of(ccusage: &Path, file: &Path, rel: &Path, id: &str) -> Vec<Value> {
-    use crate::common::Sandboxed;
+fn ccusage_of(file: &Path, rel: &Path, id: &str) -> Vec<Value> {
     let alone = tempfile::tempdir().unwrap();
     let to = alone.path().join(rel);
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
     std::fs::copy(file, &to).unwrap();
-    let out = std::process::Command::new(ccusage)
-        .args(["session", "--json", "--offline"])
-        .at_home(alone.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = super::usage::ccusage_json(alone.path(), alone.path(), &["session"]);
     let session = report["session"]
         .as_array()
         .unwrap()
@@ -141,9 +130,10 @@ fn a_moved_claude_session_reads_in_claude_code_log_and_ccusage_as_before() {
             "claude-code-log {CLAUDE_CODE_LOG_VERSION} is not installed: set CLAUDE_CODE_LOG or run .ci/run"
         );
     };
-    let Some(ccusage) = super::usage::ccusage() else {
-        panic!("ccusage is not installed: set CCUSAGE or run .ci/run");
-    };
+    assert!(
+        super::usage::ccusage().is_some(),
+        "ccusage is not installed: set CCUSAGE or run .ci/run"
+    );
     let h = Home::new();
     let mut checked = 0;
     for id in h.made.claude.clone() {
@@ -165,7 +155,7 @@ fn a_moved_claude_session_reads_in_claude_code_log_and_ccusage_as_before() {
             continue;
         };
         let rel_before = old_file.strip_prefix(&h.home).unwrap().to_path_buf();
-        let spent_before = ccusage_of(&ccusage, &old_file, &rel_before, &id);
+        let spent_before = ccusage_of(&old_file, &rel_before, &id);
         let to = h.home.join(format!("src/moved-{checked}"));
         std::fs::create_dir_all(&to).unwrap();
         let done = h.json(&["move", &id, "--to", to.to_str().unwrap(), "--json"]);
@@ -176,7 +166,7 @@ fn a_moved_claude_session_reads_in_claude_code_log_and_ccusage_as_before() {
         assert_eq!(warned, warned_before, "{id}: no new warning");
         let rel = new_file.strip_prefix(&h.home).unwrap().to_path_buf();
         assert_eq!(
-            ccusage_of(&ccusage, &new_file, &rel, &id),
+            ccusage_of(&new_file, &rel, &id),
             spent_before,
             "{id}: what it spent, as before"
         );

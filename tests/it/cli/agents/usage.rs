@@ -121,7 +121,11 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
 }
 
 /// `ccusage ARGS --json --offline` on `home`, days in UTC.
-fn ccusage_json(home: &std::path::Path, cache: &std::path::Path, args: &[&str]) -> Value {
+pub(super) fn ccusage_json(
+    home: &std::path::Path,
+    cache: &std::path::Path,
+    args: &[&str],
+) -> Value {
     let ccusage = ccusage().expect("ccusage is installed");
     let out = std::process::Command::new(ccusage)
         .args(args)
