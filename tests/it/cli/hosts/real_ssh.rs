@@ -127,8 +127,11 @@ fn list_search_and_show_through_a_real_sshd_and_a_hanging_host_never_holds_them(
         "{:?}",
         started.elapsed()
     );
+    // Cut at the deadline by us, or by ssh's own connect timeout (which
+    // the deadline bounds): either way named and left out, in time.
     assert!(
-        said.contains("host hang: did not answer within 3 s"),
+        said.contains("host hang: did not answer within 3 s")
+            || said.contains("host hang: unreachable:"),
         "{said}"
     );
     assert!(said.contains("host closed: unreachable:"), "{said}");
