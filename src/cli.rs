@@ -194,7 +194,7 @@ pub enum Command {
 /// Runs a subcommand, or the terminal UI when there is none.
 pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
     let Some(command) = cli.command else {
-        return browse::run(env, &cli.tui);
+        return browse::run(env, &cli.tui, &cli.hosts);
     };
     // `resume` does what Enter in the UI does, so it takes the UI's
     // `--print` and `--exec`; no other subcommand uses the UI's options.

@@ -4,11 +4,13 @@
 //! printed it, and is checked like any file before anything of it is
 //! shown. Nothing runs on a host the person did not name; no daemon or
 //! server of ours is involved. `ssh.rs` runs the program, `answer.rs`
-//! checks what comes back.
+//! checks what comes back, `sessions.rs` reads a host's rows from it.
 
 pub mod answer;
+mod sessions;
 mod ssh;
 
+pub use sessions::{MAX_ANSWER, RemoteSession, answered_rows, list};
 pub use ssh::{Reply, ask, interactive};
 
 /// A host of the config's `[hosts]`.

@@ -51,6 +51,9 @@ pub fn default_settings(kind: StoreKind) -> Settings {
         resume_check: Default::default(),
         looked_in: None,
         archive_due: None,
+        hosts: Vec::new(),
+        host_timeout: std::time::Duration::from_secs(20),
+        open_hosts: Vec::new(),
     }
 }
 
@@ -58,7 +61,7 @@ pub fn default_settings(kind: StoreKind) -> Settings {
 /// root or folder given that is not there is an error; the default root may
 /// be missing (the UI starts the first session). The demo store is removed
 /// on exit unless `--keep` (or a resume) keeps it, and either is said.
-pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
+pub fn run(env: &CliEnv, args: &TuiArgs, asked_hosts: &[String]) -> Result<(), CliError> {
     if !args.demo && (env.root_from != RootFrom::Default || env.peteos_flag) {
         env.check_folder()?;
     }
@@ -114,7 +117,19 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
         let (table, output) = (env.config.resume.clone(), output.clone());
         ResumeCheck::new(move |target| resume_preflight::check(table.as_ref(), target, &output))
     };
+    let hosts = env.config.hosts().map_err(CliError::usage)?;
+    // `--host` opens on the other machines' pane; this machine's sessions
+    // are the list behind it.
+    let open_hosts: Vec<crate::hosts::Host> = crate::hosts::chosen(asked_hosts, &hosts)
+        .map_err(CliError::usage)?
+        .into_iter()
+        .filter(|h| !h.is_local())
+        .collect();
+    let host_timeout = env.config.host_timeout().map_err(CliError::usage)?;
     let settings = Settings {
+        hosts,
+        host_timeout,
+        open_hosts,
         encoding: env.encoding(args.encoding)?,
         window_tokens: args
             .window
@@ -169,9 +184,36 @@ pub fn run(env: &CliEnv, args: &TuiArgs) -> Result<(), CliError> {
             });
         }
         Exit::Resume(record) => record,
+        Exit::ResumeRemote { host, id } => return resume_remote(&output, host, &id, host_timeout),
     };
     let target = store.target(&record);
     crate::cli::resume::finish(env, &target, &output)
+}
+
+/// Enter on another machine's session: resumed there over `ssh -t`, as
+/// `loki-sessions --host NAME resume ID` does. `--print` promised a path
+/// of this machine on stdout, which a session there has not.
+fn resume_remote(
+    output: &ResumeOutput,
+    host: crate::hosts::Host,
+    id: &str,
+    deadline: std::time::Duration,
+) -> Result<(), CliError> {
+    if let ResumeOutput::Print(_) = output {
+        return Err(CliError::usage(format!(
+            "session {id} is on {}: with --print nothing of it is here to print; resume it with `loki-sessions --host {0} resume {id}`",
+            host.name
+        )));
+    }
+    crate::note!(
+        "loki-sessions: resuming {id} on {} (loki-sessions --host {0} resume {id})",
+        host.name
+    );
+    crate::cli::hosts::resume(
+        std::slice::from_ref(&host),
+        &["resume".to_string(), id.to_string()],
+        deadline,
+    )
 }
 
 /// Keeps or removes the demo store, saying which (and where) on stderr.

@@ -8,13 +8,9 @@
 
 use crate::cli::{CliEnv, CliError, Command, output};
 use crate::hosts::answer::{self, Kind};
-use crate::hosts::{self, Host, Reply};
+use crate::hosts::{self, Host, MAX_ANSWER, Reply};
 use crate::humanize;
 use serde_json::{Map, Value, json};
-
-/// The most a host's answer may hold: a list of every session, or a
-/// whole long transcript.
-const MAX_ANSWER: u64 = 512 * 1024 * 1024;
 
 /// Runs `command` on the hosts `asked`.
 pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliError> {
@@ -73,8 +69,13 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
 
 /// `resume` on one host: its version checked first, then the program run
 /// there on this terminal (a Claude Code or Codex session resumes in its
-/// agent there, in its folder there); its exit code is ours.
-fn resume(chosen: &[Host], args: &[String], deadline: std::time::Duration) -> Result<(), CliError> {
+/// agent there, in its folder there); its exit code is ours. Enter on a
+/// row of the UI's other machines' pane ends here too.
+pub fn resume(
+    chosen: &[Host],
+    args: &[String],
+    deadline: std::time::Duration,
+) -> Result<(), CliError> {
     let [host] = chosen else {
         return Err(CliError::usage(
             "resume runs on one machine: name one host (--host NAME)",
@@ -148,18 +149,9 @@ fn rows(
 ) -> Result<(), CliError> {
     let mut all: Vec<(String, Map<String, Value>)> = Vec::new();
     for (host, reply) in answered {
-        if reply.code > 1 {
-            crate::note!(
-                "loki-sessions: host {}: failed (exit {}): {}",
-                host.name,
-                reply.code,
-                reply.said
-            );
-            continue;
-        }
-        match answer::rows(&reply.stdout, fields) {
+        match hosts::answered_rows(reply, fields) {
             Ok(rows) => all.extend(rows.into_iter().map(|r| (host.name.clone(), r))),
-            Err(why) => crate::note!("loki-sessions: host {}: {why} (refused)", host.name),
+            Err(why) => crate::note!("loki-sessions: host {}: {why}", host.name),
         }
     }
     if json {

@@ -38,6 +38,16 @@ pub enum Effect {
     /// Start following the disk: a watcher of every source, reporting as
     /// `Msg::Disk` for as long as the UI runs.
     Watch(WatchOptions),
+    /// Ask another machine for its sessions over ssh, on a thread of its
+    /// own (answered by `Msg::Reply { req, .. }` within `deadline`).
+    AskHost {
+        /// The request the answer comes as.
+        req: u64,
+        /// The host.
+        host: crate::hosts::Host,
+        /// How long it has.
+        deadline: std::time::Duration,
+    },
 }
 
 impl Effect {

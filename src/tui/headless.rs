@@ -210,6 +210,14 @@ impl Headless {
                     self.watching
                         .start(&self.store, options, self.reply_tx.clone(), self.clock);
                 }
+                Effect::AskHost {
+                    req,
+                    host,
+                    deadline,
+                } => {
+                    let reply = crate::tui::ops::ask_host(&host, deadline);
+                    let _ = self.reply_tx.send(Msg::reply(req, reply));
+                }
             }
         }
     }

@@ -45,6 +45,8 @@ pub enum Scope {
     Trash,
     /// The usage dashboard.
     Dashboard,
+    /// Other machines' sessions.
+    Hosts,
     /// A yes/no question.
     Confirm,
     /// Typing a line.
@@ -75,6 +77,7 @@ impl Scope {
             Scope::Purge => "Purge preview",
             Scope::Trash => "The trash",
             Scope::Dashboard => "Usage dashboard",
+            Scope::Hosts => "Other machines",
             Scope::Confirm => "Question",
             Scope::Input => "Text field",
             Scope::Help => "Help",
@@ -120,6 +123,7 @@ pub fn scope(model: &Model) -> Scope {
         Screen::Purge(_) => Scope::Purge,
         Screen::Trash(_) => Scope::Trash,
         Screen::Dashboard(_) => Scope::Dashboard,
+        Screen::Hosts => Scope::Hosts,
         Screen::Viewer(viewer) => match &viewer.mode {
             ViewerMode::Trim(_) => Scope::Trim,
             ViewerMode::Edit(_) => Scope::Edit,
@@ -142,7 +146,7 @@ impl Scope {
     pub fn edits_text(self) -> bool {
         matches!(
             self,
-            Scope::List | Scope::Messages | Scope::Input | Scope::Find
+            Scope::List | Scope::Messages | Scope::Hosts | Scope::Input | Scope::Find
         )
     }
 }
@@ -183,7 +187,9 @@ pub fn to_msg(model: &Model, key: KeyEvent) -> Option<Msg> {
         _ => None,
     }?;
     match scope {
-        Scope::List | Scope::Messages | Scope::Input | Scope::Find => Some(Msg::Type(typed)),
+        Scope::List | Scope::Messages | Scope::Hosts | Scope::Input | Scope::Find => {
+            Some(Msg::Type(typed))
+        }
         Scope::Trim | Scope::Edit if typed.is_ascii_digit() => Some(Msg::Type(typed)),
         _ => None,
     }
@@ -255,6 +261,7 @@ pub fn help_scopes(screen: &Screen) -> &'static [Scope] {
         Screen::Purge(_) => &[Scope::Purge, Scope::Confirm],
         Screen::Trash(_) => &[Scope::Trash],
         Screen::Dashboard(_) => &[Scope::Dashboard],
+        Screen::Hosts => &[Scope::Hosts, Scope::LineEdit],
     }
 }
 
@@ -325,7 +332,7 @@ pub fn keys_for(scope: Scope, action: Action, n: usize, separator: &str) -> Stri
 mod tests {
     use super::*;
 
-    const SCOPES: [Scope; 18] = [
+    const SCOPES: [Scope; 19] = [
         Scope::List,
         Scope::Messages,
         Scope::Viewer,
@@ -340,6 +347,7 @@ mod tests {
         Scope::Purge,
         Scope::Trash,
         Scope::Dashboard,
+        Scope::Hosts,
         Scope::Confirm,
         Scope::Input,
         Scope::Help,

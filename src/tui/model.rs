@@ -10,6 +10,7 @@ mod dialog;
 mod diff;
 mod edit;
 mod external;
+mod hosts;
 mod list;
 mod message;
 mod message_hits;
@@ -25,6 +26,7 @@ pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overla
 pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
 pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState, ResumableBy};
 pub use external::External;
+pub use hosts::{FILTER_LIMIT, HostState, HostsView};
 pub use list::{
     Following, IndexState, LIVE_MARK, ListMode, ListScreen, Preview, QUERY_LIMIT, SessionRow,
     SortKey,
@@ -76,6 +78,12 @@ pub struct Settings {
     /// Keep in the archive what the agents' own cleanups delete within this
     /// many seconds, after each listing (None: the setting is off).
     pub archive_due: Option<f64>,
+    /// The config's hosts: the other machines' pane asks these.
+    pub hosts: Vec<crate::hosts::Host>,
+    /// How long a host has to answer.
+    pub host_timeout: std::time::Duration,
+    /// Open on the other machines' pane, asking these hosts (`--host`).
+    pub open_hosts: Vec<crate::hosts::Host>,
 }
 
 impl Settings {
@@ -103,6 +111,8 @@ pub enum Screen {
     Trash(Box<TrashView>),
     /// The usage dashboard.
     Dashboard(Box<DashboardView>),
+    /// Other machines' sessions (their state is [`Model::hosts`]).
+    Hosts,
 }
 
 /// A line at the bottom telling what happened.
@@ -123,6 +133,14 @@ pub enum Exit {
     Cancel,
     /// Resume this session (already touched).
     Resume(SessionRecord),
+    /// Resume the session `id` on `host`, through its own program over
+    /// `ssh -t`.
+    ResumeRemote {
+        /// The host it is on.
+        host: crate::hosts::Host,
+        /// Its id there.
+        id: String,
+    },
     /// A signal (SIGTERM, SIGHUP, SIGINT sent by another process) ended
     /// the UI: exit with 128 + its number, as a shell would report it.
     Signal(i32),
@@ -278,6 +296,8 @@ pub struct Model {
     pub screen: Screen,
     /// The session list: the home screen, alive the whole run.
     pub list: ListScreen,
+    /// Other machines' sessions, alive the whole run once asked.
+    pub hosts: HostsView,
     /// What the screens share.
     pub app: App,
     /// Set when the UI should end.
@@ -290,6 +310,7 @@ impl Model {
         Model {
             screen: Screen::List,
             list: ListScreen::default(),
+            hosts: HostsView::default(),
             app: App {
                 settings,
                 now,

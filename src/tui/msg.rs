@@ -95,6 +95,8 @@ pub enum Action {
     Trash,
     /// Open the usage dashboard: what the agents spent, by day, project, model, agent.
     Dashboard,
+    /// Other machines' sessions, over ssh.
+    Hosts,
     /// Put the selected session in the trash back where it was.
     Restore,
     /// Read the selected message full screen.

@@ -13,6 +13,7 @@
 
 mod dashboard;
 mod error;
+mod hosts;
 mod list;
 mod purge;
 mod trash;
@@ -20,6 +21,7 @@ mod viewer;
 
 pub use dashboard::{DashboardOp, DashboardReply, DashboardReports, OwnedUsage};
 pub use error::{ErrorKind, UiError};
+pub use hosts::{HostsReply, ask as ask_host};
 pub use list::{DeleteCheck, ListOp, ListReply};
 pub use purge::{PurgeOp, PurgeReply};
 pub use trash::{TrashOp, TrashReply};
@@ -59,6 +61,14 @@ pub enum Reply {
     Trash(TrashReply),
     /// For the dashboard (dropped when it was closed meanwhile).
     Dashboard(DashboardReply),
+    /// For the other machines' pane (alive the whole run).
+    Hosts(HostsReply),
+}
+
+impl From<HostsReply> for Reply {
+    fn from(reply: HostsReply) -> Self {
+        Reply::Hosts(reply)
+    }
 }
 
 impl From<DashboardOp> for StoreOp {

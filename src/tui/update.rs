@@ -9,6 +9,7 @@
 
 mod dashboard;
 mod dialogs;
+mod hosts;
 mod list;
 mod purge;
 mod trash;
@@ -57,6 +58,9 @@ pub enum Go {
     Trash(TrashFrom),
     /// Open the usage dashboard.
     Dashboard,
+    /// Open the other machines' pane (asking the config's hosts the first
+    /// time).
+    Hosts,
     /// The store changed: the list reads it again (the screen stays).
     Rescan,
     /// End the UI.
@@ -100,6 +104,12 @@ pub fn init(model: &mut Model) -> Vec<Effect> {
     model.list.index = IndexState::Updating { done: 0, total: 0 };
     if let Some(options) = &model.app.settings.watch {
         effects.push(Effect::Watch(options.clone()));
+    }
+    // `--host` named other machines: their pane first, the list behind it.
+    let open_hosts = model.app.settings.open_hosts.clone();
+    if !open_hosts.is_empty() {
+        effects.extend(hosts::ask(&mut model.hosts, &mut model.app, &open_hosts));
+        model.screen = Screen::Hosts;
     }
     effects
 }
@@ -204,6 +214,7 @@ fn route(model: &mut Model, msg: Msg) -> Step {
                 Screen::Dashboard(dashboard) => dashboard::on_reply(dashboard, req, reply),
                 _ => Step::none(),
             },
+            Reply::Hosts(reply) => hosts::on_reply(&mut model.hosts, app, req, reply),
         },
     }
 }
@@ -255,6 +266,7 @@ fn on_action(model: &mut Model, action: Action) -> Step {
         Screen::Purge(purge) => purge::on_action(purge, app, action),
         Screen::Trash(trash) => trash::on_action(trash, app, action),
         Screen::Dashboard(dashboard) => dashboard::on_action(dashboard, &model.list, app, action),
+        Screen::Hosts => hosts::on_action(&mut model.hosts, app, action),
     }
 }
 
@@ -311,6 +323,7 @@ fn on_type(model: &mut Model, c: char) -> Step {
     }
     match &mut model.screen {
         Screen::List => list::on_type(&mut model.list, app, c),
+        Screen::Hosts => hosts::on_type(&mut model.hosts, app, c),
         Screen::Viewer(viewer) => viewer::on_type(viewer, app, c),
         Screen::Purge(_) | Screen::Trash(_) | Screen::Dashboard(_) => Step::none(),
     }
@@ -331,6 +344,7 @@ fn on_paste(model: &mut Model, text: &str) -> Step {
     }
     match &mut model.screen {
         Screen::List => list::on_paste(&mut model.list, app, text),
+        Screen::Hosts => hosts::on_paste(&mut model.hosts, app, text),
         Screen::Viewer(viewer) => viewer::on_paste(viewer, app, text),
         Screen::Purge(_) | Screen::Trash(_) | Screen::Dashboard(_) => Step::none(),
     }
@@ -359,7 +373,13 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
     let (list, app) = (&mut model.list, &mut model.app);
     if matches!(
         go,
-        Go::List | Go::Viewer(_) | Go::Purge | Go::PurgeOf(_) | Go::Trash(_) | Go::Dashboard
+        Go::List
+            | Go::Viewer(_)
+            | Go::Purge
+            | Go::PurgeOf(_)
+            | Go::Trash(_)
+            | Go::Dashboard
+            | Go::Hosts
     ) {
         app.status = None;
     }
@@ -414,6 +434,21 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
             let (dashboard, effects) = dashboard::open(list, app);
             model.screen = Screen::Dashboard(Box::new(dashboard));
             effects
+        }
+        Go::Hosts => {
+            if model.hosts.hosts.is_empty() {
+                let configured = app.settings.hosts.clone();
+                if configured.is_empty() {
+                    app.complain(
+                        "no other machines: add `dev = \"user@machine\"` under [hosts] in the config",
+                    );
+                    return Vec::new();
+                }
+                model.screen = Screen::Hosts;
+                return hosts::ask(&mut model.hosts, app, &configured);
+            }
+            model.screen = Screen::Hosts;
+            Vec::new()
         }
         Go::Rescan => list::rescan(list, app),
         Go::Exit(exit) => {

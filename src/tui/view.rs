@@ -11,6 +11,7 @@ mod find_bar;
 mod footer;
 mod help;
 pub(crate) mod hits;
+mod hosts;
 mod list;
 mod message;
 mod messages;
@@ -44,6 +45,8 @@ pub struct ViewState {
     pub purge_offset: usize,
     /// First visible row of the trash.
     pub trash_offset: usize,
+    /// First visible row of the other machines' pane.
+    pub hosts_offset: usize,
     /// Styles.
     pub theme: Option<Theme>,
 }
@@ -102,6 +105,7 @@ fn draw_panes(frame: &mut Frame, model: &Model, state: &mut ViewState) {
         Screen::Purge(_) => purge::draw(frame, model, state, body, theme),
         Screen::Trash(_) => trash::draw(frame, model, state, body, theme),
         Screen::Dashboard(_) => dashboard::draw(frame, model, body, theme),
+        Screen::Hosts => hosts::draw(frame, model, state, body, theme),
     }
     footer::draw_status(frame, model, status, theme);
     footer::draw_keys(frame, model, keys, theme);

@@ -1,8 +1,9 @@
 //! Performs effects off the UI thread and reports back as `Msg`s: store
 //! operations on a small pool of threads ([`Runner::perform`], the same
 //! code the headless driver calls), the matcher's, the message search's and
-//! the transcript search's jobs on a latest-wins thread each, and the
-//! watcher of the disk (`watcher`) on its own.
+//! the transcript search's jobs on a latest-wins thread each, the
+//! watcher of the disk (`watcher`) on its own, and each question to
+//! another machine on a thread of its own (it may take its whole timeout).
 
 use crate::store::Store;
 use crate::tui::effect::Effect;
@@ -78,6 +79,17 @@ impl Worker {
             Effect::Watch(options) => {
                 self.watching
                     .start(&self.store, options, self.replies.clone(), self.clock)
+            }
+            Effect::AskHost {
+                req,
+                host,
+                deadline,
+            } => {
+                let replies = self.replies.clone();
+                std::thread::spawn(move || {
+                    let _ =
+                        replies.send(Msg::reply(req, crate::tui::ops::ask_host(&host, deadline)));
+                });
             }
         }
     }

@@ -24,6 +24,9 @@ pub fn settings() -> Settings {
         resume_check: Default::default(),
         looked_in: None,
         archive_due: None,
+        hosts: Vec::new(),
+        host_timeout: std::time::Duration::from_secs(20),
+        open_hosts: Vec::new(),
     }
 }
 

@@ -9,7 +9,7 @@ use super::{BINDINGS, CTRL_NOTE, Scope, help_lines, labels};
 use crate::tui::msg::Action;
 
 /// The scopes in the order the reference shows them.
-pub const DOC_SCOPES: [Scope; 19] = [
+pub const DOC_SCOPES: [Scope; 20] = [
     Scope::List,
     Scope::Messages,
     Scope::LineEdit,
@@ -25,6 +25,7 @@ pub const DOC_SCOPES: [Scope; 19] = [
     Scope::Purge,
     Scope::Trash,
     Scope::Dashboard,
+    Scope::Hosts,
     Scope::Confirm,
     Scope::Input,
     Scope::Help,

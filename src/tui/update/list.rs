@@ -533,6 +533,7 @@ pub fn on_action(list: &mut ListScreen, app: &mut App, action: Action) -> Step {
         Action::PurgePreview => Step::go(Go::Purge),
         Action::Trash => Step::go(Go::Trash(TrashFrom::List)),
         Action::Dashboard => Step::go(Go::Dashboard),
+        Action::Hosts => Step::go(Go::Hosts),
         Action::ToggleEncoding => {
             app.settings.encoding = app.settings.encoding.next();
             app.say(format!("token counts now in {}", app.settings.encoding));

@@ -25,6 +25,9 @@ fn viewer_model(name: &str, n: usize, counted: usize) -> Model {
         resume_check: Default::default(),
         looked_in: None,
         archive_due: None,
+        hosts: Vec::new(),
+        host_timeout: std::time::Duration::from_secs(20),
+        open_hosts: Vec::new(),
     };
     let mut model = Model::new(settings, 0.0);
     let messages: Vec<_> = (0..n)
@@ -257,6 +260,9 @@ fn a_session_its_agent_deletes_soon_is_marked_and_the_preview_says_when() {
         resume_check: Default::default(),
         looked_in: None,
         archive_due: None,
+        hosts: Vec::new(),
+        host_timeout: std::time::Duration::from_secs(20),
+        open_hosts: Vec::new(),
     };
     let now = 1_800_000_000.0;
     let mut model = Model::new(settings, now);
@@ -319,6 +325,9 @@ fn an_archived_session_says_so_on_its_row_and_in_the_preview() {
         resume_check: Default::default(),
         looked_in: None,
         archive_due: None,
+        hosts: Vec::new(),
+        host_timeout: std::time::Duration::from_secs(20),
+        open_hosts: Vec::new(),
     };
     let now = 1_800_000_000.0;
     let mut model = Model::new(settings, now);

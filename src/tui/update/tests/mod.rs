@@ -7,6 +7,7 @@ mod dialogs;
 mod edit;
 mod finding;
 mod following;
+mod hosts;
 mod input;
 mod list;
 mod message;
@@ -69,6 +70,9 @@ pub(super) fn settings(loki: bool) -> Settings {
         resume_check: Default::default(),
         looked_in: None,
         archive_due: None,
+        hosts: Vec::new(),
+        host_timeout: std::time::Duration::from_secs(20),
+        open_hosts: Vec::new(),
     }
 }
 

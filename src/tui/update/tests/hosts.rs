@@ -1,0 +1,254 @@
+//! Transitions of the other machines' pane: asked once per host at once,
+//! filled in as each answers (a stale answer dropped, a failed host said
+//! and left out), narrowed by typing or a paste, Enter ending the UI to
+//! resume there, Esc clearing the filter, then back to the list.
+
+use super::*;
+use crate::hosts::{Host, RemoteSession};
+use crate::tui::model::HostState;
+use crate::tui::ops::HostsReply;
+
+fn host(name: &str) -> Host {
+    Host::new(name, &format!("me@{name}"), None).unwrap()
+}
+
+fn session(host: &str, id: &str, title: &str, hours_ago: f64) -> RemoteSession {
+    RemoteSession {
+        host: host.into(),
+        id: id.into(),
+        agent: "claude".into(),
+        title: title.into(),
+        cwd: Some("/srv/app".into()),
+        last_used_at: NOW - hours_ago * 3600.0,
+        messages: Some(4),
+        archived: false,
+    }
+}
+
+/// The hosts asked by `effects`, with the request of each.
+fn asked(effects: &[Effect]) -> Vec<(String, u64)> {
+    effects
+        .iter()
+        .map(|e| match e {
+            Effect::AskHost { req, host, .. } => (host.name.clone(), *req),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+fn answer(m: &mut Model, req: u64, host: &str, result: Result<Vec<RemoteSession>, String>) {
+    let effects = update(
+        m,
+        Msg::reply(
+            req,
+            HostsReply::Listed {
+                host: host.into(),
+                result,
+            },
+        ),
+    );
+    assert!(effects.is_empty(), "{effects:?}");
+}
+
+fn with_hosts() -> Model {
+    let mut m = listed(false);
+    m.app.settings.hosts = vec![host("dev"), host("gpu")];
+    m
+}
+
+fn shown_ids(m: &Model) -> Vec<String> {
+    m.hosts
+        .visible
+        .iter()
+        .map(|&at| m.hosts.sessions()[at].id.clone())
+        .collect()
+}
+
+#[test]
+fn every_host_is_asked_at_once_and_its_rows_come_as_it_answers() {
+    let mut m = with_hosts();
+    let asked = asked(&act(&mut m, Action::Hosts));
+    assert!(matches!(m.screen, Screen::Hosts));
+    assert_eq!(
+        asked.iter().map(|(h, _)| h.as_str()).collect::<Vec<_>>(),
+        ["dev", "gpu"]
+    );
+    assert!(m.hosts.asking());
+    // gpu first: its rows show while dev is still asked.
+    answer(
+        &mut m,
+        asked[1].1,
+        "gpu",
+        Ok(vec![session("gpu", "g1", "Train", 2.0)]),
+    );
+    assert_eq!(shown_ids(&m), ["g1"]);
+    assert!(m.hosts.asking(), "dev has not answered");
+    // An answer to another request of dev's (asked before) is dropped.
+    answer(
+        &mut m,
+        999,
+        "dev",
+        Ok(vec![session("dev", "x", "Old", 0.0)]),
+    );
+    assert_eq!(shown_ids(&m), ["g1"]);
+    answer(
+        &mut m,
+        asked[0].1,
+        "dev",
+        Ok(vec![
+            session("dev", "d1", "Fix the login", 1.0),
+            session("dev", "d2", "Old work", 30.0),
+        ]),
+    );
+    assert!(!m.hosts.asking());
+    assert_eq!(
+        shown_ids(&m),
+        ["d1", "g1", "d2"],
+        "newest first, hosts mixed"
+    );
+    assert_eq!(m.hosts.hosts[0].1, HostState::Listed(2));
+    // Leaving and coming back asks nothing again; ^R does.
+    act(&mut m, Action::ClearOrQuit);
+    assert!(matches!(m.screen, Screen::List));
+    assert!(act(&mut m, Action::Hosts).is_empty());
+    assert_eq!(shown_ids(&m).len(), 3);
+    assert_eq!(act(&mut m, Action::Refresh).len(), 2);
+}
+
+#[test]
+fn a_host_that_fails_is_said_and_left_out_and_the_others_stay() {
+    let mut m = with_hosts();
+    let asked = asked(&act(&mut m, Action::Hosts));
+    answer(
+        &mut m,
+        asked[0].1,
+        "dev",
+        Ok(vec![session("dev", "d1", "Fix", 1.0)]),
+    );
+    answer(
+        &mut m,
+        asked[1].1,
+        "gpu",
+        Err("did not answer within 20 s (left out)".into()),
+    );
+    assert_eq!(shown_ids(&m), ["d1"]);
+    assert!(matches!(&m.hosts.hosts[1].1, HostState::Failed(why) if why.contains("20 s")));
+    let status = m.app.status.as_ref().unwrap();
+    assert!(
+        status.is_error && status.text.starts_with("host gpu: "),
+        "{status:?}"
+    );
+    // Asked again and failing now, dev's rows go: what it said before is
+    // not what it has now.
+    let again = asked_again(&mut m);
+    answer(
+        &mut m,
+        again["dev"],
+        "dev",
+        Err("unreachable: no route".into()),
+    );
+    assert!(shown_ids(&m).is_empty());
+}
+
+#[test]
+fn typing_or_a_paste_narrows_and_esc_clears_then_goes_back() {
+    let mut m = with_hosts();
+    let asked = asked(&act(&mut m, Action::Hosts));
+    answer(
+        &mut m,
+        asked[0].1,
+        "dev",
+        Ok(vec![
+            session("dev", "d1", "Fix the login", 1.0),
+            session("dev", "d2", "Login page", 3.0),
+            session("dev", "d3", "Docs", 4.0),
+        ]),
+    );
+    for c in "login".chars() {
+        assert!(update(&mut m, Msg::Type(c)).is_empty());
+    }
+    assert_eq!(shown_ids(&m), ["d1", "d2"]);
+    // A paste is text: its newline is not Enter.
+    update(&mut m, Msg::Paste(" page\n".into()));
+    assert_eq!(shown_ids(&m), ["d2"]);
+    assert!(m.exit.is_none());
+    act(&mut m, Action::ClearOrQuit);
+    assert!(m.hosts.filter.is_empty());
+    assert_eq!(shown_ids(&m).len(), 3);
+    assert!(matches!(m.screen, Screen::Hosts));
+    act(&mut m, Action::ClearOrQuit);
+    assert!(matches!(m.screen, Screen::List));
+}
+
+#[test]
+fn enter_ends_the_ui_to_resume_there_but_not_one_its_agent_deleted() {
+    let mut m = with_hosts();
+    let asked = asked(&act(&mut m, Action::Hosts));
+    assert!(act(&mut m, Action::Resume).is_empty());
+    assert!(m.exit.is_none(), "nothing listed yet");
+    let mut archived = session("gpu", "g0", "Gone", 0.5);
+    archived.archived = true;
+    answer(&mut m, asked[1].1, "gpu", Ok(vec![archived]));
+    answer(
+        &mut m,
+        asked[0].1,
+        "dev",
+        Ok(vec![session("dev", "d1", "Fix", 1.0)]),
+    );
+    assert_eq!(shown_ids(&m), ["g0", "d1"]);
+    act(&mut m, Action::Resume);
+    assert!(m.exit.is_none());
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("restore it there first")
+    );
+    act(&mut m, Action::Down);
+    act(&mut m, Action::Resume);
+    assert_eq!(
+        m.exit,
+        Some(Exit::ResumeRemote {
+            host: host("dev"),
+            id: "d1".into()
+        })
+    );
+}
+
+#[test]
+fn with_no_hosts_configured_the_pane_says_how_to_add_one() {
+    let mut m = listed(false);
+    assert!(act(&mut m, Action::Hosts).is_empty());
+    assert!(matches!(m.screen, Screen::List));
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("under [hosts]")
+    );
+}
+
+#[test]
+fn host_on_the_command_line_opens_the_pane_first() {
+    let mut m = listed(false);
+    m.app.settings.open_hosts = vec![host("gpu")];
+    let effects = init(&mut m);
+    assert!(matches!(m.screen, Screen::Hosts));
+    let hosts: Vec<String> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::AskHost { host, .. } => Some(host.name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hosts, ["gpu"]);
+}
+
+/// ^R on the pane: each host's new request, by name.
+fn asked_again(m: &mut Model) -> std::collections::HashMap<String, u64> {
+    asked(&act(m, Action::Refresh)).into_iter().collect()
+}
