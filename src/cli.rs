@@ -92,7 +92,7 @@ pub struct Cli {
     /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini [default: every agent found]
     #[arg(long = "agent", global = true, value_name = "NAME", value_parser = args::agent())]
     pub agents: Vec<Agent>,
-    /// Ask these hosts of the config's [hosts] too, over ssh (repeat; `local` is this machine, `all` every host and this one): list, search, show, export, stats and resume
+    /// Ask these hosts of the config's [hosts] too, over ssh (repeat; `local` is this machine, `all` every host and this one): list, search, show, export, stats and resume; the UI opens on their sessions
     #[arg(long = "host", global = true, value_name = "NAME")]
     pub hosts: Vec<String>,
     /// What to do; without one, the terminal UI opens.

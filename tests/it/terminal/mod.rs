@@ -2,6 +2,7 @@
 
 mod agents;
 mod escape;
+mod hosts;
 mod input;
 mod keys;
 mod live;
