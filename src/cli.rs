@@ -26,6 +26,7 @@ mod trash;
 mod man;
 mod new;
 pub mod output;
+mod pull;
 mod purge;
 mod resume;
 mod resume_command;
@@ -92,7 +93,7 @@ pub struct Cli {
     /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini [default: every agent found]
     #[arg(long = "agent", global = true, value_name = "NAME", value_parser = args::agent())]
     pub agents: Vec<Agent>,
-    /// Ask these hosts of the config's [hosts] too, over ssh (repeat; `local` is this machine, `all` every host and this one): list, search, show, export, stats and resume; the UI opens on their sessions
+    /// Ask these hosts of the config's [hosts] too, over ssh (repeat; `local` is this machine, `all` every host and this one): list, search, show, export, stats, resume and pull; the UI opens on their sessions
     #[arg(long = "host", global = true, value_name = "NAME")]
     pub hosts: Vec<String>,
     /// What to do; without one, the terminal UI opens.
@@ -173,6 +174,11 @@ pub enum Command {
     Delete(delete::DeleteArgs),
     /// Move another agent's session where its project folder went (the old one to the trash).
     Move(move_session::MoveArgs),
+    /// Copy a Claude Code or Codex session from another machine (--host NAME) to this one.
+    Pull(pull::PullArgs),
+    /// Print a session's files as the stream `pull` reads (run by `pull` over ssh).
+    #[command(hide = true)]
+    Pack(pull::PackArgs),
     /// List the other agents' sessions `delete` moved to the trash, or empty it.
     Trash(trash::TrashArgs),
     /// Put a session `delete` moved to the trash back where it was (or one from the archive).
@@ -230,6 +236,10 @@ pub fn run(cli: Cli, env: &CliEnv) -> Result<(), CliError> {
         Command::Purge(args) => purge::run(env, args),
         Command::Delete(args) => delete::run(env, args),
         Command::Move(args) => move_session::run(env, args),
+        Command::Pull(_) => Err(CliError::usage(
+            "pull copies a session from another machine: name it with --host NAME (a host of the config's [hosts])",
+        )),
+        Command::Pack(args) => pull::pack(env, &args),
         Command::Trash(args) => trash::run(env, args),
         Command::Restore(args) => trash::restore(env, args),
         Command::Archive(args) => archive::run(env, args),
@@ -260,6 +270,8 @@ impl Command {
             Command::Purge(_) => "purge",
             Command::Delete(_) => "delete",
             Command::Move(_) => "move",
+            Command::Pull(_) => "pull",
+            Command::Pack(_) => "pack",
             Command::Trash(_) => "trash",
             Command::Restore(_) => "restore",
             Command::Archive(_) => "archive",

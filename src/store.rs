@@ -64,6 +64,7 @@ pub use ops::edit_plan::{
 pub use ops::locate::Target;
 pub use ops::moving::MovePlan;
 pub use ops::pricing::{CostEstimate, ModelPrice, PriceTable};
+pub use ops::pull::{Pack, PullPlan};
 pub use ops::purge_apply::{PurgeProgress, PurgeReport};
 pub use ops::purge_plan::{
     Candidate, Decision, Fingerprint, KEEP, KeepReason, MAX_AGE_DAYS, PlanEntry, PurgePlan,

@@ -25,6 +25,7 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
         Command::Stats(a) => Shape::Relayed(a.json),
         Command::Show(a) => Shape::One(a.json),
         Command::Resume(_) => return resume(&chosen, &args, deadline),
+        Command::Pull(a) => return crate::cli::pull::run(env, a, &chosen, deadline),
         Command::Export(a) => {
             if a.output.is_some() {
                 return Err(CliError::usage(
@@ -35,7 +36,7 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
         }
         other => {
             return Err(CliError::usage(format!(
-                "--host works with list, search, show, export, stats and resume, not {}",
+                "--host works with list, search, show, export, stats, resume and pull, not {}",
                 other.name()
             )));
         }

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 
 mod archive;
 mod lifecycle;
+mod pull;
 mod search;
 mod sources;
 mod trash;

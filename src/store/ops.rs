@@ -21,6 +21,7 @@ pub mod forking;
 pub mod locate;
 pub mod moving;
 pub mod pricing;
+pub mod pull;
 pub mod purge_apply;
 pub mod purge_checks;
 pub mod purge_facts;

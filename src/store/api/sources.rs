@@ -209,7 +209,7 @@ impl Store {
     /// first rule of `match_session`, so this answers as the listing would;
     /// None sends the argument to the listing (names, prefixes, ids the
     /// file names do not tell).
-    fn locate_exact_id(&self, arg: &str) -> Result<Option<Target>> {
+    pub(super) fn locate_exact_id(&self, arg: &str) -> Result<Option<Target>> {
         if self.shows_primary() && self.primary_entry(arg)? {
             let records = [self.record(arg)];
             let is_loki = self.kind() == StoreKind::Loki;

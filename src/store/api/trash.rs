@@ -123,7 +123,7 @@ impl Store {
 
     /// The folder `agent`'s sessions are listed from, which every move of
     /// one of them must lie beneath.
-    fn agent_root(&self, agent: Agent) -> Result<PathBuf> {
+    pub(super) fn agent_root(&self, agent: Agent) -> Result<PathBuf> {
         self.agents
             .iter()
             .find(|s| s.agent() == agent)

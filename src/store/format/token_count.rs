@@ -1,10 +1,10 @@
 //! Counting tokens without making them: the count `encode_ordinary(text).len()`
-//! of tiktoken, exactly, but several times faster.
+//! of tiktoken, exactly, but faster (docs/PERFORMANCE.md).
 //!
 //! tiktoken first splits the text with a regular expression (each piece is
 //! then merged by BPE on its own). Its pattern ends with `\s+(?!\S)`, a
 //! look-ahead, so it runs on a backtracking engine, and that split was
-//! about three quarters of the time a count took. Here the same pattern
+//! most of the time a count took. Here the same pattern
 //! without the look-ahead runs on a DFA, and the one case the look-ahead
 //! decided is decided after the match (see [`next_piece`]); each piece is
 //! then counted as tiktoken counts it: one token when the piece is one, else

@@ -113,8 +113,8 @@ pub fn counter(encoding: Encoding) -> Result<&'static Counter> {
 }
 
 /// Starts building the tables of `encoding` on a background thread, so they
-/// are ready (or nearly) when counting starts; building takes about 0.1 s,
-/// which can overlap with reading the conversation.
+/// are ready (or nearly) when counting starts; building them takes long
+/// enough to matter, and can overlap with reading the conversation.
 pub fn prewarm(encoding: Encoding) {
     std::thread::spawn(move || {
         let _ = counter(encoding);

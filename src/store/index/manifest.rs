@@ -1,7 +1,7 @@
 //! What the index holds, per session: the stamps its files had when it was
 //! read, its name and last use, and its stats. Kept beside the tantivy
 //! files in a compact binary form (postcard: it is read on every search,
-//! and JSON of 10,000 sessions took 20 ms to parse), written atomically
+//! and JSON of a large store was slow to parse), written atomically
 //! after each commit of the index.
 
 use crate::store::format::jsonfile;
@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: u32 = 4;
 /// The manifest's file name in the index directory.
 pub const FILE: &str = "sessions.postcard";
-/// The largest manifest read (about 230 bytes a session: a million
-/// sessions fit); a bigger file is not ours and is not read.
+/// The largest manifest read (a million sessions fit); a bigger file is
+/// not ours and is not read.
 pub const LIMIT: u64 = 256 << 20;
 
 /// One indexed session.
@@ -137,8 +137,8 @@ fn decode<'a, T: Deserialize<'a>>(
 
 /// The manifest read without copying its strings, for reading only: what
 /// [`SearchIndex::current_stats`](crate::store::index::SearchIndex) needs
-/// of every session at a fraction of the memory (the owned manifest of
-/// 100k sessions took about 90 MB, which put `list` over its target).
+/// of every session at a fraction of the memory (the owned manifest of a
+/// large store put `list` over its memory target).
 /// Its fields are [`Manifest`]'s, in the same order: the same bytes decode
 /// (postcard reads by position, so fields read by nobody stay).
 #[derive(Debug, Deserialize)]
@@ -153,7 +153,7 @@ pub struct ManifestView<'a> {
     pub updated_at: f64,
     pub built_at: f64,
     /// By id; hashed, not ordered: a search looks up every session of the
-    /// store once, and building a tree of 10k entries was a tenth of it.
+    /// store once, and building a tree of them was a sizable part of it.
     #[serde(borrow)]
     pub sessions: rustc_hash::FxHashMap<&'a str, EntryView<'a>>,
 }

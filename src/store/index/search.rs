@@ -125,8 +125,8 @@ impl SearchIndex {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<SearchOutcome> {
         // The store is listed while the index opens and its manifest is
-        // read and decoded: a few milliseconds each at 10k sessions, alone
-        // on one core otherwise.
+        // read and decoded: each takes a while on a large store, alone on
+        // one core otherwise.
         let bytes = OnceCell::new();
         let (opened, view, listed) = std::thread::scope(|scope| {
             let listing = scope.spawn(names);
@@ -217,8 +217,8 @@ impl SearchIndex {
     }
 
     /// The search when the index needs no update, on the manifest borrowed
-    /// from its bytes (decoding it into owned strings was about a tenth of
-    /// the CPU of a search of 10k sessions), used only when it names the
+    /// from its bytes (decoding it into owned strings was a noticeable share
+    /// of a search's CPU), used only when it names the
     /// commit the reader sees and holds its messages, as
     /// [`SearchIndex::consistent_manifest`] checks. `None` leaves the search
     /// to the owned manifest: there is none, it is not the commit's (a

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 /// How long a change waits for another to finish.
 const WAIT: Duration = Duration::from_secs(30);
-/// zstd's level: Codex's own, quick and about 5x on JSON Lines.
+/// zstd's level: Codex's own, quick, and compact on JSON Lines.
 const LEVEL: i32 = 3;
 
 /// Where the archive is by default.

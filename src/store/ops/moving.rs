@@ -155,7 +155,7 @@ pub fn plan(record: &SessionRecord, to: &Path) -> Result<MovePlan> {
 }
 
 /// `text` with the folder `from` (or a folder inside it) made `to`'s.
-fn moved_folder(text: &str, from: &str, to: &str) -> Option<String> {
+pub(crate) fn moved_folder(text: &str, from: &str, to: &str) -> Option<String> {
     let from = from.trim_end_matches('/');
     if text == from {
         return Some(to.to_string());
@@ -167,7 +167,10 @@ fn moved_folder(text: &str, from: &str, to: &str) -> Option<String> {
 
 /// Claude Code's lines with each `cwd` moved, every other byte kept; and
 /// how many changed.
-fn claude_lines(bytes: &[u8], moved: &dyn Fn(&str) -> Option<String>) -> (Vec<u8>, usize) {
+pub(crate) fn claude_lines(
+    bytes: &[u8],
+    moved: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<u8>, usize) {
     let spans = every_line(bytes);
     let mut out = Vec::with_capacity(bytes.len());
     let mut changed = 0;
@@ -194,7 +197,10 @@ fn claude_lines(bytes: &[u8], moved: &dyn Fn(&str) -> Option<String>) -> (Vec<u8
 
 /// A Codex rollout with `session_meta.cwd` and each `turn_context.cwd`
 /// moved (those lines written again, the others kept byte for byte).
-fn codex_lines(bytes: &[u8], moved: &dyn Fn(&str) -> Option<String>) -> (Vec<u8>, usize) {
+pub(crate) fn codex_lines(
+    bytes: &[u8],
+    moved: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<u8>, usize) {
     let spans = every_line(bytes);
     let mut out = Vec::with_capacity(bytes.len());
     let mut changed = 0;

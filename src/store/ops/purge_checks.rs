@@ -1,7 +1,8 @@
 //! What a purge found of each session's conversation, kept for the next
 //! purge's preview: reading session.json and the whole active context to
-//! know that they load (and whether the session is active) was a third of
-//! the time of a purge of 10k sessions, for answers that rarely change.
+//! know that they load (and whether the session is active) was a large
+//! share of a purge's time (docs/PERFORMANCE.md), for answers that rarely
+//! change.
 //!
 //! An answer is kept with the stamps (size, inode, modification and change
 //! time) the purge's walk saw of session.json and of the active context

@@ -4,6 +4,7 @@
 //! workstation without an sshd checks the merging, the deadline and the
 //! refusals; `real_ssh` does the same through OpenSSH's own ssh and sshd.
 
+mod pull;
 mod real_ssh;
 
 use crate::common::{Sandboxed, command};

@@ -78,8 +78,8 @@ pub(super) struct Folders {
     /// The polled folders looked at every poll, a mark for each folder
     /// that is one of them, and when they were ranked; kept while neither
     /// the ranking, the watches nor the list changed, for a few seconds
-    /// (ranking 167,000 polled folders at every poll cost more than the
-    /// looks).
+    /// (on a large store, ranking the polled folders at every poll cost
+    /// more than the looks).
     hot: Option<(Vec<usize>, Vec<bool>, f64)>,
     /// Whether each root was there when last looked at (a root that goes
     /// is said once, and looked for until it is back).
@@ -545,8 +545,8 @@ impl Folders {
 /// The entries of `dir` with their stamps, sorted by name (links not
 /// followed). A folder inside is known by its name alone: what changes in
 /// it is seen by looking at it (when it is within the watched depth), and
-/// a stat of each of the 10,000 session folders of a polled root every
-/// half second cost 5% of a core.
+/// a stat of every session folder of a polled root at every poll cost a
+/// share of a core that grew with the store.
 fn read_entries(dir: &Path) -> Vec<(OsString, u64)> {
     let mut out: Vec<(OsString, u64)> = match std::fs::read_dir(dir) {
         Ok(read) => read
