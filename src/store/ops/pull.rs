@@ -19,7 +19,7 @@ use crate::store::sources::agent::Agent;
 use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The version of the stream's layout.
 const PACK_VERSION: u32 = 1;
@@ -328,19 +328,15 @@ fn codex_layout(rel: &str) -> bool {
 }
 
 /// A path of plain names only: no root, no `..` or `.`, no hidden or
-/// empty name, none over 255 bytes.
+/// empty name, none over 255 bytes. Split by hand: `Path::components`
+/// drops a `.` in the middle, and what a name is must be seen whole.
 fn plain_relative(rel: &str) -> bool {
-    let path = Path::new(rel);
-    !rel.is_empty()
-        && !rel.contains("//")
-        && !rel.ends_with('/')
-        && path.components().all(|c| match c {
-            Component::Normal(name) => {
-                let name = name.to_string_lossy();
-                !name.starts_with('.') && name.len() <= 255 && !name.chars().any(char::is_control)
-            }
-            _ => false,
-        })
+    rel.split('/').all(|name| {
+        !name.is_empty()
+            && !name.starts_with('.')
+            && name.len() <= 255
+            && !name.chars().any(char::is_control)
+    })
 }
 
 #[cfg(test)]
