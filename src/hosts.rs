@@ -10,7 +10,7 @@ pub mod answer;
 mod sessions;
 mod ssh;
 
-pub use sessions::{MAX_ANSWER, RemoteSession, answered_rows, list};
+pub use sessions::{MAX_ANSWER, RemoteSession, answered_rows, fetch_pack, list};
 pub use ssh::{Reply, ask, interactive};
 
 /// A host of the config's `[hosts]`.

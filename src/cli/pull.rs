@@ -6,9 +6,8 @@
 
 use crate::cli::output;
 use crate::cli::{CliEnv, CliError};
-use crate::hosts::{self, Host, answer};
+use crate::hosts::{self, Host};
 use crate::humanize;
-use crate::store::Pack;
 use clap::Args;
 use serde_json::json;
 use std::io::Write;
@@ -77,20 +76,8 @@ pub fn run(
             "pull copies from another machine: name a host of [hosts], not local",
         ));
     }
-    let failed = |why: String| CliError::usage(format!("host {}: {why}", host.name));
-    let reply = hosts::ask(
-        std::slice::from_ref(host),
-        &["pack".to_string(), args.session.clone()],
-        deadline,
-        hosts::MAX_ANSWER,
-    )
-    .remove(0)
-    .map_err(failed)?;
-    answer::check_version(&reply.version).map_err(failed)?;
-    if reply.code != 0 {
-        return Err(failed(format!("{} (exit {})", reply.said, reply.code)));
-    }
-    let pack = Pack::from_bytes(&reply.stdout).map_err(|why| failed(format!("{why} (refused)")))?;
+    let pack = hosts::fetch_pack(host, &args.session, deadline)
+        .map_err(|why| CliError::usage(format!("host {}: {why}", host.name)))?;
     let to = match &args.to {
         Some(dir) => std::path::absolute(dir)
             .map_err(|e| CliError::usage(format!("{}: {e}", dir.display())))?,

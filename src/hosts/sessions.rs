@@ -99,6 +99,22 @@ pub fn list(host: &Host, deadline: Duration) -> Result<Vec<RemoteSession>, Strin
     Ok(sessions)
 }
 
+/// Asks `host` for the files of its session `session` (`pack`), within
+/// `deadline`, and checks them: what `pull` writes here.
+pub fn fetch_pack(
+    host: &Host,
+    session: &str,
+    deadline: Duration,
+) -> Result<crate::store::Pack, String> {
+    let args = ["pack".to_string(), session.to_string()];
+    let reply = super::ask(std::slice::from_ref(host), &args, deadline, MAX_ANSWER).remove(0)?;
+    answer::check_version(&reply.version)?;
+    if reply.code != 0 {
+        return Err(format!("{} (exit {})", reply.said, reply.code));
+    }
+    crate::store::Pack::from_bytes(&reply.stdout).map_err(|why| format!("{why} (refused)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,10 +9,6 @@ use std::collections::HashMap;
 
 /// A side effect, performed off the UI thread.
 #[derive(Clone, Debug)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "an effect lives for one hand-over to the worker, and most are store operations: boxing them would only add an allocation"
-)]
 pub enum Effect {
     /// A call of the store's door on a worker, for the screen that asked
     /// (answered by `Msg::Reply { req, .. }`, after any progress).
@@ -28,10 +24,10 @@ pub enum Effect {
     Find(FindJob),
     /// Hand `FillIndexed { generation }` back at once: the rows are filled
     /// from the index's stats a slice per turn, so keys are answered in
-    /// between (100k rows at once held the loop for 30 to 60 ms).
+    /// between (a large store's rows at once held the loop for frames).
     ContinueFill { generation: u64 },
-    /// Free the index's previous stats on a worker thread: freeing 100k
-    /// entries took 30 ms of the UI thread.
+    /// Free the index's previous stats on a worker thread: freeing a
+    /// large map holds the thread that does it.
     FreeStats {
         stats: HashMap<String, IndexedStats>,
     },
@@ -46,6 +42,26 @@ pub enum Effect {
         /// The host.
         host: crate::hosts::Host,
         /// How long it has.
+        deadline: std::time::Duration,
+    },
+    /// Bring session `id` of `host` here, its project in `to`: its files
+    /// fetched (unless `pack` holds them already), then the store's pull
+    /// planned, or written when `write`; on a thread of its own
+    /// (answered by `Msg::Reply { req, .. }`).
+    Pull {
+        /// The request the answer comes as.
+        req: u64,
+        /// The host.
+        host: crate::hosts::Host,
+        /// The session there.
+        id: String,
+        /// The project's folder here.
+        to: std::path::PathBuf,
+        /// Its files, when the preview fetched them.
+        pack: Option<std::sync::Arc<crate::store::Pack>>,
+        /// Write (else only plan).
+        write: bool,
+        /// How long the host has to answer.
         deadline: std::time::Duration,
     },
 }

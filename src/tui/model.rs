@@ -22,7 +22,9 @@ mod transcript;
 mod trash;
 mod viewer;
 
-pub use dialog::{Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT};
+pub use dialog::{
+    Confirm, ConfirmAction, Input, InputPurpose, NAME_LIMIT, Overlay, PROMPT_LIMIT, typed_folder,
+};
 pub use diff::{DiffLine, DiffSection, DiffView, body_len, body_line};
 pub use edit::{CLEAR_TURNS, ClearBy, EditKind, EditState, ResumableBy};
 pub use external::External;

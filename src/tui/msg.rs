@@ -97,6 +97,8 @@ pub enum Action {
     Dashboard,
     /// Other machines' sessions, over ssh.
     Hosts,
+    /// Copy another machine's session here.
+    Pull,
     /// Put the selected session in the trash back where it was.
     Restore,
     /// Read the selected message full screen.

@@ -19,7 +19,9 @@ use crate::humanize;
 use crate::store::{Agent, PurgeReport, SessionRecord};
 use crate::tui::effect::Effect;
 use crate::tui::keymap;
-use crate::tui::model::{ConfirmAction, Exit, IndexState, Model, Overlay, Screen, TrashFrom};
+use crate::tui::model::{
+    ConfirmAction, Exit, IndexState, InputPurpose, Model, Overlay, Screen, TrashFrom,
+};
 use crate::tui::msg::{Action, Msg};
 use crate::tui::ops::{ListOp, Reply};
 
@@ -241,6 +243,9 @@ fn on_action(model: &mut Model, action: Action) -> Step {
                     viewer::on_input_done(viewer, app, purpose, &text)
                 }
                 (Some((purpose, _)), _) if purpose.belongs_to_viewer() => Step::none(),
+                (Some((InputPurpose::PullTo { host, id }, text)), _) => {
+                    hosts::on_folder_typed(&mut model.hosts, app, &host, &id, &text)
+                }
                 (Some((purpose, text)), _) => {
                     list::on_input_done(&mut model.list, app, purpose, text)
                 }
@@ -298,6 +303,9 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
         (ConfirmAction::EmptyTrash { entries }, Screen::Trash(trash)) => {
             trash::on_empty_confirmed(trash, &mut model.app, entries)
         }
+        (ConfirmAction::Pull { host, id, to }, Screen::Hosts) => {
+            hosts::on_pull_confirmed(&mut model.hosts, &mut model.app, &host, &id, to)
+        }
         (
             ConfirmAction::Purge
             | ConfirmAction::TrimAgentOwned
@@ -305,7 +313,8 @@ fn on_confirmed(model: &mut Model, action: ConfirmAction) -> Step {
             | ConfirmAction::EditAgentOwned
             | ConfirmAction::Resumable
             | ConfirmAction::ReplaceExport { .. }
-            | ConfirmAction::EmptyTrash { .. },
+            | ConfirmAction::EmptyTrash { .. }
+            | ConfirmAction::Pull { .. },
             _,
         ) => Step::none(),
     }

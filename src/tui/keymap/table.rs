@@ -286,6 +286,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(S::Dashboard, &[k(K::Esc), c('q')], A::Back, "back to the list", Some((2, "back"))),
     bind(S::Dashboard, &[c('?'), k(K::F(1))], A::Help, "this help", Some((1, "help"))),
     bind(S::Hosts, &[k(K::Enter)], A::Resume, "resume it there: its agent, in its folder, over ssh -t (the UI ends)", Some((1, "resume there"))),
+    bind(S::Hosts, &[alt('p')], A::Pull, "pull it here: the folder asked, what is written shown, then written on yes", Some((1, "pull here"))),
     bind(S::Hosts, &[k(K::Up), ctrl('p')], A::Up, "move up", None),
     bind(S::Hosts, &[k(K::Down), ctrl('n')], A::Down, "move down", None),
     bind(S::Hosts, &[k(K::PageUp)], A::PageUp, "page up", None),

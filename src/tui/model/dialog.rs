@@ -25,6 +25,13 @@ pub enum ConfirmAction {
     RestoreArchived { id: String },
     /// Move a session to the folder `to` (the list), as previewed.
     Move { id: String, to: PathBuf },
+    /// Write the session `id` of `host` here, its project in `to` (the
+    /// other machines' pane), as previewed.
+    Pull {
+        host: String,
+        id: String,
+        to: PathBuf,
+    },
     /// Trim a session an agent owns (the viewer).
     TrimAgentOwned,
     /// Delete a context (fork) of the session open in the viewer.
@@ -63,6 +70,9 @@ pub enum InputPurpose {
     Export,
     /// The folder a session's project moved to (the list).
     Move { id: String },
+    /// The folder here a session of another machine is pulled into (the
+    /// other machines' pane).
+    PullTo { host: String, id: String },
 }
 
 impl InputPurpose {
@@ -97,11 +107,28 @@ impl Input {
             InputPurpose::NewSession => PROMPT_LIMIT,
             InputPurpose::Rename { .. } => NAME_LIMIT,
             InputPurpose::BigMessage => NUMBER_LIMIT,
-            InputPurpose::Export | InputPurpose::Move { .. } => PATH_LIMIT,
+            InputPurpose::Export | InputPurpose::Move { .. } | InputPurpose::PullTo { .. } => {
+                PATH_LIMIT
+            }
         };
         Input {
             purpose,
             text: TextField::new(text, limit),
         }
     }
+}
+
+/// A folder as typed: `~/` read from the home folder, a relative one from
+/// where the UI runs; `nothing` says what an empty one does not do.
+pub fn typed_folder(text: &str, nothing: &str) -> Result<PathBuf, String> {
+    if text.is_empty() {
+        return Err(format!("no folder given: {nothing}"));
+    }
+    let path = match text.strip_prefix("~/") {
+        Some(rest) => dirs::home_dir()
+            .ok_or("there is no home folder to read ~ from")?
+            .join(rest),
+        None => PathBuf::from(text),
+    };
+    std::path::absolute(&path).map_err(|e| format!("{text}: {e}"))
 }

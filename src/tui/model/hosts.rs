@@ -25,6 +25,11 @@ pub struct HostsView {
     pub visible: Vec<usize>,
     /// Selected row of `visible`.
     pub selected: usize,
+    /// The pull (preview or write) being waited for.
+    pub pulling: Option<u64>,
+    /// The files of the session whose pull is asked about, kept for the
+    /// write after yes.
+    pub pending: Option<std::sync::Arc<crate::store::Pack>>,
 }
 
 /// How a host answered.
@@ -51,6 +56,8 @@ impl Default for HostsView {
             filter: TextField::new("", FILTER_LIMIT),
             visible: Vec::new(),
             selected: 0,
+            pulling: None,
+            pending: None,
         }
     }
 }

@@ -628,8 +628,11 @@ pub fn on_input_done(
             None => Step::none(), // the session left the list meanwhile
         },
         InputPurpose::Move { id } => moving::on_folder_typed(list, app, &id, &text),
-        // The viewer's lines go to the viewer (the router sees to it).
-        InputPurpose::BigMessage | InputPurpose::Export => Step::none(),
+        // The viewer's and the other machines' pane's lines go to them
+        // (the router sees to it).
+        InputPurpose::BigMessage | InputPurpose::Export | InputPurpose::PullTo { .. } => {
+            Step::none()
+        }
     }
 }
 

@@ -531,9 +531,10 @@ pub fn on_input_done(
             Step::none()
         }
         InputPurpose::Export => export::on_path_typed(viewer, app, text),
-        InputPurpose::NewSession | InputPurpose::Rename { .. } | InputPurpose::Move { .. } => {
-            Step::none()
-        }
+        InputPurpose::NewSession
+        | InputPurpose::Rename { .. }
+        | InputPurpose::Move { .. }
+        | InputPurpose::PullTo { .. } => Step::none(),
     }
 }
 

@@ -58,6 +58,10 @@ pub fn draw_input(frame: &mut Frame, input: &Input, area: Rect, theme: Theme) {
             " Move the session: the folder its project is in now ",
             "what changes is shown before anything is written".into(),
         ),
+        InputPurpose::PullTo { .. } => (
+            " Pull the session here: the folder its project is in on this machine ",
+            "what is written is shown first; nothing on the other machine changes".into(),
+        ),
         InputPurpose::Export => (
             " Export this context to a file ",
             ".md, .html (a page to share), .txt or .json; a bare name is in the current directory"

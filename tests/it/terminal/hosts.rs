@@ -12,15 +12,28 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-#[test]
-fn host_all_shows_each_hosts_sessions_as_they_come_and_enter_resumes_there_in_a_real_terminal() {
+/// This machine and "other" (a home of every agent's fixtures), a config
+/// naming "other" and "hang" (a host that never answers), and the id of
+/// the other machine's newest Claude Code session with its file.
+struct Machines {
+    tmp: tempfile::TempDir,
+    here: std::path::PathBuf,
+    homes: std::path::PathBuf,
+    config: std::path::PathBuf,
+    id: String,
+    file: String,
+}
+
+fn machines() -> Machines {
     let tmp = tempfile::tempdir().unwrap();
     let (here, homes) = (tmp.path().join("here"), tmp.path().join("homes"));
     let now = loki_sessions::store::now_seconds();
     agents::generate(&here, &AgentsSpec::fixtures(now)).unwrap();
     let other = homes.join("other");
-    agents::generate(&other, &AgentsSpec::fixtures(now)).unwrap();
-    // The session to resume: the other machine's newest Claude Code one.
+    // Other sessions than this machine's (another seed): none is here.
+    let mut spec = AgentsSpec::fixtures(now);
+    spec.seed ^= 0x5eed;
+    agents::generate(&other, &spec).unwrap();
     let listed = command()
         .at_home(&other)
         .args(["--agent", "claude", "list", "--json"])
@@ -28,6 +41,7 @@ fn host_all_shows_each_hosts_sessions_as_they_come_and_enter_resumes_there_in_a_
         .unwrap();
     let rows: Value = serde_json::from_slice(&listed.stdout).unwrap();
     let id = rows[0]["id"].as_str().unwrap().to_string();
+    let file = rows[0]["path"].as_str().unwrap().to_string();
     let config = tmp.path().join("config.toml");
     let host = |name: &str| {
         format!(
@@ -40,18 +54,40 @@ fn host_all_shows_each_hosts_sessions_as_they_come_and_enter_resumes_there_in_a_
         format!("host_timeout = \"8s\"\n{}{}", host("other"), host("hang")),
     )
     .unwrap();
-    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_ssh.sh");
-    let code = tmp.path().join("code");
-    let ui = Tmux::start(&format!(
-        "{} XDG_CACHE_HOME={} LOKI_SESSIONS_SSH={} FAKE_SSH_HOMES={} {} --config {} --host all ; echo $? > {} ; sleep 60",
-        sandbox::shell_env_at(&here),
-        tmp.path().join("cache").display(),
-        fake.display(),
-        homes.display(),
-        bin().display(),
-        config.display(),
-        code.display(),
-    ));
+    Machines {
+        tmp,
+        here,
+        homes,
+        config,
+        id,
+        file,
+    }
+}
+
+impl Machines {
+    /// The UI here with `args`, the hosts reached through the stand-in;
+    /// its exit code lands in `code`.
+    fn ui(&self, args: &str, code: &Path) -> Tmux {
+        let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_ssh.sh");
+        Tmux::start(&format!(
+            "{} XDG_CACHE_HOME={} LOKI_SESSIONS_SSH={} FAKE_SSH_HOMES={} {} --config {} {args} ; echo $? > {} ; sleep 60",
+            sandbox::shell_env_at(&self.here),
+            self.tmp.path().join("cache").display(),
+            fake.display(),
+            self.homes.display(),
+            bin().display(),
+            self.config.display(),
+            code.display(),
+        ))
+    }
+}
+
+#[test]
+fn host_all_shows_each_hosts_sessions_as_they_come_and_enter_resumes_there_in_a_real_terminal() {
+    let m = machines();
+    let id = m.id.clone();
+    let code = m.tmp.path().join("code");
+    let ui = m.ui("--host all", &code);
     ui.wait_for("Other machines");
     // The other machine's rows, while the hanging one is still asked.
     let screen = ui.wait_for("other: 18 sessions");
@@ -87,4 +123,60 @@ fn host_all_shows_each_hosts_sessions_as_they_come_and_enter_resumes_there_in_a_
         "2",
         "{screen}"
     );
+}
+
+#[test]
+fn alt_p_pulls_a_session_here_after_showing_what_it_writes_in_a_real_terminal() {
+    let m = machines();
+    let source = std::fs::read(&m.file).unwrap();
+    let to = m.here.join("work").join("api");
+    std::fs::create_dir_all(&to).unwrap();
+    let before = crate::common::snapshot(&m.here);
+    let code = m.tmp.path().join("code");
+    let ui = m.ui("", &code);
+    ui.wait_for(" sessions");
+    ui.keys(&["M-h"]);
+    ui.wait_for("other: 18 sessions");
+    ui.text(&m.id[..8]);
+    ui.wait_for("1 of 18 sessions");
+    ui.keys(&["M-p"]);
+    ui.wait_for("Pull the session here");
+    // The folder it was worked in there is offered; this one is typed over it.
+    ui.keys(&["C-u"]);
+    ui.paste(to.to_str().unwrap());
+    ui.keys(&["Enter"]);
+    let screen = ui.wait_for("Pull from other:");
+    assert!(screen.contains("with the folder here"), "{screen}");
+    assert_eq!(
+        crate::common::snapshot(&m.here),
+        before,
+        "nothing written before yes"
+    );
+    ui.keys(&["y"]);
+    ui.wait_for(&format!("pulled {} from other", m.id));
+    let after = crate::common::snapshot(&m.here);
+    let pulled: Vec<&std::path::PathBuf> = after
+        .keys()
+        .filter(|path| {
+            !before.contains_key(*path) && path.extension().is_some_and(|e| e == "jsonl")
+        })
+        .collect();
+    assert_eq!(pulled.len(), 1, "{pulled:?}");
+    let path = pulled[0];
+    assert!(path.ends_with(format!("{}.jsonl", m.id)), "{path:?}");
+    let bytes = &after[path];
+    let text = String::from_utf8_lossy(bytes);
+    assert!(
+        text.contains(&format!("\"cwd\":\"{}", to.display())),
+        "moved"
+    );
+    assert_eq!(
+        std::fs::read(&m.file).unwrap(),
+        source,
+        "the other machine's is untouched"
+    );
+    // Back in the list, it is this machine's session now.
+    ui.keys(&["Escape", "Escape"]);
+    ui.text(&m.id[..8]);
+    ui.wait_for("1 of ");
 }

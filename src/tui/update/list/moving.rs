@@ -10,7 +10,9 @@ use crate::store::MovePlan;
 use crate::store::safe_text::safe_line;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
-use crate::tui::model::{App, Confirm, ConfirmAction, Input, InputPurpose, ListScreen, Overlay};
+use crate::tui::model::{
+    App, Confirm, ConfirmAction, Input, InputPurpose, ListScreen, Overlay, typed_folder,
+};
 use crate::tui::msg::Action;
 use crate::tui::ops::{ListOp, UiError};
 use crate::tui::update::Step;
@@ -46,7 +48,7 @@ pub fn ask_folder(list: &ListScreen, app: &mut App) -> Step {
 /// The folder was typed: a relative one is taken from where the UI runs,
 /// `~/` from the home folder; the store is asked what the move would do.
 pub fn on_folder_typed(list: &mut ListScreen, app: &mut App, id: &str, text: &str) -> Step {
-    match folder(text) {
+    match typed_folder(text, "nothing moved") {
         Ok(to) => ask_store(list, app, id, to, false),
         Err(why) => {
             app.complain(why);
@@ -71,20 +73,6 @@ fn ask_store(list: &mut ListScreen, app: &mut App, id: &str, to: PathBuf, write:
             write,
         },
     ))
-}
-
-/// The typed folder, absolute.
-fn folder(text: &str) -> Result<PathBuf, String> {
-    if text.is_empty() {
-        return Err("no folder given: nothing moved".into());
-    }
-    let path = match text.strip_prefix("~/") {
-        Some(rest) => dirs::home_dir()
-            .ok_or("there is no home folder to read ~ from")?
-            .join(rest),
-        None => PathBuf::from(text),
-    };
-    std::path::absolute(&path).map_err(|e| format!("{text}: {e}"))
 }
 
 /// The store's preview: a refusal is said; a move it would do is asked

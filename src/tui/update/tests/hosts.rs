@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::hosts::{Host, RemoteSession};
-use crate::tui::model::HostState;
+use crate::tui::model::{HostState, Overlay};
 use crate::tui::ops::HostsReply;
 
 fn host(name: &str) -> Host {
@@ -251,4 +251,157 @@ fn host_on_the_command_line_opens_the_pane_first() {
 /// ^R on the pane: each host's new request, by name.
 fn asked_again(m: &mut Model) -> std::collections::HashMap<String, u64> {
     asked(&act(m, Action::Refresh)).into_iter().collect()
+}
+
+/// The one pull `effects` asks for: its request, folder, and whether it
+/// writes with the files fetched before.
+fn pull_asked(effects: &[Effect]) -> (u64, PathBuf, bool) {
+    match effects {
+        [
+            Effect::Pull {
+                req,
+                to,
+                write,
+                pack,
+                id,
+                host,
+                ..
+            },
+        ] => {
+            assert_eq!(pack.is_some(), *write, "a write uses the files fetched");
+            assert_eq!((host.name.as_str(), id.as_str()), ("dev", "d1"));
+            (*req, to.clone(), *write)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
+    use crate::store::{Agent, Pack, PullPlan};
+    let mut m = with_hosts();
+    let asked = asked(&act(&mut m, Action::Hosts));
+    let mut gemini = session("dev", "g9", "Gemini work", 2.0);
+    gemini.agent = "gemini".into();
+    answer(
+        &mut m,
+        asked[0].1,
+        "dev",
+        Ok(vec![session("dev", "d1", "Fix the login", 1.0), gemini]),
+    );
+    // Gemini CLI's are refused at once, saying why.
+    act(&mut m, Action::Down);
+    assert!(act(&mut m, Action::Pull).is_empty());
+    assert!(m.app.overlay.is_none());
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("Claude Code and Codex")
+    );
+    // The folder is asked, starting from the one it was worked in there.
+    act(&mut m, Action::Up);
+    act(&mut m, Action::Pull);
+    assert_eq!(keymap::scope(&m), keymap::Scope::Input);
+    act(&mut m, Action::Edit(InputRequest::DeleteLine));
+    update(&mut m, Msg::Paste("/home/me/api".into()));
+    let (req, to, write) = pull_asked(&act(&mut m, Action::Confirm));
+    assert_eq!((to.as_path(), write), (Path::new("/home/me/api"), false));
+    // Keys while it is fetched start no second pull.
+    assert!(act(&mut m, Action::Pull).is_empty());
+    let pack = Arc::new(Pack {
+        agent: Agent::Claude,
+        id: "d1".into(),
+        cwd: "/srv/app".into(),
+        files: vec![("d1.jsonl".into(), b"{}\n".to_vec())],
+    });
+    let plan = PullPlan {
+        id: "d1".into(),
+        agent: Agent::Claude,
+        from_folder: "/srv/app".into(),
+        to_folder: "/home/me/api".into(),
+        to_file: "/home/me/.claude/projects/-home-me-api/d1.jsonl".into(),
+        lines_changed: 7,
+        bytes: 3,
+        writes: Vec::new(),
+    };
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            req,
+            HostsReply::Pulled {
+                write: false,
+                result: Ok((pack.clone(), Box::new(plan.clone()))),
+            },
+        ),
+    );
+    assert!(effects.is_empty(), "nothing written before yes");
+    let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
+        panic!("{:?}", m.app.overlay)
+    };
+    assert_eq!(confirm.title, "Pull from dev: Fix the login?");
+    let text = confirm.lines.join("\n");
+    assert!(text.starts_with("Claude Code session d1"), "{text}");
+    assert!(
+        text.contains("there  /srv/app") && text.contains("here   /home/me/api"),
+        "{text}"
+    );
+    assert!(
+        text.contains("7 lines with the folder here") && text.contains("nothing on dev changes"),
+        "{text}"
+    );
+    let (req, to, write) = pull_asked(&act(&mut m, Action::Yes));
+    assert_eq!((to.as_path(), write), (Path::new("/home/me/api"), true));
+    let effects = update(
+        &mut m,
+        Msg::reply(
+            req,
+            HostsReply::Pulled {
+                write: true,
+                result: Ok((pack, Box::new(plan))),
+            },
+        ),
+    );
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::Store {
+                op: StoreOp::List(ListOp::Scan),
+                ..
+            }
+        )),
+        "the list reads the store again: {effects:?}"
+    );
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("pulled d1 from dev into /home/me/api")
+    );
+    // A refusal of the store is said, nothing asked.
+    act(&mut m, Action::Pull);
+    let (req, _, _) = pull_asked(&act(&mut m, Action::Confirm));
+    update(
+        &mut m,
+        Msg::reply(
+            req,
+            HostsReply::Pulled {
+                write: false,
+                result: Err("session d1 is on this machine already (…): nothing pulled".into()),
+            },
+        ),
+    );
+    assert!(m.app.overlay.is_none());
+    assert!(
+        m.app
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("not pulled: session d1 is on this machine already")
+    );
 }
