@@ -90,14 +90,27 @@ fn ask_one(
         let _ = err_tx.send(bytes);
     });
     let started = Instant::now();
+    let mut output = None;
     let status = loop {
+        if output.is_none() {
+            output = out_rx.try_recv().ok();
+        }
+        // Over the limit: refused at once, never waited out (the host
+        // would be stuck writing to a pipe nobody reads).
+        if let Some(Ok(bytes)) = &output
+            && bytes.len() as u64 > max_bytes
+        {
+            stop(&mut child);
+            return Err(format!(
+                "answered more than {} (refused)",
+                crate::humanize::bytes(max_bytes)
+            ));
+        }
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
             break status;
         }
         if started.elapsed() >= deadline {
-            kill_group(child.id());
-            let _ = child.kill();
-            let _ = child.wait();
+            stop(&mut child);
             return Err(format!(
                 "did not answer within {} s (left out)",
                 deadline.as_secs()
@@ -108,10 +121,13 @@ fn ask_one(
     // A shared connection kept in the background may hold the error
     // output open: what came by now is what is said.
     let grace = Duration::from_secs(2);
-    let stdout = out_rx
-        .recv_timeout(grace)
-        .map_err(|_| "its output did not end".to_string())?
-        .map_err(|e| format!("its output could not be read: {e}"))?;
+    let stdout = match output {
+        Some(read) => read,
+        None => out_rx
+            .recv_timeout(grace)
+            .map_err(|_| "its output did not end".to_string())?,
+    }
+    .map_err(|e| format!("its output could not be read: {e}"))?;
     let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
     if stdout.len() as u64 > max_bytes {
         return Err(format!(
@@ -144,6 +160,13 @@ fn ask_one(
         code,
         said,
     })
+}
+
+/// Ends `child` and everything it started.
+fn stop(child: &mut std::process::Child) {
+    kill_group(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Kills the process group `pid` leads (made so at its start).

@@ -316,3 +316,43 @@ fn resume_runs_on_the_one_host_named_with_its_version_checked_first() {
         assert!(stderr(&out).contains(said), "{hosts:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn an_answer_over_the_limit_is_refused_at_once_not_waited_out() {
+    let probe = Machines::new("");
+    let version = format!("loki-sessions {}", env!("CARGO_PKG_VERSION"));
+    // More than the 512 MiB a host may answer, and never ending.
+    let script = probe.homes.join("huge.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo '{version}'; exit 0; fi\necho '['\nexec cat /dev/zero\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(probe.homes.join("huge")).unwrap();
+    let m = Machines {
+        config: {
+            let c = probe.homes.join("huge.toml");
+            let base = std::fs::read_to_string(&probe.config).unwrap();
+            std::fs::write(
+                &c,
+                format!(
+                    "{base}[hosts.huge]\nssh = \"huge\"\ncommand = \"{}\"\n",
+                    script.display()
+                ),
+            )
+            .unwrap();
+            c
+        },
+        ..probe
+    };
+    let out = m.run(&["--host", "huge", "--host", "other", "list"]);
+    let said = stderr(&out);
+    assert!(
+        said.contains("host huge: answered more than 512 MiB (refused)"),
+        "refused for its size, not waited out to the deadline: {said}"
+    );
+    assert!(out.status.success(), "the other host's rows: {said}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("other"));
+}

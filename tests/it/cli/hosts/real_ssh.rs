@@ -97,7 +97,7 @@ fn start(dir: &Path, port: u16, home: &Path) -> Sshd {
 
 #[test]
 #[ignore = "needs the OpenSSH server and root; CI installs it and runs it"]
-fn list_search_and_show_through_a_real_sshd_and_a_hanging_host_never_holds_them() {
+fn list_search_show_resume_and_pull_through_a_real_sshd_and_a_hanging_or_hostile_host_never_holds_them() {
     crate::common::ci_guard();
     let m = Machines::new("[hosts.closed]\nssh = \"closed\"\ncommand = \"loki-sessions\"\n");
     let dir = m.homes.join("ssh");
@@ -167,4 +167,65 @@ fn list_search_and_show_through_a_real_sshd_and_a_hanging_host_never_holds_them(
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), id);
+    // A Claude Code session pulled here through it, its folder moved.
+    let claude = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["agent"] == "claude" && r["error"].is_null())
+        .unwrap();
+    let claude_id = claude["id"].as_str().unwrap();
+    let to = m.here.join("work");
+    std::fs::create_dir_all(&to).unwrap();
+    let out = run(&[
+        "--host",
+        "other",
+        "pull",
+        claude_id,
+        "--to",
+        to.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(Path::new(plan["to_file"].as_str().unwrap()).is_file());
+    // A hostile program there: escapes and wrong types refused, the host
+    // named, nothing raw on this terminal.
+    let script = m.homes.join("evil.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'loki-sessions {}'; exit 0; fi\n\
+             printf '[{{\"id\":\"../../x\",\"agent\":\"claude\",\"name\":\"\\033]0;owned\\007\",\"last_used_at\":\"soon\"}}]'\n",
+            env!("CARGO_PKG_VERSION")
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut config = std::fs::read_to_string(&m.config).unwrap();
+    config.push_str(&format!(
+        "[hosts.evil]\nssh = \"other\"\ncommand = \"{}\"\n",
+        script.display()
+    ));
+    std::fs::write(&m.config, config).unwrap();
+    let out = run(&["--host", "evil", "--host", "other", "list"]);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // The raw escape makes it no JSON at all; refused before anything of
+    // it is shown.
+    assert!(
+        said.contains("host evil: answered something that is not JSON")
+            && said.contains("(refused)"),
+        "{said}"
+    );
+    assert!(!said.contains('\u{1b}') && !text.contains('\u{1b}'));
+    assert!(
+        text.contains("other "),
+        "the other host's rows still: {text}"
+    );
 }
