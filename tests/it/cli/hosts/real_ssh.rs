@@ -97,7 +97,8 @@ fn start(dir: &Path, port: u16, home: &Path) -> Sshd {
 
 #[test]
 #[ignore = "needs the OpenSSH server and root; CI installs it and runs it"]
-fn list_search_show_resume_and_pull_through_a_real_sshd_and_a_hanging_or_hostile_host_never_holds_them() {
+fn list_search_show_resume_and_pull_through_a_real_sshd_and_a_hanging_or_hostile_host_never_holds_them()
+ {
     crate::common::ci_guard();
     let m = Machines::new("[hosts.closed]\nssh = \"closed\"\ncommand = \"loki-sessions\"\n");
     let dir = m.homes.join("ssh");
