@@ -345,7 +345,7 @@ fn score_all(entries: &[Option<Entry>], pool: &[usize], query: &str) -> Vec<(i64
                     // One or two characters say little about relevance: score
                     // them the linear way (their best place in the text)
                     // instead of the full dynamic programme, which is for
-                    // real queries and costs ten times more on 100k rows.
+                    // real queries and costs far more on a large list.
                     let matcher = if single.is_some_and(|t| t.chars().count() <= 2) {
                         SkimMatcherV2::default().element_limit(1)
                     } else {
@@ -418,8 +418,8 @@ fn one_ascii_char(query: &str) -> Option<u8> {
 /// first character counts most, then the start of a word, then a capital
 /// inside a word (`myFile`), then anywhere; ties go to the most recent
 /// session. One character has nothing else to weigh, and the fuzzy
-/// scorer's general machinery costs a hundred milliseconds over 100k
-/// sessions where a scan of the bytes costs a few. An upper-case query
+/// scorer's general machinery costs far more than a scan of the bytes
+/// on a large list. An upper-case query
 /// matches that case only (smart case, as the scorer does).
 fn letter_score(e: &Entry, c: u8) -> Option<i64> {
     let exact = c.is_ascii_uppercase();

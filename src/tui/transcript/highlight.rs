@@ -81,9 +81,9 @@ pub fn prewarm() {
 
 /// Runs each common language once on a background thread at a low
 /// priority, once per run: a grammar compiles its patterns the first time
-/// it is used (tens of milliseconds), which would otherwise fall on the
+/// it is used (long enough to drop a frame), which would otherwise fall on the
 /// first frame that shows such a code block. Not at start-up: compiled,
-/// the twelve hold about 30 MB, which a person who only lists and resumes
+/// the twelve hold memory a person who only lists and resumes
 /// sessions never needs; a conversation's read (its file parsed, its
 /// tokens counted) covers the time it takes.
 pub fn prewarm_languages() {

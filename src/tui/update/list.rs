@@ -64,7 +64,7 @@ pub fn on_reply(list: &mut ListScreen, app: &mut App, req: u64, reply: ListReply
                 list.scanning = false;
                 list.folder = Some(folder);
                 // The rows came in batches and grew by doubling: what the
-                // last doubling left unused goes (megabytes at 20,000 rows).
+                // last doubling left unused goes (a large list's is big).
                 list.rows.shrink_to_fit();
                 if let Some(error) = error {
                     app.complain(error);
