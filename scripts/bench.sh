@@ -363,13 +363,28 @@ hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-one.json" \
   "$bin --config $work/hosts.toml --host a list --json" >/dev/null
 hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-two.json" \
   "$bin --config $work/hosts.toml --host a --host b list --json" >/dev/null
+# Two machines of one core each: each host pinned to a core of its own
+# (taskset), against this machine's list pinned to one core.
+if command -v taskset >/dev/null; then
+  echo 0 >"$work/hosts/a.cpu"
+  echo 1 >"$work/hosts/b.cpu"
+  hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-local1.json" \
+    "taskset -c 0 $bin --root $work/hosts/a/.loki --user $me list --json" >/dev/null
+  hyperfine -N --warmup $W --runs $R --export-json "$work/hosts-two1.json" \
+    "$bin --config $work/hosts.toml --host a --host b list --json" >/dev/null
+  rm -f "$work/hosts/a.cpu" "$work/hosts/b.cpu"
+fi
 python3 - "$work" <<'PY'
-import json, sys
+import json, os, sys
 m = lambda f: json.load(open("%s/%s.json" % (sys.argv[1], f)))["results"][0]["median"]
 l, o, t = m("hosts-local"), m("hosts-one"), m("hosts-two")
 print("list here %.0f ms; one host %.0f ms (%.2fx: what asking and merging add); two hosts %.0f ms: %.2fx "
       "(target: at most 1.5x plus one ssh round trip; here both hosts' programs share this machine's cores)"
       % (l * 1e3, o * 1e3, o / l, t * 1e3, t / l))
+if os.path.exists("%s/hosts-two1.json" % sys.argv[1]):
+    l1, t1 = m("hosts-local1"), m("hosts-two1")
+    print("two machines of one core each: list here on one core %.0f ms; two hosts, a core each, %.0f ms: %.2fx"
+          % (l1 * 1e3, t1 * 1e3, t1 / l1))
 PY
 unset LOKI_SESSIONS_SSH FAKE_SSH_HOMES
 fi

@@ -5,7 +5,9 @@
 # line in a shell as the "other machine" would, in the home
 # $FAKE_SSH_HOMES/<destination>, with none of this machine's environment
 # but PATH. The destination `hang` never answers; one without a home is
-# unreachable, as ssh says it (exit 255).
+# unreachable, as ssh says it (exit 255). A file $FAKE_SSH_HOMES/<destination>.cpu
+# naming a core pins that "machine" to it (the benchmark's machines of
+# one core each).
 while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
   case "$1" in
     -o|-F|-p|-i|-l) shift 2 ;;
@@ -25,4 +27,8 @@ if [ ! -d "$home" ]; then
   exit 255
 fi
 cd "$home" || exit 255
-exec env -i HOME="$home" PATH="$PATH" LOKI_SESSIONS_ARCHIVE_DUE=off sh -c "$line"
+pin=
+if [ -f "$home.cpu" ]; then
+  pin="taskset -c $(cat "$home.cpu")"
+fi
+exec $pin env -i HOME="$home" PATH="$PATH" LOKI_SESSIONS_ARCHIVE_DUE=off sh -c "$line"

@@ -196,34 +196,56 @@ fn list_search_show_resume_and_pull_through_a_real_sshd_and_a_hanging_or_hostile
     assert!(Path::new(plan["to_file"].as_str().unwrap()).is_file());
     // A hostile program there: escapes and wrong types refused, the host
     // named, nothing raw on this terminal.
-    let script = m.homes.join("evil.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'loki-sessions {}'; exit 0; fi\n\
-             printf '[{{\"id\":\"../../x\",\"agent\":\"claude\",\"name\":\"\\033]0;owned\\007\",\"last_used_at\":\"soon\"}}]'\n",
-            env!("CARGO_PKG_VERSION")
+    // Hostile programs there: a raw escape (no JSON at all), wrong types,
+    // an answer over the limit; each refused, the host named, nothing raw
+    // on this terminal, the other host's rows shown all the same.
+    let version = env!("CARGO_PKG_VERSION");
+    let hostile = [
+        (
+            "escape",
+            "printf '[{\"id\":\"a\",\"agent\":\"claude\",\"name\":\"\\033]0;owned\\007\",\"last_used_at\":1}]'",
+            "answered something that is not JSON",
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (
+            "types",
+            "printf '[{\"id\":\"../../x\",\"agent\":\"claude\",\"name\":7,\"last_used_at\":\"soon\"}]'",
+            "whose id is not what it should be",
+        ),
+        (
+            "huge",
+            "echo '['; exec cat /dev/zero",
+            "answered more than 512 MiB",
+        ),
+    ];
     let mut config = std::fs::read_to_string(&m.config).unwrap();
-    config.push_str(&format!(
-        "[hosts.evil]\nssh = \"other\"\ncommand = \"{}\"\n",
-        script.display()
-    ));
+    for (name, body, _) in hostile {
+        let script = m.homes.join(format!("{name}.sh"));
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'loki-sessions {version}'; exit 0; fi\n{body}\n"
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        config.push_str(&format!(
+            "[hosts.{name}]\nssh = \"other\"\ncommand = \"{}\"\n",
+            script.display()
+        ));
+    }
     std::fs::write(&m.config, config).unwrap();
-    let out = run(&["--host", "evil", "--host", "other", "list"]);
+    let out = run(&[
+        "--host", "escape", "--host", "types", "--host", "huge", "--host", "other", "list",
+    ]);
     let said = String::from_utf8_lossy(&out.stderr).into_owned();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    // The raw escape makes it no JSON at all; refused before anything of
-    // it is shown.
-    assert!(
-        said.contains("host evil: answered something that is not JSON")
-            && said.contains("(refused)"),
-        "{said}"
-    );
+    for (name, _, why) in hostile {
+        assert!(
+            said.contains(&format!("host {name}: ")) && said.contains(why),
+            "{name}: {said}"
+        );
+    }
     assert!(!said.contains('\u{1b}') && !text.contains('\u{1b}'));
     assert!(
         text.contains("other "),
