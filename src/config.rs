@@ -11,7 +11,6 @@ use crate::tui::keymap::KeyEntry;
 use crate::tui::transcript::{Display, Tools};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Settings read from the config file; every field is optional.
@@ -264,14 +263,7 @@ impl LineStarts {
 /// fine: dotfiles are often links).
 fn read_text(path: &Path) -> std::io::Result<String> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
+    let mut file = crate::store::open_regular_followed(path)?;
     let mut text = String::new();
     file.read_to_string(&mut text)?;
     Ok(text)
@@ -338,16 +330,12 @@ pub fn save_display(path: &Path, display: Display) -> Result<(), String> {
     }
     let text = toml::to_string(&table).map_err(|e| fail(&e))?;
     std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-    let mut file = tempfile::Builder::new()
-        .prefix(".state.toml.")
-        .tempfile_in(dir)
-        .map_err(|e| fail(&e))?;
-    file.write_all(b"# What loki-sessions remembers between runs; it rewrites this file.\n")
-        .and_then(|()| file.write_all(text.as_bytes()))
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(|e| fail(&e))?;
-    file.persist(path).map_err(|e| fail(&e.error))?;
-    Ok(())
+    let mut bytes =
+        b"# What loki-sessions remembers between runs; it rewrites this file.\n".to_vec();
+    bytes.extend_from_slice(text.as_bytes());
+    // The store's atomic write: a temporary file beside it, synced,
+    // renamed over it, the folder synced.
+    crate::store::write_atomic(path, &bytes).map_err(|e| fail(&e))
 }
 
 /// The variable that overrides the config's `archive_due`.

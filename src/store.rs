@@ -39,7 +39,9 @@ pub use format::transcript::TranscriptFormat;
 pub use format::usage::{Usage, UsageByModel};
 pub use format::window::WindowFacts;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
+pub use fs::atomic::write_atomic;
 pub use fs::disk::{current_uid, os_user_name, tree_facts};
+pub use fs::open::regular_followed as open_regular_followed;
 pub use fs::watch::{WatchMode, WatchOptions};
 pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,

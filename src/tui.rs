@@ -16,6 +16,7 @@ pub mod model;
 pub(crate) mod msg;
 pub(crate) mod ops;
 pub(crate) mod pool;
+mod priority;
 pub(crate) mod runtime;
 pub(crate) mod searcher;
 mod signals;
@@ -150,8 +151,8 @@ fn run_on(
         // Restored as the shell expects it, then stopped as Ctrl-Z stops a
         // program in cooked mode; `fg` continues here.
         let _ = leave(&mut CrosstermBackend::new(&mut tty));
-        // SAFETY: raising a signal at ourselves has no memory effects.
-        unsafe { libc::raise(libc::SIGTSTP) };
+        let _ =
+            rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP);
         let _ = take_terminal(&mut tty, mouse);
     };
     let said = tx.clone();

@@ -171,12 +171,11 @@ fn stop(child: &mut std::process::Child) {
 
 /// Kills the process group `pid` leads (made so at its start).
 fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: kill has no memory preconditions; a negative pid names
-        // the group this child leads, which holds only what it started.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+    let group = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw);
+    if let Some(group) = group {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
 }
 

@@ -1,5 +1,6 @@
-//! The file system, carefully: atomic writes (temp file, fsync, rename,
-//! fsync the directory), the per-session lock, which names are plain file
+//! The file system, carefully: the one safe open of a file read (`open`),
+//! atomic writes (temp file, fsync, rename, fsync the directory), the
+//! per-session lock, which names are plain file
 //! names, facts about directories (size, mounts, owner), and watching
 //! folders for changes (`watch`: notifications, polling). The bottom
 //! layer: it knows no format.
@@ -9,5 +10,6 @@ pub mod beneath;
 pub mod disk;
 pub mod lock;
 pub mod names;
+pub mod open;
 pub mod trash;
 pub mod watch;

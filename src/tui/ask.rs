@@ -9,7 +9,6 @@
 use super::theme::Background;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 /// The terminal's answers; a question it did not answer reads as `None` or
@@ -42,15 +41,18 @@ pub(crate) fn ask(mut tty: File, background: bool, wait: Duration) -> Answers {
         if left.is_zero() {
             break;
         }
-        let mut poll = libc::pollfd {
-            fd: tty.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one pollfd, valid for the call.
-        let ready = unsafe { libc::poll(&mut poll, 1, left.as_millis().max(1) as i32) };
-        if ready <= 0 {
-            break;
+        let mut fds = [rustix::event::PollFd::new(
+            &tty,
+            rustix::event::PollFlags::IN,
+        )];
+        let timeout = rustix::event::Timespec::try_from(left.max(Duration::from_millis(1)))
+            .unwrap_or(rustix::event::Timespec {
+                tv_sec: 1,
+                tv_nsec: 0,
+            });
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(ready) if ready > 0 => {}
+            _ => break,
         }
         match tty.read(&mut buf) {
             Ok(0) | Err(_) => break,

@@ -104,8 +104,8 @@ impl Lane {
     fn work(&self) {
         match self.priority {
             Priority::Normal => {}
-            Priority::Nice => lower_to_nice_10(),
-            Priority::Idle => run_only_when_idle(),
+            Priority::Nice => crate::tui::priority::nice_10(),
+            Priority::Idle => crate::tui::priority::only_when_idle(),
         }
         loop {
             let task = {
@@ -144,29 +144,6 @@ impl Lane {
             // the thread for the next one.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
             memory::worked();
-        }
-    }
-}
-
-/// Lowers the calling thread's priority a little (nice 10): it still uses
-/// every idle core, but the UI thread wins when both want one. Threads it
-/// starts inherit it.
-fn lower_to_nice_10() {
-    // SAFETY: setpriority on the calling thread (who = 0) only changes its nice value.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
-    }
-}
-
-/// Lets the calling thread (and the threads it starts) run only when the
-/// cores are otherwise idle, so the UI and the matcher never wait for it.
-/// Linux schedules threads one by one; if SCHED_IDLE is refused, nice 19.
-fn run_only_when_idle() {
-    let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: both calls only change the scheduling of the calling thread.
-    unsafe {
-        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) != 0 {
-            libc::setpriority(libc::PRIO_PROCESS, 0, 19);
         }
     }
 }

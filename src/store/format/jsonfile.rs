@@ -6,9 +6,9 @@
 use crate::store::error::{IoContext, Result, StoreError};
 use crate::store::format::pyjson::{self, PyJsonStyle};
 use crate::store::fs::atomic;
+use crate::store::fs::open;
 use serde_json::{Map, Value};
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Reads `path` as a JSON object; errors name the file and the problem.
@@ -20,7 +20,7 @@ pub fn read_object(path: &Path) -> Result<Map<String, Value>> {
 /// Reads a file, refusing to follow a symlink in its last component: a
 /// session file that points elsewhere is reported, not read.
 pub fn read_no_follow(path: &Path) -> Result<Vec<u8>> {
-    let mut file = open_no_follow(path)?;
+    let mut file = open::regular(path)?;
     read_all(&mut file).ctx("read", path)
 }
 
@@ -28,7 +28,7 @@ pub fn read_no_follow(path: &Path) -> Result<Vec<u8>> {
 /// when it is ours (the search index's): a bigger one is refused before a
 /// byte of it is read.
 pub fn read_no_follow_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let file = open_no_follow(path)?;
+    let file = open::regular(path)?;
     let size = file.metadata().ctx("inspect", path)?.len();
     if size > limit {
         return Err(StoreError::Unsafe {
@@ -41,56 +41,6 @@ pub fn read_no_follow_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
         .read_to_end(&mut bytes)
         .ctx("read", path)?;
     Ok(bytes)
-}
-
-/// Opens a session file for reading: never through a symbolic link, and
-/// never waiting (`O_NONBLOCK`: opening a FIFO for reading would wait for a
-/// writer that may never come); anything but a regular file (a FIFO, a
-/// device, a socket, a directory) is refused before it is read.
-pub fn open_no_follow(path: &Path) -> Result<std::fs::File> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => StoreError::Unsafe {
-                path: path.to_path_buf(),
-                reason: "it is a symbolic link; session files are never read through links".into(),
-            },
-            _ => StoreError::io("read", path, e),
-        })?;
-    let kind = file.metadata().ctx("inspect", path)?.file_type();
-    if kind.is_file() {
-        return Ok(file);
-    }
-    if kind.is_dir() {
-        // As reading it would say (and as the corpus documents it).
-        let e = std::io::Error::from_raw_os_error(libc::EISDIR);
-        return Err(StoreError::io("read", path, e));
-    }
-    Err(StoreError::Unsafe {
-        path: path.to_path_buf(),
-        reason: format!(
-            "it is {}, not a regular file; it is not read",
-            special_kind(&kind)
-        ),
-    })
-}
-
-/// What kind of special file `kind` is, in words.
-fn special_kind(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    }
 }
 
 /// Reads a regular file to its end with as few system calls as possible:

@@ -7,7 +7,8 @@
 //! falls back to a full parse.
 
 use crate::store::error::{IoContext, Result};
-use crate::store::format::{Context, jsonfile};
+use crate::store::format::Context;
+use crate::store::fs::open;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -51,7 +52,7 @@ fn count_from_tail(path: &Path) -> Result<Option<usize>> {
 
 /// The message count, if the tail shows it plainly, and the tail's text.
 fn tail_facts(path: &Path) -> Result<Option<(usize, String)>> {
-    let mut file = jsonfile::open_no_follow(path)?;
+    let mut file = open::regular(path)?;
     // Seeking from the end fails on a file shorter than the tail: read it all.
     if file.seek(SeekFrom::End(-(TAIL as i64))).is_err() {
         file.seek(SeekFrom::Start(0)).ctx("read", path)?;
@@ -138,7 +139,11 @@ mod tests {
 
     fn write(dir: &Path, v: serde_json::Value) -> std::path::PathBuf {
         let path = dir.join("c.json");
-        std::fs::write(&path, jsonfile::render(v.as_object().unwrap())).unwrap();
+        std::fs::write(
+            &path,
+            crate::store::format::jsonfile::render(v.as_object().unwrap()),
+        )
+        .unwrap();
         path
     }
 

@@ -176,12 +176,11 @@ pub fn staging_is_abandoned(name: &str) -> bool {
     };
     let pid = rest.split('-').nth(1).and_then(|p| p.parse::<i32>().ok());
     match pid {
-        Some(pid) if pid > 0 => {
-            // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
-            let failed = unsafe { libc::kill(pid, 0) } != 0;
-            failed && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
-        }
-        _ => false,
+        // Signal 0 sends nothing: it only asks whether the process exists.
+        Some(pid) => rustix::process::Pid::from_raw(pid).is_some_and(|pid| {
+            rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
+        }),
+        None => false,
     }
 }
 

@@ -98,8 +98,7 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
 
 /// The effective uid of this process.
 pub fn current_uid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// Refuses a path that exists and belongs to another user.

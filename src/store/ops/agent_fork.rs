@@ -11,6 +11,7 @@ use crate::store::format::clear;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::atomic;
+use crate::store::fs::open;
 use crate::store::ops::count_cache::CountCache;
 use crate::store::ops::counting::{message_counts, message_counts_kept};
 use crate::store::ops::diff::{ContextDiff, compare};
@@ -131,7 +132,7 @@ fn read_conversation(record: &SessionRecord) -> Result<(Context, Vec<Vec<LineSpa
 /// comes as late as it can (an agent writing in bursts leaves gaps).
 fn read_source(record: &SessionRecord, lines: Vec<Vec<LineSpan>>) -> Result<Source> {
     let started = std::time::Instant::now();
-    let (mut file, st) = jsonl::open_regular_stat(&record.path)?;
+    let (mut file, st) = open::regular_stat(&record.path)?;
     let mut bytes = Vec::with_capacity(st.st_size as usize + 1);
     (&mut file)
         .take(jsonl::MAX_FILE_BYTES)
@@ -456,7 +457,7 @@ fn write_fork(record: &SessionRecord, source: &Source, path: &Path, bytes: &[u8]
     }
     atomic::create_new_atomic(path, bytes)?;
     // The agent wrote meanwhile: the fork may lack what it wrote, so it goes.
-    let now = jsonl::open_regular_stat(&record.path).map(|(_, st)| stamp_of(&st));
+    let now = open::regular_stat(&record.path).map(|(_, st)| stamp_of(&st));
     if now.ok() != Some(source.stamp) {
         atomic::remove_synced(path)?;
         return Err(changed(record));

@@ -21,12 +21,12 @@ use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
 use crate::store::fs::atomic;
 use crate::store::fs::lock::SessionLock;
+use crate::store::fs::open;
 use crate::store::sources::agent::Agent;
 pub use crate::store::sources::archived::Manifest;
 use crate::store::sources::archived::{
     ArchivedFile, FORMAT, MANIFEST, file_bytes, hex, plain_relative, read_manifest,
 };
-use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -138,7 +138,7 @@ impl Archive {
                     ))
                 })?
                 .to_path_buf();
-            let mut file = jsonl::open_regular(&path)?;
+            let mut file = open::regular(&path)?;
             let meta = file
                 .metadata()
                 .map_err(|e| StoreError::io("read", &path, e))?;
@@ -366,7 +366,7 @@ fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
 
 /// True when `path` is a regular file holding exactly `bytes`.
 fn holds(path: &Path, bytes: &[u8]) -> bool {
-    let Ok(mut file) = jsonl::open_regular(path) else {
+    let Ok(mut file) = open::regular(path) else {
         return false;
     };
     let mut there = Vec::new();

@@ -263,6 +263,7 @@ impl OpenFiles {
 
     fn scan_in(proc_root: &Path) -> OpenFiles {
         let me = std::process::id();
+        let my_exe = std::fs::read_link(proc_root.join("self/exe")).ok();
         let mut open = Vec::new();
         let Ok(procs) = std::fs::read_dir(proc_root) else {
             return OpenFiles { open, seen: false };
@@ -275,7 +276,7 @@ impl OpenFiles {
             else {
                 continue;
             };
-            if pid == me || is_ours(&proc_entry.path()) {
+            if pid == me || is_ours(&proc_entry.path(), my_exe.as_deref()) {
                 continue;
             }
             let Ok(fds) = std::fs::read_dir(proc_entry.path().join("fd")) else {
@@ -301,11 +302,15 @@ impl OpenFiles {
 }
 
 /// True for a process running loki-sessions (this program, another
-/// build of it).
-fn is_ours(proc_dir: &Path) -> bool {
+/// build of it), or this very program: a child this process forked holds
+/// every file we have open until it runs what it was forked for, and is
+/// no agent writing to them.
+fn is_ours(proc_dir: &Path, my_exe: Option<&Path>) -> bool {
     std::fs::read_link(proc_dir.join("exe")).is_ok_and(|exe| {
-        exe.file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("loki-sessions"))
+        Some(exe.as_path()) == my_exe
+            || exe
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("loki-sessions"))
     })
 }
 

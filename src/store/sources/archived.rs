@@ -11,9 +11,9 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
+use crate::store::fs::open;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::AgentRead;
-use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -112,7 +112,7 @@ pub fn file_bytes(entry: &Path, file: &ArchivedFile) -> Result<Vec<u8>> {
 }
 
 fn unpack(path: &Path) -> Result<Vec<u8>> {
-    let file = jsonl::open_regular(path)?;
+    let file = open::regular(path)?;
     let mut out = Vec::new();
     zstd::stream::read::Decoder::new(file)
         .and_then(|mut d| d.read_to_end(&mut out))

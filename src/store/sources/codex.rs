@@ -12,6 +12,7 @@ mod listing;
 
 use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
+use crate::store::fs::open;
 use crate::store::sources::agent_read::{
     AgentRead, NewMessage, RecordedContext, ThreadBuilder, parse_time,
 };
@@ -272,7 +273,7 @@ fn decoded_len(path: &Path) -> Result<u64> {
     if jsonl::is_compressed(path) {
         return jsonl::decoded(path, jsonl::MAX_FILE_BYTES).map(|(bytes, _)| bytes.len() as u64);
     }
-    Ok(jsonl::open_regular(path)?
+    Ok(open::regular(path)?
         .metadata()
         .map_err(|e| crate::store::error::StoreError::io("read", path, e))?
         .len())

@@ -9,7 +9,7 @@
 //! `\r\n`, mixed; a fork keeps each line's own ending.
 
 use crate::store::error::{Result, StoreError};
-use rustix::fs::{Mode, OFlags};
+use crate::store::fs::open;
 use std::io::Read;
 use std::path::Path;
 
@@ -168,49 +168,6 @@ impl JsonlFile {
     }
 }
 
-/// Opens `path` for reading: never through a symbolic link, never blocking
-/// (a FIFO or a device would), and only if it is a regular file.
-pub fn open_regular(path: &Path) -> Result<std::fs::File> {
-    open_regular_stat(path).map(|(file, _)| file)
-}
-
-/// [`open_regular`], and the file's `fstat` (its size and times), which
-/// the check needed anyway.
-pub fn open_regular_stat(path: &Path) -> Result<(std::fs::File, rustix::fs::Stat)> {
-    open_regular_in(None, path)
-}
-
-/// [`open_regular_stat`] of `path`, opened by its name relative to the open
-/// folder `dir` that holds it when one is given (a listing opens each
-/// folder once; the kernel then walks one name, not the whole path).
-pub fn open_regular_in(
-    dir: Option<&rustix::fd::OwnedFd>,
-    path: &Path,
-) -> Result<(std::fs::File, rustix::fs::Stat)> {
-    // O_NONBLOCK makes opening a FIFO return at once; on a regular file it
-    // changes nothing, so the flag is left set.
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let opened = match (dir, path.file_name()) {
-        (Some(dir), Some(name)) => rustix::fs::openat(dir, name, flags, Mode::empty()),
-        _ => rustix::fs::open(path, flags, Mode::empty()),
-    };
-    let fd = opened.map_err(|e| match e {
-        rustix::io::Errno::LOOP => StoreError::Unsafe {
-            path: path.to_path_buf(),
-            reason: "it is a symbolic link; session files are never read through links".into(),
-        },
-        e => StoreError::io("read", path, e.into()),
-    })?;
-    let st = rustix::fs::fstat(&fd).map_err(|e| StoreError::io("read", path, e.into()))?;
-    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
-        return Err(StoreError::Unsafe {
-            path: path.to_path_buf(),
-            reason: "it is not a regular file".into(),
-        });
-    }
-    Ok((std::fs::File::from(fd), st))
-}
-
 /// True for a compressed file (`*.zst`, zstd frames), read decoded.
 pub fn is_compressed(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "zst")
@@ -218,9 +175,9 @@ pub fn is_compressed(path: &Path) -> bool {
 
 /// The first `max` bytes of `path` as its lines are: decoded when it is
 /// compressed (`*.zst`), else as they are; and the file's metadata. Opened
-/// as [`open_regular`] opens (no link, no FIFO).
+/// as `fs::open::regular` opens (no link, no FIFO).
 pub fn decoded(path: &Path, max: u64) -> Result<(Vec<u8>, std::fs::Metadata)> {
-    let file = open_regular(path)?;
+    let file = open::regular(path)?;
     let meta = file
         .metadata()
         .map_err(|e| StoreError::io("read", path, e))?;
@@ -391,7 +348,7 @@ pub fn parse_line<T: serde::de::DeserializeOwned>(
 
 /// The first `max` bytes of `path` and its size, for a listing.
 pub fn head(path: &Path, max: usize) -> Result<(Vec<u8>, u64, std::fs::Metadata)> {
-    let mut file = open_regular(path)?;
+    let mut file = open::regular(path)?;
     let meta = file
         .metadata()
         .map_err(|e| StoreError::io("read", path, e))?;
@@ -437,7 +394,7 @@ pub fn head_and_tail_in(
     head_max: usize,
     tail_max: usize,
 ) -> Result<HeadTail> {
-    let (file, st) = open_regular_in(dir, path)?;
+    let (file, st) = open::regular_in(dir, path)?;
     let size = st.st_size.max(0) as u64;
     // Read straight into the buffers' room: nothing zeroed first.
     let read_at = |want: usize, at: u64| -> Result<Vec<u8>> {

@@ -1,11 +1,12 @@
 //! A JSON Lines file read and parsed on every core: the file is cut into
 //! as many pieces as there are workers, each cut just after a newline; each
 //! worker reads its piece (`pread`, never through a link, regular files
-//! only, as [`jsonl::open_regular`] opens them) and parses its lines; the
+//! only, as `fs::open::regular` opens them) and parses its lines; the
 //! lines come back in file order with their true numbers. A 100 MB session
 //! opens in a fraction of the time one thread takes.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::fs::open;
 use crate::store::sources::jsonl::{self, LineSpan, MAX_FILE_BYTES, Skipped};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -39,7 +40,7 @@ pub fn read_parsed<T: Send>(
     if jsonl::is_compressed(path) {
         return read_decoded(path, parse);
     }
-    let file = jsonl::open_regular(path)?;
+    let file = open::regular(path)?;
     let meta = file
         .metadata()
         .map_err(|e| StoreError::io("read", path, e))?;

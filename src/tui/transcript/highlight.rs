@@ -99,10 +99,7 @@ pub fn prewarm_languages() {
 
 fn low_priority_thread(work: impl FnOnce() + Send + 'static) {
     std::thread::spawn(|| {
-        // SAFETY: setpriority on the calling thread (who = 0) only changes its nice value.
-        unsafe {
-            libc::setpriority(libc::PRIO_PROCESS, 0, 10);
-        }
+        crate::tui::priority::nice_10();
         work();
     });
 }

@@ -221,3 +221,28 @@ fn a_restore_killed_while_its_entry_was_removed_leaves_no_entry_listed() {
         "both finished"
     );
 }
+
+#[test]
+fn a_child_of_this_program_not_yet_running_its_own_holds_nothing_for_the_check() {
+    // A fork of this program (or of a test binary) holds every file we
+    // have open until it runs what it was forked for: it is no agent
+    // writing to them. Any other program with the file open is.
+    let tmp = tempfile::tempdir().unwrap();
+    let proc_root = tmp.path().join("proc");
+    let session = tmp.path().join("s.jsonl");
+    std::fs::write(&session, b"{}\n").unwrap();
+    let link = |from: &Path, to: &Path| {
+        std::fs::create_dir_all(from.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(to, from).unwrap();
+    };
+    let us = Path::new("/opt/build/it-0123");
+    link(&proc_root.join("self/exe"), us);
+    link(&proc_root.join("41/exe"), us);
+    link(&proc_root.join("41/fd/7"), &session);
+    let open = OpenFiles::scan_in(&proc_root);
+    assert_eq!(open.holder(std::slice::from_ref(&session)), None);
+    link(&proc_root.join("42/exe"), Path::new("/usr/bin/node"));
+    link(&proc_root.join("42/fd/9"), &session);
+    let open = OpenFiles::scan_in(&proc_root);
+    assert_eq!(open.holder(std::slice::from_ref(&session)), Some(42));
+}

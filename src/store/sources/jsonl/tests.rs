@@ -47,7 +47,7 @@ fn fifos_and_links_are_refused_without_blocking() {
         rustix::fs::CWD,
         &fifo,
         rustix::fs::FileType::Fifo,
-        Mode::from_raw_mode(0o600),
+        rustix::fs::Mode::from_raw_mode(0o600),
         0,
     )
     .unwrap();
