@@ -7,8 +7,7 @@
 //! rewrites (atomically, keeping keys it does not know), so a setting
 //! changed with a key never rewrites the person's file.
 
-use crate::tui::keymap::KeyEntry;
-use crate::tui::transcript::{Display, Tools};
+use crate::render::transcript::{Display, Tools};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -66,6 +65,18 @@ pub struct Config {
     /// `[keys]` with the line of each entry (filled by [`Config::load`]).
     #[serde(skip)]
     pub keys: Vec<KeyEntry>,
+}
+
+/// One entry of `[keys]` as written, with its line in the config file;
+/// the UI's keymap checks and applies it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyEntry {
+    /// `action` or `scope.action`.
+    pub name: String,
+    /// The keys as written (`"C-o"`, `"F7"`).
+    pub keys: Vec<String>,
+    /// The line of the entry in the config file (1-based).
+    pub line: usize,
 }
 
 /// A `[hosts]` entry: a destination, or a table naming it and the program.

@@ -16,17 +16,15 @@ pub mod model;
 pub(crate) mod msg;
 pub(crate) mod ops;
 pub(crate) mod pool;
-mod priority;
 pub(crate) mod runtime;
 pub(crate) mod searcher;
 mod signals;
-pub mod theme;
-pub(crate) mod transcript;
+pub use crate::render::theme;
+pub(crate) use crate::render::transcript;
 pub(crate) mod update;
 pub(crate) mod view;
 pub(crate) mod watcher;
 pub(crate) mod worker;
-pub(crate) mod wrap;
 
 use crate::store::{Store, now_seconds};
 use crossterm::event::{

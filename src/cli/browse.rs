@@ -5,10 +5,10 @@ use crate::cli::resume_preflight;
 use crate::cli::{CliEnv, CliError, RootFrom, TuiArgs};
 use crate::config;
 use crate::demo::{self, DemoSpec};
+use crate::render::theme::Background;
 use crate::store::{AgentHomes, Encoding, PurgePolicy, Store, StoreKind};
 use crate::tui::keymap::CustomKeys;
 use crate::tui::model::{Exit, ResumeCheck, Settings};
-use crate::tui::theme::Background;
 use std::sync::Arc;
 
 /// Whose sessions the `--demo` store holds.
@@ -158,6 +158,8 @@ pub fn run(env: &CliEnv, args: &TuiArgs, asked_hosts: &[String]) -> Result<(), C
     let remembered = settings.display;
     let outcome = crate::tui::run(store.clone(), settings, background, Arc::new(keys))
         .map_err(|e| CliError::usage(format!("the terminal UI failed: {e} (is this a terminal?)")));
+    // A host still being asked when the UI ended is not waited for.
+    crate::hosts::stop_all();
     if let (Ok(outcome), Some(path)) = (&outcome, &state)
         && outcome.display != remembered
         && let Err(e) = config::save_display(path, outcome.display)

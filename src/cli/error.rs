@@ -1,4 +1,5 @@
-//! Exit codes: 0 ok, 1 not found or nothing to do, 2 bad input or usage.
+//! Exit codes: 0 ok, 1 not found or nothing to do, 2 bad input or usage,
+//! 3 busy (an agent at work on the session: try again).
 
 use crate::store::StoreError;
 
@@ -39,7 +40,13 @@ impl CliError {
 
 impl From<StoreError> for CliError {
     fn from(e: StoreError) -> Self {
-        let code = if e.is_nothing_to_do() { 1 } else { 2 };
+        let code = if e.is_nothing_to_do() {
+            1
+        } else if e.is_busy() {
+            3
+        } else {
+            2
+        };
         CliError {
             code,
             message: e.to_string(),

@@ -51,6 +51,12 @@ const CLOSING: &[Section] = &[
                  answer.",
             ),
             (
+                Some("3"),
+                "Busy, to try again later: a trim, edit or fork of a session an agent has open \
+                 or wrote to while it was read, or of one another process holds locked (a \
+                 delete of one in use is refused with 2).",
+            ),
+            (
                 Some("130"),
                 "The terminal UI was left without resuming a session.",
             ),

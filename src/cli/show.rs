@@ -146,7 +146,7 @@ pub fn run(env: &CliEnv, args: ShowArgs) -> Result<(), CliError> {
                 target.record.id
             )));
         };
-        let display = crate::tui::transcript::Display {
+        let display = crate::render::transcript::Display {
             thinking: args.thinking,
             tools: args.tools.parse().map_err(CliError::usage)?,
             raw: false,

@@ -3,10 +3,10 @@
 //! `$PAGER` when stdout is a terminal.
 
 use crate::cli::{CliError, output};
+use crate::render::theme::{Background, Theme};
+use crate::render::transcript::Display;
+use crate::render::transcript::printed::{self, render};
 use crate::store::Context;
-use crate::tui::theme::{Background, Theme};
-use crate::tui::transcript::Display;
-use crate::tui::transcript::printed::{self, render};
 use std::io::IsTerminal;
 
 /// How to print a transcript.

@@ -75,6 +75,7 @@ fn ask_one(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("could not run ssh: {e}"))?;
+    let _in_flight = InFlight::register(child.id());
     let (out_tx, out_rx) = mpsc::channel();
     let (err_tx, err_rx) = mpsc::channel();
     let mut stdout = child.stdout.take().expect("piped");
@@ -160,6 +161,39 @@ fn ask_one(
         code,
         said,
     })
+}
+
+/// The process groups of the questions still waiting for a host, so that
+/// a program ending before its hosts answered (the UI left with Enter)
+/// leaves no ssh, and no ProxyCommand, behind.
+static IN_FLIGHT: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// A question's process group, listed while it waits, unlisted on drop.
+struct InFlight(u32);
+
+impl InFlight {
+    fn register(pid: u32) -> InFlight {
+        if let Ok(mut groups) = IN_FLIGHT.lock() {
+            groups.push(pid);
+        }
+        InFlight(pid)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Ok(mut groups) = IN_FLIGHT.lock() {
+            groups.retain(|&g| g != self.0);
+        }
+    }
+}
+
+/// Ends every question still waiting for a host, and what each started.
+pub fn stop_all() {
+    let groups = IN_FLIGHT.lock().map(|g| g.clone()).unwrap_or_default();
+    for group in groups {
+        kill_group(group);
+    }
 }
 
 /// Ends `child` and everything it started.

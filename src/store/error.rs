@@ -54,6 +54,11 @@ pub enum StoreError {
     /// Another process holds the session's lock.
     #[error("{} is locked by another process (an agent may be writing to it); try again", path.display())]
     Locked { path: PathBuf },
+    /// An agent is at work on the session (it has the file open, or wrote
+    /// to it while it was read): nothing was done; try again when it is
+    /// idle.
+    #[error("{0}")]
+    Busy(String),
     /// The tree belongs to somebody else or is otherwise unsafe to touch.
     #[error("refusing to operate on {}: {reason}", path.display())]
     Unsafe { path: PathBuf, reason: String },
@@ -136,6 +141,12 @@ impl StoreError {
     /// mistake or a failure: something not found, or already done.
     pub fn is_nothing_to_do(&self) -> bool {
         self.is_not_found() || matches!(self, StoreError::AlreadyImported { .. })
+    }
+
+    /// True when an agent or another process is at work on the session:
+    /// the same request may succeed later.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, StoreError::Locked { .. } | StoreError::Busy(_))
     }
 
     /// True when the error means "not there" rather than "broken".

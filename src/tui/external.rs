@@ -2,10 +2,10 @@
 //! `$PAGER`; `O`: the session's file in `$EDITOR`), on the UI's thread
 //! while the terminal is given back: what to say of it when it ends.
 
+use crate::render::theme::Theme;
+use crate::render::transcript::printed;
 use crate::store::safe_text::safe_line;
 use crate::tui::model::External;
-use crate::tui::theme::Theme;
-use crate::tui::transcript::printed;
 use std::fs::File;
 
 /// Columns when the terminal does not say.

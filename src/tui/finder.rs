@@ -4,11 +4,11 @@
 //! the person types; only the newest query is answered, and the first
 //! match at or after the message on screen is sent before the rest.
 
+use crate::render::transcript::{self, TextMatch};
 use crate::store::Context;
 use crate::tui::latest::{LatestWins, Out};
 use crate::tui::msg::Msg;
 use crate::tui::ops::ViewerReply;
-use crate::tui::transcript::{self, TextMatch};
 use std::sync::Arc;
 
 /// The most matches a search keeps (the counter says when there are more).

@@ -4,6 +4,7 @@
 //! the calling thread, so every step ends with all replies handled: tests
 //! and benchmarks are deterministic.
 
+use crate::render::theme::Theme;
 use crate::store::Store;
 use crate::tui::effect::Effect;
 use crate::tui::finder::Finder;
@@ -14,7 +15,6 @@ use crate::tui::msg::Msg;
 use crate::tui::ops::Runner;
 use crate::tui::runtime::{self, Incoming};
 use crate::tui::searcher::Searcher;
-use crate::tui::theme::Theme;
 use crate::tui::view::ViewState;
 use crate::tui::watcher::Watching;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};

@@ -11,8 +11,8 @@ pub mod custom;
 mod doc;
 mod table;
 
+pub use custom::CustomKeys;
 use custom::keys_of;
-pub use custom::{CustomKeys, KeyEntry};
 
 /// Where a binding applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

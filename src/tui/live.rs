@@ -2,10 +2,10 @@
 //! screen: what the benchmarks measure. Unlike `headless`, effects run in
 //! the background exactly as in a terminal session, so times are real.
 
+use crate::render::theme::Theme;
 use crate::store::{Store, now_seconds};
 use crate::tui::model::{Model, Settings};
 use crate::tui::runtime::{self, Incoming};
-use crate::tui::theme::Theme;
 use crate::tui::view::{self, ViewState};
 use crate::tui::worker::Worker;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -44,7 +44,7 @@ impl Live {
             }
         });
         let worker = Worker::new(Arc::new(store), msg_tx, now_seconds);
-        crate::tui::transcript::prewarm();
+        crate::render::transcript::prewarm();
         let mut live = Live {
             terminal: Terminal::new(TestBackend::new(width, height))
                 .expect("a test backend never fails"),

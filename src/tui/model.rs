@@ -46,8 +46,8 @@ pub use transcript::{TranscriptFind, TranscriptView};
 pub use trash::{EMPTY_AGES, TrashFrom, TrashView, shown_title};
 pub use viewer::{ContextsView, Loaded, Pending, TrimKind, TrimState, Viewer, ViewerMode};
 
+use crate::render::transcript::Display;
 use crate::store::{Encoding, PurgePolicy, SessionRecord, StoreKind, WatchMode, WatchOptions};
-use crate::tui::transcript::Display;
 use std::collections::HashMap;
 
 /// The size `>` and `<` jump over at first, in tokens.

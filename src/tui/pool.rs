@@ -104,8 +104,8 @@ impl Lane {
     fn work(&self) {
         match self.priority {
             Priority::Normal => {}
-            Priority::Nice => crate::tui::priority::nice_10(),
-            Priority::Idle => crate::tui::priority::only_when_idle(),
+            Priority::Nice => crate::priority::nice_10(),
+            Priority::Idle => crate::priority::only_when_idle(),
         }
         loop {
             let task = {

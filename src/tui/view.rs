@@ -23,10 +23,10 @@ mod transcript;
 mod trash;
 mod viewer;
 
+use crate::render::theme::Theme;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, Overlay, Screen};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -68,7 +68,7 @@ impl ViewState {
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState) {
     draw_panes(frame, model, state);
-    crate::tui::theme::contrast::keep_selection_readable(frame.buffer_mut(), state.theme());
+    crate::render::theme::contrast::keep_selection_readable(frame.buffer_mut(), state.theme());
     scrub::scrub(frame.buffer_mut());
 }
 

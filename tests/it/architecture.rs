@@ -159,6 +159,20 @@ fn the_store_never_reaches_up() {
     );
 }
 
+#[test]
+fn the_transcript_and_the_config_never_reach_into_the_ui() {
+    // `show`, `export` and the config reach the transcript without the UI;
+    // the config knows nothing of it either (the keymap reads the config).
+    let mut bad = Vec::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = sources("src/render");
+    files.extend(["src/render.rs", "src/config.rs", "src/priority.rs"].map(|f| root.join(f)));
+    for path in files {
+        bad.extend(offending_lines(&path, &["crate::tui", "super::tui"]));
+    }
+    assert!(bad.is_empty(), "reaching into the UI:\n{}", bad.join("\n"));
+}
+
 /// The store's layers, each using only the ones before it.
 const LAYERS: [&str; 5] = ["fs", "format", "sources", "ops", "index"];
 

@@ -166,7 +166,7 @@ fn read_source(record: &SessionRecord, lines: Vec<Vec<LineSpan>>) -> Result<Sour
 fn refuse_while_open(record: &SessionRecord) -> Result<()> {
     let open = super::trash::OpenFiles::scan();
     match open.holder(std::slice::from_ref(&record.path)) {
-        Some(pid) => Err(StoreError::Invalid(format!(
+        Some(pid) => Err(StoreError::Busy(format!(
             "process {pid} has {} open ({} is running on it): a copy would miss what it writes next; try again when it is idle",
             record.path.display(),
             record.agent.display_name()
@@ -176,7 +176,7 @@ fn refuse_while_open(record: &SessionRecord) -> Result<()> {
 }
 
 fn changed(record: &SessionRecord) -> StoreError {
-    StoreError::Invalid(format!(
+    StoreError::Busy(format!(
         "{} changed {} while it was being read (the agent is writing to it); nothing was written: try again when it is idle",
         record.agent.display_name(),
         record.path.display()

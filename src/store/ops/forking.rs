@@ -45,7 +45,7 @@ pub(crate) fn lock_active(
         && (parent.id() != expected.context_id
             || parent.mutation_counter() != expected.mutation_counter)
     {
-        return Err(StoreError::Invalid(format!(
+        return Err(StoreError::Busy(format!(
             "the conversation in {} changed since the preview (an agent may have written to it); review the trim again",
             dir.display()
         )));

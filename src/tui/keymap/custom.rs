@@ -20,16 +20,9 @@ use std::sync::Arc;
 /// A key: its code and the modifiers held.
 pub type Key = (KeyCode, KeyModifiers);
 
-/// One entry of `[keys]` as written, with its line in the config file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeyEntry {
-    /// `action` or `scope.action`.
-    pub name: String,
-    /// The keys as written (`"C-o"`, `"F7"`).
-    pub keys: Vec<String>,
-    /// The line of the entry in the config file (1-based).
-    pub line: usize,
-}
+// An entry of `[keys]` as the config read it: the config owns the type
+// (it knows nothing of the UI).
+use crate::config::KeyEntry;
 
 /// The keys of bindings the user changed, by scope and action.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

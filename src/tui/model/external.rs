@@ -2,8 +2,8 @@
 //! transcript in `$PAGER`; `O`: the session's file in `$EDITOR`), taking
 //! the terminal back when it ends.
 
+use crate::render::transcript::Display;
 use crate::store::Context;
-use crate::tui::transcript::Display;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -3,8 +3,8 @@
 //! at the screen's width, and kept until the width or the display settings
 //! change; where the screen is, is a message and a row in it.
 
+use crate::render::transcript::{Display, Laid, TextMatch};
 use crate::tui::model::TextField;
-use crate::tui::transcript::{Display, Laid, TextMatch};
 use std::collections::HashSet;
 use std::sync::Arc;
 

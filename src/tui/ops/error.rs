@@ -14,7 +14,8 @@ pub enum ErrorKind {
     Refused,
     /// A file could not be read as its format says: the session is damaged.
     Damaged,
-    /// Another process holds the session's lock: try again.
+    /// An agent is at work on the session (another process holds its lock
+    /// or its file open, or wrote to it while it was read): try again.
     Busy,
     /// A file to be written exists already.
     Exists,
@@ -49,7 +50,7 @@ impl From<StoreError> for UiError {
         } else {
             match &e {
                 StoreError::Parse { .. } | StoreError::Shape { .. } => ErrorKind::Damaged,
-                StoreError::Locked { .. } => ErrorKind::Busy,
+                StoreError::Locked { .. } | StoreError::Busy(_) => ErrorKind::Busy,
                 StoreError::Exists { .. } => ErrorKind::Exists,
                 StoreError::NotFound(_) | StoreError::Missing { .. } => ErrorKind::NotFound,
                 StoreError::Invalid(_)

@@ -1,13 +1,13 @@
 //! What the viewer asks of the store, and its answers (with the
 //! transcript search's, which the viewer also waits for).
 
+use crate::render::transcript::TextMatch;
 use crate::store::{
     ClearedCounts, Context, ContextDiff, ContextInfo, DeletedContext, EditFacts, EditOutcome,
     EditRequest, Encoding, Expected, SessionRecord, TranscriptFormat, TrimRequest,
 };
 use crate::tui::model::Loaded;
 use crate::tui::ops::{Job, Lane, Priority, UiError};
-use crate::tui::transcript::TextMatch;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -224,7 +224,7 @@ impl ViewerOp {
         let (store, now) = (job.store, job.now);
         match self {
             ViewerOp::LoadConversation { record, context } => {
-                crate::tui::transcript::prewarm_languages();
+                crate::render::transcript::prewarm_languages();
                 let result = match context {
                     None => load(store, &record),
                     Some(id) => load_side(store, &record, &id),

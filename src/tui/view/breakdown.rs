@@ -5,10 +5,10 @@
 //! says what it is.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{Breakdown, Encoding, TokenKind};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{centered, clear_popup};
 use ratatui::Frame;
 use ratatui::layout::Rect;

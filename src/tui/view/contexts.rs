@@ -3,11 +3,11 @@
 //! forks indented under the context they came from.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{ContextInfo, Relation};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::ContextsView;
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{centered, clear_popup};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};

@@ -2,10 +2,10 @@
 //! month so far, and what went to each project, model and agent.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{ReportRow, UsageReport};
 use crate::tui::model::{DashboardView, Model};
 use crate::tui::ops::DashboardReports;
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;

@@ -1,10 +1,10 @@
 //! Modal dialogs: a yes/no question (No by default) and a text field.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Confirm, Input, InputPurpose};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{centered, clear_popup, text_field};
 use ratatui::Frame;
 use ratatui::layout::Rect;

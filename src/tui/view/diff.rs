@@ -4,11 +4,11 @@
 //! can list thousands).
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{ContextDiff, DiffMessage};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{DiffLine, DiffSection, DiffView, body_len, body_line};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{centered, clear_popup};
 use ratatui::Frame;
 use ratatui::layout::Rect;

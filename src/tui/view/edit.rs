@@ -3,11 +3,11 @@
 //! selected message and why, and that nothing is written before Enter.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{EditPlan, placeholder};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{ClearBy, EditKind, EditState, ResumableBy, Viewer};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

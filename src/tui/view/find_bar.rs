@@ -3,10 +3,10 @@
 //! reader is on the right.
 
 use crate::humanize;
+use crate::render::theme::Theme;
+use crate::render::wrap;
 use crate::tui::model::TextField;
-use crate::tui::theme::Theme;
 use crate::tui::view::text_field;
-use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

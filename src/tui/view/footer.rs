@@ -1,10 +1,10 @@
 //! The status line and the footer of main keys for the current scope.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{IndexState, Model, watch_note};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,12 +1,12 @@
 //! The help overlay, generated from the keymap for the current screen,
 //! scrolled when it is taller than the terminal.
 
+use crate::render::theme::Theme;
+use crate::render::wrap::{self, columns};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, Screen};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{centered, clear_popup};
-use crate::tui::wrap::{self, columns};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

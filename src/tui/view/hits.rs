@@ -3,11 +3,11 @@
 //! words marked), a session's hits grouped under its best.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::Hit;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{HitRow, ListScreen, MessageHits, Model};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::scroll_into_view;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};

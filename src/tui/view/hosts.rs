@@ -3,10 +3,10 @@
 //! table, the selected one's folder there and what Enter runs.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{HostState, HostsView, Model};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, scroll_into_view, text_field};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -1,12 +1,12 @@
 //! The session list: search line, then one row per matching session.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{CostEstimate, SessionRecord, id_start};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::matcher;
 use crate::tui::model::{LIVE_MARK, ListMode, Model, SessionRow, SortKey, context_of, fill_alarm};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{hits, scroll_into_view, text_field};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -4,8 +4,8 @@
 //! No side borders, so text selected with the terminal copies clean.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::tui::model::{Find, MessageView, Model, PartKind, Viewer};
-use crate::tui::theme::Theme;
 use crate::tui::view::find_bar;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -6,9 +6,9 @@
 //! results become placeholders (the count and text it would have then).
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{ClearedMessage, Special, placeholder};
 use crate::tui::model::{Model, Viewer};
-use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, scroll_into_view};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};

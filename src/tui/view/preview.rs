@@ -2,13 +2,13 @@
 //! in a message search, the message found, around the match.
 
 use crate::humanize;
+use crate::render::theme::Theme;
+use crate::render::wrap;
 use crate::store::Hit;
 use crate::store::safe_text::safe_line;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::Model;
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
-use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -4,11 +4,11 @@
 //! listed.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::{Agent, Decision, KeepReason, PlanEntry, StoreKind};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, PurgeView};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, scroll_into_view};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -2,9 +2,9 @@
 //! (counts still coming in) or a width the snapshots do not use.
 
 use super::*;
+use crate::render::theme::Theme;
 use crate::store::{Context, EditFacts, Encoding, PurgePolicy, SessionRecord, StoreKind};
 use crate::tui::model::{Loaded, Settings, Viewer};
-use crate::tui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -179,7 +179,7 @@ fn a_long_status_message_wraps_instead_of_being_cut() {
 /// Every cell drawn on the selection's background, with its contrast and
 /// whether it is dim, at 100x30 in `theme`.
 fn selected_cells(model: &Model, theme: Theme) -> Vec<(String, f64, bool)> {
-    use crate::tui::theme::contrast::ratio;
+    use crate::render::theme::contrast::ratio;
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut state = ViewState::new(theme);
     terminal
@@ -204,7 +204,7 @@ fn selected_cells(model: &Model, theme: Theme) -> Vec<(String, f64, bool)> {
 
 #[test]
 fn text_on_the_selection_reaches_four_and_a_half_to_one_in_both_themes() {
-    use crate::tui::theme::contrast::MIN_CONTRAST;
+    use crate::render::theme::contrast::MIN_CONTRAST;
     let table = viewer_model("s", 12, 12);
     let mut transcript = viewer_model("s", 12, 12);
     crate::tui::update::update(
@@ -227,7 +227,7 @@ fn text_on_the_selection_reaches_four_and_a_half_to_one_in_both_themes() {
 
 #[test]
 fn faint_and_red_text_on_the_selection_get_its_own_colour() {
-    use crate::tui::theme::contrast::{MIN_CONTRAST, keep_selection_readable, ratio};
+    use crate::render::theme::contrast::{MIN_CONTRAST, keep_selection_readable, ratio};
     use ratatui::style::{Color, Modifier, Style};
     for theme in [Theme::dark(), Theme::light()] {
         let selection = theme.selected();

@@ -1,8 +1,8 @@
 //! A text field drawn as a line: the part around the cursor that fits,
 //! with the cursor shown where the next character goes.
 
+use crate::render::theme::Theme;
 use crate::tui::model::TextField;
-use crate::tui::theme::Theme;
 use ratatui::text::Span;
 use unicode_width::UnicodeWidthChar;
 

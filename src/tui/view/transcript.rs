@@ -3,12 +3,12 @@
 //! No side borders, so text selected with the terminal copies clean.
 
 use crate::humanize;
+use crate::render::theme::Theme;
+use crate::render::transcript::{self, Laid, TextMatch, paint};
 use crate::store::{Context, Special};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TranscriptFind, TranscriptView, Viewer};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
-use crate::tui::transcript::{self, Laid, TextMatch, paint};
 use crate::tui::view::find_bar;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

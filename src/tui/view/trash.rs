@@ -3,11 +3,11 @@
 //! went and where it goes back to.
 
 use crate::humanize;
+use crate::render::theme::Theme;
 use crate::store::TrashEntry;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TrashView, shown_title};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, scroll_into_view};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -3,13 +3,13 @@
 //! selected message in full.
 
 use crate::humanize;
+use crate::render::theme::Theme;
+use crate::render::wrap;
 use crate::store::{Encoding, match_ranges};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{Model, TrimKind, Viewer, ViewerMode};
 use crate::tui::msg::Action;
-use crate::tui::theme::Theme;
 use crate::tui::view::{ViewState, breakdown, contexts, diff, edit, message, messages, transcript};
-use crate::tui::wrap;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span, Text};

@@ -3,8 +3,8 @@
 //! display settings, a search that unfolds what it finds, copying.
 
 use super::*;
+use crate::render::transcript::{TextMatch, Tools};
 use crate::tui::model::TranscriptView;
-use crate::tui::transcript::{TextMatch, Tools};
 
 /// The transcript open on `viewing(n)`: each message is a header, its line
 /// and a blank row (three rows); the screen has 20 rows of text.

@@ -5,6 +5,8 @@
 //! This module knows only the message view's own state.
 
 use crate::humanize;
+use crate::render::transcript;
+use crate::render::wrap;
 use crate::store::{Message, Part};
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
@@ -12,8 +14,6 @@ use crate::tui::model::{
     Viewer, ViewerMode,
 };
 use crate::tui::msg::Action;
-use crate::tui::transcript;
-use crate::tui::wrap;
 use tui_input::InputRequest;
 
 /// Opens the selected message full screen.

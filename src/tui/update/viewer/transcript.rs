@@ -4,13 +4,13 @@
 //! thread), whose current match unfolds the part it is in. The selected
 //! message is the viewer's own, shared with the table.
 
+use crate::render::transcript::{self, Laid, TextMatch, Tools};
 use crate::store::Context;
 use crate::tui::effect::Effect;
 use crate::tui::finder::FindJob;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{App, FIND_LIMIT, TextField, TranscriptFind, TranscriptView};
 use crate::tui::msg::Action;
-use crate::tui::transcript::{self, Laid, TextMatch, Tools};
 use std::sync::Arc;
 use tui_input::InputRequest;
 

@@ -539,7 +539,7 @@ fn a_session_its_agent_holds_open_is_not_forked_a_dry_run_says_so_too() {
     holder.kill().unwrap();
     holder.wait().unwrap();
     for (args, code, err) in refused {
-        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert_eq!(code, Some(3), "busy, to try again: {args:?}: {err}");
         assert!(
             err.contains(&format!("process {}", holder.id())),
             "{args:?}: {err}"

@@ -6,7 +6,7 @@
 
 use super::highlight;
 use super::{Body, Class, Look};
-use crate::tui::wrap;
+use crate::render::wrap;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// Code blocks longer than this are shown without colours: highlighting

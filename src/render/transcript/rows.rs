@@ -2,7 +2,7 @@
 //! wrapped by display width after its prefix.
 
 use super::{Block, Line};
-use crate::tui::wrap;
+use crate::render::wrap;
 
 /// One row on screen: a stretch of one line of the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -99,7 +99,7 @@ pub fn prewarm_languages() {
 
 fn low_priority_thread(work: impl FnOnce() + Send + 'static) {
     std::thread::spawn(|| {
-        crate::tui::priority::nice_10();
+        crate::priority::nice_10();
         work();
     });
 }

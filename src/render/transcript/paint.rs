@@ -4,8 +4,8 @@
 
 use super::{Laid, Row, TextMatch};
 use crate::humanize;
-use crate::tui::theme::Theme;
-use crate::tui::wrap;
+use crate::render::theme::Theme;
+use crate::render::wrap;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 

@@ -2,9 +2,9 @@
 //! with SGR escapes for its styles (or none), for `show --format
 //! transcript` and for the viewer's `o` (the transcript in `$PAGER`).
 
+use crate::render::theme::Theme;
+use crate::render::transcript::{self, Display, Laid, paint};
 use crate::store::{Context, Special};
-use crate::tui::theme::Theme;
-use crate::tui::transcript::{self, Display, Laid, paint};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 

@@ -5,8 +5,8 @@
 
 pub mod contrast;
 
+use crate::render::transcript::{Class, Look};
 use crate::store::TokenKind;
-use crate::tui::transcript::{Class, Look};
 use ratatui::style::{Color, Modifier, Style};
 
 /// The terminal's background, for colours that read on it.
