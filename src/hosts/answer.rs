@@ -93,17 +93,35 @@ pub fn rows(bytes: &[u8], fields: &[(&str, Kind)]) -> Result<Vec<Map<String, Val
         .collect()
 }
 
-/// `value` with every string (keys too) made safe for a terminal.
-pub fn made_safe(value: Value) -> Value {
+/// `value` with every string (keys too) made safe for a terminal; a
+/// string that is safe already is kept as it came (no copy: a list of
+/// every session is mostly such strings).
+pub fn made_safe(mut value: Value) -> Value {
+    make_safe(&mut value);
+    value
+}
+
+fn make_safe(value: &mut Value) {
     match value {
-        Value::String(s) => Value::String(safe_text(&s).into_owned()),
-        Value::Array(items) => Value::Array(items.into_iter().map(made_safe).collect()),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (safe_text(&k).into_owned(), made_safe(v)))
-                .collect(),
-        ),
-        other => other,
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(safe) = safe_text(s) {
+                *s = safe;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(make_safe),
+        Value::Object(map) => {
+            if map
+                .keys()
+                .any(|k| matches!(safe_text(k), std::borrow::Cow::Owned(_)))
+            {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, v)| (safe_text(&k).into_owned(), v))
+                    .collect();
+            }
+            map.values_mut().for_each(make_safe);
+        }
+        _ => {}
     }
 }
 
