@@ -163,7 +163,12 @@ fn rows(
                 Value::Object(row)
             })
             .collect();
-        return output::print_json(&Value::Array(merged));
+        let merged = Value::Array(merged);
+        let printed = output::print_json(&merged);
+        // The process ends next: freeing every row one by one took a
+        // fifth of the merge's time, and the memory goes with it anyway.
+        std::mem::forget(merged);
+        return printed;
     }
     let width = all.iter().map(|(h, _)| h.len()).max().unwrap_or(4).max(4);
     let text = |row: &Map<String, Value>, key: &str| {
