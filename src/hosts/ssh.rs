@@ -330,6 +330,7 @@ fn control_dir() -> Option<PathBuf> {
     (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0).then_some(dir)
 }
 
+/// The last line a host's program wrote on its error output, made safe.
 fn last_line(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let line = text
@@ -337,6 +338,8 @@ fn last_line(bytes: &[u8]) -> String {
         .rev()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
+    // The program there names itself as it does here: said once, by us.
+    let line = line.strip_prefix("loki-sessions: ").unwrap_or(line);
     let line = crate::store::safe_text::safe_line(line);
     crate::humanize::truncate(&line, 300)
 }
