@@ -11,7 +11,7 @@ mod sessions;
 mod ssh;
 
 pub use sessions::{MAX_ANSWER, RemoteSession, answered_rows, fetch_pack, list};
-pub use ssh::{Reply, ask, interactive, stop_all};
+pub use ssh::{Reply, ask, ask_each, interactive, stop_all};
 
 /// A host of the config's `[hosts]`.
 #[derive(Clone, Debug, PartialEq, Eq)]

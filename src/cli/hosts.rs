@@ -50,6 +50,23 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
             command.name()
         )));
     }
+    if let Shape::Rows(fields, json) = shape {
+        // Each host's rows read on its own thread as it answers.
+        let read = hosts::ask_each(&chosen, &args, deadline, MAX_ANSWER, &|_, reply| {
+            reply.and_then(|r| hosts::answered_rows(&r, fields))
+        });
+        let mut listed = Vec::new();
+        for (host, rows) in chosen.iter().zip(read) {
+            match rows {
+                Ok(rows) => listed.push((host, rows)),
+                Err(why) => crate::note!("loki-sessions: host {}: {why}", host.name),
+            }
+        }
+        if listed.is_empty() {
+            return Err(CliError::usage("no host answered"));
+        }
+        return self::rows(env, listed, json, command);
+    }
     let replies = hosts::ask(&chosen, &args, deadline, MAX_ANSWER);
     let mut answered: Vec<(&Host, Reply)> = Vec::new();
     for (host, reply) in chosen.iter().zip(replies) {
@@ -61,11 +78,8 @@ pub fn run(env: &CliEnv, command: &Command, asked: &[String]) -> Result<(), CliE
     if answered.is_empty() {
         return Err(CliError::usage("no host answered"));
     }
-    match shape {
-        Shape::Rows(fields, json) => rows(env, &answered, fields, json, command),
-        Shape::Relayed(json) => relayed(&answered, json),
-        Shape::One(json) => relayed(&answered, json),
-    }
+    // Stats, show and export: each host's output as it printed it, checked.
+    relayed(&answered, shape.json())
 }
 
 /// `resume` on one host: its version checked first, then the program run
@@ -107,6 +121,7 @@ pub fn resume(
 }
 
 /// What is done with the answers.
+#[derive(Clone, Copy)]
 enum Shape {
     /// Rows of these fields, put together (printed as JSON when true).
     Rows(&'static [(&'static str, Kind)], bool),
@@ -114,6 +129,15 @@ enum Shape {
     Relayed(bool),
     /// One host's output.
     One(bool),
+}
+
+impl Shape {
+    /// Whether JSON was asked for.
+    fn json(self) -> bool {
+        match self {
+            Shape::Rows(_, json) | Shape::Relayed(json) | Shape::One(json) => json,
+        }
+    }
 }
 
 /// The arguments for the program on a host: this run's, without the
@@ -143,18 +167,14 @@ fn remote_args(raw: &[String]) -> Vec<String> {
 
 fn rows(
     env: &CliEnv,
-    answered: &[(&Host, Reply)],
-    fields: &[(&str, Kind)],
+    listed: Vec<(&Host, Vec<Map<String, Value>>)>,
     json: bool,
     command: &Command,
 ) -> Result<(), CliError> {
-    let mut all: Vec<(String, Map<String, Value>)> = Vec::new();
-    for (host, reply) in answered {
-        match hosts::answered_rows(reply, fields) {
-            Ok(rows) => all.extend(rows.into_iter().map(|r| (host.name.clone(), r))),
-            Err(why) => crate::note!("loki-sessions: host {}: {why}", host.name),
-        }
-    }
+    let all: Vec<(String, Map<String, Value>)> = listed
+        .into_iter()
+        .flat_map(|(host, rows)| rows.into_iter().map(|r| (host.name.clone(), r)))
+        .collect();
     if json {
         let merged: Vec<Value> = all
             .into_iter()

@@ -39,16 +39,30 @@ pub fn ask(
     deadline: Duration,
     max_bytes: u64,
 ) -> Vec<Result<Reply, String>> {
+    ask_each(hosts, args, deadline, max_bytes, &|_, reply| reply)
+}
+
+/// [`ask`], each answer handed to `then` on its host's own thread as soon
+/// as it comes (a list read while the other hosts still answer, and
+/// several read at once); what `then` made, in the hosts' order.
+pub fn ask_each<T: Send>(
+    hosts: &[Host],
+    args: &[String],
+    deadline: Duration,
+    max_bytes: u64,
+    then: &(dyn Fn(&Host, Result<Reply, String>) -> T + Sync),
+) -> Vec<T> {
     std::thread::scope(|scope| {
         let asked: Vec<_> = hosts
             .iter()
-            .map(|host| scope.spawn(move || ask_one(host, args, deadline, max_bytes)))
+            .map(|host| scope.spawn(move || then(host, ask_one(host, args, deadline, max_bytes))))
             .collect();
         asked
             .into_iter()
-            .map(|t| {
+            .zip(hosts)
+            .map(|(t, host)| {
                 t.join()
-                    .unwrap_or_else(|_| Err("its answer could not be read".into()))
+                    .unwrap_or_else(|_| then(host, Err("its answer could not be read".into())))
             })
             .collect()
     })
