@@ -44,26 +44,9 @@ pub enum Effect {
         /// How long it has.
         deadline: std::time::Duration,
     },
-    /// Bring session `id` of `host` here, its project in `to`: its files
-    /// fetched (unless `pack` holds them already), then the store's pull
-    /// planned, or written when `write`; on a thread of its own
-    /// (answered by `Msg::Reply { req, .. }`).
-    Pull {
-        /// The request the answer comes as.
-        req: u64,
-        /// The host.
-        host: crate::hosts::Host,
-        /// The session there.
-        id: String,
-        /// The project's folder here.
-        to: std::path::PathBuf,
-        /// Its files, when the preview fetched them.
-        pack: Option<std::sync::Arc<crate::store::Pack>>,
-        /// Write (else only plan).
-        write: bool,
-        /// How long the host has to answer.
-        deadline: std::time::Duration,
-    },
+    /// Bring another machine's session here (planned, or written), on a
+    /// thread of its own (answered by `Msg::Reply { req, .. }`).
+    Pull(crate::tui::ops::PullJob),
 }
 
 impl Effect {

@@ -218,25 +218,9 @@ impl Headless {
                     let reply = crate::tui::ops::ask_host(&host, deadline);
                     let _ = self.reply_tx.send(Msg::reply(req, reply));
                 }
-                Effect::Pull {
-                    req,
-                    host,
-                    id,
-                    to,
-                    pack,
-                    write,
-                    deadline,
-                } => {
-                    let reply = crate::tui::ops::pull_from_host(
-                        &self.store,
-                        &host,
-                        &id,
-                        &to,
-                        pack,
-                        write,
-                        deadline,
-                    );
-                    let _ = self.reply_tx.send(Msg::reply(req, reply));
+                Effect::Pull(job) => {
+                    let req = job.req;
+                    let _ = self.reply_tx.send(Msg::reply(req, job.run(&self.store)));
                 }
             }
         }

@@ -21,7 +21,7 @@ mod viewer;
 
 pub use dashboard::{DashboardOp, DashboardReply, DashboardReports, OwnedUsage};
 pub use error::{ErrorKind, UiError};
-pub use hosts::{HostsReply, ask as ask_host, pull as pull_from_host};
+pub use hosts::{HostsReply, PullJob, ask as ask_host};
 pub use list::{DeleteCheck, ListOp, ListReply};
 pub use purge::{PurgeOp, PurgeReply};
 pub use trash::{TrashOp, TrashReply};

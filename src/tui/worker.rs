@@ -91,21 +91,11 @@ impl Worker {
                         replies.send(Msg::reply(req, crate::tui::ops::ask_host(&host, deadline)));
                 });
             }
-            Effect::Pull {
-                req,
-                host,
-                id,
-                to,
-                pack,
-                write,
-                deadline,
-            } => {
+            Effect::Pull(job) => {
                 let (replies, store) = (self.replies.clone(), self.store.clone());
                 std::thread::spawn(move || {
-                    let reply = crate::tui::ops::pull_from_host(
-                        &store, &host, &id, &to, pack, write, deadline,
-                    );
-                    let _ = replies.send(Msg::reply(req, reply));
+                    let req = job.req;
+                    let _ = replies.send(Msg::reply(req, job.run(&store)));
                 });
             }
         }

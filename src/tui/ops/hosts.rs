@@ -5,7 +5,7 @@
 
 use crate::hosts::{self, Host, RemoteSession};
 use crate::store::{Pack, PullPlan, Store};
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,32 +37,56 @@ pub fn ask(host: &Host, deadline: Duration) -> HostsReply {
     }
 }
 
-/// Pulls session `id` of `host` into `to` on `store` (planned, or written
-/// when `write`): the same `hosts::fetch_pack` and `Store::pull_session`
-/// as `pull --host`; `pack` spares a second fetch after the preview.
-pub fn pull(
-    store: &Store,
-    host: &Host,
-    id: &str,
-    to: &Path,
-    pack: Option<Arc<Pack>>,
-    write: bool,
-    deadline: Duration,
-) -> HostsReply {
-    let result = pack
-        .map_or_else(
-            || {
-                hosts::fetch_pack(host, id, deadline)
-                    .map(Arc::new)
-                    .map_err(|why| format!("host {}: {why}", host.name))
-            },
-            Ok,
-        )
-        .and_then(|pack| {
-            store
-                .pull_session(&pack, to, write)
-                .map(|plan| (pack, Box::new(plan)))
-                .map_err(|e| e.to_string())
-        });
-    HostsReply::Pulled { write, result }
+/// Bringing session `id` of `host` here, its project in `to`: its files
+/// fetched (unless `pack` holds them already), then the store's pull
+/// planned, or written when `write`.
+#[derive(Clone, Debug)]
+pub struct PullJob {
+    /// The request the answer comes as.
+    pub req: u64,
+    /// The host.
+    pub host: Host,
+    /// The session there.
+    pub id: String,
+    /// The project's folder here.
+    pub to: PathBuf,
+    /// Its files, when the preview fetched them.
+    pub pack: Option<Arc<Pack>>,
+    /// Write (else only plan).
+    pub write: bool,
+    /// How long the host has to answer.
+    pub deadline: Duration,
+}
+
+impl PullJob {
+    /// Runs it on `store`: the same `hosts::fetch_pack` and
+    /// `Store::pull_session` as `pull --host`; `pack` spares a second
+    /// fetch after the preview.
+    pub fn run(self, store: &Store) -> HostsReply {
+        let PullJob {
+            host,
+            id,
+            to,
+            pack,
+            write,
+            deadline,
+            ..
+        } = self;
+        let result = pack
+            .map_or_else(
+                || {
+                    hosts::fetch_pack(&host, &id, deadline)
+                        .map(Arc::new)
+                        .map_err(|why| format!("host {}: {why}", host.name))
+                },
+                Ok,
+            )
+            .and_then(|pack| {
+                store
+                    .pull_session(&pack, &to, write)
+                    .map(|plan| (pack, Box::new(plan)))
+                    .map_err(|e| e.to_string())
+            });
+        HostsReply::Pulled { write, result }
+    }
 }

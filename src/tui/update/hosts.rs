@@ -17,7 +17,7 @@ use crate::tui::model::{
     typed_folder,
 };
 use crate::tui::msg::Action;
-use crate::tui::ops::HostsReply;
+use crate::tui::ops::{HostsReply, PullJob};
 use crate::tui::update::{Go, Step, move_cursor};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -247,7 +247,7 @@ fn pull(
     };
     let req = app.request();
     view.pulling = Some(req);
-    Step::effect(Effect::Pull {
+    Step::effect(Effect::Pull(PullJob {
         req,
         host: host.clone(),
         id: id.into(),
@@ -255,7 +255,7 @@ fn pull(
         write: pack.is_some(),
         pack,
         deadline: app.settings.host_timeout,
-    })
+    }))
 }
 
 /// The pull's preview is asked about, with what it writes; a pull written

@@ -50,6 +50,11 @@ fn answer(m: &mut Model, req: u64, host: &str, result: Result<Vec<RemoteSession>
     assert!(effects.is_empty(), "{effects:?}");
 }
 
+/// What the status line says.
+fn said(m: &Model) -> &str {
+    m.app.status.as_ref().map_or("", |s| s.text.as_str())
+}
+
 fn with_hosts() -> Model {
     let mut m = listed(false);
     m.app.settings.hosts = vec![host("dev"), host("gpu")];
@@ -198,14 +203,7 @@ fn enter_ends_the_ui_to_resume_there_but_not_one_its_agent_deleted() {
     assert_eq!(shown_ids(&m), ["g0", "d1"]);
     act(&mut m, Action::Resume);
     assert!(m.exit.is_none());
-    assert!(
-        m.app
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("restore it there first")
-    );
+    assert!(said(&m).contains("restore it there first"));
     act(&mut m, Action::Down);
     act(&mut m, Action::Resume);
     assert_eq!(
@@ -222,14 +220,7 @@ fn with_no_hosts_configured_the_pane_says_how_to_add_one() {
     let mut m = listed(false);
     assert!(act(&mut m, Action::Hosts).is_empty());
     assert!(matches!(m.screen, Screen::List));
-    assert!(
-        m.app
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("under [hosts]")
-    );
+    assert!(said(&m).contains("under [hosts]"));
 }
 
 #[test]
@@ -257,23 +248,27 @@ fn asked_again(m: &mut Model) -> std::collections::HashMap<String, u64> {
 /// writes with the files fetched before.
 fn pull_asked(effects: &[Effect]) -> (u64, PathBuf, bool) {
     match effects {
-        [
-            Effect::Pull {
-                req,
-                to,
-                write,
-                pack,
-                id,
-                host,
-                ..
-            },
-        ] => {
-            assert_eq!(pack.is_some(), *write, "a write uses the files fetched");
-            assert_eq!((host.name.as_str(), id.as_str()), ("dev", "d1"));
-            (*req, to.clone(), *write)
+        [Effect::Pull(job)] => {
+            assert_eq!(
+                job.pack.is_some(),
+                job.write,
+                "a write uses the files fetched"
+            );
+            assert_eq!((job.host.name.as_str(), job.id.as_str()), ("dev", "d1"));
+            (job.req, job.to.clone(), job.write)
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The pull asked as `req` answered `result` (planned, or `write`n).
+fn pulled(
+    m: &mut Model,
+    req: u64,
+    write: bool,
+    result: Result<(Arc<crate::store::Pack>, Box<crate::store::PullPlan>), String>,
+) -> Vec<Effect> {
+    update(m, Msg::reply(req, HostsReply::Pulled { write, result }))
 }
 
 #[test]
@@ -293,14 +288,7 @@ fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
     act(&mut m, Action::Down);
     assert!(act(&mut m, Action::Pull).is_empty());
     assert!(m.app.overlay.is_none());
-    assert!(
-        m.app
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("Claude Code and Codex")
-    );
+    assert!(said(&m).contains("Claude Code and Codex"));
     // The folder is asked, starting from the one it was worked in there.
     act(&mut m, Action::Up);
     act(&mut m, Action::Pull);
@@ -327,15 +315,11 @@ fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
         bytes: 3,
         writes: Vec::new(),
     };
-    let effects = update(
+    let effects = pulled(
         &mut m,
-        Msg::reply(
-            req,
-            HostsReply::Pulled {
-                write: false,
-                result: Ok((pack.clone(), Box::new(plan.clone()))),
-            },
-        ),
+        req,
+        false,
+        Ok((pack.clone(), Box::new(plan.clone()))),
     );
     assert!(effects.is_empty(), "nothing written before yes");
     let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
@@ -354,16 +338,7 @@ fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
     );
     let (req, to, write) = pull_asked(&act(&mut m, Action::Yes));
     assert_eq!((to.as_path(), write), (Path::new("/home/me/api"), true));
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            req,
-            HostsReply::Pulled {
-                write: true,
-                result: Ok((pack, Box::new(plan))),
-            },
-        ),
-    );
+    let effects = pulled(&mut m, req, true, Ok((pack, Box::new(plan))));
     assert!(
         effects.iter().any(|e| matches!(
             e,
@@ -374,34 +349,16 @@ fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
         )),
         "the list reads the store again: {effects:?}"
     );
-    assert!(
-        m.app
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .starts_with("pulled d1 from dev into /home/me/api")
-    );
+    assert!(said(&m).starts_with("pulled d1 from dev into /home/me/api"));
     // A refusal of the store is said, nothing asked.
     act(&mut m, Action::Pull);
     let (req, _, _) = pull_asked(&act(&mut m, Action::Confirm));
-    update(
+    pulled(
         &mut m,
-        Msg::reply(
-            req,
-            HostsReply::Pulled {
-                write: false,
-                result: Err("session d1 is on this machine already (…): nothing pulled".into()),
-            },
-        ),
+        req,
+        false,
+        Err("session d1 is on this machine already (…): nothing pulled".into()),
     );
     assert!(m.app.overlay.is_none());
-    assert!(
-        m.app
-            .status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("not pulled: session d1 is on this machine already")
-    );
+    assert!(said(&m).contains("not pulled: session d1 is on this machine already"));
 }
