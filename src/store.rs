@@ -1,14 +1,18 @@
-//! The session store: reads and writes Loki session trees and peteos
-//! conversations exactly as `docs/FORMATS.md` states. Five layers, each
-//! using only the ones before it:
+//! The session store: reads and writes every agent's sessions (Loki
+//! session trees and peteos conversations exactly as `docs/FORMATS.md`
+//! states; Claude Code's, Codex's and Gemini CLI's files as their agents
+//! write them, never changed in place). Five layers, each using only the
+//! ones before it:
 //!
-//! - `fs`: careful file system work (atomic writes, locks, sizes);
+//! - `fs`: careful file system work (the one safe open, atomic writes,
+//!   locks, sizes, watching);
 //! - [`format`]: the file formats as data (no policy);
-//! - `sources`: the two kinds of store reading their folders into records;
-//! - `ops`: operations written once for both kinds (locate, stats,
-//!   contexts, trims by window and by hand, diff, export, purge plan and
-//!   apply);
-//! - `index`: the message search, a cache kept outside the session tree.
+//! - `sources`: each kind of store and each agent's folder read into
+//!   records and conversations;
+//! - `ops`: operations written once over every kind (locate, stats,
+//!   contexts, trims and forks, diff, export, purges, the trash and the
+//!   archive, moves and pulls);
+//! - `index`: the message search, a cache kept outside the sessions.
 //!
 //! [`Store`] is the one door the UI and the CLI go through; the types they
 //! need are re-exported here. Time is passed in as seconds since the epoch.
