@@ -25,8 +25,9 @@ pub struct HostsView {
     pub visible: Vec<usize>,
     /// Selected row of `visible`.
     pub selected: usize,
-    /// The pull (preview or write) being waited for.
-    pub pulling: Option<u64>,
+    /// The pull (preview or write) being waited for: its request and the
+    /// host asked.
+    pub pulling: Option<(u64, String)>,
     /// The files of the session whose pull is asked about, kept for the
     /// write after yes.
     pub pending: Option<std::sync::Arc<crate::store::Pack>>,

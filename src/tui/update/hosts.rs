@@ -246,7 +246,7 @@ fn pull(
         return Step::none();
     };
     let req = app.request();
-    view.pulling = Some(req);
+    view.pulling = Some((req, host.name.clone()));
     Step::effect(Effect::Pull(PullJob {
         req,
         host: host.clone(),
@@ -267,10 +267,13 @@ fn on_pulled(
     write: bool,
     result: Result<(Arc<Pack>, Box<PullPlan>), String>,
 ) -> Step {
-    if view.pulling != Some(req) {
-        return Step::none();
-    }
-    view.pulling = None;
+    let host = match view.pulling.take() {
+        Some((asked, host)) if asked == req => host,
+        other => {
+            view.pulling = other; // an answer to an earlier request
+            return Step::none();
+        }
+    };
     let (pack, plan) = match result {
         Ok(done) => done,
         Err(why) => {
@@ -278,12 +281,6 @@ fn on_pulled(
             return Step::none();
         }
     };
-    let host = view
-        .sessions()
-        .iter()
-        .find(|s| s.id == plan.id)
-        .map(|s| s.host.clone())
-        .unwrap_or_default();
     if write {
         app.say(format!(
             "pulled {} from {host} into {}; it is in the list now ({} there resumes it)",
@@ -296,7 +293,7 @@ fn on_pulled(
     let title = view
         .sessions()
         .iter()
-        .find(|s| s.id == plan.id)
+        .find(|s| s.id == plan.id && s.host == host)
         .map_or(plan.id.clone(), |s| humanize::truncate(&s.title, 36));
     let changes = if plan.lines_changed == 0 {
         "The same folder here: every byte as it is there.".to_string()

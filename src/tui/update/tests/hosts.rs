@@ -362,3 +362,51 @@ fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
     assert!(m.app.overlay.is_none());
     assert!(said(&m).contains("not pulled: session d1 is on this machine already"));
 }
+
+#[test]
+fn a_pull_names_the_host_it_was_asked_of_when_two_hosts_have_the_session() {
+    use crate::store::{Agent, Pack, PullPlan};
+    let mut m = with_hosts();
+    let asked = asked(&act(&mut m, Action::Hosts));
+    answer(
+        &mut m,
+        asked[0].1,
+        "dev",
+        Ok(vec![session("dev", "d1", "On dev", 1.0)]),
+    );
+    answer(
+        &mut m,
+        asked[1].1,
+        "gpu",
+        Ok(vec![session("gpu", "d1", "On gpu", 2.0)]),
+    );
+    act(&mut m, Action::Down);
+    act(&mut m, Action::Pull);
+    let effects = act(&mut m, Action::Confirm);
+    let [Effect::Pull(job)] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(job.host.name, "gpu");
+    let pack = Arc::new(Pack {
+        agent: Agent::Claude,
+        id: "d1".into(),
+        cwd: "/srv/app".into(),
+        files: Vec::new(),
+    });
+    let plan = PullPlan {
+        id: "d1".into(),
+        agent: Agent::Claude,
+        from_folder: "/srv/app".into(),
+        to_folder: "/srv/app".into(),
+        to_file: "/x/d1.jsonl".into(),
+        lines_changed: 0,
+        bytes: 0,
+        writes: Vec::new(),
+    };
+    pulled(&mut m, job.req, false, Ok((pack, Box::new(plan))));
+    let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
+        panic!("{:?}", m.app.overlay)
+    };
+    assert_eq!(confirm.title, "Pull from gpu: On gpu?");
+    assert!(matches!(&confirm.action, ConfirmAction::Pull { host, .. } if host == "gpu"));
+}
