@@ -13,7 +13,9 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
+use crate::store::format::safe_text::is_unsafe;
 use crate::store::fs::atomic;
+use crate::store::fs::names::check_component;
 use crate::store::ops::moving::{claude_lines, claude_project_name, codex_lines, moved_folder};
 use crate::store::sources::agent::Agent;
 use crate::store::sources::jsonl;
@@ -170,7 +172,7 @@ impl Pack {
             }
         };
         let id = SessionId::check(&header.id)?.to_string();
-        if !header.cwd.starts_with('/') || header.cwd.chars().any(char::is_control) {
+        if !header.cwd.starts_with('/') || header.cwd.chars().any(is_unsafe) {
             return Err("its pack names a folder that is not an absolute path".into());
         }
         if header.files.is_empty() || header.files.len() > FILES_LIMIT {
@@ -327,16 +329,12 @@ fn codex_layout(rel: &str) -> bool {
             && name.starts_with("rollout-") && name.ends_with(".jsonl"))
 }
 
-/// A path of plain names only: no root, no `..` or `.`, no hidden or
-/// empty name, none over 255 bytes. Split by hand: `Path::components`
-/// drops a `.` in the middle, and what a name is must be seen whole.
+/// A path of names each of which could be one file name of ours (the
+/// ids' own rule: no `.` or `..`, no hidden or empty name), with nothing a
+/// terminal acts on (control or bidi characters).
 fn plain_relative(rel: &str) -> bool {
-    rel.split('/').all(|name| {
-        !name.is_empty()
-            && !name.starts_with('.')
-            && name.len() <= 255
-            && !name.chars().any(char::is_control)
-    })
+    rel.split('/')
+        .all(|name| check_component(name, "file name").is_ok() && !name.chars().any(is_unsafe))
 }
 
 #[cfg(test)]
@@ -389,6 +387,7 @@ mod tests {
             "/etc/passwd".to_string(),
             "other/x.jsonl".to_string(),
             format!("{ID}/a\u{1b}b"),
+            format!("{ID}/subagents/\u{202e}lmth.jsonl"),
         ] {
             assert!(with_path(&bad).is_err(), "{bad}");
         }
