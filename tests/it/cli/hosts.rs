@@ -78,6 +78,12 @@ impl Machines {
             .unwrap()
     }
 
+    /// The config with the `[hosts]` entries `extra` added.
+    fn add_hosts(&self, extra: &str) {
+        let base = std::fs::read_to_string(&self.config).unwrap();
+        std::fs::write(&self.config, format!("{base}{extra}")).unwrap();
+    }
+
     /// The ids `list --json` gives at the home `home`, asked there.
     fn ids_at(&self, home: &Path) -> BTreeSet<String> {
         let out = command()
@@ -200,10 +206,18 @@ fn search_show_and_stats_reach_the_host_and_what_cannot_is_refused() {
 
 /// A host whose program answers `answer` after the version line `version`.
 fn answering(m: &Machines, name: &str, version: &str, answer: &str) -> String {
+    running(m, name, version, &format!("cat <<'END'\n{answer}\nEND"))
+}
+
+/// A host whose program says the version line `version` when asked, and
+/// otherwise runs the shell lines `body`; its `[hosts]` entry.
+fn running(m: &Machines, name: &str, version: &str, body: &str) -> String {
     let script = m.homes.join(format!("{name}.sh"));
     std::fs::write(
         &script,
-        format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo '{version}'; exit 0; fi\ncat <<'END'\n{answer}\nEND\n"),
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '{version}'; exit 0; fi\n{body}\n"
+        ),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -241,15 +255,8 @@ fn a_hostile_or_wrong_answer_is_refused_naming_the_host_and_escapes_never_reach_
     ]
     .concat();
     // The same homes, now with the hosts above in the config.
-    let m = Machines {
-        config: {
-            let c = probe.homes.join("hostile.toml");
-            let base = std::fs::read_to_string(&probe.config).unwrap();
-            std::fs::write(&c, format!("{base}{extra}")).unwrap();
-            c
-        },
-        ..probe
-    };
+    probe.add_hosts(&extra);
+    let m = probe;
     let hosts = ["escapes", "types", "notjson", "older", "missing"];
     let mut args: Vec<&str> = hosts.iter().flat_map(|h| ["--host", *h]).collect();
     args.push("list");
@@ -322,31 +329,9 @@ fn an_answer_over_the_limit_is_refused_at_once_not_waited_out() {
     let probe = Machines::new("");
     let version = format!("loki-sessions {}", env!("CARGO_PKG_VERSION"));
     // More than the 512 MiB a host may answer, and never ending.
-    let script = probe.homes.join("huge.sh");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo '{version}'; exit 0; fi\necho '['\nexec cat /dev/zero\n"),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::create_dir_all(probe.homes.join("huge")).unwrap();
-    let m = Machines {
-        config: {
-            let c = probe.homes.join("huge.toml");
-            let base = std::fs::read_to_string(&probe.config).unwrap();
-            std::fs::write(
-                &c,
-                format!(
-                    "{base}[hosts.huge]\nssh = \"huge\"\ncommand = \"{}\"\n",
-                    script.display()
-                ),
-            )
-            .unwrap();
-            c
-        },
-        ..probe
-    };
+    let huge = running(&probe, "huge", &version, "echo '['\nexec cat /dev/zero");
+    probe.add_hosts(&huge);
+    let m = probe;
     let out = m.run(&["--host", "huge", "--host", "other", "list"]);
     let said = stderr(&out);
     assert!(

@@ -11,15 +11,8 @@ use std::path::Path;
 /// The id and folder of the first `agent` session `list --json` gives at
 /// `home`, and its file.
 fn first_of(home: &Path, agent: &str) -> (String, String, String) {
-    let out = command()
-        .at_home(home)
-        .args(["--agent", agent, "list", "--json"])
-        .output()
-        .unwrap();
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = listed(home, agent);
     let row = rows
-        .as_array()
-        .unwrap()
         .iter()
         .find(|r| r["error"].is_null() && r["cwd"].is_string())
         .unwrap();
@@ -28,6 +21,16 @@ fn first_of(home: &Path, agent: &str) -> (String, String, String) {
         row["cwd"].as_str().unwrap().into(),
         row["path"].as_str().unwrap().into(),
     )
+}
+
+/// The rows `list --json` gives of `agent`'s sessions at `home`.
+fn listed(home: &Path, agent: &str) -> Vec<Value> {
+    let out = command()
+        .at_home(home)
+        .args(["--agent", agent, "list", "--json"])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Every `cwd` of a Claude Code file's lines.
@@ -130,18 +133,8 @@ fn a_codex_rollout_comes_to_the_same_day_folder_and_gemini_is_refused() {
         Path::new(plan["to_file"].as_str().unwrap()),
         m.here.join(".codex").join(rel)
     );
-    let listed = command()
-        .at_home(&m.here)
-        .args(["--agent", "codex", "list", "--json"])
-        .output()
-        .unwrap();
-    let rows: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    let row = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id.as_str())
-        .unwrap();
+    let rows = listed(&m.here, "codex");
+    let row = rows.iter().find(|r| r["id"] == id.as_str()).unwrap();
     assert_eq!(row["cwd"].as_str(), to.to_str());
     let (gemini, _, _) = first_of(&other, "gemini");
     let out = m.run(&[
@@ -194,15 +187,8 @@ fn a_pack_naming_a_file_outside_the_session_is_refused_and_nothing_is_written() 
         ),
     ]
     .concat();
-    let m = Machines {
-        config: {
-            let c = probe.homes.join("hostile.toml");
-            let base = std::fs::read_to_string(&probe.config).unwrap();
-            std::fs::write(&c, format!("{base}{extra}")).unwrap();
-            c
-        },
-        ..probe
-    };
+    probe.add_hosts(&extra);
+    let m = probe;
     let before = crate::common::snapshot(&m.here);
     for host in ["escape", "hidden", "garbage"] {
         let out = m.run(&["--host", host, "pull", id, "--to", "/tmp"]);
