@@ -69,9 +69,11 @@ pub fn draw(frame: &mut Frame, model: &Model, state: &mut ViewState, area: Rect,
             }
         })
         .collect();
-    let host_width = sessions
+    // From the few hosts asked, not every row each frame.
+    let host_width = view
+        .hosts
         .iter()
-        .map(|s| s.host.chars().count())
+        .map(|(h, _)| h.name.chars().count())
         .max()
         .unwrap_or(4)
         .clamp(4, 16);
