@@ -69,10 +69,12 @@ it was made from), a unique name prefix, or a path to a session directory
 (or to another agent's session file).
 
 Claude Code ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects), Codex
-($CODEX_HOME/sessions, else ~/.codex/sessions) and Gemini CLI
-(~/.gemini/tmp/*/chats) sessions are listed beside Loki's; their files are
-never changed: `trim` writes a new session beside one, `delete` moves one to
-the trash (`trash`, `restore`). --agent NAME shows one agent's alone.";
+($CODEX_HOME/sessions, else ~/.codex/sessions), Gemini CLI
+(~/.gemini/tmp/*/chats) and GitHub Copilot CLI ($COPILOT_HOME/session-state,
+else ~/.copilot/session-state) sessions are listed beside Loki's; their files
+are never changed: `trim` writes a new session beside one (Claude Code and
+Codex), `delete` moves one to the trash (`trash`, `restore`). --agent NAME
+shows one agent's alone.";
 
 /// Browse, search, read, trim and purge AI-agent sessions.
 #[derive(Debug, Parser)]

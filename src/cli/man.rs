@@ -111,6 +111,10 @@ const CLOSING: &[Section] = &[
                  ~/.codex).",
             ),
             (
+                Some("COPILOT_HOME"),
+                "GitHub Copilot CLI's folder, whose session-state/ is listed (else ~/.copilot).",
+            ),
+            (
                 Some("COMPLETE"),
                 "Set by the completion scripts: the shell asks loki-sessions for completions.",
             ),

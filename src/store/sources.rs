@@ -8,6 +8,7 @@ pub mod agents;
 pub mod archived;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod derived;
 pub mod gemini;
 mod import;

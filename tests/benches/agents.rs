@@ -171,6 +171,7 @@ fn whole_process(home: &Path, args: &[&str]) -> Duration {
             .env("XDG_CONFIG_HOME", home.join("no-config"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
+            .env_remove("COPILOT_HOME")
             .env_remove("LOKI_HOME")
             .output()
             .unwrap();
@@ -240,6 +241,7 @@ fn fork_run(home: &Path, id: &str, args: &[&str], cold: bool) -> (Duration, u64,
             .env("XDG_CONFIG_HOME", home.join("no-config"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
+            .env_remove("COPILOT_HOME")
             .env_remove("LOKI_HOME")
             .output()
             .unwrap();

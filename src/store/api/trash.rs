@@ -37,8 +37,17 @@ impl Store {
     }
 
     /// Refuses a delete before anyone is asked: other agents' sessions can
-    /// be deleted (into the trash); Loki's and peteos' as the seed says.
+    /// be deleted (into the trash), but Copilot CLI's (its session is a
+    /// folder of the agent's own files, not moved yet); Loki's and peteos'
+    /// as the seed says.
     pub fn check_deletable(&self, target: &Target) -> Result<()> {
+        if target.record.agent == Agent::Copilot {
+            return Err(StoreError::Invalid(format!(
+                "Copilot CLI sessions are read here but not deleted yet: session {} is left as it is ({})",
+                target.record.id,
+                target.record.conversation_dir.display()
+            )));
+        }
         if target.record.agent.is_external() {
             return Ok(());
         }

@@ -113,7 +113,17 @@ impl UsageByModel {
     /// Adds `usage` spent on `model` in one request, at `at` (seconds
     /// since the epoch) when the agent says.
     pub fn add_request(&mut self, model: &str, usage: &Usage, at: Option<f64>) {
-        let long = usage.past_long_context();
+        self.add_spend(model, usage, usage.past_long_context(), at);
+    }
+
+    /// Adds `usage` spent on `model` over many requests, the sum the agent
+    /// recorded at `at` (Copilot CLI's, at the end of a run): dated, but
+    /// with no request's tokens known past the long-context mark.
+    pub fn add_sum_at(&mut self, model: &str, usage: &Usage, at: Option<f64>) {
+        self.add_spend(model, usage, Usage::default(), at);
+    }
+
+    fn add_spend(&mut self, model: &str, usage: &Usage, long: Usage, at: Option<f64>) {
         let index = self.add_total(model, usage, &long);
         let Some(at) = at.filter(|t| t.is_finite() && *t >= 0.0) else {
             return;

@@ -516,8 +516,10 @@ fn root_of(e: &TrashEntry, fallback: Option<&Path>) -> Option<PathBuf> {
         Agent::Claude => file.parent()?.parent().map(Path::to_path_buf),
         // <home>/tmp/<project>/chats/<file>
         Agent::Gemini => file.ancestors().nth(4).map(Path::to_path_buf),
+        // <home>/session-state/<id>/events.jsonl
+        Agent::Copilot => file.ancestors().nth(3).map(Path::to_path_buf),
         // <home>/sessions/YYYY/MM/DD/<file>, <home>/archived_sessions/<file>
-        _ => file
+        Agent::Codex | Agent::Loki | Agent::Peteos => file
             .ancestors()
             .find(|a| {
                 a.file_name()

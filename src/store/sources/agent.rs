@@ -21,20 +21,23 @@ pub enum Agent {
     Codex,
     /// Google's Gemini CLI (`~/.gemini/tmp`).
     Gemini,
+    /// GitHub Copilot CLI (`~/.copilot/session-state`).
+    Copilot,
 }
 
 impl Agent {
     /// Every agent, in the order lists name them.
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::Loki,
         Agent::Peteos,
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
+        Agent::Copilot,
     ];
 
     /// The agents whose formats are read only (no trims, no deletes yet).
-    pub const EXTERNAL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+    pub const EXTERNAL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Copilot];
 
     /// The name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
@@ -44,6 +47,7 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -55,6 +59,7 @@ impl Agent {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
+            Agent::Copilot => "Copilot CLI",
         }
     }
 
@@ -73,6 +78,7 @@ impl Agent {
             Agent::Claude => Some("claude --resume={id}"),
             Agent::Codex => Some("codex resume -- {id}"),
             Agent::Gemini => Some("gemini --resume={id}"),
+            Agent::Copilot => Some("copilot --resume={id}"),
             Agent::Loki | Agent::Peteos => None,
         }
     }
@@ -110,16 +116,20 @@ pub struct AgentHomes {
     pub codex_home: Option<PathBuf>,
     /// Gemini CLI's folder (`~/.gemini`: `tmp/<project>/chats/`).
     pub gemini_home: Option<PathBuf>,
+    /// Copilot CLI's folder (`~/.copilot`: `session-state/<id>/`).
+    pub copilot_home: Option<PathBuf>,
 }
 
 impl AgentHomes {
     /// The folders found without configuration, from the environment:
     /// `$CLAUDE_CONFIG_DIR/projects` else `~/.claude/projects`;
-    /// `$CODEX_HOME` else `~/.codex`; `~/.gemini`.
+    /// `$CODEX_HOME` else `~/.codex`; `~/.gemini`; `$COPILOT_HOME` else
+    /// `~/.copilot`.
     pub fn from_env(
         home: Option<&Path>,
         claude_config: Option<&Path>,
         codex_home: Option<&Path>,
+        copilot_home: Option<&Path>,
     ) -> AgentHomes {
         let claude = claude_config
             .map(Path::to_path_buf)
@@ -130,13 +140,17 @@ impl AgentHomes {
                 .map(Path::to_path_buf)
                 .or_else(|| home.map(|h| h.join(".codex"))),
             gemini_home: home.map(|h| h.join(".gemini")),
+            copilot_home: copilot_home
+                .map(Path::to_path_buf)
+                .or_else(|| home.map(|h| h.join(".copilot"))),
         }
     }
 
     /// The same homes under one folder, as the demo and the fixtures lay
-    /// them out (`<dir>/.claude/projects`, `<dir>/.codex`, `<dir>/.gemini`).
+    /// them out (`<dir>/.claude/projects`, `<dir>/.codex`, `<dir>/.gemini`,
+    /// `<dir>/.copilot`).
     pub fn under(dir: &Path) -> AgentHomes {
-        AgentHomes::from_env(Some(dir), None, None)
+        AgentHomes::from_env(Some(dir), None, None, None)
     }
 
     /// The folder an agent's sessions are listed from.
@@ -145,6 +159,7 @@ impl AgentHomes {
             Agent::Claude => self.claude_projects.as_deref(),
             Agent::Codex => self.codex_home.as_deref(),
             Agent::Gemini => self.gemini_home.as_deref(),
+            Agent::Copilot => self.copilot_home.as_deref(),
             Agent::Loki | Agent::Peteos => None,
         }
     }

@@ -9,6 +9,7 @@ use crate::store::sources::agent_read::AgentRead;
 use crate::store::sources::archived::{self, ArchivedSessions};
 use crate::store::sources::claude::ClaudeProjects;
 use crate::store::sources::codex::CodexHome;
+use crate::store::sources::copilot::{self, CopilotHome};
 use crate::store::sources::gemini::GeminiHome;
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
@@ -84,6 +85,7 @@ impl AgentSource {
             Agent::Claude => ClaudeProjects::open(&self.root).scan(on_batch),
             Agent::Codex => CodexHome::open(&self.root).scan(on_batch),
             Agent::Gemini => GeminiHome::open(&self.root).scan(on_batch),
+            Agent::Copilot => CopilotHome::open(&self.root).scan(on_batch),
             Agent::Loki | Agent::Peteos => Ok(()),
         }
     }
@@ -108,7 +110,8 @@ impl AgentSource {
 
     /// The id of the session kept in the file `path` of this source: its
     /// name says it (Claude Code's is the id, a Codex rollout's ends with
-    /// it), or Gemini CLI's first line does (read here).
+    /// it, Copilot CLI's folder is named by it), or Gemini CLI's first line
+    /// does (read here).
     /// An id the check refuses is the file's stand-in, as its record says.
     pub fn id_of(&self, path: &Path) -> SessionId {
         if self.archived {
@@ -126,7 +129,10 @@ impl AgentSource {
                     .unwrap_or_else(|| stem(path));
                 SessionId::of_file(&id, path)
             }
-            _ => crate::store::sources::gemini::id_of(path),
+            Agent::Copilot => copilot::id_of(path),
+            Agent::Gemini | Agent::Loki | Agent::Peteos => {
+                crate::store::sources::gemini::id_of(path)
+            }
         }
     }
 
@@ -149,7 +155,13 @@ impl AgentSource {
                 .into_iter()
                 .map(|p| (self.id_of(&p), p))
                 .collect(),
-            _ => {
+            Agent::Copilot => CopilotHome::open(&self.root)
+                .session_files()
+                .into_iter()
+                .map(|p| (copilot::id_of(&p), p))
+                .collect(),
+            Agent::Loki | Agent::Peteos => Vec::new(),
+            Agent::Gemini => {
                 let mut ids: Vec<(SessionId, PathBuf)> = GeminiHome::open(&self.root)
                     .session_files()
                     .into_iter()
@@ -200,7 +212,10 @@ impl RecordReader {
         match self.agent {
             Agent::Claude => ClaudeProjects::record_at(path),
             Agent::Codex => crate::store::sources::codex::record_at(path, &self.titles),
-            _ => crate::store::sources::gemini::record_at(path),
+            Agent::Copilot => copilot::record_at(path),
+            Agent::Gemini | Agent::Loki | Agent::Peteos => {
+                crate::store::sources::gemini::record_at(path)
+            }
         }
     }
 }
@@ -231,6 +246,7 @@ pub fn read(record: &SessionRecord) -> Result<AgentRead> {
         Agent::Claude => ClaudeProjects::read(record),
         Agent::Codex => CodexHome::read(record),
         Agent::Gemini => GeminiHome::read(record),
+        Agent::Copilot => CopilotHome::read(record),
         Agent::Loki | Agent::Peteos => Err(StoreError::Invalid(format!(
             "session {} is not another agent's",
             record.id
@@ -249,7 +265,8 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
         return read(record).map(|r| r.main.context);
     }
     let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
-    if size <= PREVIEW_BYTES as u64 * 4 || record.agent == Agent::Gemini {
+    if size <= PREVIEW_BYTES as u64 * 4 || matches!(record.agent, Agent::Gemini | Agent::Copilot)
+    {
         return read(record).map(|r| r.main.context);
     }
     if let Some(error) = &record.error {
@@ -257,7 +274,10 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
     }
     match record.agent {
         Agent::Claude => ClaudeProjects::tail(record, PREVIEW_BYTES),
-        _ => CodexHome::tail(record, PREVIEW_BYTES),
+        Agent::Codex => CodexHome::tail(record, PREVIEW_BYTES),
+        Agent::Gemini | Agent::Copilot | Agent::Loki | Agent::Peteos => {
+            read(record).map(|r| r.main.context)
+        }
     }
 }
 
@@ -275,7 +295,7 @@ pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
             let dir = record.conversation_dir.join(&record.id);
             out.extend(crate::store::sources::claude::plain_files(&dir));
         }
-        _ => {}
+        Agent::Codex | Agent::Copilot | Agent::Loki | Agent::Peteos => {}
     }
     out
 }
@@ -298,7 +318,13 @@ pub fn bytes(record: &SessionRecord) -> u64 {
             crate::store::fs::disk::tree_facts(&record.conversation_dir.join(&record.id))
                 .map_or(0, |f| f.bytes)
         }
-        _ => 0,
+        // The rest of its own folder: checkpoints, a plan, files.
+        Agent::Copilot => {
+            let all = crate::store::fs::disk::tree_facts(&record.conversation_dir)
+                .map_or(0, |f| f.bytes);
+            return all.max(own);
+        }
+        Agent::Codex | Agent::Loki | Agent::Peteos => 0,
     };
     own + beside
 }

@@ -63,7 +63,7 @@ pub fn rules(folders: &[(Agent, &Path)]) -> Vec<Rule> {
         .filter_map(|(agent, folder)| match agent {
             Agent::Claude => folder.parent().map(claude),
             Agent::Gemini => Some(gemini(folder)),
-            Agent::Codex | Agent::Loki | Agent::Peteos => None,
+            Agent::Codex | Agent::Copilot | Agent::Loki | Agent::Peteos => None,
         })
         .collect()
 }

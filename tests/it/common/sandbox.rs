@@ -61,12 +61,14 @@ fn home_vars(home: &Path) -> Vec<(&'static str, PathBuf)> {
 }
 
 /// The sandbox's own environment: its empty home, and Claude Code's and
-/// Codex's folders (named outright, so that a person's CLAUDE_CONFIG_DIR
-/// or CODEX_HOME is never seen) in it too; no LOKI_HOME.
+/// Codex's and Copilot CLI's folders (named outright, so that a person's
+/// CLAUDE_CONFIG_DIR, CODEX_HOME or COPILOT_HOME is never seen) in it too;
+/// no LOKI_HOME.
 fn sandbox_vars() -> Vars {
     let mut set = home_vars(&dir().join("home"));
     set.push(("CLAUDE_CONFIG_DIR", dir().join("claude")));
     set.push(("CODEX_HOME", dir().join("codex")));
+    set.push(("COPILOT_HOME", dir().join("copilot")));
     Vars {
         set,
         removed: &["LOKI_HOME"],
@@ -74,11 +76,17 @@ fn sandbox_vars() -> Vars {
 }
 
 /// A test's own home `home`: as on a machine whose person it is, the
-/// agents' folders found from it (no CLAUDE_CONFIG_DIR, no CODEX_HOME).
+/// agents' folders found from it (no CLAUDE_CONFIG_DIR, CODEX_HOME or
+/// COPILOT_HOME).
 fn own_home_vars(home: &Path) -> Vars {
     Vars {
         set: home_vars(home),
-        removed: &["LOKI_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"],
+        removed: &[
+            "LOKI_HOME",
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "COPILOT_HOME",
+        ],
     }
 }
 

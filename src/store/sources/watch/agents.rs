@@ -98,7 +98,12 @@ impl Watched for AgentWatch {
                 depth: 4,
                 only: vec![only(1, &["sessions", "archived_sessions"])],
             },
-            _ => WatchRoot {
+            Agent::Copilot => WatchRoot {
+                dir: root,
+                depth: 2,
+                only: vec![only(1, &["session-state"])],
+            },
+            Agent::Gemini | Agent::Loki | Agent::Peteos => WatchRoot {
                 dir: root,
                 depth: 3,
                 only: vec![only(1, &["tmp"]), only(3, &["chats"])],
@@ -132,6 +137,14 @@ impl Watched for AgentWatch {
                 if name.ends_with(".jsonl") || name.ends_with(".json") =>
             {
                 root.join("tmp").join(project).join("chats").join(name)
+            }
+            // Its events, or its name and folder (`workspace.yaml`).
+            (Agent::Copilot, ["session-state", id, name])
+                if *name == crate::store::sources::copilot::EVENTS || *name == "workspace.yaml" =>
+            {
+                root.join("session-state")
+                    .join(id)
+                    .join(crate::store::sources::copilot::EVENTS)
             }
             _ => return None,
         };
