@@ -92,7 +92,7 @@ pub struct Cli {
     /// Config file [default: $XDG_CONFIG_HOME/loki-sessions/config.toml]
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini [default: every agent found]
+    /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini, copilot [default: every agent found]
     #[arg(long = "agent", global = true, value_name = "NAME", value_parser = args::agent())]
     pub agents: Vec<Agent>,
     /// Ask these hosts of the config's [hosts] too, over ssh (repeat; `local` is this machine, `all` every host and this one): list, search, show, export, stats, resume and pull; the UI opens on their sessions

@@ -29,10 +29,10 @@ pub struct DemoArgs {
     /// Leave out the trimmed, active and damaged sessions.
     #[arg(long)]
     pub plain: bool,
-    /// Also write other agents' sessions (Claude Code, Codex, Gemini CLI:
-    /// every line type, versions that drift, bad lines unless --plain) in
-    /// DIR as a home folder (DIR/.claude/projects, DIR/.codex, DIR/.gemini);
-    /// HOME=DIR then lists them.
+    /// Also write other agents' sessions (Claude Code, Codex, Gemini CLI,
+    /// Copilot CLI: every line type, versions that drift, bad lines unless
+    /// --plain) in DIR as a home folder (DIR/.claude/projects, DIR/.codex,
+    /// DIR/.gemini, DIR/.copilot); HOME=DIR then lists them.
     #[arg(long = "agents-home", value_name = "DIR")]
     pub agents_home: Option<std::path::PathBuf>,
     /// With --agents-home: this many Claude Code sessions (the benchmarks'

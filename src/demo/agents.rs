@@ -1,13 +1,14 @@
 //! Other agents' sessions made from their published formats, for the demo,
-//! the tests and the benchmarks: Claude Code projects, Codex rollouts and
-//! Gemini CLI chats under one home folder (`.claude/projects`, `.codex`,
-//! `.gemini`), with every line type the readers know, versions that drift,
+//! the tests and the benchmarks: Claude Code projects, Codex rollouts,
+//! Gemini CLI chats and Copilot CLI sessions under one home folder
+//! (`.claude/projects`, `.codex`, `.gemini`, `.copilot`), with every line type the readers know, versions that drift,
 //! and (with `hostile`) lines no reader can use. Deterministic for a seed.
 //! Nothing here is copied from the agents or their tests: the lines are
 //! written from the formats as `docs/FORMATS.md` states them.
 
 mod claude;
 mod codex;
+mod copilot;
 mod gemini;
 
 use crate::demo::corpus::{Corpus, Rng};
@@ -26,6 +27,8 @@ pub struct AgentsSpec {
     pub codex: usize,
     /// Gemini CLI sessions.
     pub gemini: usize,
+    /// GitHub Copilot CLI sessions.
+    pub copilot: usize,
     /// Turns per session, on average (a turn is a prompt, the work, a reply).
     pub turns: usize,
     /// Seed of every choice.
@@ -47,6 +50,7 @@ impl AgentsSpec {
             claude: 8,
             codex: 5,
             gemini: 5,
+            copilot: 4,
             turns: 6,
             seed: 7,
             now,
@@ -61,6 +65,7 @@ impl AgentsSpec {
             claude: 40,
             codex: 20,
             gemini: 15,
+            copilot: 12,
             turns: 8,
             hostile: false,
             ..AgentsSpec::fixtures(now)
@@ -77,6 +82,8 @@ pub struct AgentsSummary {
     pub codex: Vec<String>,
     /// Every Gemini CLI session id made.
     pub gemini: Vec<String>,
+    /// Every Copilot CLI session id made.
+    pub copilot: Vec<String>,
     /// The Claude Code session compacted twice.
     pub claude_compacted: Option<String>,
     /// The Claude Code session with a rewind (an abandoned branch).
@@ -94,13 +101,14 @@ pub struct AgentsSummary {
 }
 
 /// Writes every agent's sessions under `home` (a home folder: `.claude`,
-/// `.codex`, `.gemini` are made in it).
+/// `.codex`, `.gemini`, `.copilot` are made in it).
 pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     let corpus = Corpus::load();
     let mut summary = AgentsSummary::default();
     claude::generate(&home.join(".claude/projects"), spec, &corpus, &mut summary)?;
     codex::generate(&home.join(".codex"), spec, &corpus, &mut summary)?;
     gemini::generate(&home.join(".gemini"), spec, &corpus, &mut summary)?;
+    copilot::generate(&home.join(".copilot"), spec, &corpus, &mut summary)?;
     Ok(summary)
 }
 

@@ -181,6 +181,11 @@ fn model_names(model: &str) -> Vec<String> {
     if let Some(base) = without_date(&name) {
         out.push(base.to_string());
     }
+    // Copilot CLI writes Claude's versions with a dot (`claude-sonnet-4.5`),
+    // Anthropic with a dash.
+    if name.starts_with("claude-") && name.contains('.') {
+        out.push(name.replace('.', "-"));
+    }
     out
 }
 
@@ -229,6 +234,7 @@ mod tests {
             "claude-opus-4-6",
             "claude-opus-4-5-20251101",
             "claude-opus-4-5",
+            "claude-opus-4.5",
         ] {
             let p = table.price_of(opus).unwrap_or_else(|| panic!("{opus}"));
             assert_eq!((p.input, p.output), (5.0, 25.0), "{opus}");

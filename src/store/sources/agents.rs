@@ -265,8 +265,7 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
         return read(record).map(|r| r.main.context);
     }
     let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
-    if size <= PREVIEW_BYTES as u64 * 4 || matches!(record.agent, Agent::Gemini | Agent::Copilot)
-    {
+    if size <= PREVIEW_BYTES as u64 * 4 || matches!(record.agent, Agent::Gemini | Agent::Copilot) {
         return read(record).map(|r| r.main.context);
     }
     if let Some(error) = &record.error {
@@ -320,8 +319,8 @@ pub fn bytes(record: &SessionRecord) -> u64 {
         }
         // The rest of its own folder: checkpoints, a plan, files.
         Agent::Copilot => {
-            let all = crate::store::fs::disk::tree_facts(&record.conversation_dir)
-                .map_or(0, |f| f.bytes);
+            let all =
+                crate::store::fs::disk::tree_facts(&record.conversation_dir).map_or(0, |f| f.bytes);
             return all.max(own);
         }
         Agent::Codex | Agent::Loki | Agent::Peteos => 0,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 mod archive;
+mod copilot;
 mod fork_counts;
 mod forks;
 mod moving;
@@ -72,6 +73,7 @@ impl Home {
             .iter()
             .chain(&self.made.codex)
             .chain(&self.made.gemini)
+            .chain(&self.made.copilot)
             .collect()
     }
 }
@@ -91,6 +93,7 @@ fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
     assert_eq!(rows(&list, "claude").len(), h.made.claude.len());
     assert_eq!(rows(&list, "codex").len(), h.made.codex.len());
     assert_eq!(rows(&list, "gemini").len(), h.made.gemini.len());
+    assert_eq!(rows(&list, "copilot").len(), h.made.copilot.len());
     for row in list.as_array().unwrap() {
         let id = row["id"].as_str().unwrap();
         assert!(
@@ -133,6 +136,7 @@ fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
         "Billing refactor",
         "Compacted orders work",
         "Retry of the orders query",
+        "Fix the flaky tests",
     ] {
         assert!(titles.contains(&title), "{title} not in {titles:?}");
     }
@@ -168,7 +172,9 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains(".loki does not exist"), "{said}");
     let home = empty.path().display();
-    let elsewhere = format!("looked in {home}/.claude/projects, {home}/.codex, {home}/.gemini");
+    let elsewhere = format!(
+        "looked in {home}/.claude/projects, {home}/.codex, {home}/.gemini, {home}/.copilot"
+    );
     assert!(said.contains(&elsewhere), "{said}");
     // An empty Loki tree beside them: each folder named in the list's note.
     std::fs::create_dir_all(empty.path().join(".loki/users/me/session")).unwrap();
@@ -187,6 +193,7 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
         (".claude/projects", "Claude Code"),
         (".codex", "Codex"),
         (".gemini", "Gemini CLI"),
+        (".copilot", "Copilot CLI"),
     ] {
         let named = format!("{folder} (not there: no {agent} sessions)");
         assert!(said.contains(&named), "{named}: {said}");
@@ -206,6 +213,8 @@ fn agent_names_every_command_to_those_agents() {
     let claude = &h.made.claude[0];
     let out = h.run(&["--agent", "codex", "show", claude]);
     assert_eq!(out.status.code(), Some(1), "not among codex's sessions");
+    let copilot = h.json(&["--agent", "copilot", "list", "--json"]);
+    assert_eq!(copilot.as_array().unwrap().len(), h.made.copilot.len());
     let bad = h.run(&["--agent", "cursor", "list"]);
     assert_eq!(bad.status.code(), Some(2));
 }
@@ -481,7 +490,7 @@ fn the_index_finds_what_the_direct_scan_finds_over_every_agent() {
         if query == "test" {
             let agents: std::collections::BTreeSet<String> =
                 keys(&indexed).into_iter().map(|k| k.0).collect();
-            assert_eq!(agents.len(), 3, "hits from every agent: {agents:?}");
+            assert_eq!(agents.len(), 4, "hits from every agent: {agents:?}");
         }
     }
     // A Codex session named after it was indexed (no rollout file changes):

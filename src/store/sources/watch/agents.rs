@@ -10,7 +10,9 @@
 //!   `<home>/archived_sessions/*.jsonl`;
 //! - Gemini CLI: `<home>/tmp/<project>/chats/session-*.jsonl` (or a legacy
 //!   `.json`); its id is inside the file, so the ids of the files seen are
-//!   remembered for when one goes.
+//!   remembered for when one goes;
+//! - Copilot CLI: `<home>/session-state/<id>/events.jsonl` (its
+//!   `workspace.yaml` beside it is the same session).
 
 use super::{SessionRef, Watched};
 use crate::store::format::SessionId;

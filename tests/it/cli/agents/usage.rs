@@ -42,7 +42,8 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
     );
     let theirs = ccusage_json(&h.home, &h.cache, &["session"]);
     let ours = h.json(&[
-        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "list", "--json", "--tokens",
+        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot", "list",
+        "--json", "--tokens",
     ]);
     let fields = [
         ("input", "inputTokens"),
@@ -232,7 +233,9 @@ fn stats_by_day_equal_ccusage_daily() {
 
 /// What the last request of a session file says the API took, read here
 /// from the file as each agent writes it: Claude Code's last main-chain
-/// assistant line, Codex's last `token_count`, Gemini CLI's last answer.
+/// assistant line, Codex's last `token_count`, Gemini CLI's last answer,
+/// Copilot CLI's last run's end (with the window its last compaction
+/// named).
 fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>)> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut lines = text
@@ -262,6 +265,21 @@ fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>
                     info["model_context_window"].as_u64(),
                 )
             }),
+        "copilot" => {
+            let (mut last, mut window) = (None, None);
+            for l in lines {
+                match l["type"].as_str() {
+                    Some("session.compaction_start" | "session.truncation") => {
+                        window = l["data"]["tokenLimit"].as_u64().or(window);
+                    }
+                    Some("session.shutdown") => {
+                        last = l["data"]["currentTokens"].as_u64().map(|t| (t, window));
+                    }
+                    _ => {}
+                }
+            }
+            last
+        }
         _ => lines
             .rfind(|l| l["type"] == "gemini" && l["tokens"].is_object())
             .map(|l| {
@@ -283,7 +301,8 @@ fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>
 fn the_context_is_what_the_agents_api_saw_at_the_last_request() {
     let h = Home::new();
     let list = h.json(&[
-        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "list", "--json",
+        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot", "list",
+        "--json",
     ]);
     let mut compared = 0;
     for row in list.as_array().unwrap() {

@@ -1,0 +1,135 @@
+//! GitHub Copilot CLI's sessions through the CLI: listed with the name its
+//! `workspace.yaml` gives, read with the tokens every run recorded (added
+//! up here from the file itself, by a reader written for this test),
+//! resumed in the agent; what is not supported yet refused with nothing
+//! changed.
+
+use super::*;
+
+/// The tokens every `session.shutdown` of `events` recorded, by model:
+/// (input, output, cache reads).
+fn recorded(events: &Path) -> std::collections::BTreeMap<String, (u64, u64, u64)> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in std::fs::read_to_string(events).unwrap().lines() {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if event["type"] != "session.shutdown" {
+            continue;
+        }
+        for (model, m) in event["data"]["modelMetrics"].as_object().unwrap() {
+            let n = |k: &str| m["usage"][k].as_u64().unwrap();
+            let e: &mut (u64, u64, u64) = out.entry(model.clone()).or_default();
+            e.0 += n("inputTokens");
+            e.1 += n("outputTokens");
+            e.2 += n("cacheReadTokens");
+        }
+    }
+    out
+}
+
+fn events_of(h: &Home, id: &str) -> PathBuf {
+    h.home
+        .join(".copilot/session-state")
+        .join(id)
+        .join("events.jsonl")
+}
+
+#[test]
+fn a_copilot_session_lists_shows_and_resumes_with_what_every_run_spent() {
+    let h = Home::new();
+    let list = h.json(&["--agent", "copilot", "list", "--json", "--tokens"]);
+    let rows = list.as_array().unwrap();
+    assert_eq!(rows.len(), h.made.copilot.len());
+    for row in rows {
+        let id = row["id"].as_str().unwrap();
+        let path = events_of(&h, id);
+        assert_eq!(row["path"], path.to_str().unwrap());
+        let shown = h.json(&["show", id, "--json"]);
+        let u = &shown["usage"];
+        let n = |k: &str| u[k].as_u64().unwrap();
+        let mut want = (0, 0, 0);
+        for (_, (i, o, c)) in recorded(&path) {
+            want = (want.0 + i, want.1 + o, want.2 + c);
+        }
+        assert_eq!((n("input"), n("output"), n("cache_read")), want, "{id}");
+        // Copilot's model names (`claude-sonnet-4.5`) are priced.
+        assert!(
+            shown["cost_estimate"]["usd"]
+                .as_f64()
+                .is_some_and(|c| c > 0.0),
+            "{}",
+            shown["cost_estimate"]
+        );
+    }
+    // By model, over every session.
+    let mut want = std::collections::BTreeMap::<String, (u64, u64, u64)>::new();
+    for id in &h.made.copilot {
+        for (model, (i, o, c)) in recorded(&events_of(&h, id)) {
+            let e = want.entry(model).or_default();
+            *e = (e.0 + i, e.1 + o, e.2 + c);
+        }
+    }
+    let stats = h.json(&["--agent", "copilot", "stats", "--by", "model", "--json"]);
+    let got: std::collections::BTreeMap<String, (u64, u64, u64)> = stats["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let n = |k: &str| r["usage"][k].as_u64().unwrap();
+            let key = r["key"].as_str().unwrap().to_string();
+            (key, (n("input"), n("output"), n("cache_read")))
+        })
+        .collect();
+    assert_eq!(got, want);
+    // The resumed session: two runs, the name from workspace.yaml, its
+    // latest folder; resumed as `copilot --resume=<id>` there.
+    let resumed = rows
+        .iter()
+        .find(|r| r["title"] == "Fix the flaky tests")
+        .expect("the resumed session");
+    let id = resumed["id"].as_str().unwrap();
+    assert_eq!(recorded(&events_of(&h, id)).len(), 1, "one model, two runs");
+    let command = h.ok(&["resume", id, "--print", "command"]);
+    assert!(
+        command.contains(&format!("copilot --resume={id}")),
+        "{command}"
+    );
+    // The subagent's work is a context of its own.
+    let contexts: Vec<Value> = h
+        .made
+        .copilot
+        .iter()
+        .map(|id| h.json(&["contexts", id, "--json"]))
+        .collect();
+    assert!(
+        contexts
+            .iter()
+            .any(|c| c.to_string().contains("agent-explore-")),
+        "{contexts:?}"
+    );
+}
+
+#[test]
+fn what_copilot_sessions_do_not_support_yet_is_refused_and_nothing_changes() {
+    let h = Home::new();
+    let before = snapshot(&h.home);
+    let id = h.made.copilot[0].as_str();
+    for (args, said) in [
+        (vec!["delete", id, "--yes"], "not deleted yet"),
+        (
+            vec!["trim", id, "--keep-messages", "2"],
+            "cannot be trimmed or forked here yet",
+        ),
+        (
+            vec!["move", id, "--to", h.home.to_str().unwrap()],
+            "not moved",
+        ),
+    ] {
+        let out = h.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+    assert_eq!(before, snapshot(&h.home));
+}
