@@ -70,7 +70,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}
 empty_cache=$work/no-cache
 rm -rf "$empty_cache" && mkdir -p "$empty_cache"
 export XDG_CACHE_HOME=$work/cache
-unset CLAUDE_CONFIG_DIR CODEX_HOME COPILOT_HOME
+unset CLAUDE_CONFIG_DIR CODEX_HOME COPILOT_HOME QWEN_HOME
 real_home=$HOME
 # cargo and rustup are told where their homes are, so HOME is the bench's
 # for every command below: one without agents' sessions, but where a part

@@ -24,7 +24,7 @@ trap 'tmux -L shots kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 # and data folder of the run's own.
 mkdir -p "$work/config" "$work/cache" "$work/data"
 tmux -L shots -f /dev/null new-session -d -s s -x $cols -y $rows \
-  "env -u CLAUDE_CONFIG_DIR -u CODEX_HOME -u COPILOT_HOME HOME=$work/home TERM=xterm-256color XDG_CONFIG_HOME=$work/config XDG_CACHE_HOME=$work/cache XDG_DATA_HOME=$work/data $bin --root $work/store --user demo; sleep 60"
+  "env -u CLAUDE_CONFIG_DIR -u CODEX_HOME -u COPILOT_HOME -u QWEN_HOME HOME=$work/home TERM=xterm-256color XDG_CONFIG_HOME=$work/config XDG_CACHE_HOME=$work/cache XDG_DATA_HOME=$work/data $bin --root $work/store --user demo; sleep 60"
 
 keys() { for k in "$@"; do tmux -L shots send-keys -t s "$k"; sleep 0.3; done; }
 text() { tmux -L shots send-keys -t s -l "$1"; sleep 0.6; }

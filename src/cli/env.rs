@@ -4,8 +4,8 @@ use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
 use crate::store::{
-    Agent, AgentHomes, Encoding, PriceTable, PurgePolicy, Store, StoreError, Target, id_start,
-    now_seconds, os_user_name,
+    Agent, AgentHomes, Encoding, NamedHomes, PriceTable, PurgePolicy, Store, StoreError, Target,
+    id_start, now_seconds, os_user_name,
 };
 use std::path::{Path, PathBuf};
 
@@ -361,7 +361,7 @@ pub fn open_store(
 }
 
 /// `store` with the other agents' sessions found from the environment
-/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`), showing only `agents` when
+/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`, `QWEN_HOME`), showing only `agents` when
 /// some are named; `default_root` when the Loki root was not named (its
 /// absence is then no mistake while other agents' sessions are there).
 pub fn with_other_agents(store: Store, agents: &[Agent], default_root: bool) -> Store {
@@ -372,7 +372,7 @@ pub fn with_other_agents(store: Store, agents: &[Agent], default_root: bool) -> 
 }
 
 /// Where the other agents keep their sessions, from the environment
-/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`).
+/// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`, `QWEN_HOME`).
 pub fn agent_homes() -> AgentHomes {
     let var = |name: &str| {
         std::env::var_os(name)
@@ -381,9 +381,12 @@ pub fn agent_homes() -> AgentHomes {
     };
     AgentHomes::from_env(
         dirs::home_dir().as_deref(),
-        var("CLAUDE_CONFIG_DIR").as_deref(),
-        var("CODEX_HOME").as_deref(),
-        var("COPILOT_HOME").as_deref(),
+        &NamedHomes {
+            claude_config: var("CLAUDE_CONFIG_DIR"),
+            codex: var("CODEX_HOME"),
+            copilot: var("COPILOT_HOME"),
+            qwen: var("QWEN_HOME"),
+        },
     )
 }
 

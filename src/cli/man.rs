@@ -115,6 +115,10 @@ const CLOSING: &[Section] = &[
                 "GitHub Copilot CLI's folder, whose session-state/ is listed (else ~/.copilot).",
             ),
             (
+                Some("QWEN_HOME"),
+                "Qwen Code's folder, whose projects/*/chats/ are listed (else ~/.qwen).",
+            ),
+            (
                 Some("COMPLETE"),
                 "Set by the completion scripts: the shell asks loki-sessions for completions.",
             ),

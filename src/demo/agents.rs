@@ -1,7 +1,7 @@
 //! Other agents' sessions made from their published formats, for the demo,
 //! the tests and the benchmarks: Claude Code projects, Codex rollouts,
-//! Gemini CLI chats and Copilot CLI sessions under one home folder
-//! (`.claude/projects`, `.codex`, `.gemini`, `.copilot`), with every line type the readers know, versions that drift,
+//! Gemini CLI chats, Copilot CLI and Qwen Code sessions under one home
+//! folder (`.claude/projects`, `.codex`, `.gemini`, `.copilot`, `.qwen`), with every line type the readers know, versions that drift,
 //! and (with `hostile`) lines no reader can use. Deterministic for a seed.
 //! Nothing here is copied from the agents or their tests: the lines are
 //! written from the formats as `docs/FORMATS.md` states them.
@@ -10,6 +10,7 @@ mod claude;
 mod codex;
 mod copilot;
 mod gemini;
+mod qwen;
 
 use crate::demo::corpus::{Corpus, Rng};
 use crate::store::error::{IoContext, Result};
@@ -29,6 +30,8 @@ pub struct AgentsSpec {
     pub gemini: usize,
     /// GitHub Copilot CLI sessions.
     pub copilot: usize,
+    /// Qwen Code sessions.
+    pub qwen: usize,
     /// Turns per session, on average (a turn is a prompt, the work, a reply).
     pub turns: usize,
     /// Seed of every choice.
@@ -51,6 +54,7 @@ impl AgentsSpec {
             codex: 5,
             gemini: 5,
             copilot: 4,
+            qwen: 4,
             turns: 6,
             seed: 7,
             now,
@@ -66,6 +70,7 @@ impl AgentsSpec {
             codex: 20,
             gemini: 15,
             copilot: 12,
+            qwen: 10,
             turns: 8,
             hostile: false,
             ..AgentsSpec::fixtures(now)
@@ -84,6 +89,8 @@ pub struct AgentsSummary {
     pub gemini: Vec<String>,
     /// Every Copilot CLI session id made.
     pub copilot: Vec<String>,
+    /// Every Qwen Code session id made.
+    pub qwen: Vec<String>,
     /// The Claude Code session compacted twice.
     pub claude_compacted: Option<String>,
     /// The Claude Code session with a rewind (an abandoned branch).
@@ -100,8 +107,19 @@ pub struct AgentsSummary {
     pub gemini_legacy: Option<String>,
 }
 
+impl AgentsSummary {
+    /// How many sessions were made, of every agent.
+    pub fn sessions(&self) -> usize {
+        self.claude.len()
+            + self.codex.len()
+            + self.gemini.len()
+            + self.copilot.len()
+            + self.qwen.len()
+    }
+}
+
 /// Writes every agent's sessions under `home` (a home folder: `.claude`,
-/// `.codex`, `.gemini`, `.copilot` are made in it).
+/// `.codex`, `.gemini`, `.copilot`, `.qwen` are made in it).
 pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     let corpus = Corpus::load();
     let mut summary = AgentsSummary::default();
@@ -109,6 +127,7 @@ pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     codex::generate(&home.join(".codex"), spec, &corpus, &mut summary)?;
     gemini::generate(&home.join(".gemini"), spec, &corpus, &mut summary)?;
     copilot::generate(&home.join(".copilot"), spec, &corpus, &mut summary)?;
+    qwen::generate(&home.join(".qwen"), spec, &corpus, &mut summary)?;
     Ok(summary)
 }
 

@@ -17,6 +17,7 @@ pub mod layout;
 pub mod loki;
 pub mod parsed;
 pub mod peteos_folder;
+pub mod qwen;
 pub mod record;
 pub mod retention;
 pub mod watch;

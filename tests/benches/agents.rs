@@ -172,6 +172,7 @@ fn whole_process(home: &Path, args: &[&str]) -> Duration {
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
             .env_remove("COPILOT_HOME")
+            .env_remove("QWEN_HOME")
             .env_remove("LOKI_HOME")
             .output()
             .unwrap();
@@ -242,6 +243,7 @@ fn fork_run(home: &Path, id: &str, args: &[&str], cold: bool) -> (Duration, u64,
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
             .env_remove("COPILOT_HOME")
+            .env_remove("QWEN_HOME")
             .env_remove("LOKI_HOME")
             .output()
             .unwrap();

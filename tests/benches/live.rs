@@ -238,7 +238,7 @@ fn idle(root: &Path, window: Duration, config: &str) -> Idle {
     std::fs::create_dir_all(home.join("config/loki-sessions")).unwrap();
     std::fs::write(home.join("config/loki-sessions/config.toml"), config).unwrap();
     let command = format!(
-        "exec env -u CLAUDE_CONFIG_DIR -u CODEX_HOME -u COPILOT_HOME HOME={} XDG_CONFIG_HOME={} XDG_CACHE_HOME={} {} --root {} --user {USER}",
+        "exec env -u CLAUDE_CONFIG_DIR -u CODEX_HOME -u COPILOT_HOME -u QWEN_HOME HOME={} XDG_CONFIG_HOME={} XDG_CACHE_HOME={} {} --root {} --user {USER}",
         home.display(),
         home.join("config").display(),
         root.join("cache-bin").display(),
@@ -258,6 +258,7 @@ fn idle(root: &Path, window: Duration, config: &str) -> Idle {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
+        .env_remove("QWEN_HOME")
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_CACHE_HOME", root.join("cache-bin"))

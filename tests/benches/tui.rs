@@ -54,7 +54,7 @@ fn first_frame_process(root: &Path, runs: usize) -> (Duration, Duration) {
     let home = root.join("bench-home");
     std::fs::create_dir_all(home.join("config")).unwrap();
     let ours = format!(
-        "exec env -u CLAUDE_CONFIG_DIR -u CODEX_HOME -u COPILOT_HOME HOME={home} XDG_CONFIG_HOME={home}/config XDG_DATA_HOME={home}/data XDG_CACHE_HOME={cache} {bin} --root {root} --user {USER}",
+        "exec env -u CLAUDE_CONFIG_DIR -u CODEX_HOME -u COPILOT_HOME -u QWEN_HOME HOME={home} XDG_CONFIG_HOME={home}/config XDG_DATA_HOME={home}/data XDG_CACHE_HOME={cache} {bin} --root {root} --user {USER}",
         home = home.display(),
         cache = root.join("cache").display(),
         bin = env!("CARGO_BIN_EXE_loki-sessions"),

@@ -41,14 +41,16 @@ impl Store {
     /// folder of the agent's own files, not moved yet); Loki's and peteos'
     /// as the seed says.
     pub fn check_deletable(&self, target: &Target) -> Result<()> {
-        if target.record.agent == Agent::Copilot {
+        let agent = target.record.agent;
+        if agent.is_external() && !agent.moves_to_trash() {
             return Err(StoreError::Invalid(format!(
-                "Copilot CLI sessions are read here but not deleted yet: session {} is left as it is ({})",
+                "{} sessions are read here but not deleted yet: session {} is left as it is ({})",
+                agent.display_name(),
                 target.record.id,
                 target.record.conversation_dir.display()
             )));
         }
-        if target.record.agent.is_external() {
+        if agent.is_external() {
             return Ok(());
         }
         self.check_writable(target)
@@ -96,6 +98,7 @@ impl Store {
                 target.record.id
             )));
         }
+        self.check_deletable(target)?;
         let root = self.agent_root(target.record.agent)?;
         trash::trash(&self.trash_dir()?, &root, &target.record, now, even_damaged)
     }
@@ -175,6 +178,12 @@ impl Store {
         if !agent.is_external() {
             return Err(StoreError::Invalid(format!(
                 "{} sessions are purged by `purge` without --agent, for good",
+                agent.display_name()
+            )));
+        }
+        if !agent.moves_to_trash() {
+            return Err(StoreError::Invalid(format!(
+                "{} sessions are read here but not purged yet",
                 agent.display_name()
             )));
         }

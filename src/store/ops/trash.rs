@@ -518,6 +518,8 @@ fn root_of(e: &TrashEntry, fallback: Option<&Path>) -> Option<PathBuf> {
         Agent::Gemini => file.ancestors().nth(4).map(Path::to_path_buf),
         // <home>/session-state/<id>/events.jsonl
         Agent::Copilot => file.ancestors().nth(3).map(Path::to_path_buf),
+        // <home>/projects/<project>/chats/<id>.jsonl
+        Agent::Qwen => file.ancestors().nth(4).map(Path::to_path_buf),
         // <home>/sessions/YYYY/MM/DD/<file>, <home>/archived_sessions/<file>
         Agent::Codex | Agent::Loki | Agent::Peteos => file
             .ancestors()

@@ -23,21 +23,30 @@ pub enum Agent {
     Gemini,
     /// GitHub Copilot CLI (`~/.copilot/session-state`).
     Copilot,
+    /// Qwen Code (`~/.qwen/projects`).
+    Qwen,
 }
 
 impl Agent {
     /// Every agent, in the order lists name them.
-    pub const ALL: [Agent; 6] = [
+    pub const ALL: [Agent; 7] = [
         Agent::Loki,
         Agent::Peteos,
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Copilot,
+        Agent::Qwen,
     ];
 
     /// The agents whose formats are read only (no trims, no deletes yet).
-    pub const EXTERNAL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Copilot];
+    pub const EXTERNAL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Copilot,
+        Agent::Qwen,
+    ];
 
     /// The name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
@@ -48,6 +57,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -60,12 +70,24 @@ impl Agent {
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
             Agent::Copilot => "Copilot CLI",
+            Agent::Qwen => "Qwen Code",
         }
     }
 
     /// True for another agent's format, which loki-sessions only reads.
     pub fn is_external(self) -> bool {
         Agent::EXTERNAL.contains(&self)
+    }
+
+    /// True for another agent whose session a delete or a purge moves to
+    /// our trash (and `restore` puts back). Copilot CLI's session is a
+    /// folder of the agent's own files, not moved yet; Qwen Code's are not
+    /// yet either.
+    pub fn moves_to_trash(self) -> bool {
+        match self {
+            Agent::Claude | Agent::Codex | Agent::Gemini => true,
+            Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => false,
+        }
     }
 
     /// The command that resumes a session of this agent, `{id}` standing
@@ -79,6 +101,7 @@ impl Agent {
             Agent::Codex => Some("codex resume -- {id}"),
             Agent::Gemini => Some("gemini --resume={id}"),
             Agent::Copilot => Some("copilot --resume={id}"),
+            Agent::Qwen => Some("qwen --resume={id}"),
             Agent::Loki | Agent::Peteos => None,
         }
     }
@@ -106,6 +129,20 @@ impl std::str::FromStr for Agent {
     }
 }
 
+/// The agents' folders the environment names (`CLAUDE_CONFIG_DIR`,
+/// `CODEX_HOME`, `COPILOT_HOME`, `QWEN_HOME`), each None when unset.
+#[derive(Clone, Debug, Default)]
+pub struct NamedHomes {
+    /// `CLAUDE_CONFIG_DIR`.
+    pub claude_config: Option<PathBuf>,
+    /// `CODEX_HOME`.
+    pub codex: Option<PathBuf>,
+    /// `COPILOT_HOME`.
+    pub copilot: Option<PathBuf>,
+    /// `QWEN_HOME`.
+    pub qwen: Option<PathBuf>,
+}
+
 /// Where the other agents keep their sessions. Each is optional; a folder
 /// that does not exist is simply an agent not used on this machine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -118,39 +155,33 @@ pub struct AgentHomes {
     pub gemini_home: Option<PathBuf>,
     /// Copilot CLI's folder (`~/.copilot`: `session-state/<id>/`).
     pub copilot_home: Option<PathBuf>,
+    /// Qwen Code's folder (`~/.qwen`: `projects/<project>/chats/`).
+    pub qwen_home: Option<PathBuf>,
 }
 
 impl AgentHomes {
     /// The folders found without configuration, from the environment:
     /// `$CLAUDE_CONFIG_DIR/projects` else `~/.claude/projects`;
     /// `$CODEX_HOME` else `~/.codex`; `~/.gemini`; `$COPILOT_HOME` else
-    /// `~/.copilot`.
-    pub fn from_env(
-        home: Option<&Path>,
-        claude_config: Option<&Path>,
-        codex_home: Option<&Path>,
-        copilot_home: Option<&Path>,
-    ) -> AgentHomes {
-        let claude = claude_config
-            .map(Path::to_path_buf)
-            .or_else(|| home.map(|h| h.join(".claude")));
+    /// `~/.copilot`; `$QWEN_HOME` else `~/.qwen`.
+    pub fn from_env(home: Option<&Path>, named: &NamedHomes) -> AgentHomes {
+        let or_home = |named: &Option<PathBuf>, dot: &str| {
+            named.clone().or_else(|| home.map(|h| h.join(dot)))
+        };
         AgentHomes {
-            claude_projects: claude.map(|c| c.join("projects")),
-            codex_home: codex_home
-                .map(Path::to_path_buf)
-                .or_else(|| home.map(|h| h.join(".codex"))),
+            claude_projects: or_home(&named.claude_config, ".claude").map(|c| c.join("projects")),
+            codex_home: or_home(&named.codex, ".codex"),
             gemini_home: home.map(|h| h.join(".gemini")),
-            copilot_home: copilot_home
-                .map(Path::to_path_buf)
-                .or_else(|| home.map(|h| h.join(".copilot"))),
+            copilot_home: or_home(&named.copilot, ".copilot"),
+            qwen_home: or_home(&named.qwen, ".qwen"),
         }
     }
 
     /// The same homes under one folder, as the demo and the fixtures lay
     /// them out (`<dir>/.claude/projects`, `<dir>/.codex`, `<dir>/.gemini`,
-    /// `<dir>/.copilot`).
+    /// `<dir>/.copilot`, `<dir>/.qwen`).
     pub fn under(dir: &Path) -> AgentHomes {
-        AgentHomes::from_env(Some(dir), None, None, None)
+        AgentHomes::from_env(Some(dir), &NamedHomes::default())
     }
 
     /// The folder an agent's sessions are listed from.
@@ -160,6 +191,7 @@ impl AgentHomes {
             Agent::Codex => self.codex_home.as_deref(),
             Agent::Gemini => self.gemini_home.as_deref(),
             Agent::Copilot => self.copilot_home.as_deref(),
+            Agent::Qwen => self.qwen_home.as_deref(),
             Agent::Loki | Agent::Peteos => None,
         }
     }

@@ -11,6 +11,7 @@ use crate::store::sources::claude::ClaudeProjects;
 use crate::store::sources::codex::CodexHome;
 use crate::store::sources::copilot::{self, CopilotHome};
 use crate::store::sources::gemini::GeminiHome;
+use crate::store::sources::qwen::{self, QwenHome};
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
 
@@ -86,6 +87,7 @@ impl AgentSource {
             Agent::Codex => CodexHome::open(&self.root).scan(on_batch),
             Agent::Gemini => GeminiHome::open(&self.root).scan(on_batch),
             Agent::Copilot => CopilotHome::open(&self.root).scan(on_batch),
+            Agent::Qwen => QwenHome::open(&self.root).scan(on_batch),
             Agent::Loki | Agent::Peteos => Ok(()),
         }
     }
@@ -103,7 +105,12 @@ impl AgentSource {
             agent: self.agent,
             titles: match self.agent {
                 Agent::Codex => CodexHome::open(&self.root).titles(),
-                _ => Default::default(),
+                Agent::Claude
+                | Agent::Gemini
+                | Agent::Copilot
+                | Agent::Qwen
+                | Agent::Loki
+                | Agent::Peteos => Default::default(),
             },
         }
     }
@@ -130,6 +137,7 @@ impl AgentSource {
                 SessionId::of_file(&id, path)
             }
             Agent::Copilot => copilot::id_of(path),
+            Agent::Qwen => qwen::id_of(path),
             Agent::Gemini | Agent::Loki | Agent::Peteos => {
                 crate::store::sources::gemini::id_of(path)
             }
@@ -159,6 +167,11 @@ impl AgentSource {
                 .session_files()
                 .into_iter()
                 .map(|p| (copilot::id_of(&p), p))
+                .collect(),
+            Agent::Qwen => QwenHome::open(&self.root)
+                .session_files()
+                .into_iter()
+                .map(|p| (qwen::id_of(&p), p))
                 .collect(),
             Agent::Loki | Agent::Peteos => Vec::new(),
             Agent::Gemini => {
@@ -213,6 +226,7 @@ impl RecordReader {
             Agent::Claude => ClaudeProjects::record_at(path),
             Agent::Codex => crate::store::sources::codex::record_at(path, &self.titles),
             Agent::Copilot => copilot::record_at(path),
+            Agent::Qwen => qwen::record_at(path),
             Agent::Gemini | Agent::Loki | Agent::Peteos => {
                 crate::store::sources::gemini::record_at(path)
             }
@@ -247,6 +261,7 @@ pub fn read(record: &SessionRecord) -> Result<AgentRead> {
         Agent::Codex => CodexHome::read(record),
         Agent::Gemini => GeminiHome::read(record),
         Agent::Copilot => CopilotHome::read(record),
+        Agent::Qwen => QwenHome::read(record),
         Agent::Loki | Agent::Peteos => Err(StoreError::Invalid(format!(
             "session {} is not another agent's",
             record.id
@@ -265,7 +280,9 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
         return read(record).map(|r| r.main.context);
     }
     let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
-    if size <= PREVIEW_BYTES as u64 * 4 || matches!(record.agent, Agent::Gemini | Agent::Copilot) {
+    if size <= PREVIEW_BYTES as u64 * 4
+        || matches!(record.agent, Agent::Gemini | Agent::Copilot | Agent::Qwen)
+    {
         return read(record).map(|r| r.main.context);
     }
     if let Some(error) = &record.error {
@@ -274,7 +291,7 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
     match record.agent {
         Agent::Claude => ClaudeProjects::tail(record, PREVIEW_BYTES),
         Agent::Codex => CodexHome::tail(record, PREVIEW_BYTES),
-        Agent::Gemini | Agent::Copilot | Agent::Loki | Agent::Peteos => {
+        Agent::Gemini | Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => {
             read(record).map(|r| r.main.context)
         }
     }
@@ -294,7 +311,7 @@ pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
             let dir = record.conversation_dir.join(&record.id);
             out.extend(crate::store::sources::claude::plain_files(&dir));
         }
-        Agent::Codex | Agent::Copilot | Agent::Loki | Agent::Peteos => {}
+        Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => {}
     }
     out
 }
@@ -323,7 +340,7 @@ pub fn bytes(record: &SessionRecord) -> u64 {
                 crate::store::fs::disk::tree_facts(&record.conversation_dir).map_or(0, |f| f.bytes);
             return all.max(own);
         }
-        Agent::Codex | Agent::Loki | Agent::Peteos => 0,
+        Agent::Codex | Agent::Qwen | Agent::Loki | Agent::Peteos => 0,
     };
     own + beside
 }

@@ -7,7 +7,7 @@
 //! the earlier one in its place. Subagents' files are in
 //! `chats/<parent session id>/` and are shown with their parent.
 
-mod records;
+pub(crate) mod records;
 
 use crate::store::error::Result;
 use crate::store::format::SessionId;

@@ -140,7 +140,8 @@ impl SessionRecord {
     /// Refuses a trim (a window, a drop, a clear): Loki and peteos
     /// sessions as [`SessionRecord::writable`] says; Claude Code and Codex
     /// sessions are forked into a new session beside them (never written),
-    /// unless damaged; Gemini CLI's and Copilot CLI's are not trimmed yet.
+    /// unless damaged; Gemini CLI's, Copilot CLI's and Qwen Code's are not
+    /// trimmed yet.
     pub fn trimmable(&self) -> Result<()> {
         self.not_archived("forked")?;
         match (self.agent, &self.error) {
@@ -149,7 +150,7 @@ impl SessionRecord {
                 "session {} could not be read, so it is not forked: {error}",
                 self.id
             ))),
-            (Agent::Gemini | Agent::Copilot, _) => Err(StoreError::Invalid(format!(
+            (Agent::Gemini | Agent::Copilot | Agent::Qwen, _) => Err(StoreError::Invalid(format!(
                 "{} sessions cannot be trimmed or forked here yet (Claude Code and Codex sessions can): {}",
                 self.agent.display_name(),
                 self.path.display()

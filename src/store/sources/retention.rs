@@ -63,7 +63,7 @@ pub fn rules(folders: &[(Agent, &Path)]) -> Vec<Rule> {
         .filter_map(|(agent, folder)| match agent {
             Agent::Claude => folder.parent().map(claude),
             Agent::Gemini => Some(gemini(folder)),
-            Agent::Codex | Agent::Copilot | Agent::Loki | Agent::Peteos => None,
+            Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => None,
         })
         .collect()
 }
@@ -204,7 +204,12 @@ fn aged_from(r: &SessionRecord) -> f64 {
     };
     match r.agent {
         Agent::Claude => modified().unwrap_or(r.last_used_at),
-        _ => r.last_used_at,
+        Agent::Codex
+        | Agent::Gemini
+        | Agent::Copilot
+        | Agent::Qwen
+        | Agent::Loki
+        | Agent::Peteos => r.last_used_at,
     }
 }
 

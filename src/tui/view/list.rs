@@ -211,12 +211,13 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
         .collect()
 }
 
-/// The agent column's width ("claude", "gemini").
-const AGENT: u16 = 6;
+/// The agent column's width: the longest agent name ("copilot"), checked
+/// by a test.
+const AGENT: u16 = 7;
 /// The project column's width.
 const PROJECT: u16 = 16;
 /// The table width from which the project column shows: the fixed
-/// columns (47 and their gaps), the agent's (7), the project's (17) and 20
+/// columns (47 and their gaps), the agent's (8), the project's (17) and 20
 /// for the names.
 const PROJECT_FROM: u16 = 47 + AGENT + 1 + PROJECT + 1 + 20;
 /// Columns of the COST column ("$123.45+?").
@@ -393,4 +394,14 @@ pub fn highlighted(text: &str, query: &str, theme: Theme) -> Line<'static> {
         })
         .collect();
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_agent_column_holds_every_agent_s_name() {
+        for agent in crate::store::Agent::ALL {
+            assert!(agent.name().len() <= super::AGENT as usize, "{agent}");
+        }
+    }
 }

@@ -61,14 +61,15 @@ fn home_vars(home: &Path) -> Vec<(&'static str, PathBuf)> {
 }
 
 /// The sandbox's own environment: its empty home, and Claude Code's and
-/// Codex's and Copilot CLI's folders (named outright, so that a person's
-/// CLAUDE_CONFIG_DIR, CODEX_HOME or COPILOT_HOME is never seen) in it too;
-/// no LOKI_HOME.
+/// Codex's, Copilot CLI's and Qwen Code's folders (named outright, so that
+/// a person's CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME or QWEN_HOME is
+/// never seen) in it too; no LOKI_HOME.
 fn sandbox_vars() -> Vars {
     let mut set = home_vars(&dir().join("home"));
     set.push(("CLAUDE_CONFIG_DIR", dir().join("claude")));
     set.push(("CODEX_HOME", dir().join("codex")));
-    set.push(("COPILOT_HOME", dir().join("copilot")));
+    set.push(("COPILOT_HOME", "QWEN_HOME", dir().join("copilot")));
+    set.push(("QWEN_HOME", dir().join("qwen")));
     Vars {
         set,
         removed: &["LOKI_HOME"],
@@ -76,8 +77,8 @@ fn sandbox_vars() -> Vars {
 }
 
 /// A test's own home `home`: as on a machine whose person it is, the
-/// agents' folders found from it (no CLAUDE_CONFIG_DIR, CODEX_HOME or
-/// COPILOT_HOME).
+/// agents' folders found from it (no CLAUDE_CONFIG_DIR, CODEX_HOME,
+/// COPILOT_HOME or QWEN_HOME).
 fn own_home_vars(home: &Path) -> Vars {
     Vars {
         set: home_vars(home),
@@ -86,6 +87,7 @@ fn own_home_vars(home: &Path) -> Vars {
             "CLAUDE_CONFIG_DIR",
             "CODEX_HOME",
             "COPILOT_HOME",
+            "QWEN_HOME",
         ],
     }
 }

@@ -42,7 +42,7 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
         ),
     );
     let ui = Tmux::start(&command);
-    let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
+    let total = 5 + made.sessions();
     let screen = ui.wait_for(&format!("{total} sessions"));
     assert!(
         screen.contains("AGENT") && screen.contains("claude") && screen.contains("codex"),
@@ -201,7 +201,7 @@ fn mixed_store_in_a_terminal() -> (tempfile::TempDir, std::path::PathBuf, Tmux) 
     let ui = Tmux::start(&command);
     // Every agent's sessions listed: F4 before the other agents' scan is
     // in would find only Loki's to choose from.
-    let total = 5 + made.claude.len() + made.codex.len() + made.gemini.len();
+    let total = 5 + made.sessions();
     ui.wait_for(&format!("{total} sessions"));
     (tmp, home, ui)
 }
@@ -347,7 +347,7 @@ fn the_usage_dashboard_opens_in_a_real_terminal_and_goes_back() {
         &format!("--root {} --user tester", root.display()),
     );
     let ui = Tmux::start(&command);
-    let total = 3 + made.claude.len() + made.codex.len() + made.gemini.len();
+    let total = 3 + made.sessions();
     ui.wait_for(&format!("{total} sessions"));
     // The list's usage comes from the index, built in the background; the
     // dashboard adds it up again as it comes.

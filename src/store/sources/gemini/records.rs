@@ -156,8 +156,8 @@ pub fn prompt_text(record: &Value) -> Option<String> {
     (!text.is_empty() && !text.starts_with('/')).then(|| text.to_string())
 }
 
-/// A `PartListUnion` as parts.
-fn parts(content: Value, skipped: &mut Skipped) -> Vec<Value> {
+/// A `PartListUnion` as parts (Qwen Code's `Content` parts too).
+pub(crate) fn parts(content: Value, skipped: &mut Skipped) -> Vec<Value> {
     let items = match content {
         Value::Null => return Vec::new(),
         Value::String(s) if s.is_empty() => return Vec::new(),

@@ -12,7 +12,8 @@
 //!   `.json`); its id is inside the file, so the ids of the files seen are
 //!   remembered for when one goes;
 //! - Copilot CLI: `<home>/session-state/<id>/events.jsonl` (its
-//!   `workspace.yaml` beside it is the same session).
+//!   `workspace.yaml` beside it is the same session);
+//! - Qwen Code: `<home>/projects/<project>/chats/<id>.jsonl`.
 
 use super::{SessionRef, Watched};
 use crate::store::format::SessionId;
@@ -105,6 +106,11 @@ impl Watched for AgentWatch {
                 depth: 2,
                 only: vec![only(1, &["session-state"])],
             },
+            Agent::Qwen => WatchRoot {
+                dir: root,
+                depth: 3,
+                only: vec![only(1, &["projects"]), only(3, &["chats"])],
+            },
             Agent::Gemini | Agent::Loki | Agent::Peteos => WatchRoot {
                 dir: root,
                 depth: 3,
@@ -139,6 +145,9 @@ impl Watched for AgentWatch {
                 if name.ends_with(".jsonl") || name.ends_with(".json") =>
             {
                 root.join("tmp").join(project).join("chats").join(name)
+            }
+            (Agent::Qwen, ["projects", project, "chats", name]) if name.ends_with(".jsonl") => {
+                root.join("projects").join(project).join("chats").join(name)
             }
             // Its events, or its name and folder (`workspace.yaml`).
             (Agent::Copilot, ["session-state", id, name])

@@ -70,9 +70,12 @@ pub fn on_checked(
             // Codex keeps nothing beside a session; the others may.
             let with = match r.agent {
                 Agent::Codex => "",
-                Agent::Claude | Agent::Gemini | Agent::Copilot | Agent::Loki | Agent::Peteos => {
-                    " with the files its agent keeps beside it"
-                }
+                Agent::Claude
+                | Agent::Gemini
+                | Agent::Copilot
+                | Agent::Qwen
+                | Agent::Loki
+                | Agent::Peteos => " with the files its agent keeps beside it",
             };
             let trash = keymap::key_for(Scope::List, Action::Trash);
             if let Some(seconds) = check.recent {

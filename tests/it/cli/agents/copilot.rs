@@ -118,6 +118,10 @@ fn what_copilot_sessions_do_not_support_yet_is_refused_and_nothing_changes() {
     for (args, said) in [
         (vec!["delete", id, "--yes"], "not deleted yet"),
         (
+            vec!["--agent", "copilot", "purge", "--max-age", "1d", "--yes"],
+            "not purged yet",
+        ),
+        (
             vec!["trim", id, "--keep-messages", "2"],
             "cannot be trimmed or forked here yet",
         ),

@@ -1,0 +1,126 @@
+//! Qwen Code's sessions: `$QWEN_HOME` (else `~/.qwen`)
+//! `/projects/<project>/chats/<id>.jsonl`, one record per line, each
+//! `{uuid, parentUuid, sessionId, timestamp, type, cwd, message, …}`. The
+//! conversation is the chain from the last record back through
+//! `parentUuid` (a rewound branch is off it), records sharing a `uuid`
+//! merged into one message, as Qwen Code rebuilds it. Messages are Gemini
+//! `Content` (`{role, parts}`), read with Gemini CLI's part reader. Read
+//! only: Qwen Code's sessions are not forked, moved or deleted here yet.
+
+mod chain;
+
+use crate::store::error::Result;
+use crate::store::format::SessionId;
+use crate::store::format::naming::name_from_prompt;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::agent_read::{AgentRead, parse_time};
+use crate::store::sources::claude::{plain_dirs, plain_files};
+use crate::store::sources::jsonl;
+use crate::store::sources::record::SessionRecord;
+use std::path::{Path, PathBuf};
+
+/// Qwen Code's folder (`~/.qwen`). Opening does no I/O.
+#[derive(Clone, Debug)]
+pub struct QwenHome {
+    dir: PathBuf,
+}
+
+impl QwenHome {
+    /// The folder `dir` (`~/.qwen`).
+    pub fn open(dir: &Path) -> QwenHome {
+        QwenHome {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Every session file, project by project. Qwen Code's archive
+    /// (`chats/archive/`) is its own and is not listed.
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        plain_dirs(&self.dir.join("projects"))
+            .into_iter()
+            .flat_map(|project| plain_files(&project.join("chats")))
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect()
+    }
+
+    /// The record of each session, in batches.
+    pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        let files = self.session_files();
+        let records = crate::store::parallel::map_ordered(&files, |f| record_at(f));
+        for chunk in records.chunks(2_000) {
+            if !on_batch(chunk.to_vec()) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The session `record` read whole.
+    pub fn read(record: &SessionRecord) -> Result<AgentRead> {
+        let file = jsonl::read(&record.path)?;
+        chain::read(&file, &record.id, &record.path)
+    }
+}
+
+/// The id of the session file `path`: its name.
+pub fn id_of(path: &Path) -> SessionId {
+    SessionId::of_file(&stem(path), path)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The record of the session file `path`, read whole (its title may be set
+/// anywhere in it).
+pub fn record_at(path: &Path) -> SessionRecord {
+    let user = crate::store::sources::agents::user_name();
+    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let raw_id = stem(path);
+    let damaged = |error: String| SessionRecord {
+        agent: Agent::Qwen,
+        ..SessionRecord::damaged(&raw_id, path.to_path_buf(), folder.clone(), &user, error)
+    };
+    let id = match SessionId::check(&raw_id) {
+        Ok(id) => id,
+        Err(why) => return damaged(why),
+    };
+    let file = match jsonl::read(path) {
+        Ok(file) => file,
+        Err(e) => return damaged(e.to_string()),
+    };
+    let facts = chain::facts(&file);
+    let mtime = std::fs::symlink_metadata(path)
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0.0, |d| d.as_secs_f64());
+    let prompt = facts.first_prompt.unwrap_or_default();
+    let title = facts.title.unwrap_or_else(|| prompt.clone());
+    let created = facts.first.and_then(|t| parse_time(&t)).unwrap_or(mtime);
+    SessionRecord {
+        agent: Agent::Qwen,
+        name: name_from_prompt(&title),
+        title,
+        cwd: facts.cwd,
+        first_prompt: prompt,
+        user,
+        created_at: created,
+        last_used_at: facts
+            .last
+            .and_then(|t| parse_time(&t))
+            .unwrap_or(mtime)
+            .max(created),
+        path: path.to_path_buf(),
+        conversation_dir: folder,
+        error: None,
+        bytes: None,
+        id,
+        archived: false,
+    }
+}
+
+#[cfg(test)]
+mod tests;
