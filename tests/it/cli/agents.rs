@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 mod archive;
-mod copilot;
 mod fork_counts;
 mod forks;
 mod moving;
 mod purge;
+mod read_only;
 mod readers;
 mod resumable;
 mod trash;
@@ -74,6 +74,7 @@ impl Home {
             .chain(&self.made.codex)
             .chain(&self.made.gemini)
             .chain(&self.made.copilot)
+            .chain(&self.made.qwen)
             .collect()
     }
 }
@@ -94,6 +95,7 @@ fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
     assert_eq!(rows(&list, "codex").len(), h.made.codex.len());
     assert_eq!(rows(&list, "gemini").len(), h.made.gemini.len());
     assert_eq!(rows(&list, "copilot").len(), h.made.copilot.len());
+    assert_eq!(rows(&list, "qwen").len(), h.made.qwen.len());
     for row in list.as_array().unwrap() {
         let id = row["id"].as_str().unwrap();
         assert!(
@@ -137,6 +139,7 @@ fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
         "Compacted orders work",
         "Retry of the orders query",
         "Fix the flaky tests",
+        "Search page speed-up",
     ] {
         assert!(titles.contains(&title), "{title} not in {titles:?}");
     }
@@ -173,7 +176,7 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
     assert!(said.contains(".loki does not exist"), "{said}");
     let home = empty.path().display();
     let elsewhere = format!(
-        "looked in {home}/.claude/projects, {home}/.codex, {home}/.gemini, {home}/.copilot"
+        "looked in {home}/.claude/projects, {home}/.codex, {home}/.gemini, {home}/.copilot, {home}/.qwen"
     );
     assert!(said.contains(&elsewhere), "{said}");
     // An empty Loki tree beside them: each folder named in the list's note.
@@ -194,6 +197,7 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
         (".codex", "Codex"),
         (".gemini", "Gemini CLI"),
         (".copilot", "Copilot CLI"),
+        (".qwen", "Qwen Code"),
     ] {
         let named = format!("{folder} (not there: no {agent} sessions)");
         assert!(said.contains(&named), "{named}: {said}");
@@ -490,7 +494,7 @@ fn the_index_finds_what_the_direct_scan_finds_over_every_agent() {
         if query == "test" {
             let agents: std::collections::BTreeSet<String> =
                 keys(&indexed).into_iter().map(|k| k.0).collect();
-            assert_eq!(agents.len(), 4, "hits from every agent: {agents:?}");
+            assert_eq!(agents.len(), 5, "hits from every agent: {agents:?}");
         }
     }
     // A Codex session named after it was indexed (no rollout file changes):

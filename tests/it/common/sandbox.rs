@@ -68,7 +68,7 @@ fn sandbox_vars() -> Vars {
     let mut set = home_vars(&dir().join("home"));
     set.push(("CLAUDE_CONFIG_DIR", dir().join("claude")));
     set.push(("CODEX_HOME", dir().join("codex")));
-    set.push(("COPILOT_HOME", "QWEN_HOME", dir().join("copilot")));
+    set.push(("COPILOT_HOME", dir().join("copilot")));
     set.push(("QWEN_HOME", dir().join("qwen")));
     Vars {
         set,

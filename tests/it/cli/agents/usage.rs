@@ -42,8 +42,7 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
     );
     let theirs = ccusage_json(&h.home, &h.cache, &["session"]);
     let ours = h.json(&[
-        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot", "list",
-        "--json", "--tokens",
+        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "list", "--json", "--tokens",
     ]);
     let fields = [
         ("input", "inputTokens"),
@@ -265,6 +264,16 @@ fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>
                     info["model_context_window"].as_u64(),
                 )
             }),
+        "qwen" => lines
+            .filter(|l| l["type"] == "assistant" && l["isSidechain"] != true)
+            .filter(|l| l["usageMetadata"].is_object())
+            .last()
+            .map(|l| {
+                (
+                    n(&l["usageMetadata"], "promptTokenCount"),
+                    l["contextWindowSize"].as_u64(),
+                )
+            }),
         "copilot" => {
             let (mut last, mut window) = (None, None);
             for l in lines {
@@ -301,8 +310,8 @@ fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>
 fn the_context_is_what_the_agents_api_saw_at_the_last_request() {
     let h = Home::new();
     let list = h.json(&[
-        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot", "list",
-        "--json",
+        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
+        "--agent", "qwen", "list", "--json",
     ]);
     let mut compared = 0;
     for row in list.as_array().unwrap() {

@@ -1,8 +1,9 @@
-//! GitHub Copilot CLI's sessions through the CLI: listed with the name its
-//! `workspace.yaml` gives, read with the tokens every run recorded (added
-//! up here from the file itself, by a reader written for this test),
-//! resumed in the agent; what is not supported yet refused with nothing
-//! changed.
+//! The agents read but not written yet, through the CLI: GitHub Copilot
+//! CLI's sessions (listed with the name its `workspace.yaml` gives, read
+//! with the tokens every run recorded) and Qwen Code's (every answer's
+//! tokens, a rewound one's too), each figure added up here from the file
+//! itself by a reader written for this test; resumed in the agent; what is
+//! not supported yet refused with nothing changed.
 
 use super::*;
 
@@ -110,30 +111,87 @@ fn a_copilot_session_lists_shows_and_resumes_with_what_every_run_spent() {
     );
 }
 
+/// The tokens of every answer of a Qwen Code file, each `uuid` once as its
+/// last record says: (input without cache reads, output, cache reads).
+fn qwen_recorded(path: &Path) -> (u64, u64, u64) {
+    let mut by_uuid = std::collections::HashMap::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let Ok(r) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let u = &r["usageMetadata"];
+        if r["type"] == "assistant" && u.is_object() {
+            let n = |k: &str| u[k].as_u64().unwrap_or(0);
+            let cached = n("cachedContentTokenCount");
+            let spent = (
+                n("promptTokenCount") - cached,
+                n("candidatesTokenCount"),
+                cached,
+            );
+            by_uuid.insert(r["uuid"].as_str().unwrap().to_string(), spent);
+        }
+    }
+    by_uuid
+        .values()
+        .fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+}
+
 #[test]
-fn what_copilot_sessions_do_not_support_yet_is_refused_and_nothing_changes() {
+fn a_qwen_session_lists_shows_and_resumes_with_every_answer_s_tokens() {
+    let h = Home::new();
+    let list = h.json(&["--agent", "qwen", "list", "--json"]);
+    let rows = list.as_array().unwrap();
+    assert_eq!(rows.len(), h.made.qwen.len());
+    for row in rows {
+        let id = row["id"].as_str().unwrap();
+        let path = PathBuf::from(row["path"].as_str().unwrap());
+        assert!(path.starts_with(h.home.join(".qwen/projects")), "{row}");
+        let shown = h.json(&["show", id, "--json"]);
+        let u = &shown["usage"];
+        let n = |k: &str| u[k].as_u64().unwrap();
+        assert_eq!(
+            (n("input"), n("output"), n("cache_read")),
+            qwen_recorded(&path),
+            "{id}"
+        );
+        let command = h.ok(&["resume", id, "--print", "command"]);
+        assert!(
+            command.contains(&format!("qwen --resume={id}")),
+            "{command}"
+        );
+    }
+    assert!(
+        rows.iter().any(|r| r["title"] == "Search page speed-up"),
+        "a title set by the session"
+    );
+}
+
+#[test]
+fn what_the_read_only_agents_do_not_support_yet_is_refused_and_nothing_changes() {
     let h = Home::new();
     let before = snapshot(&h.home);
-    let id = h.made.copilot[0].as_str();
-    for (args, said) in [
-        (vec!["delete", id, "--yes"], "not deleted yet"),
-        (
-            vec!["--agent", "copilot", "purge", "--max-age", "1d", "--yes"],
-            "not purged yet",
-        ),
-        (
-            vec!["trim", id, "--keep-messages", "2"],
-            "cannot be trimmed or forked here yet",
-        ),
-        (
-            vec!["move", id, "--to", h.home.to_str().unwrap()],
-            "not moved",
-        ),
-    ] {
-        let out = h.run(&args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(said), "{args:?}: {err}");
+    for (agent, id) in [("copilot", &h.made.copilot[0]), ("qwen", &h.made.qwen[0])] {
+        let id = id.as_str();
+        for (args, said) in [
+            (vec!["delete", id, "--yes"], "not deleted yet"),
+            (
+                vec!["--agent", agent, "purge", "--max-age", "1d", "--yes"],
+                "not purged yet",
+            ),
+            (
+                vec!["trim", id, "--keep-messages", "2"],
+                "cannot be trimmed or forked here yet",
+            ),
+            (
+                vec!["move", id, "--to", h.home.to_str().unwrap()],
+                "not moved",
+            ),
+        ] {
+            let out = h.run(&args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(said), "{args:?}: {err}");
+        }
     }
     assert_eq!(before, snapshot(&h.home));
 }
