@@ -47,6 +47,11 @@ pub struct AgentsSpec {
 }
 
 impl AgentsSpec {
+    /// How many sessions it makes, of every agent.
+    pub fn sessions(&self) -> usize {
+        self.claude + self.codex + self.gemini + self.copilot + self.qwen
+    }
+
     /// A few sessions of each agent, every shape and bad line included.
     pub fn fixtures(now: f64) -> AgentsSpec {
         AgentsSpec {

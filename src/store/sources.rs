@@ -1,6 +1,8 @@
 //! Where sessions come from: a user's Loki tree or a folder of bare peteos
-//! sessions. Each reads its folder into [`SessionRecord`]s; everything the
-//! two kinds share (purge, locate, trims) lives once in `ops` and `api`.
+//! sessions, and the other agents' folders (`claude`, `codex`, `gemini`,
+//! `copilot`, `qwen`, sent to by `agents`). Each reads its folder into
+//! [`SessionRecord`]s; everything they share (purge, locate, trims) lives
+//! once in `ops` and `api`.
 
 pub mod agent;
 pub mod agent_read;

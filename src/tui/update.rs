@@ -420,15 +420,18 @@ fn go_to(model: &mut Model, go: Go) -> Vec<Effect> {
             // alone, comes first.
             let offered: Vec<Option<Agent>> = std::iter::once(None)
                 .chain(
+                    // Only the agents whose sessions a purge can move.
                     list.listed_agents()
                         .into_iter()
-                        .filter(|a| a.is_external())
+                        .filter(|a| a.is_external() && a.moves_to_trash())
                         .map(Some),
                 )
                 .collect();
             let start = match purge_go {
                 Go::PurgeOf(agent) => agent,
-                _ => list.agent_filter().filter(|a| a.is_external()),
+                _ => list
+                    .agent_filter()
+                    .filter(|a| a.is_external() && a.moves_to_trash()),
             };
             let (purge, effects) = purge::open(app, offered, start);
             model.screen = Screen::Purge(Box::new(purge));

@@ -211,7 +211,7 @@ pub fn generate(
         let name = match shape {
             1 => "Fix the flaky tests",
             3 => "",
-            _ => NAMES[index / 4 % NAMES.len()],
+            _ => NAMES[index / 2 % NAMES.len()],
         };
         let mut yaml = format!(
             "id: {id}\ncwd: {cwd}\ngit_root: {cwd}\nrepository: dev/app\nbranch: main\nclient_name: github/cli\ncreated_at: {}\nupdated_at: {}\n",

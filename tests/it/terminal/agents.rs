@@ -56,7 +56,7 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
     ui.wait_for("@claude");
     ui.text("login fix");
     // The best match first, right under the header.
-    let screen = ui.wait_for_first_row("claude Login fix");
+    let screen = ui.wait_for_first_row("claude  Login fix");
     assert!(!screen.contains("gemini "), "{screen}");
 
     // Open it: the header says whose it is and what it spent.
@@ -215,7 +215,7 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
     ui.keys(&["F4"]);
     ui.wait_for("@claude");
     ui.text("login fix");
-    ui.wait_for_first_row("claude Login fix");
+    ui.wait_for_first_row("claude  Login fix");
     // F8 asks; y moves it into the trash.
     ui.keys(&["F8"]);
     ui.wait_for("moves to the trash");

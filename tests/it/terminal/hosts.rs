@@ -24,6 +24,11 @@ struct Machines {
     file: String,
 }
 
+/// What the hosts line says of the other machine once it answered.
+fn other_sessions() -> String {
+    format!("other: {} sessions", AgentsSpec::fixtures(0.0).sessions())
+}
+
 fn machines(host_timeout: &str) -> Machines {
     let tmp = tempfile::tempdir().unwrap();
     let (here, homes) = (tmp.path().join("here"), tmp.path().join("homes"));
@@ -100,13 +105,16 @@ fn host_all_shows_each_hosts_sessions_as_they_come_and_enter_resumes_there_in_a_
     let ui = m.ui("--host all", &code);
     ui.wait_for("Other machines");
     // The other machine's rows, while the hanging one is still asked.
-    let screen = ui.wait_for("other: 22 sessions");
+    let screen = ui.wait_for(&other_sessions());
     assert!(screen.contains("hang: asking…"), "{screen}");
     assert!(screen.contains("HOST"), "{screen}");
     // Typed and pasted words narrow the rows; the paste's newline is text.
     ui.text(&id[..8]);
     ui.paste(" other\n");
-    let screen = ui.wait_for("1 of 22 sessions");
+    let screen = ui.wait_for(&format!(
+        "1 of {} sessions",
+        AgentsSpec::fixtures(0.0).sessions()
+    ));
     assert!(
         screen.contains(&format!(
             "Enter runs loki-sessions --host other resume {id}"
@@ -160,9 +168,12 @@ fn alt_p_pulls_a_session_here_after_showing_what_it_writes_in_a_real_terminal() 
     let ui = m.ui("", &code);
     ui.wait_for(" sessions");
     ui.keys(&["M-h"]);
-    ui.wait_for("other: 22 sessions");
+    ui.wait_for(&other_sessions());
     ui.text(&m.id[..8]);
-    ui.wait_for("1 of 22 sessions");
+    ui.wait_for(&format!(
+        "1 of {} sessions",
+        AgentsSpec::fixtures(0.0).sessions()
+    ));
     ui.keys(&["M-p"]);
     ui.wait_for("Pull the session here");
     // The folder it was worked in there is offered; this one is typed over it.
@@ -201,7 +212,7 @@ fn alt_p_pulls_a_session_here_after_showing_what_it_writes_in_a_real_terminal() 
     );
     // The hanging host is said to be left out, the others shown all along.
     let screen = ui.wait_for("hang: did not answer within 8 s (left out)");
-    assert!(screen.contains("other: 22 sessions"), "{screen}");
+    assert!(screen.contains(&other_sessions()), "{screen}");
     // Back in the list, it is this machine's session now.
     ui.keys(&["Escape", "Escape"]);
     ui.text(&m.id[..8]);

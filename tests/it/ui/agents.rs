@@ -92,7 +92,7 @@ fn a_mixed_list_shows_whose_each_session_is_and_its_project() {
     let rows: Vec<&str> = screen
         .lines()
         .filter(|l| {
-            ["claude ", "codex ", "gemini ", "loki "]
+            ["claude ", "codex ", "gemini ", "copilot ", "qwen ", "loki "]
                 .iter()
                 .any(|a| l.starts_with(a))
         })
@@ -117,14 +117,15 @@ fn f4_shows_one_agents_sessions_then_the_next_then_all() {
     let rows: Vec<String> = screen
         .lines()
         .map(agent_of)
-        .filter(|a| ["loki", "claude", "codex", "gemini"].contains(&a.as_str()))
+        .filter(|a| ["loki", "claude", "codex", "gemini", "copilot", "qwen"].contains(&a.as_str()))
         .collect();
     assert!(
         !rows.is_empty() && rows.iter().all(|a| a == "claude"),
         "{screen}"
     );
     check("only_claude_120x30", &ui, &dir);
-    for _ in 0..3 {
+    // Each other agent's after Claude Code's, then every agent's again.
+    for _ in 0..loki_sessions::store::Agent::EXTERNAL.len() {
         ui.press(KeyCode::F(4), KeyModifiers::NONE);
     }
     let screen = ui.screen();
