@@ -215,6 +215,44 @@ pub fn value_text(value: &Value) -> String {
     }
 }
 
+/// The records of the session files `files`, read on every core and
+/// handed over 2,000 at a time as they are read (`on_batch` answering
+/// false stops the scan).
+pub fn scan_files(
+    files: &[PathBuf],
+    record_at: impl Fn(&Path) -> crate::store::sources::record::SessionRecord + Sync,
+    on_batch: &mut dyn FnMut(Vec<crate::store::sources::record::SessionRecord>) -> bool,
+) -> Result<()> {
+    for chunk in files.chunks(2_000) {
+        let batch = crate::store::parallel::map_ordered(chunk, |f| record_at(f));
+        if !on_batch(batch) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// When the file `path` last changed (seconds since the epoch; 0 when it
+/// cannot be read): a session's times when its lines say none.
+pub fn modified_seconds(path: &Path) -> f64 {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The context id of a subagent whose agent calls it `raw`: its plain
+/// characters only (it is shown, and named on the command line).
+pub fn subagent_context_id(raw: &str) -> String {
+    let plain: String = raw
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(64)
+        .collect();
+    format!("agent-{plain}")
+}
+
 /// Seconds since the epoch of an ISO-8601 / RFC 3339 time (`2026-11-20T10:00:00.123Z`).
 pub fn parse_time(text: &str) -> Option<f64> {
     let t = humantime::parse_rfc3339_weak(text.trim_end_matches('Z'))

@@ -85,15 +85,11 @@ impl CodexHome {
     /// The record of each rollout, in batches as they are read.
     pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
         let titles = self.titles();
-        let files = self.session_files();
-        for chunk in files.chunks(2_000) {
-            let batch =
-                crate::store::parallel::map_ordered(chunk, |f| listing::record_at(f, &titles));
-            if !on_batch(batch) {
-                break;
-            }
-        }
-        Ok(())
+        crate::store::sources::agent_read::scan_files(
+            &self.session_files(),
+            |f| listing::record_at(f, &titles),
+            on_batch,
+        )
     }
 
     /// The session `record` read whole: for a fork by reference (Codex

@@ -13,7 +13,7 @@ use crate::store::error::Result;
 use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::agent_read::{AgentRead, parse_time};
+use crate::store::sources::agent_read::{AgentRead, modified_seconds, parse_time, scan_files};
 use crate::store::sources::claude::{plain_dirs, plain_files};
 use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
@@ -45,14 +45,7 @@ impl QwenHome {
 
     /// The record of each session, in batches.
     pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
-        let files = self.session_files();
-        let records = crate::store::parallel::map_ordered(&files, |f| record_at(f));
-        for chunk in records.chunks(2_000) {
-            if !on_batch(chunk.to_vec()) {
-                break;
-            }
-        }
-        Ok(())
+        scan_files(&self.session_files(), record_at, on_batch)
     }
 
     /// The session `record` read whole.
@@ -92,11 +85,7 @@ pub fn record_at(path: &Path) -> SessionRecord {
         Err(e) => return damaged(e.to_string()),
     };
     let facts = chain::facts(&file);
-    let mtime = std::fs::symlink_metadata(path)
-        .ok()
-        .and_then(|m| m.modified().ok())
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0.0, |d| d.as_secs_f64());
+    let mtime = modified_seconds(path);
     let prompt = facts.first_prompt.unwrap_or_default();
     let title = facts.title.unwrap_or_else(|| prompt.clone());
     let created = facts.first.and_then(|t| parse_time(&t)).unwrap_or(mtime);

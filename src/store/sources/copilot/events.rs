@@ -11,8 +11,8 @@
 use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
 use crate::store::sources::agent_read::{
-    AgentRead, NewMessage, RecordedContext, ThreadBuilder, parse_time, text_part, thinking_part,
-    tool_result_part, tool_use_part, value_text,
+    AgentRead, NewMessage, RecordedContext, ThreadBuilder, parse_time, subagent_context_id,
+    text_part, thinking_part, tool_result_part, tool_use_part, value_text,
 };
 use crate::store::sources::jsonl::{self, JsonlFile, Skipped};
 use serde_json::Value;
@@ -137,18 +137,7 @@ fn subagent(event: &Value) -> Option<String> {
             .as_str()
             .filter(|c| !c.is_empty())
     };
-    named.or_else(by_call).map(thread_id)
-}
-
-/// A context id made of the agent's id: its plain characters only, since
-/// it is shown and named on the command line.
-fn thread_id(raw: &str) -> String {
-    let plain: String = raw
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .take(64)
-        .collect();
-    format!("agent-{plain}")
+    named.or_else(by_call).map(subagent_context_id)
 }
 
 /// A thread being read, with what its next message needs.

@@ -11,7 +11,8 @@
 use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
 use crate::store::sources::agent_read::{
-    AgentRead, NewMessage, RecordedContext, ThreadBuilder, parse_time, text_part,
+    AgentRead, NewMessage, RecordedContext, ThreadBuilder, parse_time, subagent_context_id,
+    text_part,
 };
 use crate::store::sources::gemini::records::parts;
 use crate::store::sources::jsonl::{self, JsonlFile, LineSpan, Skipped};
@@ -195,7 +196,7 @@ pub fn read(file: &JsonlFile, id: &str, path: &Path) -> Result<AgentRead> {
         let Some(uuid) = text(r, "uuid") else {
             continue;
         };
-        let agent = thread_id(text(r, "agentId").unwrap_or("subagent"));
+        let agent = subagent_context_id(text(r, "agentId").unwrap_or("subagent"));
         let at = match others.iter().position(|(a, _, _)| *a == agent) {
             Some(i) => i,
             None => {
@@ -223,16 +224,6 @@ pub fn read(file: &JsonlFile, id: &str, path: &Path) -> Result<AgentRead> {
         skipped,
         context,
     })
-}
-
-/// A context id from an agent id: its plain characters only.
-fn thread_id(raw: &str) -> String {
-    let plain: String = raw
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .take(64)
-        .collect();
-    format!("agent-{plain}")
 }
 
 /// The message the records of one `uuid` make: their parts joined, the

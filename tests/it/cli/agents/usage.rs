@@ -265,9 +265,11 @@ fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>
                 )
             }),
         "qwen" => lines
-            .filter(|l| l["type"] == "assistant" && l["isSidechain"] != true)
-            .filter(|l| l["usageMetadata"].is_object())
-            .last()
+            .rfind(|l| {
+                l["type"] == "assistant"
+                    && l["isSidechain"] != true
+                    && l["usageMetadata"].is_object()
+            })
             .map(|l| {
                 (
                     n(&l["usageMetadata"], "promptTokenCount"),
