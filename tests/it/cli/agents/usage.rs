@@ -127,6 +127,15 @@ pub(super) fn ccusage_json(
     args: &[&str],
 ) -> Value {
     let ccusage = ccusage().expect("ccusage is installed");
+    // ccusage 20.0.24 reads Copilot CLI's and Qwen Code's sessions too, by
+    // rules that differ from ours (the closing note of stop 43 gives the
+    // figures): the comparison is on Claude Code, Codex and Gemini CLI.
+    for dir in [".copilot", ".qwen"] {
+        let there = home.join(dir);
+        if there.exists() {
+            std::fs::rename(&there, home.join(format!("not-compared{dir}"))).unwrap();
+        }
+    }
     let out = std::process::Command::new(ccusage)
         .args(args)
         .args(["--json", "--offline"])
