@@ -1,8 +1,9 @@
 //! GitHub Copilot CLI sessions as the CLI writes them: a folder per session
 //! (`session-state/<id>/`) with `events.jsonl`, one event per line, each
 //! `{type, data, id, parentId, timestamp}` chained by `parentId`, and a
-//! `workspace.yaml`. A run ends with `session.shutdown`, its tokens by
-//! model; a resume appends a second run to the same file. Some sessions
+//! `workspace.yaml`. A run ends with `session.shutdown`, the session's
+//! tokens so far by model; a resume appends a second run to the same file,
+//! its figures carried on. Some sessions
 //! have a subagent (its events carry `agentId`), a compaction, or (with
 //! `hostile`) a line that is not JSON.
 
@@ -19,7 +20,8 @@ struct Events {
     clock: f64,
     rng: Rng,
     model: &'static str,
-    /// This run's tokens: input, output, cache reads.
+    /// The session's tokens so far (a resume carries them on): input not
+    /// read from or written to the cache, output, cache reads.
     spent: (u64, u64, u64),
 }
 
@@ -100,9 +102,11 @@ impl Events {
         self.spent.2 += input - input / 4;
     }
 
-    /// The end of a run: its tokens by model, the context at its end.
+    /// The end of a run: the session's tokens so far by model (its input
+    /// holding the cache reads and writes), the context at its end.
     fn shutdown(&mut self) {
-        let (input, output, cached) = std::mem::take(&mut self.spent);
+        let (fresh, output, cached) = self.spent;
+        let written = fresh / 10;
         let current = 8_000 + self.rng.below(60_000) as u64;
         self.push(
             "session.shutdown",
@@ -111,7 +115,8 @@ impl Events {
                 "systemTokens": 6_000, "conversationTokens": current - 6_000,
                 "codeChanges": {"linesAdded": 12, "linesRemoved": 3, "filesModified": []},
                 "modelMetrics": {self.model: {"requests": {"count": 4, "cost": 1},
-                    "usage": {"inputTokens": input, "outputTokens": output, "cacheReadTokens": cached, "cacheWriteTokens": 0}}}}),
+                    "usage": {"inputTokens": fresh + cached + written, "outputTokens": output,
+                        "cacheReadTokens": cached, "cacheWriteTokens": written}}}}),
             None,
         );
     }

@@ -5,8 +5,10 @@
 //! `tool.execution_complete` (a call's result, joined by `toolCallId`).
 //! A subagent's events carry its `agentId` (older ones
 //! `data.parentToolCallId`) and become a thread of their own. Tokens are
-//! recorded only when a run of the CLI ends: `session.shutdown` holds that
-//! run's `modelMetrics`, so a resumed session has one per run, added up.
+//! recorded only when a run of the CLI ends: `session.shutdown` holds the
+//! session's `modelMetrics` so far (a resumed session carries its earlier
+//! runs' figures on), so each shutdown adds what grew since the one before,
+//! as ccusage reads them.
 
 use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};
@@ -153,7 +155,7 @@ pub fn read(file: &JsonlFile, id: &str, path: &Path) -> Result<AgentRead> {
     let mut skipped = file.skipped.clone();
     let mut main = Reading::default();
     let mut others: Vec<(String, Reading)> = Vec::new();
-    let mut usage = UsageByModel::default();
+    let mut spent = Spent::default();
     let mut model = String::new();
     let mut window = None;
     let mut context = None;
@@ -199,7 +201,7 @@ pub fn read(file: &JsonlFile, id: &str, path: &Path) -> Result<AgentRead> {
                 window = data.get("tokenLimit").and_then(Value::as_u64).or(window);
             }
             "session.shutdown" => {
-                add_run(&mut usage, data, at);
+                spent.shutdown(data, at);
                 if let Some(tokens) = data.get("currentTokens").and_then(Value::as_u64) {
                     context = Some(RecordedContext {
                         tokens,
@@ -302,32 +304,75 @@ pub fn read(file: &JsonlFile, id: &str, path: &Path) -> Result<AgentRead> {
     Ok(AgentRead {
         main: thread,
         others,
-        usage,
+        usage: spent.usage(),
         title: None,
         skipped,
         context,
     })
 }
 
-/// One run's tokens (`session.shutdown`'s `modelMetrics`), each model's
-/// as one sum at the time the run ended.
-fn add_run(usage: &mut UsageByModel, data: &Value, at: Option<f64>) {
-    let Some(Value::Object(models)) = data.get("modelMetrics") else {
-        return;
-    };
-    for (model, metrics) in models {
-        let Some(u) = metrics.get("usage") else {
-            continue;
+/// The tokens of the session's `session.shutdown`s. A shutdown's
+/// `modelMetrics` are the session's figures so far (a resume carries the
+/// earlier runs' on), so each shutdown adds what grew since the one before,
+/// dated at it; a figure that fell adds nothing (ccusage's reading).
+#[derive(Default)]
+struct Spent {
+    /// Per model, the largest raw figures seen: input (cache included),
+    /// output, cache reads, cache writes.
+    seen: Vec<(String, [u64; 4])>,
+    /// What each shutdown added: model, tokens, when.
+    added: Vec<(String, Usage, Option<f64>)>,
+}
+
+impl Spent {
+    fn shutdown(&mut self, data: &Value, at: Option<f64>) {
+        let Some(Value::Object(models)) = data.get("modelMetrics") else {
+            return;
         };
-        let n = |key: &str| u.get(key).and_then(Value::as_u64).unwrap_or(0);
-        let spent = Usage {
-            input: n("inputTokens"),
-            output: n("outputTokens"),
-            cache_read: n("cacheReadTokens"),
-            cache_write: n("cacheWriteTokens"),
-            ..Usage::default()
-        };
-        usage.add_sum_at(model, &spent, at);
+        for (model, metrics) in models {
+            let Some(u) = metrics.get("usage") else {
+                continue;
+            };
+            let n = |key: &str| u.get(key).and_then(Value::as_u64).unwrap_or(0);
+            let now = [
+                n("inputTokens"),
+                n("outputTokens"),
+                n("cacheReadTokens"),
+                n("cacheWriteTokens"),
+            ];
+            let at_model = match self.seen.iter().position(|(m, _)| m == model) {
+                Some(i) => i,
+                None => {
+                    self.seen.push((model.clone(), [0; 4]));
+                    self.seen.len() - 1
+                }
+            };
+            let before = &mut self.seen[at_model].1;
+            let grew: Vec<u64> = (0..4).map(|k| now[k].saturating_sub(before[k])).collect();
+            for k in 0..4 {
+                before[k] = before[k].max(now[k]);
+            }
+            if grew.iter().all(|g| *g == 0) {
+                continue;
+            }
+            // `inputTokens` holds the cache reads and writes.
+            let usage = Usage {
+                input: grew[0].saturating_sub(grew[2]).saturating_sub(grew[3]),
+                output: grew[1],
+                cache_read: grew[2],
+                cache_write: grew[3],
+                ..Usage::default()
+            };
+            self.added.push((model.clone(), usage, at));
+        }
+    }
+
+    fn usage(self) -> UsageByModel {
+        let mut usage = UsageByModel::default();
+        for (model, u, at) in self.added {
+            usage.add_sum_at(&model, &u, at);
+        }
+        usage
     }
 }
 

@@ -9,7 +9,8 @@ fn event(kind: &str, at: &str, data: serde_json::Value) -> String {
     .to_string()
 }
 
-/// A session run twice (a resume appends to the same file), with a tool
+/// A session run twice (a resume appends to the same file, its figures
+/// carried on), with a tool
 /// call, a reasoning, a subagent, a compaction and an event of a kind the
 /// reader does not know.
 fn session(dir: &Path) -> PathBuf {
@@ -70,7 +71,7 @@ fn session(dir: &Path) -> PathBuf {
             "10",
             json!({"shutdownType": "routine", "currentModel": "claude-sonnet-4.5", "currentTokens": 21000,
                 "modelMetrics": {"claude-sonnet-4.5": {"requests": {"count": 2},
-                    "usage": {"inputTokens": 1200, "outputTokens": 300, "cacheReadTokens": 9000, "cacheWriteTokens": 50}}}}),
+                    "usage": {"inputTokens": 10250, "outputTokens": 300, "cacheReadTokens": 9000, "cacheWriteTokens": 50}}}}),
         ),
         event(
             "session.resume",
@@ -99,7 +100,7 @@ fn session(dir: &Path) -> PathBuf {
             "26",
             json!({"shutdownType": "routine", "currentTokens": 4000,
                 "modelMetrics": {"gpt-5": {"usage": {"inputTokens": 700, "outputTokens": 90, "cacheReadTokens": 0, "cacheWriteTokens": 0}},
-                    "claude-sonnet-4.5": {"usage": {"inputTokens": 10, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0}}}}),
+                    "claude-sonnet-4.5": {"usage": {"inputTokens": 10250, "outputTokens": 300, "cacheReadTokens": 9000, "cacheWriteTokens": 50}}}}),
         ),
     ];
     let path = folder.join(EVENTS);
@@ -186,7 +187,9 @@ fn the_conversation_tools_subagent_usage_and_context_are_read() {
     assert_eq!(read.others.len(), 1);
     assert_eq!(read.others[0].context.id(), "agent-explore-1");
     assert_eq!(read.others[0].context.len(), 1);
-    // Both runs' tokens, by model.
+    // Each model's largest figures: the second run carried Sonnet's on
+    // unchanged (counted once) and added GPT-5's; the input without the
+    // cache reads and writes it holds.
     let models: Vec<(&str, u64, u64)> = read
         .usage
         .models
@@ -195,7 +198,7 @@ fn the_conversation_tools_subagent_usage_and_context_are_read() {
         .collect();
     assert_eq!(
         models,
-        [("claude-sonnet-4.5", 1210, 9000), ("gpt-5", 700, 0)]
+        [("claude-sonnet-4.5", 1200, 9000), ("gpt-5", 700, 0)]
     );
     // The last run's context, with the window its compaction recorded.
     let c = read.context.unwrap();
@@ -234,4 +237,37 @@ impl RawJson for crate::store::format::Message<'_> {
     fn raw_json(&self) -> String {
         serde_json::Value::Object(self.raw().clone()).to_string()
     }
+}
+
+#[test]
+fn each_shutdown_adds_what_grew_since_the_one_before_dated_at_it() {
+    // The figures are the session's so far: a resume carries them on.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("session-state").join(ID);
+    std::fs::create_dir_all(&folder).unwrap();
+    let shutdown = |day: u32, input: u64, output: u64, read: u64| {
+        json!({"type": "session.shutdown", "id": format!("s{day}"), "parentId": null,
+            "timestamp": format!("2026-11-{day}T10:00:00.000Z"),
+            "data": {"modelMetrics": {"gpt-5": {"usage": {"inputTokens": input,
+                "outputTokens": output, "cacheReadTokens": read, "cacheWriteTokens": 0}}}}})
+        .to_string()
+    };
+    let lines = [
+        event("session.start", "00", json!({"sessionId": ID})),
+        shutdown(20, 1000, 100, 300),
+        shutdown(22, 1500, 160, 400),
+        // A figure that fell (a file written by hand, a reset) adds nothing.
+        shutdown(23, 20, 1, 0),
+    ];
+    let path = folder.join(EVENTS);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let usage = CopilotHome::read(&record_at(&path)).unwrap().usage;
+    let u = usage.total();
+    assert_eq!((u.input, u.output, u.cache_read), (1100, 160, 400));
+    let added: Vec<(u64, u64)> = usage
+        .spends
+        .iter()
+        .map(|s| (s.usage.input, s.usage.output))
+        .collect();
+    assert_eq!(added, [(700, 100), (400, 60)]);
 }

@@ -1,14 +1,15 @@
 //! The agents read but not written yet, through the CLI: GitHub Copilot
 //! CLI's sessions (listed with the name its `workspace.yaml` gives, read
-//! with the tokens every run recorded) and Qwen Code's (every answer's
+//! with the tokens its last run recorded) and Qwen Code's (every answer's
 //! tokens, a rewound one's too), each figure added up here from the file
 //! itself by a reader written for this test; resumed in the agent; what is
 //! not supported yet refused with nothing changed.
 
 use super::*;
 
-/// The tokens every `session.shutdown` of `events` recorded, by model:
-/// (input, output, cache reads).
+/// The tokens of `events` by model, as its last `session.shutdown` that
+/// names the model says (each holds the session's figures so far): (input
+/// without the cache reads and writes it holds, output, cache reads).
 fn recorded(events: &Path) -> std::collections::BTreeMap<String, (u64, u64, u64)> {
     let mut out = std::collections::BTreeMap::new();
     for line in std::fs::read_to_string(events).unwrap().lines() {
@@ -20,10 +21,11 @@ fn recorded(events: &Path) -> std::collections::BTreeMap<String, (u64, u64, u64)
         }
         for (model, m) in event["data"]["modelMetrics"].as_object().unwrap() {
             let n = |k: &str| m["usage"][k].as_u64().unwrap();
-            let e: &mut (u64, u64, u64) = out.entry(model.clone()).or_default();
-            e.0 += n("inputTokens");
-            e.1 += n("outputTokens");
-            e.2 += n("cacheReadTokens");
+            let input = n("inputTokens") - n("cacheReadTokens") - n("cacheWriteTokens");
+            out.insert(
+                model.clone(),
+                (input, n("outputTokens"), n("cacheReadTokens")),
+            );
         }
     }
     out

@@ -40,9 +40,11 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
         String::from_utf8_lossy(&version.stdout).contains(CCUSAGE_VERSION),
         "pinned to {CCUSAGE_VERSION}"
     );
+    hide_qwen(&h);
     let theirs = ccusage_json(&h.home, &h.cache, &["session"]);
     let ours = h.json(&[
-        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "list", "--json", "--tokens",
+        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot", "list",
+        "--json", "--tokens",
     ]);
     let fields = [
         ("input", "inputTokens"),
@@ -113,7 +115,7 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
         }
         compared += 1;
     }
-    assert!(compared >= h.ids().len() - 2);
+    assert!(compared >= ours.as_array().unwrap().len() - 2);
     assert!(
         priced >= compared - 1 && unpriced_sessions >= 1,
         "{priced} priced, {unpriced_sessions} unpriced"
@@ -121,21 +123,60 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
 }
 
 /// `ccusage ARGS --json --offline` on `home`, days in UTC.
+/// Moves Qwen Code's folder out of ccusage's sight: ccusage 20.0.24 reads
+/// it by another rule (the cached tokens left in the input), compared on
+/// its own below.
+fn hide_qwen(h: &Home) {
+    std::fs::rename(h.home.join(".qwen"), h.home.join("qwen-compared-apart")).unwrap();
+}
+
+#[test]
+#[ignore = "needs ccusage 20.0.24 from npm; .ci/run installs it (cargo test -- --include-ignored runs this)"]
+fn qwen_code_s_usage_is_ccusage_s_with_the_cached_tokens_taken_out_of_the_input() {
+    assert!(
+        ccusage().is_some(),
+        "ccusage {CCUSAGE_VERSION} is not installed: set CCUSAGE or run .ci/run"
+    );
+    let h = Home::new();
+    // ccusage takes `promptTokenCount` as input without the cached tokens;
+    // Qwen Code maps an API's `prompt_tokens`, which holds them, to it (its
+    // `converter.ts`), so here they are taken out: input here is ccusage's
+    // input less its cache reads, everything else equal.
+    let theirs = ccusage_json(&h.home, &h.cache, &["qwen", "session"]);
+    let ours = h.json(&["--agent", "qwen", "list", "--json", "--tokens"]);
+    let rows = ours.as_array().unwrap();
+    assert_eq!(rows.len(), h.made.qwen.len());
+    for row in rows {
+        let id = row["id"].as_str().unwrap();
+        let theirs = theirs["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["sessionId"] == id)
+            .unwrap_or_else(|| panic!("ccusage has no session {id}"));
+        let n = |v: &Value, k: &str| v[k].as_u64().unwrap();
+        let u = &row["usage"];
+        assert_eq!(n(u, "output"), n(theirs, "outputTokens"), "{id}");
+        assert_eq!(n(u, "cache_read"), n(theirs, "cacheReadTokens"), "{id}");
+        assert_eq!(
+            n(u, "cache_write"),
+            n(theirs, "cacheCreationTokens"),
+            "{id}"
+        );
+        assert_eq!(
+            n(u, "input"),
+            n(theirs, "inputTokens") - n(theirs, "cacheReadTokens"),
+            "{id}"
+        );
+    }
+}
+
 pub(super) fn ccusage_json(
     home: &std::path::Path,
     cache: &std::path::Path,
     args: &[&str],
 ) -> Value {
     let ccusage = ccusage().expect("ccusage is installed");
-    // ccusage 20.0.24 reads Copilot CLI's and Qwen Code's sessions too, by
-    // rules that differ from ours (the closing note of stop 43 gives the
-    // figures): the comparison is on Claude Code, Codex and Gemini CLI.
-    for dir in [".copilot", ".qwen"] {
-        let there = home.join(dir);
-        if there.exists() {
-            std::fs::rename(&there, home.join(format!("not-compared{dir}"))).unwrap();
-        }
-    }
     let out = std::process::Command::new(ccusage)
         .args(args)
         .args(["--json", "--offline"])
@@ -193,6 +234,7 @@ fn stats_by_day_equal_ccusage_daily() {
         }
     }
     assert!(left_out >= 1, "the fixtures hold files without requestIds");
+    hide_qwen(&h);
     let theirs = ccusage_json(&h.home, &h.cache, &["daily"]);
     let out = crate::common::command()
         .at_home(&h.home)
@@ -200,7 +242,8 @@ fn stats_by_day_equal_ccusage_daily() {
         .env("XDG_CACHE_HOME", &h.cache)
         .env("XDG_DATA_HOME", h.cache.with_file_name("data"))
         .args([
-            "--agent", "claude", "--agent", "codex", "--agent", "gemini", "stats", "--json",
+            "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
+            "stats", "--json",
         ])
         .output()
         .unwrap();
