@@ -1,7 +1,8 @@
 //! The session store: reads and writes every agent's sessions (Loki
 //! session trees and peteos conversations exactly as `docs/FORMATS.md`
-//! states; Claude Code's, Codex's, Gemini CLI's, Copilot CLI's and Qwen
-//! Code's files as their agents write them, never changed in place). Five layers, each using only the
+//! states; Claude Code's, Codex's, Gemini CLI's, Copilot CLI's, Qwen
+//! Code's and the Cursor CLI's files as their agents write them, never
+//! changed in place). Five layers, each using only the
 //! ones before it:
 //!
 //! - `fs`: careful file system work (the one safe open, atomic writes,

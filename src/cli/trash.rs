@@ -19,7 +19,7 @@ Examples:
   loki-sessions trash --empty --older-than 30d --yes
 `delete` moves a Claude Code, Codex or Gemini CLI session here, with its
 subagents' files and side folders; `restore SESSION` puts it back. Copilot
-CLI and Qwen Code sessions are not deleted here yet.")]
+CLI, Qwen Code and Cursor CLI sessions are not deleted here yet.")]
 pub struct TrashArgs {
     /// Delete the sessions in the trash for good (asks first on a terminal).
     #[arg(long)]

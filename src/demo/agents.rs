@@ -1,7 +1,8 @@
 //! Other agents' sessions made from their published formats, for the demo,
 //! the tests and the benchmarks: Claude Code projects, Codex rollouts,
-//! Gemini CLI chats, Copilot CLI and Qwen Code sessions under one home
-//! folder (`.claude/projects`, `.codex`, `.gemini`, `.copilot`, `.qwen`), with every line type the readers know, versions that drift,
+//! Gemini CLI chats, Copilot CLI and Qwen Code sessions and Cursor CLI
+//! transcripts under one home folder (`.claude/projects`, `.codex`,
+//! `.gemini`, `.copilot`, `.qwen`, `.cursor`), with every line type the readers know, versions that drift,
 //! and (with `hostile`) lines no reader can use. Deterministic for a seed.
 //! Nothing here is copied from the agents or their tests: the lines are
 //! written from the formats as `docs/FORMATS.md` states them.
@@ -9,6 +10,7 @@
 mod claude;
 mod codex;
 mod copilot;
+mod cursor;
 mod gemini;
 mod qwen;
 
@@ -32,6 +34,8 @@ pub struct AgentsSpec {
     pub copilot: usize,
     /// Qwen Code sessions.
     pub qwen: usize,
+    /// Cursor CLI transcripts.
+    pub cursor: usize,
     /// Turns per session, on average (a turn is a prompt, the work, a reply).
     pub turns: usize,
     /// Seed of every choice.
@@ -49,7 +53,7 @@ pub struct AgentsSpec {
 impl AgentsSpec {
     /// How many sessions it makes, of every agent.
     pub fn sessions(&self) -> usize {
-        self.claude + self.codex + self.gemini + self.copilot + self.qwen
+        self.claude + self.codex + self.gemini + self.copilot + self.qwen + self.cursor
     }
 
     /// A few sessions of each agent, every shape and bad line included.
@@ -60,6 +64,7 @@ impl AgentsSpec {
             gemini: 5,
             copilot: 4,
             qwen: 4,
+            cursor: 3,
             turns: 6,
             seed: 7,
             now,
@@ -76,6 +81,7 @@ impl AgentsSpec {
             gemini: 15,
             copilot: 12,
             qwen: 10,
+            cursor: 8,
             turns: 8,
             hostile: false,
             ..AgentsSpec::fixtures(now)
@@ -96,6 +102,8 @@ pub struct AgentsSummary {
     pub copilot: Vec<String>,
     /// Every Qwen Code session id made.
     pub qwen: Vec<String>,
+    /// Every Cursor CLI transcript id made.
+    pub cursor: Vec<String>,
     /// The Claude Code session compacted twice.
     pub claude_compacted: Option<String>,
     /// The Claude Code session with a rewind (an abandoned branch).
@@ -120,11 +128,12 @@ impl AgentsSummary {
             + self.gemini.len()
             + self.copilot.len()
             + self.qwen.len()
+            + self.cursor.len()
     }
 }
 
 /// Writes every agent's sessions under `home` (a home folder: `.claude`,
-/// `.codex`, `.gemini`, `.copilot`, `.qwen` are made in it).
+/// `.codex`, `.gemini`, `.copilot`, `.qwen`, `.cursor` are made in it).
 pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     let corpus = Corpus::load();
     let mut summary = AgentsSummary::default();
@@ -133,6 +142,7 @@ pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     gemini::generate(&home.join(".gemini"), spec, &corpus, &mut summary)?;
     copilot::generate(&home.join(".copilot"), spec, &corpus, &mut summary)?;
     qwen::generate(&home.join(".qwen"), spec, &corpus, &mut summary)?;
+    cursor::generate(&home.join(".cursor"), spec, &corpus, &mut summary)?;
     Ok(summary)
 }
 

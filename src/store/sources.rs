@@ -1,6 +1,6 @@
 //! Where sessions come from: a user's Loki tree or a folder of bare peteos
 //! sessions, and the other agents' folders (`claude`, `codex`, `gemini`,
-//! `copilot`, `qwen`, sent to by `agents`). Each reads its folder into
+//! `copilot`, `qwen`, `cursor`, sent to by `agents`). Each reads its folder into
 //! [`SessionRecord`]s; everything they share (purge, locate, trims) lives
 //! once in `ops` and `api`.
 
@@ -11,6 +11,7 @@ pub mod archived;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod cursor;
 pub mod derived;
 pub mod gemini;
 mod import;

@@ -74,7 +74,9 @@ pub fn plan(record: &SessionRecord, to: &Path) -> Result<MovePlan> {
         Agent::Gemini => {
             return refused("Gemini CLI files them under a project id in its own registry");
         }
-        Agent::Copilot | Agent::Qwen => return refused("moving one is not supported yet"),
+        Agent::Copilot | Agent::Qwen | Agent::Cursor => {
+            return refused("moving one is not supported yet");
+        }
         Agent::Loki | Agent::Peteos => return refused("their folder is the session's own"),
     };
     if let Some(error) = &record.error {

@@ -520,6 +520,8 @@ fn root_of(e: &TrashEntry, fallback: Option<&Path>) -> Option<PathBuf> {
         Agent::Copilot => file.ancestors().nth(3).map(Path::to_path_buf),
         // <home>/projects/<project>/chats/<id>.jsonl
         Agent::Qwen => file.ancestors().nth(4).map(Path::to_path_buf),
+        // <home>/projects/<project>/agent-transcripts/<id>/<id>.jsonl
+        Agent::Cursor => file.ancestors().nth(5).map(Path::to_path_buf),
         // <home>/sessions/YYYY/MM/DD/<file>, <home>/archived_sessions/<file>
         Agent::Codex | Agent::Loki | Agent::Peteos => file
             .ancestors()

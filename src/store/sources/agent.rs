@@ -25,11 +25,13 @@ pub enum Agent {
     Copilot,
     /// Qwen Code (`~/.qwen/projects`).
     Qwen,
+    /// The Cursor CLI's transcripts (`~/.cursor/projects`).
+    Cursor,
 }
 
 impl Agent {
     /// Every agent, in the order lists name them.
-    pub const ALL: [Agent; 7] = [
+    pub const ALL: [Agent; 8] = [
         Agent::Loki,
         Agent::Peteos,
         Agent::Claude,
@@ -37,15 +39,17 @@ impl Agent {
         Agent::Gemini,
         Agent::Copilot,
         Agent::Qwen,
+        Agent::Cursor,
     ];
 
     /// The agents whose formats are read only (no trims, no deletes yet).
-    pub const EXTERNAL: [Agent; 5] = [
+    pub const EXTERNAL: [Agent; 6] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Copilot,
         Agent::Qwen,
+        Agent::Cursor,
     ];
 
     /// The name used on the command line and in JSON.
@@ -58,6 +62,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Copilot => "copilot",
             Agent::Qwen => "qwen",
+            Agent::Cursor => "cursor",
         }
     }
 
@@ -71,6 +76,7 @@ impl Agent {
             Agent::Gemini => "Gemini CLI",
             Agent::Copilot => "Copilot CLI",
             Agent::Qwen => "Qwen Code",
+            Agent::Cursor => "Cursor CLI",
         }
     }
 
@@ -82,11 +88,11 @@ impl Agent {
     /// True for another agent whose session a delete or a purge moves to
     /// our trash (and `restore` puts back). Copilot CLI's session is a
     /// folder of the agent's own files, not moved yet; Qwen Code's are not
-    /// yet either.
+    /// yet either, nor the Cursor CLI's.
     pub fn moves_to_trash(self) -> bool {
         match self {
             Agent::Claude | Agent::Codex | Agent::Gemini => true,
-            Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => false,
+            Agent::Copilot | Agent::Qwen | Agent::Cursor | Agent::Loki | Agent::Peteos => false,
         }
     }
 
@@ -102,6 +108,7 @@ impl Agent {
             Agent::Gemini => Some("gemini --resume={id}"),
             Agent::Copilot => Some("copilot --resume={id}"),
             Agent::Qwen => Some("qwen --resume={id}"),
+            Agent::Cursor => Some("cursor-agent --resume={id}"),
             Agent::Loki | Agent::Peteos => None,
         }
     }
@@ -157,13 +164,15 @@ pub struct AgentHomes {
     pub copilot_home: Option<PathBuf>,
     /// Qwen Code's folder (`~/.qwen`: `projects/<project>/chats/`).
     pub qwen_home: Option<PathBuf>,
+    /// The Cursor CLI's folder (`~/.cursor`: `projects/<project>/agent-transcripts/`).
+    pub cursor_home: Option<PathBuf>,
 }
 
 impl AgentHomes {
     /// The folders found without configuration, from the environment:
     /// `$CLAUDE_CONFIG_DIR/projects` else `~/.claude/projects`;
     /// `$CODEX_HOME` else `~/.codex`; `~/.gemini`; `$COPILOT_HOME` else
-    /// `~/.copilot`; `$QWEN_HOME` else `~/.qwen`.
+    /// `~/.copilot`; `$QWEN_HOME` else `~/.qwen`; `~/.cursor`.
     pub fn from_env(home: Option<&Path>, named: &NamedHomes) -> AgentHomes {
         let or_home = |named: &Option<PathBuf>, dot: &str| {
             named.clone().or_else(|| home.map(|h| h.join(dot)))
@@ -174,12 +183,13 @@ impl AgentHomes {
             gemini_home: home.map(|h| h.join(".gemini")),
             copilot_home: or_home(&named.copilot, ".copilot"),
             qwen_home: or_home(&named.qwen, ".qwen"),
+            cursor_home: home.map(|h| h.join(".cursor")),
         }
     }
 
     /// The same homes under one folder, as the demo and the fixtures lay
     /// them out (`<dir>/.claude/projects`, `<dir>/.codex`, `<dir>/.gemini`,
-    /// `<dir>/.copilot`, `<dir>/.qwen`).
+    /// `<dir>/.copilot`, `<dir>/.qwen`, `<dir>/.cursor`).
     pub fn under(dir: &Path) -> AgentHomes {
         AgentHomes::from_env(Some(dir), &NamedHomes::default())
     }
@@ -192,6 +202,7 @@ impl AgentHomes {
             Agent::Gemini => self.gemini_home.as_deref(),
             Agent::Copilot => self.copilot_home.as_deref(),
             Agent::Qwen => self.qwen_home.as_deref(),
+            Agent::Cursor => self.cursor_home.as_deref(),
             Agent::Loki | Agent::Peteos => None,
         }
     }

@@ -10,6 +10,7 @@ use crate::store::sources::archived::{self, ArchivedSessions};
 use crate::store::sources::claude::ClaudeProjects;
 use crate::store::sources::codex::CodexHome;
 use crate::store::sources::copilot::{self, CopilotHome};
+use crate::store::sources::cursor::{self, CursorHome};
 use crate::store::sources::gemini::GeminiHome;
 use crate::store::sources::qwen::{self, QwenHome};
 use crate::store::sources::record::SessionRecord;
@@ -88,6 +89,7 @@ impl AgentSource {
             Agent::Gemini => GeminiHome::open(&self.root).scan(on_batch),
             Agent::Copilot => CopilotHome::open(&self.root).scan(on_batch),
             Agent::Qwen => QwenHome::open(&self.root).scan(on_batch),
+            Agent::Cursor => CursorHome::open(&self.root).scan(on_batch),
             Agent::Loki | Agent::Peteos => Ok(()),
         }
     }
@@ -109,6 +111,7 @@ impl AgentSource {
                 | Agent::Gemini
                 | Agent::Copilot
                 | Agent::Qwen
+                | Agent::Cursor
                 | Agent::Loki
                 | Agent::Peteos => Default::default(),
             },
@@ -138,6 +141,7 @@ impl AgentSource {
             }
             Agent::Copilot => copilot::id_of(path),
             Agent::Qwen => qwen::id_of(path),
+            Agent::Cursor => cursor::id_of(path),
             Agent::Gemini | Agent::Loki | Agent::Peteos => {
                 crate::store::sources::gemini::id_of(path)
             }
@@ -172,6 +176,11 @@ impl AgentSource {
                 .session_files()
                 .into_iter()
                 .map(|p| (qwen::id_of(&p), p))
+                .collect(),
+            Agent::Cursor => CursorHome::open(&self.root)
+                .session_files()
+                .into_iter()
+                .map(|p| (cursor::id_of(&p), p))
                 .collect(),
             Agent::Loki | Agent::Peteos => Vec::new(),
             Agent::Gemini => {
@@ -227,6 +236,7 @@ impl RecordReader {
             Agent::Codex => crate::store::sources::codex::record_at(path, &self.titles),
             Agent::Copilot => copilot::record_at(path),
             Agent::Qwen => qwen::record_at(path),
+            Agent::Cursor => cursor::record_at(path),
             Agent::Gemini | Agent::Loki | Agent::Peteos => {
                 crate::store::sources::gemini::record_at(path)
             }
@@ -262,6 +272,7 @@ pub fn read(record: &SessionRecord) -> Result<AgentRead> {
         Agent::Gemini => GeminiHome::read(record),
         Agent::Copilot => CopilotHome::read(record),
         Agent::Qwen => QwenHome::read(record),
+        Agent::Cursor => CursorHome::read(record),
         Agent::Loki | Agent::Peteos => Err(StoreError::Invalid(format!(
             "session {} is not another agent's",
             record.id
@@ -281,7 +292,10 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
     }
     let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
     if size <= PREVIEW_BYTES as u64 * 4
-        || matches!(record.agent, Agent::Gemini | Agent::Copilot | Agent::Qwen)
+        || matches!(
+            record.agent,
+            Agent::Gemini | Agent::Copilot | Agent::Qwen | Agent::Cursor
+        )
     {
         return read(record).map(|r| r.main.context);
     }
@@ -291,9 +305,12 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
     match record.agent {
         Agent::Claude => ClaudeProjects::tail(record, PREVIEW_BYTES),
         Agent::Codex => CodexHome::tail(record, PREVIEW_BYTES),
-        Agent::Gemini | Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => {
-            read(record).map(|r| r.main.context)
-        }
+        Agent::Gemini
+        | Agent::Copilot
+        | Agent::Qwen
+        | Agent::Cursor
+        | Agent::Loki
+        | Agent::Peteos => read(record).map(|r| r.main.context),
     }
 }
 
@@ -311,6 +328,7 @@ pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
             let dir = record.conversation_dir.join(&record.id);
             out.extend(crate::store::sources::claude::plain_files(&dir));
         }
+        Agent::Cursor => out.extend(cursor::subagent_files(record)),
         Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => {}
     }
     out
@@ -334,8 +352,9 @@ pub fn bytes(record: &SessionRecord) -> u64 {
             crate::store::fs::disk::tree_facts(&record.conversation_dir.join(&record.id))
                 .map_or(0, |f| f.bytes)
         }
-        // The rest of its own folder: checkpoints, a plan, files.
-        Agent::Copilot => {
+        // The rest of its own folder: checkpoints, a plan, files;
+        // subagents' transcripts.
+        Agent::Copilot | Agent::Cursor => {
             let all =
                 crate::store::fs::disk::tree_facts(&record.conversation_dir).map_or(0, |f| f.bytes);
             return all.max(own);

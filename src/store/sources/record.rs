@@ -140,8 +140,8 @@ impl SessionRecord {
     /// Refuses a trim (a window, a drop, a clear): Loki and peteos
     /// sessions as [`SessionRecord::writable`] says; Claude Code and Codex
     /// sessions are forked into a new session beside them (never written),
-    /// unless damaged; Gemini CLI's, Copilot CLI's and Qwen Code's are not
-    /// trimmed yet.
+    /// unless damaged; Gemini CLI's, Copilot CLI's, Qwen Code's and the
+    /// Cursor CLI's are not trimmed yet.
     pub fn trimmable(&self) -> Result<()> {
         self.not_archived("forked")?;
         match (self.agent, &self.error) {
@@ -150,11 +150,13 @@ impl SessionRecord {
                 "session {} could not be read, so it is not forked: {error}",
                 self.id
             ))),
-            (Agent::Gemini | Agent::Copilot | Agent::Qwen, _) => Err(StoreError::Invalid(format!(
-                "{} sessions cannot be trimmed or forked here yet (Claude Code and Codex sessions can): {}",
-                self.agent.display_name(),
-                self.path.display()
-            ))),
+            (Agent::Gemini | Agent::Copilot | Agent::Qwen | Agent::Cursor, _) => {
+                Err(StoreError::Invalid(format!(
+                    "{} sessions cannot be trimmed or forked here yet (Claude Code and Codex sessions can): {}",
+                    self.agent.display_name(),
+                    self.path.display()
+                )))
+            }
             (Agent::Loki | Agent::Peteos, _) => self.writable(),
         }
     }

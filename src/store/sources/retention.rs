@@ -63,7 +63,12 @@ pub fn rules(folders: &[(Agent, &Path)]) -> Vec<Rule> {
         .filter_map(|(agent, folder)| match agent {
             Agent::Claude => folder.parent().map(claude),
             Agent::Gemini => Some(gemini(folder)),
-            Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => None,
+            Agent::Codex
+            | Agent::Copilot
+            | Agent::Qwen
+            | Agent::Cursor
+            | Agent::Loki
+            | Agent::Peteos => None,
         })
         .collect()
 }
@@ -208,6 +213,7 @@ fn aged_from(r: &SessionRecord) -> f64 {
         | Agent::Gemini
         | Agent::Copilot
         | Agent::Qwen
+        | Agent::Cursor
         | Agent::Loki
         | Agent::Peteos => r.last_used_at,
     }

@@ -75,6 +75,7 @@ impl Home {
             .chain(&self.made.gemini)
             .chain(&self.made.copilot)
             .chain(&self.made.qwen)
+            .chain(&self.made.cursor)
             .collect()
     }
 }
@@ -96,6 +97,7 @@ fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
     assert_eq!(rows(&list, "gemini").len(), h.made.gemini.len());
     assert_eq!(rows(&list, "copilot").len(), h.made.copilot.len());
     assert_eq!(rows(&list, "qwen").len(), h.made.qwen.len());
+    assert_eq!(rows(&list, "cursor").len(), h.made.cursor.len());
     for row in list.as_array().unwrap() {
         let id = row["id"].as_str().unwrap();
         assert!(
@@ -109,6 +111,12 @@ fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
             "{row}"
         );
         assert!(!row["title"].as_str().unwrap().is_empty(), "{row}");
+        // The Cursor CLI records no tokens: nothing spent, nothing priced.
+        if row["agent"] == "cursor" {
+            assert_eq!(row["usage"]["output"], 0, "{row}");
+            assert!(row["messages"].as_u64().unwrap() > 0, "{row}");
+            continue;
+        }
         let usage = &row["usage"];
         let spent: u64 = ["input", "output", "cache_read", "cache_write"]
             .iter()
@@ -176,7 +184,7 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
     assert!(said.contains(".loki does not exist"), "{said}");
     let home = empty.path().display();
     let elsewhere = format!(
-        "looked in {home}/.claude/projects, {home}/.codex, {home}/.gemini, {home}/.copilot, {home}/.qwen"
+        "looked in {home}/.claude/projects, {home}/.codex, {home}/.gemini, {home}/.copilot, {home}/.qwen, {home}/.cursor"
     );
     assert!(said.contains(&elsewhere), "{said}");
     // An empty Loki tree beside them: each folder named in the list's note.
@@ -198,6 +206,7 @@ fn a_missing_loki_tree_is_no_mistake_beside_other_agents_but_a_named_one_is() {
         (".gemini", "Gemini CLI"),
         (".copilot", "Copilot CLI"),
         (".qwen", "Qwen Code"),
+        (".cursor", "Cursor CLI"),
     ] {
         let named = format!("{folder} (not there: no {agent} sessions)");
         assert!(said.contains(&named), "{named}: {said}");
@@ -219,7 +228,7 @@ fn agent_names_every_command_to_those_agents() {
     assert_eq!(out.status.code(), Some(1), "not among codex's sessions");
     let copilot = h.json(&["--agent", "copilot", "list", "--json"]);
     assert_eq!(copilot.as_array().unwrap().len(), h.made.copilot.len());
-    let bad = h.run(&["--agent", "cursor", "list"]);
+    let bad = h.run(&["--agent", "cursr", "list"]);
     assert_eq!(bad.status.code(), Some(2));
 }
 
@@ -494,7 +503,7 @@ fn the_index_finds_what_the_direct_scan_finds_over_every_agent() {
         if query == "test" {
             let agents: std::collections::BTreeSet<String> =
                 keys(&indexed).into_iter().map(|k| k.0).collect();
-            assert_eq!(agents.len(), 5, "hits from every agent: {agents:?}");
+            assert_eq!(agents.len(), 6, "hits from every agent: {agents:?}");
         }
     }
     // A Codex session named after it was indexed (no rollout file changes):

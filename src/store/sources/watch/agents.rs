@@ -13,7 +13,9 @@
 //!   remembered for when one goes;
 //! - Copilot CLI: `<home>/session-state/<id>/events.jsonl` (its
 //!   `workspace.yaml` beside it is the same session);
-//! - Qwen Code: `<home>/projects/<project>/chats/<id>.jsonl`.
+//! - Qwen Code: `<home>/projects/<project>/chats/<id>.jsonl`;
+//! - the Cursor CLI: `<home>/projects/<project>/agent-transcripts/<id>/
+//!   <id>.jsonl`, its subagents' in `<id>/subagents/` (the same session).
 
 use super::{SessionRef, Watched};
 use crate::store::format::SessionId;
@@ -106,6 +108,11 @@ impl Watched for AgentWatch {
                 depth: 2,
                 only: vec![only(1, &["session-state"])],
             },
+            Agent::Cursor => WatchRoot {
+                dir: root,
+                depth: 5,
+                only: vec![only(1, &["projects"]), only(3, &["agent-transcripts"])],
+            },
             Agent::Qwen => WatchRoot {
                 dir: root,
                 depth: 3,
@@ -145,6 +152,16 @@ impl Watched for AgentWatch {
                 if name.ends_with(".jsonl") || name.ends_with(".json") =>
             {
                 root.join("tmp").join(project).join("chats").join(name)
+            }
+            // A transcript, or a subagent's of it: the transcript's session.
+            (Agent::Cursor, ["projects", project, "agent-transcripts", id, rest @ ..])
+                if rest.last().is_some_and(|n| n.ends_with(".jsonl")) =>
+            {
+                root.join("projects")
+                    .join(project)
+                    .join("agent-transcripts")
+                    .join(id)
+                    .join(format!("{id}.jsonl"))
             }
             (Agent::Qwen, ["projects", project, "chats", name]) if name.ends_with(".jsonl") => {
                 root.join("projects").join(project).join("chats").join(name)

@@ -74,6 +74,7 @@ pub fn on_checked(
                 | Agent::Gemini
                 | Agent::Copilot
                 | Agent::Qwen
+                | Agent::Cursor
                 | Agent::Loki
                 | Agent::Peteos => " with the files its agent keeps beside it",
             };

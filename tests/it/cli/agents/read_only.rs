@@ -169,10 +169,45 @@ fn a_qwen_session_lists_shows_and_resumes_with_every_answer_s_tokens() {
 }
 
 #[test]
+fn a_cursor_transcript_lists_in_its_folder_and_resumes_in_the_cursor_cli() {
+    let h = Home::new();
+    let list = h.json(&["--agent", "cursor", "list", "--json"]);
+    let rows = list.as_array().unwrap();
+    assert_eq!(rows.len(), h.made.cursor.len());
+    for row in rows {
+        let id = row["id"].as_str().unwrap();
+        assert!(
+            row["cwd"].as_str().unwrap().starts_with("/home/dev/src/"),
+            "the folder its shell ran in: {row}"
+        );
+        assert!(!row["title"].as_str().unwrap().contains("<user_query>"));
+        let command = h.ok(&["resume", id, "--print", "command"]);
+        assert!(
+            command.contains(&format!("cursor-agent --resume={id}")),
+            "{command}"
+        );
+    }
+    // The aborted turn is said, and the subagent is a context of its own.
+    let shown: Vec<String> = h
+        .made
+        .cursor
+        .iter()
+        .map(|id| h.ok(&["show", id, "--full"]))
+        .collect();
+    assert!(shown.iter().any(|s| s.contains("User aborted request")));
+    let contexts = h.json(&["contexts", &h.made.cursor[0], "--json"]);
+    assert_eq!(contexts["contexts"].as_array().unwrap().len(), 2, "{contexts}");
+}
+
+#[test]
 fn what_the_read_only_agents_do_not_support_yet_is_refused_and_nothing_changes() {
     let h = Home::new();
     let before = snapshot(&h.home);
-    for (agent, id) in [("copilot", &h.made.copilot[0]), ("qwen", &h.made.qwen[0])] {
+    for (agent, id) in [
+        ("copilot", &h.made.copilot[0]),
+        ("qwen", &h.made.qwen[0]),
+        ("cursor", &h.made.cursor[0]),
+    ] {
         let id = id.as_str();
         for (args, said) in [
             (vec!["delete", id, "--yes"], "not deleted yet"),
