@@ -68,7 +68,7 @@ pub fn record_messages(
     let read = agents::read(record)?;
     let mut facts = Facts {
         messages: read.main.context.len(),
-        usage: Some(read.usage),
+        usage: record.agent.records_usage().then_some(read.usage),
         ..Facts::default()
     };
     if count {

@@ -60,7 +60,7 @@ pub struct SourceLines {
 
 /// Another agent's session as a conversation: its main thread is the
 /// active context; its subagents and side conversations are the others.
-fn from_agent(read: AgentRead) -> Conversation {
+fn from_agent(read: AgentRead, records_usage: bool) -> Conversation {
     let summary = |t: &crate::store::sources::agent_read::Thread| ContextSummary {
         id: t.context.id().to_string(),
         messages: Some(t.context.len()),
@@ -82,7 +82,7 @@ fn from_agent(read: AgentRead) -> Conversation {
         agent_owned: false,
         notes: read.skipped.sentences(),
         title: read.title,
-        usage: Some(read.usage),
+        usage: records_usage.then_some(read.usage),
         cost: None,
         recorded: read.context,
     }
@@ -91,7 +91,7 @@ fn from_agent(read: AgentRead) -> Conversation {
 /// Loads the conversation of the session at `record`. Reads only.
 pub fn load(record: &SessionRecord) -> Result<Conversation> {
     if record.agent.is_external() {
-        return agents::read(record).map(from_agent);
+        return agents::read(record).map(|read| from_agent(read, record.agent.records_usage()));
     }
     let session = Session::load(&record.conversation_dir)?;
     let context = session.active_context()?.ok_or_else(|| {

@@ -58,7 +58,7 @@ fn agent_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionSta
                 }
                 Err(e) => stats.error = Some(e.to_string()),
             }
-            stats.usage = Some(read.usage);
+            stats.usage = record.agent.records_usage().then_some(read.usage);
         }
         Err(e) => stats.error = Some(e.to_string()),
     }

@@ -85,6 +85,16 @@ impl Agent {
         Agent::EXTERNAL.contains(&self)
     }
 
+    /// True for an agent whose files say what its sessions spent (the
+    /// Cursor CLI's transcripts hold no tokens: its sessions show no usage
+    /// and no cost, not a cost of nothing).
+    pub fn records_usage(self) -> bool {
+        match self {
+            Agent::Claude | Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Qwen => true,
+            Agent::Cursor | Agent::Loki | Agent::Peteos => false,
+        }
+    }
+
     /// True for another agent whose session a delete or a purge moves to
     /// our trash (and `restore` puts back). Copilot CLI's session is a
     /// folder of the agent's own files, not moved yet; Qwen Code's are not

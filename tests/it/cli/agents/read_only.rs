@@ -196,7 +196,11 @@ fn a_cursor_transcript_lists_in_its_folder_and_resumes_in_the_cursor_cli() {
         .collect();
     assert!(shown.iter().any(|s| s.contains("User aborted request")));
     let contexts = h.json(&["contexts", &h.made.cursor[0], "--json"]);
-    assert_eq!(contexts["contexts"].as_array().unwrap().len(), 2, "{contexts}");
+    assert_eq!(
+        contexts["contexts"].as_array().unwrap().len(),
+        2,
+        "{contexts}"
+    );
 }
 
 #[test]
