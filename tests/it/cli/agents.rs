@@ -114,7 +114,10 @@ fn every_agents_sessions_are_listed_with_folder_title_and_usage() {
         // The Cursor CLI records no tokens: no usage and no cost shown
         // (not a cost of nothing).
         if row["agent"] == "cursor" {
-            assert!(row["usage"].is_null() && row["cost_estimate"].is_null(), "{row}");
+            assert!(
+                row["usage"].is_null() && row["cost_estimate"].is_null(),
+                "{row}"
+            );
             assert!(row["messages"].as_u64().unwrap() > 0, "{row}");
             continue;
         }
@@ -263,7 +266,10 @@ fn every_session_shows_with_notes_on_what_was_skipped() {
         }
         let recorded = !h.made.cursor.contains(id);
         assert_eq!(
-            (shown["usage"].is_object(), shown["cost_estimate"].is_object()),
+            (
+                shown["usage"].is_object(),
+                shown["cost_estimate"].is_object()
+            ),
             (recorded, recorded),
             "{id}"
         );
