@@ -146,12 +146,14 @@ pub fn record_at(path: &Path) -> SessionRecord {
 /// with its leading `/` dropped and every `/` a `-`, which a `-` inside a
 /// name makes ambiguous; the first reading whose every folder exists (the
 /// shorter names tried first), else None. Names of digits alone (Cursor's
-/// own ids) and longer names than a path of 24 parts stand for nothing.
+/// own ids), longer names than a path of 24 parts, and a name with a `.`
+/// or `..` part (never Cursor's: it names a normal path) stand for nothing.
 pub fn folder_of_project(name: &str) -> Option<String> {
     let parts: Vec<&str> = name.split('-').filter(|p| !p.is_empty()).collect();
     if parts.is_empty()
         || parts.len() > 24
         || parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        || parts.iter().any(|p| matches!(*p, "." | ".."))
     {
         return None;
     }

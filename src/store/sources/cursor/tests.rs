@@ -81,4 +81,5 @@ fn a_project_name_is_read_as_the_folders_that_exist() {
         None,
         "an id, not a path"
     );
+    assert_eq!(folder_of_project("..-..-tmp"), None, "never a way up");
 }
