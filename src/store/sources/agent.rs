@@ -97,12 +97,12 @@ impl Agent {
 
     /// True for another agent whose session a delete or a purge moves to
     /// our trash (and `restore` puts back). Copilot CLI's session is a
-    /// folder of the agent's own files, not moved yet; Qwen Code's are not
-    /// yet either, nor the Cursor CLI's.
+    /// folder of the agent's own files and the Cursor CLI's a folder with
+    /// its subagents': not moved yet.
     pub fn moves_to_trash(self) -> bool {
         match self {
-            Agent::Claude | Agent::Codex | Agent::Gemini => true,
-            Agent::Copilot | Agent::Qwen | Agent::Cursor | Agent::Loki | Agent::Peteos => false,
+            Agent::Claude | Agent::Codex | Agent::Gemini | Agent::Qwen => true,
+            Agent::Copilot | Agent::Cursor | Agent::Loki | Agent::Peteos => false,
         }
     }
 
