@@ -17,9 +17,9 @@ Examples:
   loki-sessions trash
   loki-sessions trash --json
   loki-sessions trash --empty --older-than 30d --yes
-`delete` moves a Claude Code, Codex, Gemini CLI or Qwen Code session here,
-with its subagents' files and side folders; `restore SESSION` puts it back.
-Copilot CLI and Cursor CLI sessions are not deleted here yet.")]
+`delete` moves a Claude Code, Codex, Gemini CLI, Qwen Code or Cursor CLI
+session here, with its subagents' files and side folders; `restore SESSION`
+puts it back. Copilot CLI sessions are not deleted here yet.")]
 pub struct TrashArgs {
     /// Delete the sessions in the trash for good (asks first on a terminal).
     #[arg(long)]

@@ -91,6 +91,14 @@ pub fn belongings_given(record: &SessionRecord, old: Option<&OldSubagents>) -> V
     {
         out.push(side.clone());
     }
+    // The Cursor CLI's subagents' transcripts, beside its own in `<id>/`.
+    let subagents = record.conversation_dir.join("subagents");
+    if record.agent == Agent::Cursor
+        && record.error.is_none()
+        && std::fs::symlink_metadata(&subagents).is_ok_and(|m| m.is_dir())
+    {
+        out.push(subagents);
+    }
     if record.agent == Agent::Claude {
         let subagents = match old {
             Some(old) => ClaudeProjects::subagents_given(record, old),

@@ -97,12 +97,12 @@ impl Agent {
 
     /// True for another agent whose session a delete or a purge moves to
     /// our trash (and `restore` puts back). Copilot CLI's session is a
-    /// folder of the agent's own files and the Cursor CLI's a folder with
-    /// its subagents': not moved yet.
+    /// folder of the agent's own files (checkpoints, a plan) the trash does
+    /// not move as one: not moved yet.
     pub fn moves_to_trash(self) -> bool {
         match self {
-            Agent::Claude | Agent::Codex | Agent::Gemini | Agent::Qwen => true,
-            Agent::Copilot | Agent::Cursor | Agent::Loki | Agent::Peteos => false,
+            Agent::Claude | Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Cursor => true,
+            Agent::Copilot | Agent::Loki | Agent::Peteos => false,
         }
     }
 

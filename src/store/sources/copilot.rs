@@ -4,7 +4,8 @@
 //! included) and `workspace.yaml` (its name, folder and times). The folder's
 //! name is the session's id. Only the events file is a session's; the
 //! other files of the folder (checkpoints, a plan) are the agent's own.
-//! Read only: Copilot CLI's sessions are not forked or trimmed here.
+//! Read only: Copilot CLI's sessions are not forked, trimmed, moved or
+//! deleted here yet.
 
 mod events;
 mod workspace;

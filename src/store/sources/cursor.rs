@@ -4,8 +4,9 @@
 //! {content: [blocks]}}` (`text`, `thinking`, `tool_use`), or a
 //! `{type: "turn_ended", status}`. It holds no times, no model, no tokens
 //! and no tool results (the CLI keeps those in its own database, not read
-//! here), so a session's times are its file's and no usage is shown. Read
-//! only: nothing of it is trimmed, moved or deleted here.
+//! here), so a session's times are its file's and no usage is shown. Not
+//! trimmed or moved here; a delete moves the transcript and its
+//! subagents' to our trash.
 
 mod transcript;
 

@@ -4,8 +4,8 @@
 //! conversation is the chain from the last record back through
 //! `parentUuid` (a rewound branch is off it), records sharing a `uuid`
 //! merged into one message, as Qwen Code rebuilds it. Messages are Gemini
-//! `Content` (`{role, parts}`), read with Gemini CLI's part reader. Read
-//! only: Qwen Code's sessions are not forked, moved or deleted here yet.
+//! `Content` (`{role, parts}`), read with Gemini CLI's part reader. Not
+//! forked or moved here yet; a delete moves the file to our trash.
 
 mod chain;
 

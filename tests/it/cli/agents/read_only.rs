@@ -207,12 +207,12 @@ fn a_cursor_transcript_lists_in_its_folder_and_resumes_in_the_cursor_cli() {
 fn what_the_read_only_agents_do_not_support_yet_is_refused_and_nothing_changes() {
     let h = Home::new();
     let before = snapshot(&h.home);
-    // Qwen Code's sessions go to the trash (cli/agents/trash.rs); the
-    // others' are not deleted yet.
+    // Qwen Code's and the Cursor CLI's sessions go to the trash
+    // (cli/agents/trash.rs); Copilot CLI's are not deleted yet.
     for (agent, id, deletes) in [
         ("copilot", &h.made.copilot[0], false),
         ("qwen", &h.made.qwen[0], true),
-        ("cursor", &h.made.cursor[0], false),
+        ("cursor", &h.made.cursor[0], true),
     ] {
         let id = id.as_str();
         let mut refused = vec![

@@ -58,6 +58,7 @@ fn a_deleted_session_goes_to_the_trash_whole_and_comes_back_exactly() {
         h.made.codex[0].as_str(),
         h.made.gemini[0].as_str(),
         h.made.qwen[0].as_str(),
+        h.made.cursor[0].as_str(),
     ];
     for id in ids {
         let done = h.json(&["delete", id, "--yes", "--json"]);
@@ -70,6 +71,12 @@ fn a_deleted_session_goes_to_the_trash_whole_and_comes_back_exactly() {
         .filter(|p| !state(&h.home).contains_key(*p))
         .collect();
     assert!(gone.iter().any(|p| p.ends_with("subagents")), "{gone:?}");
+    // The Cursor transcript took its subagents' folder along.
+    let cursor_subagents = format!("{}/subagents", h.made.cursor[0]);
+    assert!(
+        gone.iter().any(|p| p.ends_with(&cursor_subagents)),
+        "{gone:?}"
+    );
     assert!(
         gone.iter().any(|p| p
             .file_name()
