@@ -1,4 +1,4 @@
-//! The purge of another agent's sessions (Claude Code, Codex, Gemini CLI):
+//! The purge of another agent's sessions (those `Agent::moves_to_trash`):
 //! the same policy as Loki's (keep the N most recently used, remove those
 //! unused for longer than an age), but every removal is a move into our
 //! trash through the function `delete` uses, so `restore` undoes it.
