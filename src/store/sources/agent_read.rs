@@ -232,6 +232,44 @@ pub fn scan_files(
     Ok(())
 }
 
+/// A session file opened for its record: its checked id, its lines, the
+/// folder holding it, the OS user and when it last changed.
+pub struct Opened {
+    pub id: crate::store::format::SessionId,
+    pub file: crate::store::sources::jsonl::JsonlFile,
+    pub folder: PathBuf,
+    pub user: String,
+    pub mtime: f64,
+}
+
+/// Opens the session file `path` of `agent`, whose id is `raw_id` (a name
+/// the file or its folder gives): checked before it can name a path or an
+/// argv. Err is the record listing it damaged, with why (never left out).
+pub fn open_session(
+    agent: crate::store::sources::agent::Agent,
+    path: &Path,
+    raw_id: &str,
+) -> std::result::Result<Opened, Box<crate::store::sources::record::SessionRecord>> {
+    use crate::store::sources::record::SessionRecord;
+    let user = crate::store::sources::agents::user_name();
+    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let damaged = |error: String| {
+        Box::new(SessionRecord {
+            agent,
+            ..SessionRecord::damaged(raw_id, path.to_path_buf(), folder.clone(), &user, error)
+        })
+    };
+    let id = crate::store::format::SessionId::check(raw_id).map_err(damaged)?;
+    let file = crate::store::sources::jsonl::read(path).map_err(|e| damaged(e.to_string()))?;
+    Ok(Opened {
+        id,
+        file,
+        mtime: modified_seconds(path),
+        folder,
+        user,
+    })
+}
+
 /// When the file `path` last changed (seconds since the epoch; 0 when it
 /// cannot be read): a session's times when its lines say none.
 pub fn modified_seconds(path: &Path) -> f64 {

@@ -14,7 +14,7 @@ use crate::store::error::Result;
 use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::agent_read::{AgentRead, modified_seconds, parse_time, scan_files};
+use crate::store::sources::agent_read::{AgentRead, Opened, open_session, parse_time, scan_files};
 use crate::store::sources::claude::plain_dirs;
 use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
@@ -78,25 +78,18 @@ fn folder_name(path: &Path) -> String {
 /// from the first and last events. The file is read whole (a first prompt
 /// may come after long tool output of an earlier resume), once per listing.
 pub fn record_at(path: &Path) -> SessionRecord {
-    let user = crate::store::sources::agents::user_name();
-    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let raw_id = folder_name(path);
-    let damaged = |error: String| SessionRecord {
-        agent: Agent::Copilot,
-        ..SessionRecord::damaged(&raw_id, path.to_path_buf(), folder.clone(), &user, error)
-    };
-    // The id names the resume's argv and the folder.
-    let id = match SessionId::check(&raw_id) {
-        Ok(id) => id,
-        Err(why) => return damaged(why),
-    };
-    let file = match jsonl::read(path) {
-        Ok(file) => file,
-        Err(e) => return damaged(e.to_string()),
+    let Opened {
+        id,
+        file,
+        folder,
+        user,
+        mtime,
+    } = match open_session(Agent::Copilot, path, &folder_name(path)) {
+        Ok(opened) => opened,
+        Err(damaged) => return *damaged,
     };
     let facts = events::facts(&file);
     let yaml = workspace::read(&folder);
-    let mtime = modified_seconds(path);
     let prompt = facts.first_prompt.unwrap_or_default();
     let title = yaml.title().unwrap_or_else(|| prompt.clone());
     let created = facts

@@ -14,7 +14,7 @@ use crate::store::error::Result;
 use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::agent_read::{AgentRead, modified_seconds, scan_files};
+use crate::store::sources::agent_read::{AgentRead, Opened, open_session, scan_files};
 use crate::store::sources::claude::{plain_dirs, plain_files};
 use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
@@ -100,20 +100,15 @@ fn stem(path: &Path) -> String {
 /// folder from a shell call that named one or from the project folder's
 /// name, its times the file's.
 pub fn record_at(path: &Path) -> SessionRecord {
-    let user = crate::store::sources::agents::user_name();
-    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let raw_id = stem(path);
-    let damaged = |error: String| SessionRecord {
-        agent: Agent::Cursor,
-        ..SessionRecord::damaged(&raw_id, path.to_path_buf(), folder.clone(), &user, error)
-    };
-    let id = match SessionId::check(&raw_id) {
-        Ok(id) => id,
-        Err(why) => return damaged(why),
-    };
-    let file = match jsonl::read(path) {
-        Ok(file) => file,
-        Err(e) => return damaged(e.to_string()),
+    let Opened {
+        id,
+        file,
+        folder,
+        user,
+        mtime,
+    } = match open_session(Agent::Cursor, path, &stem(path)) {
+        Ok(opened) => opened,
+        Err(damaged) => return *damaged,
     };
     let facts = transcript::facts(&file);
     let project = folder
@@ -121,7 +116,6 @@ pub fn record_at(path: &Path) -> SessionRecord {
         .and_then(Path::parent)
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned());
-    let mtime = modified_seconds(path);
     let prompt = facts.first_prompt.unwrap_or_default();
     SessionRecord {
         agent: Agent::Cursor,

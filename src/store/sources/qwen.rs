@@ -13,7 +13,7 @@ use crate::store::error::Result;
 use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::agent_read::{AgentRead, modified_seconds, parse_time, scan_files};
+use crate::store::sources::agent_read::{AgentRead, Opened, open_session, parse_time, scan_files};
 use crate::store::sources::claude::{plain_dirs, plain_files};
 use crate::store::sources::jsonl;
 use crate::store::sources::record::SessionRecord;
@@ -69,23 +69,17 @@ fn stem(path: &Path) -> String {
 /// The record of the session file `path`, read whole (its title may be set
 /// anywhere in it).
 pub fn record_at(path: &Path) -> SessionRecord {
-    let user = crate::store::sources::agents::user_name();
-    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let raw_id = stem(path);
-    let damaged = |error: String| SessionRecord {
-        agent: Agent::Qwen,
-        ..SessionRecord::damaged(&raw_id, path.to_path_buf(), folder.clone(), &user, error)
-    };
-    let id = match SessionId::check(&raw_id) {
-        Ok(id) => id,
-        Err(why) => return damaged(why),
-    };
-    let file = match jsonl::read(path) {
-        Ok(file) => file,
-        Err(e) => return damaged(e.to_string()),
+    let Opened {
+        id,
+        file,
+        folder,
+        user,
+        mtime,
+    } = match open_session(Agent::Qwen, path, &stem(path)) {
+        Ok(opened) => opened,
+        Err(damaged) => return *damaged,
     };
     let facts = chain::facts(&file);
-    let mtime = modified_seconds(path);
     let prompt = facts.first_prompt.unwrap_or_default();
     let title = facts.title.unwrap_or_else(|| prompt.clone());
     let created = facts.first.and_then(|t| parse_time(&t)).unwrap_or(mtime);
