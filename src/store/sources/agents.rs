@@ -156,32 +156,16 @@ impl AgentSource {
         if let Some(part) = self.archive_part() {
             return part.ids();
         }
+        // Each file named by its id, as `id_of` reads it.
+        let named = |files: Vec<PathBuf>| -> Vec<(SessionId, PathBuf)> {
+            files.into_iter().map(|p| (self.id_of(&p), p)).collect()
+        };
         match self.agent {
-            Agent::Claude => ClaudeProjects::open(&self.root)
-                .session_paths()
-                .into_iter()
-                .map(|p| (self.id_of(&p), p))
-                .collect(),
-            Agent::Codex => CodexHome::open(&self.root)
-                .session_files()
-                .into_iter()
-                .map(|p| (self.id_of(&p), p))
-                .collect(),
-            Agent::Copilot => CopilotHome::open(&self.root)
-                .session_files()
-                .into_iter()
-                .map(|p| (copilot::id_of(&p), p))
-                .collect(),
-            Agent::Qwen => QwenHome::open(&self.root)
-                .session_files()
-                .into_iter()
-                .map(|p| (qwen::id_of(&p), p))
-                .collect(),
-            Agent::Cursor => CursorHome::open(&self.root)
-                .session_files()
-                .into_iter()
-                .map(|p| (cursor::id_of(&p), p))
-                .collect(),
+            Agent::Claude => named(ClaudeProjects::open(&self.root).session_paths()),
+            Agent::Codex => named(CodexHome::open(&self.root).session_files()),
+            Agent::Copilot => named(CopilotHome::open(&self.root).session_files()),
+            Agent::Qwen => named(QwenHome::open(&self.root).session_files()),
+            Agent::Cursor => named(CursorHome::open(&self.root).session_files()),
             Agent::Loki | Agent::Peteos => Vec::new(),
             Agent::Gemini => {
                 let mut ids: Vec<(SessionId, PathBuf)> = GeminiHome::open(&self.root)
