@@ -90,7 +90,7 @@ pub use ops::trim::{
 };
 pub use ops::usage_report::{GroupBy, ReportQuery, ReportRow, SessionUsage, UsageReport};
 pub use parallel::workers;
-pub use sources::agent::{Agent, AgentHomes, NamedHomes};
+pub use sources::agent::{Agent, AgentHomes};
 pub use sources::agent_read::RecordedContext;
 pub use sources::jsonl::LineSpan;
 pub use sources::layout::SessionPaths;

@@ -4,8 +4,8 @@ use crate::cli::{Cli, CliError};
 use crate::config::{self, Config};
 use crate::humanize;
 use crate::store::{
-    Agent, AgentHomes, Encoding, NamedHomes, PriceTable, PurgePolicy, Store, StoreError, Target,
-    id_start, now_seconds, os_user_name,
+    Agent, AgentHomes, Encoding, PriceTable, PurgePolicy, Store, StoreError, Target, id_start,
+    now_seconds, os_user_name,
 };
 use std::path::{Path, PathBuf};
 
@@ -379,15 +379,7 @@ pub fn agent_homes() -> AgentHomes {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    AgentHomes::from_env(
-        dirs::home_dir().as_deref(),
-        &NamedHomes {
-            claude_config: var("CLAUDE_CONFIG_DIR"),
-            codex: var("CODEX_HOME"),
-            copilot: var("COPILOT_HOME"),
-            qwen: var("QWEN_HOME"),
-        },
-    )
+    AgentHomes::from_env(dirs::home_dir().as_deref(), &var)
 }
 
 impl CliEnv {

@@ -314,10 +314,10 @@ fn context_line(c: &ContextFigure, not_in_file: Option<u64>) -> String {
 /// and peteos (cl100k_base is peteos's) and for Codex in o200k_base, an
 /// estimate for the rest.
 fn tokens_are(agent: crate::store::Agent, encoding: Encoding) -> &'static str {
-    use crate::store::Agent;
-    match (agent, encoding) {
-        (Agent::Loki | Agent::Peteos, _) | (Agent::Codex, Encoding::O200kBase) => "exact",
-        _ => "estimate",
+    if agent.provider().counts_exactly_in(encoding) {
+        "exact"
+    } else {
+        "estimate"
     }
 }
 

@@ -20,6 +20,7 @@ pub mod layout;
 pub mod loki;
 pub mod parsed;
 pub mod peteos_folder;
+pub mod provider;
 pub mod qwen;
 pub mod record;
 pub mod retention;

@@ -18,10 +18,10 @@ use crate::store::ops::diff::{ContextDiff, compare};
 use crate::store::ops::edit::{EditOutcome, plan_on_counts};
 use crate::store::ops::edit_plan::{ClearedMessage, EditRequest};
 use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_whole, plan_trim};
-use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::Thread;
 use crate::store::sources::claude::ClaudeProjects;
 use crate::store::sources::jsonl::LineSpan;
+use crate::store::sources::provider::ForkLayout;
 use crate::store::sources::record::SessionRecord;
 use crate::store::sources::{agents, claude, codex, jsonl};
 use serde_json::Value;
@@ -49,16 +49,21 @@ pub struct AgentFork {
 /// a copy would need them laid out from there, which is not done yet).
 pub fn check(record: &SessionRecord) -> Result<()> {
     record.trimmable()?;
-    if record.agent == Agent::Codex
-        && let Some(base) =
-            codex::lineage::first_line(&record.path).and_then(|l| codex::lineage::base_of(&l))
-    {
-        return Err(StoreError::Invalid(format!(
-            "Codex session {} reads its first messages from rollout {} (a fork by reference); trimming such a session is not supported yet",
-            record.id, base.rollout_id
-        )));
+    match record.agent.provider().fork_refused(record) {
+        Some(why) => Err(StoreError::Invalid(why)),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// How `record`'s agent lays out a fork (refused for an agent whose
+/// sessions are not forked).
+fn layout_of(record: &SessionRecord) -> Result<ForkLayout> {
+    record.agent.provider().fork_layout().ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "{} sessions are not forked here",
+            record.agent.display_name()
+        ))
+    })
 }
 
 /// Refuses a fork planned on a conversation the agent has added to since
@@ -303,6 +308,7 @@ const RESUMABLE: &str = "(resumable)";
 /// person set, dated when the fork is written, so it lists, and ages for
 /// a purge, from then (its other lines keep the times they were written).
 fn title_line(
+    layout: ForkLayout,
     record: &SessionRecord,
     new_id: &str,
     suffix: &str,
@@ -319,11 +325,11 @@ fn title_line(
     };
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(now.max(0.0));
     let at = humantime::format_rfc3339_millis(t).to_string();
-    let line = match record.agent {
-        Agent::Claude => serde_json::json!({
+    let line = match layout {
+        ForkLayout::Claude => serde_json::json!({
             "type": "custom-title", "customTitle": title, "sessionId": new_id, "timestamp": at,
         }),
-        _ => serde_json::json!({
+        ForkLayout::Codex => serde_json::json!({
             "timestamp": at, "type": "event_msg",
             "payload": {"type": "thread_name_updated", "thread_id": new_id, "thread_name": title},
         }),
@@ -365,8 +371,9 @@ fn fork_file(
         }
     }
     let new_id = uuid::Uuid::new_v4().to_string();
-    let (path, bytes) = match record.agent {
-        Agent::Claude => {
+    let layout = layout_of(record)?;
+    let (path, bytes) = match layout {
+        ForkLayout::Claude => {
             let gone: HashSet<usize> = dropped.iter().copied().collect();
             let main: HashSet<u64> = (0..source.lines.len())
                 .filter(|i| !gone.contains(i))
@@ -385,7 +392,7 @@ fn fork_file(
                 claude::fork::fork_bytes(&source.bytes, &edits, &record.id, &new_id),
             )
         }
-        _ => {
+        ForkLayout::Codex => {
             let edits = codex::fork::ForkEdits {
                 dropped: dropped_lines,
                 cleared: cleared_lines,
@@ -412,7 +419,14 @@ fn fork_file(
     }
     // In the original's own line endings.
     let ending = jsonl::style(&source.bytes);
-    bytes.extend(title_line(record, &new_id, plan.suffix, now, ending));
+    bytes.extend(title_line(
+        layout,
+        record,
+        &new_id,
+        plan.suffix,
+        now,
+        ending,
+    ));
     span("lay out the fork", started);
     let mut fork = AgentFork {
         bytes_before: source.stamp.size,
@@ -490,7 +504,7 @@ pub fn diff(record: &SessionRecord, encoding: Encoding) -> Result<ContextDiff> {
             record.id
         ))
     };
-    if record.agent != Agent::Claude {
+    if record.agent.provider().fork_layout() != Some(ForkLayout::Claude) {
         return Err(none());
     }
     let child = agents::read(record)?.main.context;

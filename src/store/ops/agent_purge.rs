@@ -14,7 +14,7 @@ use crate::store::ops::purge_plan::{Candidate, Fingerprint, KeepReason, PurgePla
 use crate::store::ops::trash::{self, AskedBy, Blockers};
 use crate::store::parallel;
 use crate::store::sources::agent::Agent;
-use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
+use crate::store::sources::provider::FolderSideFiles;
 use crate::store::sources::record::SessionRecord;
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::MetadataExt;
@@ -67,9 +67,9 @@ impl AgentPurgeFacts {
 /// sessions.
 pub fn gather(agent: Agent, records: Vec<SessionRecord>, now: f64) -> AgentPurgeFacts {
     let blockers = Blockers::scan(&records);
-    let old = old_subagents(&records);
+    let in_folders = folder_side_files(&records);
     let facts = parallel::map_ordered(&records, |r| {
-        let moved = trash::belongings_given(r, old.get(&r.conversation_dir));
+        let moved = trash::belongings_given(r, in_folders.get(&r.conversation_dir));
         let busy = trash::refusal_of(r, &moved, now, &blockers, false, AskedBy::Purge);
         (candidate(r.clone(), &moved), busy)
     });
@@ -88,17 +88,21 @@ pub fn gather(agent: Agent, records: Vec<SessionRecord>, now: f64) -> AgentPurge
     }
 }
 
-/// The older subagent files of every Claude Code project folder of `records`.
-fn old_subagents(records: &[SessionRecord]) -> HashMap<PathBuf, OldSubagents> {
-    let mut folders: Vec<PathBuf> = records
+/// What the agent keeps for its sessions in each folder of `records`
+/// (Claude Code's older subagent files), each folder read once.
+fn folder_side_files(records: &[SessionRecord]) -> HashMap<PathBuf, FolderSideFiles> {
+    let mut folders: Vec<(Agent, PathBuf)> = records
         .iter()
-        .filter(|r| r.agent == Agent::Claude)
-        .map(|r| r.conversation_dir.clone())
+        .map(|r| (r.agent, r.conversation_dir.clone()))
         .collect();
     folders.sort();
     folders.dedup();
-    let found = parallel::map_ordered(&folders, |f| ClaudeProjects::old_subagents(f));
-    folders.into_iter().zip(found).collect()
+    let found = parallel::map_ordered(&folders, |(agent, f)| agent.provider().folder_side_files(f));
+    folders
+        .into_iter()
+        .zip(found)
+        .filter_map(|((_, folder), files)| Some((folder, files?)))
+        .collect()
 }
 
 /// The facts of one session: the bytes of everything a delete would move

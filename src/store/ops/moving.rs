@@ -17,6 +17,7 @@ use crate::store::fs::atomic;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::jsonl::fields::{replace_values, string_value, top_level_values};
 use crate::store::sources::jsonl::{self, split_lines};
+use crate::store::sources::provider::MoveLayout;
 use crate::store::sources::record::SessionRecord;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -68,16 +69,9 @@ pub fn plan(record: &SessionRecord, to: &Path) -> Result<MovePlan> {
             record.agent.display_name()
         )))
     };
-    let claude = match record.agent {
-        Agent::Claude => true,
-        Agent::Codex => false,
-        Agent::Gemini => {
-            return refused("Gemini CLI files them under a project id in its own registry");
-        }
-        Agent::Copilot | Agent::Qwen | Agent::Cursor => {
-            return refused("moving one is not supported yet");
-        }
-        Agent::Loki | Agent::Peteos => return refused("their folder is the session's own"),
+    let claude = match record.agent.provider().move_layout() {
+        Ok(layout) => layout == MoveLayout::ProjectFolder,
+        Err(why) => return refused(why),
     };
     if let Some(error) = &record.error {
         return Err(StoreError::Invalid(format!(

@@ -19,6 +19,7 @@ use crate::store::fs::names::check_component;
 use crate::store::ops::moving::{claude_lines, claude_project_name, codex_lines, moved_folder};
 use crate::store::sources::agent::Agent;
 use crate::store::sources::jsonl;
+use crate::store::sources::provider::MoveLayout;
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -70,12 +71,12 @@ pub fn pack(record: &SessionRecord, agent_root: &Path) -> Result<Pack> {
     record.not_archived("pulled")?;
     let refused =
         |why: String| StoreError::Invalid(format!("session {} is not packed: {why}", record.id));
-    if !matches!(record.agent, Agent::Claude | Agent::Codex) {
+    let Ok(layout) = record.agent.provider().move_layout() else {
         return Err(refused(format!(
             "pull takes Claude Code and Codex sessions, not {}'s",
             record.agent.display_name()
         )));
-    }
+    };
     let cwd = record
         .cwd
         .clone()
@@ -89,8 +90,8 @@ pub fn pack(record: &SessionRecord, agent_root: &Path) -> Result<Pack> {
         Ok(bytes)
     };
     let mut files = Vec::new();
-    match record.agent {
-        Agent::Claude => {
+    match layout {
+        MoveLayout::ProjectFolder => {
             files.push((format!("{}.jsonl", record.id), read(&record.path)?));
             let side = record.conversation_dir.join(record.id.as_str());
             for file in crate::store::fs::disk::files_below(&side) {
@@ -99,7 +100,7 @@ pub fn pack(record: &SessionRecord, agent_root: &Path) -> Result<Pack> {
                 }
             }
         }
-        _ => {
+        MoveLayout::FolderInside => {
             let rel = record
                 .path
                 .strip_prefix(agent_root)
@@ -161,15 +162,17 @@ impl Pack {
                 header.loki_sessions_pack
             ));
         }
-        let agent = match header.agent.as_str() {
-            "claude" => Agent::Claude,
-            "codex" => Agent::Codex,
-            other => {
-                return Err(format!(
-                    "it packed a session of {:?}: pull takes Claude Code and Codex sessions",
-                    crate::store::format::safe_text::safe_line(other)
-                ));
-            }
+        let agent = header
+            .agent
+            .parse::<Agent>()
+            .ok()
+            .filter(|a| a.is_external())
+            .and_then(|a| Some((a, a.provider().move_layout().ok()?)));
+        let Some((agent, layout)) = agent else {
+            return Err(format!(
+                "it packed a session of {:?}: pull takes Claude Code and Codex sessions",
+                crate::store::format::safe_text::safe_line(&header.agent)
+            ));
         };
         let id = SessionId::check(&header.id)?.to_string();
         if !header.cwd.starts_with('/') || header.cwd.chars().any(is_unsafe) {
@@ -184,10 +187,10 @@ impl Pack {
         let mut rest = &stream[end + 1..];
         let mut files = Vec::with_capacity(header.files.len());
         for (at, file) in header.files.iter().enumerate() {
-            let fits = match agent {
-                Agent::Claude if at == 0 => file.path == format!("{id}.jsonl"),
-                Agent::Claude => file.path.starts_with(&format!("{id}/")),
-                _ => at == 0 && codex_layout(&file.path),
+            let fits = match layout {
+                MoveLayout::ProjectFolder if at == 0 => file.path == format!("{id}.jsonl"),
+                MoveLayout::ProjectFolder => file.path.starts_with(&format!("{id}/")),
+                MoveLayout::FolderInside => at == 0 && codex_layout(&file.path),
             };
             if !fits || !plain_relative(&file.path) {
                 return Err(format!(
@@ -252,6 +255,12 @@ pub fn plan(pack: &Pack, agent_root: &Path, to: &Path) -> Result<PullPlan> {
         )));
     }
     let to_folder = to_folder.trim_end_matches('/').to_string();
+    let layout = pack.agent.provider().move_layout().map_err(|why| {
+        StoreError::Invalid(format!(
+            "{} sessions are not pulled: {why}",
+            pack.agent.display_name()
+        ))
+    })?;
     let from = pack.cwd.trim_end_matches('/').to_string();
     let moved = |text: &str| moved_folder(text, &from, &to_folder);
     let same = from == to_folder;
@@ -261,16 +270,16 @@ pub fn plan(pack: &Pack, agent_root: &Path, to: &Path) -> Result<PullPlan> {
         let data = if same || !rel.ends_with(".jsonl") {
             bytes.clone()
         } else {
-            let (new, changed) = match pack.agent {
-                Agent::Claude => claude_lines(bytes, &moved),
-                _ => codex_lines(bytes, &moved),
+            let (new, changed) = match layout {
+                MoveLayout::ProjectFolder => claude_lines(bytes, &moved),
+                MoveLayout::FolderInside => codex_lines(bytes, &moved),
             };
             lines_changed += changed;
             new
         };
-        let path = match pack.agent {
-            Agent::Claude => agent_root.join(claude_project_name(&to_folder)).join(rel),
-            _ => agent_root.join(rel),
+        let path = match layout {
+            MoveLayout::ProjectFolder => agent_root.join(claude_project_name(&to_folder)).join(rel),
+            MoveLayout::FolderInside => agent_root.join(rel),
         };
         writes.push((path, data));
     }

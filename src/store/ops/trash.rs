@@ -25,8 +25,7 @@ use crate::store::error::{Result, StoreError};
 use crate::store::fs::atomic;
 use crate::store::fs::beneath::{Beneath, Kind, OpenDir};
 use crate::store::sources::agent::Agent;
-use crate::store::sources::claude::{ClaudeProjects, OldSubagents};
-use crate::store::sources::codex;
+use crate::store::sources::provider::{Dependants, FolderSideFiles};
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -78,34 +77,20 @@ pub fn belongings(record: &SessionRecord) -> Vec<PathBuf> {
     belongings_given(record, None)
 }
 
-/// [`belongings`], Claude Code's older subagent files taken from `old`
-/// when the caller read its folder's once for many sessions.
-pub fn belongings_given(record: &SessionRecord, old: Option<&OldSubagents>) -> Vec<PathBuf> {
+/// [`belongings`], what the agent keeps for its sessions in their folder
+/// taken from `folder_files` when the caller read the folder once for many
+/// sessions (Claude Code's older subagent files).
+pub fn belongings_given(
+    record: &SessionRecord,
+    folder_files: Option<&FolderSideFiles>,
+) -> Vec<PathBuf> {
     let mut out = vec![record.path.clone()];
-    // A checked id is one plain name: the side folder is a direct child of
-    // the session's folder, and taken only when it is a real folder there.
-    let side = record.conversation_dir.join(record.id.as_str());
-    if matches!(record.agent, Agent::Claude | Agent::Gemini)
-        && record.error.is_none()
-        && std::fs::symlink_metadata(&side).is_ok_and(|m| m.is_dir())
-    {
-        out.push(side.clone());
-    }
-    // The Cursor CLI's subagents' transcripts, beside its own in `<id>/`.
-    let subagents = record.conversation_dir.join("subagents");
-    if record.agent == Agent::Cursor
-        && record.error.is_none()
-        && std::fs::symlink_metadata(&subagents).is_ok_and(|m| m.is_dir())
-    {
-        out.push(subagents);
-    }
-    if record.agent == Agent::Claude {
-        let subagents = match old {
-            Some(old) => ClaudeProjects::subagents_given(record, old),
-            None => ClaudeProjects::subagents(record),
-        };
-        out.extend(subagents.into_iter().filter(|p| !p.starts_with(&side)));
-    }
+    out.extend(
+        record
+            .agent
+            .provider()
+            .trash_belongings(record, folder_files),
+    );
     out
 }
 
@@ -158,24 +143,23 @@ pub fn refusal(record: &SessionRecord, now: f64, even_damaged: bool) -> Option<S
 pub struct Blockers {
     /// The files other running processes hold open.
     pub open: OpenFiles,
-    /// Rollout id -> the rollouts whose history starts in it.
-    dependants: std::collections::HashMap<String, Vec<PathBuf>>,
+    /// Each agent's sessions read by others (Codex's forks by reference).
+    dependants: std::collections::HashMap<Agent, Dependants>,
 }
 
 impl Blockers {
     /// What stands in the way of moving `records` now.
     pub fn scan(records: &[SessionRecord]) -> Blockers {
-        let mut homes: Vec<PathBuf> = records
-            .iter()
-            .filter(|r| r.agent == Agent::Codex)
-            .filter_map(|r| codex::lineage::home_of(&r.path))
-            .collect();
-        homes.sort();
-        homes.dedup();
-        let mut dependants = std::collections::HashMap::new();
-        for home in homes {
-            dependants.extend(codex::lineage::dependants(&home));
+        let mut by_agent: std::collections::HashMap<Agent, Vec<&SessionRecord>> =
+            std::collections::HashMap::new();
+        for r in records {
+            by_agent.entry(r.agent).or_default().push(r);
         }
+        let dependants = by_agent
+            .into_iter()
+            .map(|(agent, mine)| (agent, agent.provider().dependants(&mine)))
+            .filter(|(_, d)| !d.is_empty())
+            .collect();
         Blockers {
             open: OpenFiles::scan(),
             dependants,
@@ -184,9 +168,8 @@ impl Blockers {
 
     /// Why `record` must stay for the others' sake, if it must.
     fn needed(&self, record: &SessionRecord) -> Option<String> {
-        (record.agent == Agent::Codex)
-            .then(|| codex::lineage::kept_for(&record.path, &self.dependants))
-            .flatten()
+        let dependants = self.dependants.get(&record.agent)?;
+        record.agent.provider().kept_for(record, dependants)
     }
 }
 
@@ -519,27 +502,7 @@ fn root_of(e: &TrashEntry, fallback: Option<&Path>) -> Option<PathBuf> {
         return Some(root.to_path_buf());
     }
     let file = &e.moves.first()?.from;
-    match e.agent {
-        // <projects>/<project>/<id>.jsonl
-        Agent::Claude => file.parent()?.parent().map(Path::to_path_buf),
-        // <home>/tmp/<project>/chats/<file>
-        Agent::Gemini => file.ancestors().nth(4).map(Path::to_path_buf),
-        // <home>/session-state/<id>/events.jsonl
-        Agent::Copilot => file.ancestors().nth(3).map(Path::to_path_buf),
-        // <home>/projects/<project>/chats/<id>.jsonl
-        Agent::Qwen => file.ancestors().nth(4).map(Path::to_path_buf),
-        // <home>/projects/<project>/agent-transcripts/<id>/<id>.jsonl
-        Agent::Cursor => file.ancestors().nth(5).map(Path::to_path_buf),
-        // <home>/sessions/YYYY/MM/DD/<file>, <home>/archived_sessions/<file>
-        Agent::Codex | Agent::Loki | Agent::Peteos => file
-            .ancestors()
-            .find(|a| {
-                a.file_name()
-                    .is_some_and(|n| n == "sessions" || n == "archived_sessions")
-            })
-            .and_then(Path::parent)
-            .map(Path::to_path_buf),
-    }
+    e.agent.provider().root_of_file(file)
 }
 
 /// Finishes what a killed trash or restore left half done: a `trashing`

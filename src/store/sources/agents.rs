@@ -1,18 +1,13 @@
-//! The other agents' folders as sources of the one store: each reads its
-//! own format (`claude`, `codex`, `gemini`), and this is where a record is
-//! sent to the reader of its agent.
+//! The other agents' folders as sources of the one store: each is read
+//! through its agent's provider (`provider.rs`), and its part of our
+//! archive through `archived`.
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agent_read::AgentRead;
 use crate::store::sources::archived::{self, ArchivedSessions};
-use crate::store::sources::claude::ClaudeProjects;
-use crate::store::sources::codex::CodexHome;
-use crate::store::sources::copilot::{self, CopilotHome};
-use crate::store::sources::cursor::{self, CursorHome};
-use crate::store::sources::gemini::GeminiHome;
-use crate::store::sources::qwen::{self, QwenHome};
+use crate::store::sources::provider::Titles;
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
 
@@ -83,15 +78,7 @@ impl AgentSource {
         if let Some(part) = self.archive_part() {
             return part.scan(on_batch);
         }
-        match self.agent {
-            Agent::Claude => ClaudeProjects::open(&self.root).scan(on_batch),
-            Agent::Codex => CodexHome::open(&self.root).scan(on_batch),
-            Agent::Gemini => GeminiHome::open(&self.root).scan(on_batch),
-            Agent::Copilot => CopilotHome::open(&self.root).scan(on_batch),
-            Agent::Qwen => QwenHome::open(&self.root).scan(on_batch),
-            Agent::Cursor => CursorHome::open(&self.root).scan(on_batch),
-            Agent::Loki | Agent::Peteos => Ok(()),
-        }
+        self.agent.provider().scan(&self.root, on_batch)
     }
 
     /// The record of the session file `path` of this source.
@@ -105,16 +92,7 @@ impl AgentSource {
         RecordReader {
             archive: self.archive_part(),
             agent: self.agent,
-            titles: match self.agent {
-                Agent::Codex => CodexHome::open(&self.root).titles(),
-                Agent::Claude
-                | Agent::Gemini
-                | Agent::Copilot
-                | Agent::Qwen
-                | Agent::Cursor
-                | Agent::Loki
-                | Agent::Peteos => Default::default(),
-            },
+            titles: self.agent.provider().titles(&self.root),
         }
     }
 
@@ -132,20 +110,7 @@ impl AgentSource {
                 .unwrap_or_default();
             return SessionId::of_file(&entry, path);
         }
-        match self.agent {
-            Agent::Claude => SessionId::of_file(&stem(path), path),
-            Agent::Codex => {
-                let id = crate::store::sources::codex::lineage::rollout_id_of(path)
-                    .unwrap_or_else(|| stem(path));
-                SessionId::of_file(&id, path)
-            }
-            Agent::Copilot => copilot::id_of(path),
-            Agent::Qwen => qwen::id_of(path),
-            Agent::Cursor => cursor::id_of(path),
-            Agent::Gemini | Agent::Loki | Agent::Peteos => {
-                crate::store::sources::gemini::id_of(path)
-            }
-        }
+        self.agent.provider().id_of(path)
     }
 
     /// The sessions of this source by id, each with its file, found
@@ -156,35 +121,7 @@ impl AgentSource {
         if let Some(part) = self.archive_part() {
             return part.ids();
         }
-        // Each file named by its id, as `id_of` reads it.
-        let named = |files: Vec<PathBuf>| -> Vec<(SessionId, PathBuf)> {
-            files.into_iter().map(|p| (self.id_of(&p), p)).collect()
-        };
-        match self.agent {
-            Agent::Claude => named(ClaudeProjects::open(&self.root).session_paths()),
-            Agent::Codex => named(CodexHome::open(&self.root).session_files()),
-            Agent::Copilot => named(CopilotHome::open(&self.root).session_files()),
-            Agent::Qwen => named(QwenHome::open(&self.root).session_files()),
-            Agent::Cursor => named(CursorHome::open(&self.root).session_files()),
-            Agent::Loki | Agent::Peteos => Vec::new(),
-            Agent::Gemini => {
-                let mut ids: Vec<(SessionId, PathBuf)> = GeminiHome::open(&self.root)
-                    .session_files()
-                    .into_iter()
-                    .map(|p| (crate::store::sources::gemini::id_of(&p), p))
-                    .collect();
-                // A legacy .json whose session has a .jsonl is left out, as the list does.
-                let with_jsonl: std::collections::HashSet<SessionId> = ids
-                    .iter()
-                    .filter(|(_, p)| p.extension().is_some_and(|e| e == "jsonl"))
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                ids.retain(|(id, p)| {
-                    p.extension().is_some_and(|e| e == "jsonl") || !with_jsonl.contains(id)
-                });
-                ids
-            }
-        }
+        self.agent.provider().ids(&self.root)
     }
 }
 
@@ -193,7 +130,7 @@ pub struct RecordReader {
     /// The archive's part, when the source is one.
     archive: Option<ArchivedSessions>,
     agent: Agent,
-    titles: std::collections::HashMap<String, String>,
+    titles: Titles,
 }
 
 impl RecordReader {
@@ -215,16 +152,7 @@ impl RecordReader {
                 )
             });
         }
-        match self.agent {
-            Agent::Claude => ClaudeProjects::record_at(path),
-            Agent::Codex => crate::store::sources::codex::record_at(path, &self.titles),
-            Agent::Copilot => copilot::record_at(path),
-            Agent::Qwen => qwen::record_at(path),
-            Agent::Cursor => cursor::record_at(path),
-            Agent::Gemini | Agent::Loki | Agent::Peteos => {
-                crate::store::sources::gemini::record_at(path)
-            }
-        }
+        self.agent.provider().record_at(path, &self.titles)
     }
 }
 
@@ -250,18 +178,7 @@ pub fn read(record: &SessionRecord) -> Result<AgentRead> {
     if record.archived {
         return archived::read(record);
     }
-    match record.agent {
-        Agent::Claude => ClaudeProjects::read(record),
-        Agent::Codex => CodexHome::read(record),
-        Agent::Gemini => GeminiHome::read(record),
-        Agent::Copilot => CopilotHome::read(record),
-        Agent::Qwen => QwenHome::read(record),
-        Agent::Cursor => CursorHome::read(record),
-        Agent::Loki | Agent::Peteos => Err(StoreError::Invalid(format!(
-            "session {} is not another agent's",
-            record.id
-        ))),
-    }
+    record.agent.provider().read(record)
 }
 
 /// Read from the end of a file for a preview.
@@ -274,28 +191,14 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
     if record.archived {
         return read(record).map(|r| r.main.context);
     }
-    let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
-    if size <= PREVIEW_BYTES as u64 * 4
-        || matches!(
-            record.agent,
-            Agent::Gemini | Agent::Copilot | Agent::Qwen | Agent::Cursor
-        )
-    {
-        return read(record).map(|r| r.main.context);
-    }
     if let Some(error) = &record.error {
         return Err(StoreError::Invalid(error.clone()));
     }
-    match record.agent {
-        Agent::Claude => ClaudeProjects::tail(record, PREVIEW_BYTES),
-        Agent::Codex => CodexHome::tail(record, PREVIEW_BYTES),
-        Agent::Gemini
-        | Agent::Copilot
-        | Agent::Qwen
-        | Agent::Cursor
-        | Agent::Loki
-        | Agent::Peteos => read(record).map(|r| r.main.context),
-    }
+    let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
+    let tail = (size > PREVIEW_BYTES as u64 * 4)
+        .then(|| record.agent.provider().tail(record, PREVIEW_BYTES))
+        .flatten();
+    tail.unwrap_or_else(|| read(record).map(|r| r.main.context))
 }
 
 /// The files of `record` (its own and its subagents'), for the size and
@@ -306,44 +209,15 @@ pub fn files(record: &SessionRecord) -> Vec<PathBuf> {
         // The manifest changes whenever the entry does.
         return out;
     }
-    match record.agent {
-        Agent::Claude => out.extend(ClaudeProjects::subagents(record)),
-        Agent::Gemini => {
-            let dir = record.conversation_dir.join(&record.id);
-            out.extend(crate::store::sources::claude::plain_files(&dir));
-        }
-        Agent::Cursor => out.extend(cursor::subagent_files(record)),
-        Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Loki | Agent::Peteos => {}
-    }
+    out.extend(record.agent.provider().side_files(record));
     out
 }
 
-/// Apparent bytes of `record`'s files: its session file and the folder
-/// an agent keeps beside it (Claude Code's `<id>/`: subagents, large tool
-/// outputs; Gemini's subagents). Older Claude Code subagent files lying
-/// beside the sessions are not counted: finding them means reading the
-/// head of every such file of the project, too much for a listing.
+/// Apparent bytes of `record`'s files: its session file and what its
+/// agent keeps beside it.
 pub fn bytes(record: &SessionRecord) -> u64 {
     if record.archived {
         return record.bytes.unwrap_or(0);
     }
-    let own = std::fs::symlink_metadata(&record.path)
-        .ok()
-        .filter(|m| m.is_file())
-        .map_or(0, |m| m.len());
-    let beside = match record.agent {
-        Agent::Claude | Agent::Gemini => {
-            crate::store::fs::disk::tree_facts(&record.conversation_dir.join(&record.id))
-                .map_or(0, |f| f.bytes)
-        }
-        // The rest of its own folder: checkpoints, a plan, files;
-        // subagents' transcripts.
-        Agent::Copilot | Agent::Cursor => {
-            let all =
-                crate::store::fs::disk::tree_facts(&record.conversation_dir).map_or(0, |f| f.bytes);
-            return all.max(own);
-        }
-        Agent::Codex | Agent::Qwen | Agent::Loki | Agent::Peteos => 0,
-    };
-    own + beside
+    record.agent.provider().bytes(record)
 }

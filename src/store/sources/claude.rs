@@ -11,6 +11,7 @@ mod command;
 pub mod fork;
 pub(crate) mod line;
 mod listing;
+pub mod provider;
 mod usage;
 
 use crate::store::error::Result;

@@ -9,6 +9,7 @@ pub mod fork;
 mod items;
 pub mod lineage;
 mod listing;
+pub mod provider;
 
 use crate::store::error::Result;
 use crate::store::format::usage::{Usage, UsageByModel};

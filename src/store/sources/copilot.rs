@@ -8,6 +8,7 @@
 //! deleted here yet.
 
 mod events;
+pub mod provider;
 mod workspace;
 
 use crate::store::error::Result;

@@ -8,6 +8,7 @@
 //! trimmed or moved here; a delete moves the transcript and its
 //! subagents' to our trash.
 
+pub mod provider;
 mod transcript;
 
 use crate::store::error::Result;

@@ -7,6 +7,7 @@
 //! the earlier one in its place. Subagents' files are in
 //! `chats/<parent session id>/` and are shown with their parent.
 
+pub mod provider;
 pub(crate) mod records;
 
 use crate::store::error::Result;

@@ -8,6 +8,7 @@
 //! forked or moved here yet; a delete moves the file to our trash.
 
 mod chain;
+pub mod provider;
 
 use crate::store::error::Result;
 use crate::store::format::SessionId;

@@ -144,20 +144,23 @@ impl SessionRecord {
     /// Cursor CLI's are not trimmed yet.
     pub fn trimmable(&self) -> Result<()> {
         self.not_archived("forked")?;
-        match (self.agent, &self.error) {
-            (Agent::Claude | Agent::Codex, None) => Ok(()),
-            (Agent::Claude | Agent::Codex, Some(error)) => Err(StoreError::Invalid(format!(
+        let provider = self.agent.provider();
+        if !provider.is_external() {
+            return self.writable();
+        }
+        if provider.fork_layout().is_none() {
+            return Err(StoreError::Invalid(format!(
+                "{} sessions cannot be trimmed or forked here yet (Claude Code and Codex sessions can): {}",
+                self.agent.display_name(),
+                self.path.display()
+            )));
+        }
+        match &self.error {
+            None => Ok(()),
+            Some(error) => Err(StoreError::Invalid(format!(
                 "session {} could not be read, so it is not forked: {error}",
                 self.id
             ))),
-            (Agent::Gemini | Agent::Copilot | Agent::Qwen | Agent::Cursor, _) => {
-                Err(StoreError::Invalid(format!(
-                    "{} sessions cannot be trimmed or forked here yet (Claude Code and Codex sessions can): {}",
-                    self.agent.display_name(),
-                    self.path.display()
-                )))
-            }
-            (Agent::Loki | Agent::Peteos, _) => self.writable(),
         }
     }
 

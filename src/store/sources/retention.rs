@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
-const DAY: f64 = 86_400.0;
+pub(crate) const DAY: f64 = 86_400.0;
 
 /// The settings files read are small; anything larger is not them.
 const MAX_SETTINGS_BYTES: u64 = 1 << 20;
@@ -60,127 +60,13 @@ impl Rule {
 pub fn rules(folders: &[(Agent, &Path)]) -> Vec<Rule> {
     folders
         .iter()
-        .filter_map(|(agent, folder)| match agent {
-            Agent::Claude => folder.parent().map(claude),
-            Agent::Gemini => Some(gemini(folder)),
-            Agent::Codex
-            | Agent::Copilot
-            | Agent::Qwen
-            | Agent::Cursor
-            | Agent::Loki
-            | Agent::Peteos => None,
-        })
+        .filter_map(|(agent, folder)| agent.provider().cleanup_rule(folder))
         .collect()
-}
-
-/// Claude Code's rule, from `<config>/settings.json` (`cleanupPeriodDays`).
-fn claude(config: &Path) -> Rule {
-    let path = config.join("settings.json");
-    let mut rule = Rule {
-        agent: Agent::Claude,
-        max_age: Some(30.0 * DAY),
-        max_count: None,
-        min_age: 0.0,
-        from: "its default, 30 days".into(),
-        note: None,
-    };
-    match settings(&path) {
-        Ok(None) => {}
-        Ok(Some(v)) => match v.get("cleanupPeriodDays") {
-            None => {}
-            Some(days) => match days.as_f64().filter(|d| d.is_finite() && *d >= 0.0) {
-                // 0 stops Claude Code writing transcripts, not its cleanup
-                // of the old ones: the shortest period, a day, stands.
-                Some(days) => {
-                    rule.max_age = Some(days.max(1.0) * DAY);
-                    rule.from = format!("cleanupPeriodDays in {}", path.display());
-                }
-                None => {
-                    rule.note = Some(format!(
-                        "{}: cleanupPeriodDays is not a number of days; Claude Code's default (30) is assumed",
-                        path.display()
-                    ))
-                }
-            },
-        },
-        Err(why) => rule.note = Some(why),
-    }
-    rule
-}
-
-/// Gemini CLI's rule, from `<home>/settings.json`
-/// (`general.sessionRetention`: `enabled`, `maxAge`, `maxCount`,
-/// `minRetention`; on, 30 days and 1 day by default).
-fn gemini(home: &Path) -> Rule {
-    let path = home.join("settings.json");
-    let mut rule = Rule {
-        agent: Agent::Gemini,
-        max_age: Some(30.0 * DAY),
-        max_count: None,
-        min_age: DAY,
-        from: "its default, 30 days".into(),
-        note: None,
-    };
-    let retention = match settings(&path) {
-        Ok(v) => v.and_then(|v| v.get("general")?.get("sessionRetention").cloned()),
-        Err(why) => {
-            rule.note = Some(why);
-            None
-        }
-    };
-    let Some(retention) = retention else {
-        return rule;
-    };
-    let from = format!("general.sessionRetention in {}", path.display());
-    if retention.get("enabled").and_then(Value::as_bool) == Some(false) {
-        return Rule {
-            max_age: None,
-            max_count: None,
-            from,
-            ..rule
-        };
-    }
-    let age = |key: &str| retention.get(key).and_then(Value::as_str).map(gemini_age);
-    match age("maxAge") {
-        Some(Some(seconds)) => rule.max_age = Some(seconds),
-        Some(None) => {
-            rule.note = Some(format!(
-                "{}: maxAge is not an age such as 30d; Gemini CLI's default is assumed",
-                path.display()
-            ))
-        }
-        None => {}
-    }
-    if let Some(Some(seconds)) = age("minRetention") {
-        rule.min_age = seconds;
-    }
-    rule.max_count = retention
-        .get("maxCount")
-        .and_then(Value::as_u64)
-        .filter(|n| *n >= 1)
-        .map(|n| n as usize);
-    rule.from = from;
-    rule
-}
-
-/// A Gemini CLI age: a number and `h`, `d`, `w` or `m` (30 days).
-fn gemini_age(text: &str) -> Option<f64> {
-    let text = text.trim();
-    let unit = text.chars().last()?;
-    let n: f64 = text[..text.len() - unit.len_utf8()].trim().parse().ok()?;
-    let per = match unit {
-        'h' => 3600.0,
-        'd' => DAY,
-        'w' => 7.0 * DAY,
-        'm' => 30.0 * DAY,
-        _ => return None,
-    };
-    (n.is_finite() && n > 0.0).then_some(n * per)
 }
 
 /// A settings file as JSON: None when it is not there; an error naming
 /// the file when it cannot be read as one object.
-fn settings(path: &Path) -> Result<Option<Value>, String> {
+pub(crate) fn settings(path: &Path) -> Result<Option<Value>, String> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
@@ -207,15 +93,10 @@ fn aged_from(r: &SessionRecord) -> f64 {
         let m = std::fs::symlink_metadata(&r.path).ok()?.modified().ok()?;
         Some(m.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64())
     };
-    match r.agent {
-        Agent::Claude => modified().unwrap_or(r.last_used_at),
-        Agent::Codex
-        | Agent::Gemini
-        | Agent::Copilot
-        | Agent::Qwen
-        | Agent::Cursor
-        | Agent::Loki
-        | Agent::Peteos => r.last_used_at,
+    if r.agent.provider().ages_by_modification() {
+        modified().unwrap_or(r.last_used_at)
+    } else {
+        r.last_used_at
     }
 }
 
@@ -355,10 +236,22 @@ mod tests {
 
     #[test]
     fn gemini_ages_read_as_gemini_reads_them() {
-        assert_eq!(gemini_age("30d"), Some(30.0 * DAY));
-        assert_eq!(gemini_age("12h"), Some(12.0 * 3600.0));
-        assert_eq!(gemini_age("2m"), Some(60.0 * DAY));
-        assert_eq!(gemini_age("0d"), None);
-        assert_eq!(gemini_age("soon"), None);
+        assert_eq!(
+            crate::store::sources::gemini::provider::age_of("30d"),
+            Some(30.0 * DAY)
+        );
+        assert_eq!(
+            crate::store::sources::gemini::provider::age_of("12h"),
+            Some(12.0 * 3600.0)
+        );
+        assert_eq!(
+            crate::store::sources::gemini::provider::age_of("2m"),
+            Some(60.0 * DAY)
+        );
+        assert_eq!(crate::store::sources::gemini::provider::age_of("0d"), None);
+        assert_eq!(
+            crate::store::sources::gemini::provider::age_of("soon"),
+            None
+        );
     }
 }

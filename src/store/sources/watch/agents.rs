@@ -1,6 +1,7 @@
 //! The other agents' folders watched: which folders hold their session
-//! files, and which session a changed path is. Each agent keeps a session
-//! in one file, so a session is named by its file (its `SessionRef::path`):
+//! files, and which session a changed path is, as each agent's provider
+//! says. Each agent keeps a session in one file, so a session is named by
+//! its file (its `SessionRef::path`):
 //!
 //! - Claude Code: `<projects>/<project>/<id>.jsonl` (one level below the
 //!   root; the `<id>/` folder beside it, subagents and large outputs, is
@@ -20,7 +21,6 @@
 use super::{SessionRef, Watched};
 use crate::store::format::SessionId;
 use crate::store::fs::watch::WatchRoot;
-use crate::store::sources::agent::Agent;
 use crate::store::sources::agents::AgentSource;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -55,7 +55,7 @@ impl AgentWatch {
 
     /// The id of the file `path` (there or gone).
     fn id_of(&self, path: &Path) -> SessionId {
-        if self.source.agent() != Agent::Gemini {
+        if !self.source.agent().provider().id_is_inside() {
             return self.source.id_of(path);
         }
         let there = std::fs::symlink_metadata(path).is_ok();
@@ -90,92 +90,21 @@ impl Watched for AgentWatch {
     /// the files there now, read once here, so one deleted before it
     /// changed still names its session).
     fn watch_roots(&self) -> Vec<WatchRoot> {
-        if self.source.agent() == Agent::Gemini {
+        let provider = self.source.agent().provider();
+        if provider.id_is_inside() {
             self.remembered(|_| ());
         }
-        let root = self.source.root().to_path_buf();
-        let only =
-            |level: usize, names: &[&str]| (level, names.iter().map(|n| n.to_string()).collect());
-        vec![match self.source.agent() {
-            Agent::Claude => WatchRoot::new(root, 1),
-            Agent::Codex => WatchRoot {
-                dir: root,
-                depth: 4,
-                only: vec![only(1, &["sessions", "archived_sessions"])],
-            },
-            Agent::Copilot => WatchRoot {
-                dir: root,
-                depth: 2,
-                only: vec![only(1, &["session-state"])],
-            },
-            Agent::Cursor => WatchRoot {
-                dir: root,
-                depth: 5,
-                only: vec![only(1, &["projects"]), only(3, &["agent-transcripts"])],
-            },
-            Agent::Qwen => WatchRoot {
-                dir: root,
-                depth: 3,
-                only: vec![only(1, &["projects"]), only(3, &["chats"])],
-            },
-            Agent::Gemini | Agent::Loki | Agent::Peteos => WatchRoot {
-                dir: root,
-                depth: 3,
-                only: vec![only(1, &["tmp"]), only(3, &["chats"])],
-            },
-        }]
+        vec![provider.watch_root(self.source.root())]
     }
 
     fn session_of(&self, path: &Path) -> Option<SessionRef> {
         let root = self.source.root();
         let names = names_below(root, path)?;
-        let file = match (self.source.agent(), names.as_slice()) {
-            (Agent::Claude, [project, name, ..]) => {
-                let session = match name.strip_suffix(".jsonl") {
-                    Some(_) if names.len() == 2 => name.to_string(),
-                    // Inside the folder beside a session: that session.
-                    _ if names.len() > 2 => format!("{name}.jsonl"),
-                    _ => return None,
-                };
-                if session.starts_with("agent-") {
-                    return None;
-                }
-                root.join(project).join(session)
-            }
-            (Agent::Codex, ["sessions", y, m, d, name]) if is_rollout(name) => {
-                root.join("sessions").join(y).join(m).join(d).join(name)
-            }
-            (Agent::Codex, ["archived_sessions", name]) if is_rollout(name) => {
-                root.join("archived_sessions").join(name)
-            }
-            (Agent::Gemini, ["tmp", project, "chats", name])
-                if name.ends_with(".jsonl") || name.ends_with(".json") =>
-            {
-                root.join("tmp").join(project).join("chats").join(name)
-            }
-            // A transcript, or a subagent's of it: the transcript's session.
-            (Agent::Cursor, ["projects", project, "agent-transcripts", id, rest @ ..])
-                if rest.last().is_some_and(|n| n.ends_with(".jsonl")) =>
-            {
-                root.join("projects")
-                    .join(project)
-                    .join("agent-transcripts")
-                    .join(id)
-                    .join(format!("{id}.jsonl"))
-            }
-            (Agent::Qwen, ["projects", project, "chats", name]) if name.ends_with(".jsonl") => {
-                root.join("projects").join(project).join("chats").join(name)
-            }
-            // Its events, or its name and folder (`workspace.yaml`).
-            (Agent::Copilot, ["session-state", id, name])
-                if *name == crate::store::sources::copilot::EVENTS || *name == "workspace.yaml" =>
-            {
-                root.join("session-state")
-                    .join(id)
-                    .join(crate::store::sources::copilot::EVENTS)
-            }
-            _ => return None,
-        };
+        let file = self
+            .source
+            .agent()
+            .provider()
+            .session_file_of(root, &names)?;
         Some(SessionRef {
             agent: self.source.agent(),
             id: self.id_of(&file).into(),
@@ -184,14 +113,10 @@ impl Watched for AgentWatch {
     }
 }
 
-/// A Codex rollout's file name: plain or compressed (`.jsonl.zst`).
-fn is_rollout(name: &str) -> bool {
-    name.ends_with(".jsonl") || name.ends_with(".jsonl.zst")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::sources::agent::Agent;
 
     fn sref(agent: Agent, id: &str, path: &str) -> Option<SessionRef> {
         Some(SessionRef {

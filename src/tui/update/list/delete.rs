@@ -67,16 +67,10 @@ pub fn on_checked(
             format!("Delete damaged session {}?", r.id)
         }
         None if r.agent.is_external() => {
-            // Codex keeps nothing beside a session; the others may.
-            let with = match r.agent {
-                Agent::Codex => "",
-                Agent::Claude
-                | Agent::Gemini
-                | Agent::Copilot
-                | Agent::Qwen
-                | Agent::Cursor
-                | Agent::Loki
-                | Agent::Peteos => " with the files its agent keeps beside it",
+            let with = if r.agent.provider().keeps_files_beside() {
+                " with the files its agent keeps beside it"
+            } else {
+                ""
             };
             let trash = keymap::key_for(Scope::List, Action::Trash);
             if let Some(seconds) = check.recent {
