@@ -341,3 +341,41 @@ fn the_stores_doc_names_its_layers() {
         "src/store.rs should say \"{count} layers\""
     );
 }
+
+/// The agents' seam: what differs between agents is asked of each agent's
+/// provider, so no code outside the registry (`sources/agent.rs`) and the
+/// agent's own folder (`sources/<name>.rs`, `sources/<name>/`) names an
+/// agent (the natives' backends name theirs once, as `AGENT`).
+#[test]
+fn no_code_outside_the_registry_and_its_folder_decides_by_agent() {
+    use loki_sessions::store::Agent;
+    let own_folder = |path: &Path| {
+        let rel = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let rel = rel.to_string_lossy();
+        rel == "src/store/sources/agent.rs"
+            || Agent::EXTERNAL.iter().any(|a| {
+                rel == format!("src/store/sources/{}.rs", a.name())
+                    || rel.starts_with(&format!("src/store/sources/{}/", a.name()))
+            })
+    };
+    let variants: Vec<String> = Agent::ALL
+        .iter()
+        .map(|a| format!("Agent::{:?}", a))
+        .collect();
+    let needles: Vec<&str> = variants.iter().map(String::as_str).collect();
+    let offending: Vec<String> = sources("src")
+        .into_iter()
+        .filter(|p| !own_folder(p))
+        // Tests name agents to make their sessions.
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "tests"))
+        .filter(|p| p.file_stem().is_none_or(|s| s != "tests"))
+        .flat_map(|p| offending_lines(&p, &needles))
+        .filter(|line| !line.contains("pub const AGENT: Agent = Agent::"))
+        .collect();
+    assert!(
+        offending.is_empty(),
+        "{} lines decide by agent outside the registry and the agents' folders:\n{}",
+        offending.len(),
+        offending.join("\n")
+    );
+}

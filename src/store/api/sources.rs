@@ -10,6 +10,7 @@ use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agents::AgentSource;
 use crate::store::sources::layout::check_id;
 use crate::store::sources::record::{SessionRecord, listed};
+use crate::store::sources::{LokiTree, PeteosFolder};
 use std::path::Path;
 
 impl Store {
@@ -47,8 +48,8 @@ impl Store {
     /// Whose sessions the Loki tree or peteos folder holds.
     pub fn primary_agent(&self) -> Agent {
         match self.backend {
-            Backend::Loki(_) => Agent::Loki,
-            Backend::Folder(_) => Agent::Peteos,
+            Backend::Loki(_) => LokiTree::AGENT,
+            Backend::Folder(_) => PeteosFolder::AGENT,
         }
     }
 
@@ -293,7 +294,7 @@ impl Store {
     pub fn target(&self, record: &SessionRecord) -> Target {
         Target {
             record: record.clone(),
-            is_loki: record.agent == Agent::Loki && self.kind() == StoreKind::Loki,
+            is_loki: !record.agent.is_external() && self.kind() == StoreKind::Loki,
         }
     }
 }

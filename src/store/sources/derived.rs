@@ -5,7 +5,7 @@
 use crate::store::format::naming::name_from_prompt;
 use crate::store::format::{Part, Session, SessionId};
 use crate::store::fs::disk;
-use crate::store::sources::agent::Agent;
+use crate::store::sources::PeteosFolder;
 use crate::store::sources::record::SessionRecord;
 use std::fs;
 use std::path::Path;
@@ -21,7 +21,7 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         .unwrap_or_default();
     let user = disk::os_user_name().unwrap_or_default();
     let damaged = |error: String| SessionRecord {
-        agent: Agent::Peteos,
+        agent: PeteosFolder::AGENT,
         ..SessionRecord::damaged(&raw_id, dir.to_path_buf(), dir.to_path_buf(), &user, error)
     };
     let id = match SessionId::check(&raw_id) {
@@ -44,7 +44,7 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         .unwrap_or_default();
     let (oldest, newest) = file_times(dir);
     SessionRecord {
-        agent: Agent::Peteos,
+        agent: PeteosFolder::AGENT,
         name: name_from_prompt(&first_prompt),
         title: first_prompt.clone(),
         cwd: None,

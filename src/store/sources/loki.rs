@@ -28,6 +28,9 @@ pub struct LokiTree {
 }
 
 impl LokiTree {
+    /// Whose sessions a Loki tree holds.
+    pub const AGENT: Agent = Agent::Loki;
+
     /// The tree of `user` under `root` (`<root>/users/<user>/session`).
     pub fn open(root: &Path, user: &str) -> Result<LokiTree> {
         Ok(LokiTree {
@@ -363,7 +366,7 @@ fn record_from_meta(id: SessionId, dir: &Path, meta: &Meta, user: &str) -> Sessi
         _ => name_from_prompt(meta.first_prompt()),
     };
     SessionRecord {
-        agent: Agent::Loki,
+        agent: LokiTree::AGENT,
         id,
         title: name.clone(),
         cwd: None,

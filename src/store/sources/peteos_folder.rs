@@ -4,6 +4,7 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SESSION_FILE;
 use crate::store::fs::disk;
+use crate::store::sources::agent::Agent;
 use crate::store::sources::derived::derive_record;
 use crate::store::sources::layout::check_id;
 use crate::store::sources::record::SessionRecord;
@@ -17,6 +18,9 @@ pub struct PeteosFolder {
 }
 
 impl PeteosFolder {
+    /// Whose sessions a folder of peteos sessions holds.
+    pub const AGENT: Agent = Agent::Peteos;
+
     /// The folder `dir` (typically `~/.peteos/sessions`).
     pub fn open(dir: &Path) -> PeteosFolder {
         PeteosFolder {

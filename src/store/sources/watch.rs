@@ -87,7 +87,7 @@ impl Watched for LokiTree {
         let dir = self.layout().sessions_dir();
         let id = first_below(&dir, path)?;
         Some(SessionRef {
-            agent: Agent::Loki,
+            agent: LokiTree::AGENT,
             path: dir.join(&id),
             id,
         })
@@ -103,7 +103,7 @@ impl Watched for PeteosFolder {
     fn session_of(&self, path: &Path) -> Option<SessionRef> {
         let id = first_below(self.dir(), path)?;
         Some(SessionRef {
-            agent: Agent::Peteos,
+            agent: PeteosFolder::AGENT,
             path: self.dir().join(&id),
             id,
         })
@@ -119,7 +119,7 @@ mod tests {
         let tree = LokiTree::open(Path::new("/r"), "ann").unwrap();
         let s = Path::new("/r/users/ann/session");
         let want = Some(SessionRef {
-            agent: Agent::Loki,
+            agent: LokiTree::AGENT,
             id: "20261201-x".into(),
             path: s.join("20261201-x"),
         });
@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(
             folder.session_of(Path::new("/p/abc/session.json")),
             Some(SessionRef {
-                agent: Agent::Peteos,
+                agent: PeteosFolder::AGENT,
                 id: "abc".into(),
                 path: PathBuf::from("/p/abc")
             })
