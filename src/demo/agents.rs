@@ -1,8 +1,10 @@
 //! Other agents' sessions made from their published formats, for the demo,
 //! the tests and the benchmarks: Claude Code projects, Codex rollouts,
-//! Gemini CLI chats, Copilot CLI and Qwen Code sessions and Cursor CLI
-//! transcripts under one home folder (`.claude/projects`, `.codex`,
-//! `.gemini`, `.copilot`, `.qwen`, `.cursor`), with every line type the readers know, versions that drift,
+//! Gemini CLI chats, Copilot CLI and Qwen Code sessions, Cursor CLI
+//! transcripts and an OpenCode database under one home folder
+//! (`.claude/projects`, `.codex`, `.gemini`, `.copilot`, `.qwen`,
+//! `.cursor`, `.local/share/opencode`), with every line type the readers
+//! know, versions that drift,
 //! and (with `hostile`) lines no reader can use. Deterministic for a seed.
 //! Nothing here is copied from the agents or their tests: the lines are
 //! written from the formats as `docs/FORMATS.md` states them.
@@ -12,6 +14,7 @@ mod codex;
 mod copilot;
 mod cursor;
 mod gemini;
+mod opencode;
 mod qwen;
 
 use crate::demo::corpus::{Corpus, Rng};
@@ -36,6 +39,8 @@ pub struct AgentsSpec {
     pub qwen: usize,
     /// Cursor CLI transcripts.
     pub cursor: usize,
+    /// OpenCode sessions.
+    pub opencode: usize,
     /// Turns per session, on average (a turn is a prompt, the work, a reply).
     pub turns: usize,
     /// Seed of every choice.
@@ -53,7 +58,13 @@ pub struct AgentsSpec {
 impl AgentsSpec {
     /// How many sessions it makes, of every agent.
     pub fn sessions(&self) -> usize {
-        self.claude + self.codex + self.gemini + self.copilot + self.qwen + self.cursor
+        self.claude
+            + self.codex
+            + self.gemini
+            + self.copilot
+            + self.qwen
+            + self.cursor
+            + self.opencode
     }
 
     /// A few sessions of each agent, every shape and bad line included.
@@ -65,6 +76,7 @@ impl AgentsSpec {
             copilot: 4,
             qwen: 4,
             cursor: 3,
+            opencode: 4,
             turns: 6,
             seed: 7,
             now,
@@ -82,6 +94,7 @@ impl AgentsSpec {
             copilot: 12,
             qwen: 10,
             cursor: 8,
+            opencode: 10,
             turns: 8,
             hostile: false,
             ..AgentsSpec::fixtures(now)
@@ -104,6 +117,8 @@ pub struct AgentsSummary {
     pub qwen: Vec<String>,
     /// Every Cursor CLI transcript id made.
     pub cursor: Vec<String>,
+    /// Every OpenCode session id made (subagents' left out).
+    pub opencode: Vec<String>,
     /// The Claude Code session compacted twice.
     pub claude_compacted: Option<String>,
     /// The Claude Code session with a rewind (an abandoned branch).
@@ -129,11 +144,13 @@ impl AgentsSummary {
             + self.copilot.len()
             + self.qwen.len()
             + self.cursor.len()
+            + self.opencode.len()
     }
 }
 
 /// Writes every agent's sessions under `home` (a home folder: `.claude`,
-/// `.codex`, `.gemini`, `.copilot`, `.qwen`, `.cursor` are made in it).
+/// `.codex`, `.gemini`, `.copilot`, `.qwen`, `.cursor`,
+/// `.local/share/opencode` are made in it).
 pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     let corpus = Corpus::load();
     let mut summary = AgentsSummary::default();
@@ -143,6 +160,12 @@ pub fn generate(home: &Path, spec: &AgentsSpec) -> Result<AgentsSummary> {
     copilot::generate(&home.join(".copilot"), spec, &corpus, &mut summary)?;
     qwen::generate(&home.join(".qwen"), spec, &corpus, &mut summary)?;
     cursor::generate(&home.join(".cursor"), spec, &corpus, &mut summary)?;
+    opencode::generate(
+        &home.join(".local/share/opencode"),
+        spec,
+        &corpus,
+        &mut summary,
+    )?;
     Ok(summary)
 }
 

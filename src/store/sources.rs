@@ -18,6 +18,7 @@ mod import;
 pub mod jsonl;
 pub mod layout;
 pub mod loki;
+pub mod opencode;
 pub mod parsed;
 pub mod peteos_folder;
 pub mod provider;

@@ -142,21 +142,19 @@ impl Store {
     fn record_in(&self, source: &Indexed, id: &str) -> SessionRecord {
         match &source.files {
             None => self.record(id),
-            Some((files, reader)) => {
-                files
-                    .get(id)
-                    .map(|p| reader.record_at(p))
-                    .unwrap_or_else(|| SessionRecord {
-                        agent: source.agent,
-                        ..SessionRecord::damaged(
-                            id,
-                            Default::default(),
-                            Default::default(),
-                            "",
-                            format!("session {id} is gone"),
-                        )
-                    })
-            }
+            Some((files, reader)) => files
+                .get(id)
+                .map(|p| reader.record_of(id, p))
+                .unwrap_or_else(|| SessionRecord {
+                    agent: source.agent,
+                    ..SessionRecord::damaged(
+                        id,
+                        Default::default(),
+                        Default::default(),
+                        "",
+                        format!("session {id} is gone"),
+                    )
+                }),
         }
     }
 

@@ -218,7 +218,7 @@ impl Store {
         }
         for source in self.agent_sources() {
             if let Some((_, path)) = source.ids().into_iter().find(|(id, _)| id == arg) {
-                return Ok(Some(self.target(&source.record_at(&path))));
+                return Ok(Some(self.target(&source.reader().record_of(arg, &path))));
             }
         }
         Ok(None)

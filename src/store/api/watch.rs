@@ -112,7 +112,7 @@ impl Store {
         let read = parallel::map_ordered(sessions, |s| match std::fs::symlink_metadata(&s.path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Reread::Gone(s.clone()),
             _ => Reread::Present(match readers.get(&s.agent) {
-                Some(reader) => reader.record_at(&s.path),
+                Some(reader) => reader.record_of(&s.id, &s.path),
                 None => self.record(&s.id),
             }),
         });
@@ -197,7 +197,7 @@ impl Store {
                 })
             };
             let record_of = |id: &str| match files.get(id).or_else(|| all().get(id)) {
-                Some(path) => reader.record_at(path),
+                Some(path) => reader.record_of(id, path),
                 None => SessionRecord {
                     agent: source.agent(),
                     ..SessionRecord::damaged(

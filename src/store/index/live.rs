@@ -224,7 +224,11 @@ impl LiveIndex {
             let file = entry
                 .and_then(|e| e.files.first())
                 .map(|f| store.join(&f.name));
-            let record = file.map(|f| AgentSource::new(self.agent, store).reader().record_at(&f));
+            let record = file.map(|f| {
+                AgentSource::new(self.agent, store)
+                    .reader()
+                    .record_of(id, &f)
+            });
             match record {
                 Some(record) => record_messages(&record, Layout::Agent, false),
                 None => Ok((Vec::new(), Default::default())),

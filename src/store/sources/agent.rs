@@ -2,7 +2,7 @@
 //! where each agent keeps its sessions when nothing else is said.
 
 use crate::store::sources::provider::{EnvLookup, Native, Provider};
-use crate::store::sources::{claude, codex, copilot, cursor, gemini, qwen};
+use crate::store::sources::{claude, codex, copilot, cursor, gemini, opencode, qwen};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,11 +30,13 @@ pub enum Agent {
     Qwen,
     /// The Cursor CLI's transcripts (`~/.cursor/projects`).
     Cursor,
+    /// OpenCode (`~/.local/share/opencode/opencode.db`).
+    Opencode,
 }
 
 impl Agent {
     /// Every agent, in the order lists name them.
-    pub const ALL: [Agent; 8] = [
+    pub const ALL: [Agent; 9] = [
         Agent::Loki,
         Agent::Peteos,
         Agent::Claude,
@@ -43,16 +45,18 @@ impl Agent {
         Agent::Copilot,
         Agent::Qwen,
         Agent::Cursor,
+        Agent::Opencode,
     ];
 
     /// The agents whose formats are read only (no trims, no deletes yet).
-    pub const EXTERNAL: [Agent; 6] = [
+    pub const EXTERNAL: [Agent; 7] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Copilot,
         Agent::Qwen,
         Agent::Cursor,
+        Agent::Opencode,
     ];
 
     /// What the store knows of this agent's format: the one registry.
@@ -67,6 +71,7 @@ impl Agent {
             Agent::Copilot => &copilot::provider::Copilot,
             Agent::Qwen => &qwen::provider::Qwen,
             Agent::Cursor => &cursor::provider::Cursor,
+            Agent::Opencode => &opencode::provider::Opencode,
         }
     }
 

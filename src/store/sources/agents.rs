@@ -154,6 +154,15 @@ impl RecordReader {
         }
         self.agent.provider().record_at(path, &self.titles)
     }
+
+    /// The record of session `id`, kept in the file `path` (as
+    /// [`AgentSource::ids`] paired them).
+    pub fn record_of(&self, id: &str, path: &Path) -> SessionRecord {
+        if self.archive.is_some() {
+            return self.record_at(path);
+        }
+        self.agent.provider().record_of(id, path, &self.titles)
+    }
 }
 
 fn stem(path: &Path) -> String {

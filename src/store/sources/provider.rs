@@ -121,6 +121,14 @@ pub trait Provider: Sync {
     /// The record of the session file `path`.
     fn record_at(&self, path: &Path, titles: &Titles) -> SessionRecord;
 
+    /// The record of session `id`, kept in the file `path` (what `ids`
+    /// said): for the agents that keep every session in one file (a
+    /// database), the id says which.
+    fn record_of(&self, id: &str, path: &Path, titles: &Titles) -> SessionRecord {
+        let _ = id;
+        self.record_at(path, titles)
+    }
+
     /// The id of the session kept in the file `path` (its name says it, or
     /// its first line does); an id the check refuses is the file's
     /// stand-in, as its record says.

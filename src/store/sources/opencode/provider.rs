@@ -1,0 +1,108 @@
+//! OpenCode as the store sees it: one database holding every session,
+//! read (never written) through a snapshot.
+
+use super::{DATABASE, OpencodeData};
+use crate::store::error::Result;
+use crate::store::format::SessionId;
+use crate::store::fs::watch::WatchRoot;
+use crate::store::sources::agent::Agent;
+use crate::store::sources::agent_read::AgentRead;
+use crate::store::sources::provider::{EnvLookup, Provider, Titles};
+use crate::store::sources::record::SessionRecord;
+use std::path::{Path, PathBuf};
+
+/// OpenCode.
+pub struct Opencode;
+
+impl Provider for Opencode {
+    fn agent(&self) -> Agent {
+        Agent::Opencode
+    }
+
+    fn name(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn display_name(&self) -> &'static str {
+        "OpenCode"
+    }
+
+    /// Its sessions are rows of its database, which is not written here.
+    fn moves_to_trash(&self) -> bool {
+        false
+    }
+
+    fn resume_command(&self) -> Option<&'static str> {
+        Some("opencode --session={id}")
+    }
+
+    /// `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
+    fn home(&self, home: Option<&Path>, env: EnvLookup<'_>) -> Option<PathBuf> {
+        env("XDG_DATA_HOME")
+            .filter(|d| d.is_absolute())
+            .or_else(|| home.map(|h| h.join(".local").join("share")))
+            .map(|d| d.join("opencode"))
+    }
+
+    fn scan(
+        &self,
+        root: &Path,
+        on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
+    ) -> Result<()> {
+        OpencodeData::open(root).scan(on_batch)
+    }
+
+    /// The database alone does not say which session: named by the path,
+    /// it is a damaged record that says so.
+    fn record_at(&self, path: &Path, _: &Titles) -> SessionRecord {
+        SessionRecord {
+            agent: Agent::Opencode,
+            ..SessionRecord::damaged(
+                DATABASE,
+                path.to_path_buf(),
+                path.parent().unwrap_or(path).to_path_buf(),
+                &crate::store::sources::agents::user_name(),
+                format!(
+                    "{}: OpenCode keeps every session in this one database; name a session by its id",
+                    path.display()
+                ),
+            )
+        }
+    }
+
+    fn record_of(&self, id: &str, path: &Path, _: &Titles) -> SessionRecord {
+        OpencodeData::record_of(id, path)
+    }
+
+    /// The database names no one session: its stand-in.
+    fn id_of(&self, path: &Path) -> SessionId {
+        SessionId::stand_in(path)
+    }
+
+    fn ids(&self, root: &Path) -> Vec<(SessionId, PathBuf)> {
+        OpencodeData::open(root).ids()
+    }
+
+    fn read(&self, record: &SessionRecord) -> Result<AgentRead> {
+        OpencodeData::read(record)
+    }
+
+    /// Its messages' and parts' rows.
+    fn bytes(&self, record: &SessionRecord) -> u64 {
+        OpencodeData::bytes(record)
+    }
+
+    fn keeps_files_beside(&self) -> bool {
+        false
+    }
+
+    /// `<data>/opencode.db`.
+    fn root_of_file(&self, file: &Path) -> Option<PathBuf> {
+        file.parent().map(Path::to_path_buf)
+    }
+
+    /// The data folder itself: the database and its `-wal` change there.
+    fn watch_root(&self, root: &Path) -> WatchRoot {
+        WatchRoot::new(root.to_path_buf(), 0)
+    }
+}
