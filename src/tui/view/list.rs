@@ -211,13 +211,13 @@ fn shared_names<'a>(rows: &[&'a SessionRow]) -> HashSet<&'a str> {
         .collect()
 }
 
-/// The agent column's width: the longest agent name ("copilot"), checked
+/// The agent column's width: the longest agent name ("opencode"), checked
 /// by a test.
-const AGENT: u16 = 7;
+const AGENT: u16 = 8;
 /// The project column's width.
 const PROJECT: u16 = 16;
 /// The table width from which the project column shows: the fixed
-/// columns (47 and their gaps), the agent's (8), the project's (17) and 20
+/// columns (47 and their gaps), the agent's (9), the project's (17) and 20
 /// for the names.
 const PROJECT_FROM: u16 = 47 + AGENT + 1 + PROJECT + 1 + 20;
 /// Columns of the COST column ("$123.45+?").

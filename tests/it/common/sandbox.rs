@@ -159,3 +159,15 @@ pub fn store(store: Store) -> Store {
         .with_cache_dir(&dir().join("cache"))
         .with_trash_dir(&dir().join("trash"))
 }
+
+/// Moves the OpenCode database the fixtures made in `home`
+/// (`.local/share/opencode`) to `data/opencode`: where OpenCode keeps it
+/// when `XDG_DATA_HOME` is `data`, as the tests that keep the data folder
+/// (our trash) beside the home set it.
+pub fn opencode_into(home: &Path, data: &Path) {
+    let made = home.join(".local/share/opencode");
+    if made.exists() {
+        std::fs::create_dir_all(data).unwrap();
+        std::fs::rename(&made, data.join("opencode")).unwrap();
+    }
+}

@@ -8,7 +8,8 @@ use loki_sessions::demo::agents::{self, AgentsSpec};
 
 /// The binary run with `args` in a terminal whose home is `home`, with the
 /// cache and data folders (the trash) under `tmp` and no config: never the
-/// person's own agents' folders or trash.
+/// person's own agents' folders or trash (the OpenCode database the
+/// fixtures made is moved there first: [`fixtures`]).
 fn in_a_terminal(tmp: &std::path::Path, home: &std::path::Path, args: &str) -> String {
     format!(
         "{} XDG_CACHE_HOME={} XDG_DATA_HOME={} {} {args} ; sleep 60",
@@ -19,15 +20,23 @@ fn in_a_terminal(tmp: &std::path::Path, home: &std::path::Path, args: &str) -> S
     )
 }
 
+/// The agents' fixtures made in `home`, the OpenCode database moved to
+/// the data folder `in_a_terminal` names (where OpenCode keeps it).
+fn fixtures(tmp: &std::path::Path, home: &std::path::Path) -> agents::AgentsSummary {
+    let made = agents::generate(
+        home,
+        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
+    )
+    .unwrap();
+    sandbox::opencode_into(home, &tmp.join("data"));
+    made
+}
+
 #[test]
 fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_terminal() {
     let (tmp, root) = demo_store(5, 6, &[]);
     let home = tmp.path().join("home");
-    let made = agents::generate(
-        &home,
-        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
-    )
-    .unwrap();
+    let made = fixtures(tmp.path(), &home);
     let before = snapshot(&home);
     let out = tmp.path().join("out");
     let code = tmp.path().join("code");
@@ -56,7 +65,7 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
     ui.wait_for("@claude");
     ui.text("login fix");
     // The best match first, right under the header.
-    let screen = ui.wait_for_first_row("claude  Login fix");
+    let screen = ui.wait_for_first_row("claude   Login fix");
     assert!(!screen.contains("gemini "), "{screen}");
 
     // Open it: the header says whose it is and what it spent.
@@ -98,11 +107,7 @@ fn a_claude_code_session_from_a_mixed_list_opens_reads_and_resumes_in_a_real_ter
 fn enter_on_a_session_whose_agent_is_not_installed_keeps_the_ui_in_a_real_terminal() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
-    agents::generate(
-        &home,
-        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
-    )
-    .unwrap();
+    fixtures(tmp.path(), &home);
     let code = tmp.path().join("code");
     // A PATH without `claude`, whatever this machine has.
     let bare = tmp.path().join("bin");
@@ -133,11 +138,7 @@ fn enter_on_a_session_whose_agent_is_not_installed_keeps_the_ui_in_a_real_termin
 fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_terminal() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
-    agents::generate(
-        &home,
-        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
-    )
-    .unwrap();
+    fixtures(tmp.path(), &home);
     let before = snapshot(&home);
     let command = in_a_terminal(tmp.path(), &home, "--agent claude");
     let ui = Tmux::start(&command);
@@ -183,11 +184,7 @@ fn r_makes_a_claude_code_session_resumable_beside_the_original_in_a_real_termina
 fn mixed_store_in_a_terminal() -> (tempfile::TempDir, std::path::PathBuf, Tmux) {
     let (tmp, root) = demo_store(5, 6, &[]);
     let home = tmp.path().join("home");
-    let made = agents::generate(
-        &home,
-        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
-    )
-    .unwrap();
+    let made = fixtures(tmp.path(), &home);
     let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
     for path in snapshot(&home).keys().filter(|p| p.is_file()) {
         let f = std::fs::File::options().append(true).open(path).unwrap();
@@ -215,7 +212,7 @@ fn a_claude_code_session_deleted_in_a_real_terminal_comes_back_from_the_trash() 
     ui.keys(&["F4"]);
     ui.wait_for("@claude");
     ui.text("login fix");
-    ui.wait_for_first_row("claude  Login fix");
+    ui.wait_for_first_row("claude   Login fix");
     // F8 asks; y moves it into the trash.
     ui.keys(&["F8"]);
     ui.wait_for("moves to the trash");
@@ -336,11 +333,7 @@ fn a_delete_in_the_demo_goes_to_the_demos_own_trash_not_the_persons() {
 fn the_usage_dashboard_opens_in_a_real_terminal_and_goes_back() {
     let (tmp, root) = demo_store(3, 4, &[]);
     let home = tmp.path().join("home");
-    let made = agents::generate(
-        &home,
-        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
-    )
-    .unwrap();
+    let made = fixtures(tmp.path(), &home);
     let command = in_a_terminal(
         tmp.path(),
         &home,
@@ -369,11 +362,7 @@ fn the_usage_dashboard_opens_in_a_real_terminal_and_goes_back() {
 fn a_search_hit_in_a_subagent_opens_it_read_only_in_a_real_terminal() {
     let (tmp, root) = demo_store(3, 6, &[]);
     let home = tmp.path().join("home");
-    agents::generate(
-        &home,
-        &AgentsSpec::fixtures(loki_sessions::store::now_seconds()),
-    )
-    .unwrap();
+    fixtures(tmp.path(), &home);
     let before = snapshot(&home);
     let ui = Tmux::start(&in_a_terminal(
         tmp.path(),

@@ -43,8 +43,8 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
     hide_qwen(&h);
     let theirs = ccusage_json(&h.home, &h.cache, &["session"]);
     let ours = h.json(&[
-        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot", "list",
-        "--json", "--tokens",
+        "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
+        "--agent", "opencode", "list", "--json", "--tokens",
     ]);
     let fields = [
         ("input", "inputTokens"),
@@ -66,11 +66,13 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
         );
     }
     // Session by session too, but for the sessions with subagents: ccusage
-    // counts an old-layout Claude Code subagent file and a Gemini
-    // subagent's file as sessions of their own; here they are the parent's.
+    // counts an old-layout Claude Code subagent file, a Gemini subagent's
+    // file and an OpenCode subagent's session as sessions of their own;
+    // here they are the parent's.
     let with_subagents = [
         h.made.claude_with_subagents.clone(),
         h.made.gemini.get(2).cloned(),
+        h.made.opencode.first().cloned(),
     ];
     let theirs_all = &theirs;
     let (mut compared, mut priced, mut unpriced_sessions) = (0, 0, 0);
@@ -115,7 +117,7 @@ fn our_usage_adds_up_to_what_ccusage_reports() {
         }
         compared += 1;
     }
-    assert!(compared >= ours.as_array().unwrap().len() - 2);
+    assert!(compared >= ours.as_array().unwrap().len() - 3);
     assert!(
         priced >= compared - 1 && unpriced_sessions >= 1,
         "{priced} priced, {unpriced_sessions} unpriced"
@@ -183,6 +185,8 @@ pub(super) fn ccusage_json(
         .at_home(home)
         .env("TZ", "UTC")
         .env("XDG_CACHE_HOME", cache.join("ccusage"))
+        // Where OpenCode's database is (see `Home::new`).
+        .env("XDG_DATA_HOME", cache.with_file_name("data"))
         .output()
         .unwrap();
     assert!(
@@ -243,7 +247,7 @@ fn stats_by_day_equal_ccusage_daily() {
         .env("XDG_DATA_HOME", h.cache.with_file_name("data"))
         .args([
             "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
-            "stats", "--json",
+            "--agent", "opencode", "stats", "--json",
         ])
         .output()
         .unwrap();
@@ -287,7 +291,10 @@ fn stats_by_day_equal_ccusage_daily() {
 /// assistant line, Codex's last `token_count`, Gemini CLI's last answer,
 /// Copilot CLI's last run's end (with the window its last compaction
 /// named).
-fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>)> {
+fn last_request(agent: &str, id: &str, path: &std::path::Path) -> Option<(u64, Option<u64>)> {
+    if agent == "opencode" {
+        return opencode_last_request(id, path);
+    }
     let text = std::fs::read_to_string(path).ok()?;
     let mut lines = text
         .lines()
@@ -360,12 +367,38 @@ fn last_request(agent: &str, path: &std::path::Path) -> Option<(u64, Option<u64>
     }
 }
 
+/// OpenCode's last answer of session `id` with tokens, read from its
+/// database with SQLite (on a copy: a reader opening it normally leaves
+/// `-wal` and `-shm` files beside it).
+fn opencode_last_request(id: &str, db: &std::path::Path) -> Option<(u64, Option<u64>)> {
+    let copy = tempfile::tempdir().unwrap();
+    let file = copy.path().join("opencode.db");
+    std::fs::copy(db, &file).unwrap();
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    let data: String = conn
+        .query_row(
+            "SELECT data FROM message WHERE session_id = ?1
+               AND json_extract(data, '$.role') = 'assistant'
+               AND json_extract(data, '$.tokens') IS NOT NULL
+             ORDER BY time_created DESC, id DESC LIMIT 1",
+            [id],
+            |row| row.get(0),
+        )
+        .ok()?;
+    let t = serde_json::from_str::<Value>(&data).ok()?["tokens"].clone();
+    let n = |v: &Value| v.as_u64().unwrap_or(0);
+    Some((
+        n(&t["input"]) + n(&t["cache"]["read"]) + n(&t["cache"]["write"]),
+        None,
+    ))
+}
+
 #[test]
 fn the_context_is_what_the_agents_api_saw_at_the_last_request() {
     let h = Home::new();
     let list = h.json(&[
         "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
-        "--agent", "qwen", "list", "--json",
+        "--agent", "qwen", "--agent", "opencode", "list", "--json",
     ]);
     let mut compared = 0;
     for row in list.as_array().unwrap() {
@@ -374,7 +407,7 @@ fn the_context_is_what_the_agents_api_saw_at_the_last_request() {
             continue;
         }
         let path = std::path::PathBuf::from(row["path"].as_str().unwrap());
-        let Some((recorded, window)) = last_request(agent, &path) else {
+        let Some((recorded, window)) = last_request(agent, id, &path) else {
             continue;
         };
         let shown = h.json(&["show", id, "--json"]);
