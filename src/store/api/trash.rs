@@ -37,17 +37,17 @@ impl Store {
     }
 
     /// Refuses a delete before anyone is asked: other agents' sessions can
-    /// be deleted (into the trash), but Copilot CLI's (its session is a
-    /// folder of the agent's own files, not moved yet); Loki's and peteos'
-    /// as the seed says.
+    /// be deleted (into the trash), but those whose provider says why not
+    /// (Copilot CLI's, OpenCode's); Loki's and peteos' as the seed says.
     pub fn check_deletable(&self, target: &Target) -> Result<()> {
         let agent = target.record.agent;
         if agent.is_external() && !agent.moves_to_trash() {
             return Err(StoreError::Invalid(format!(
-                "{} sessions are read here but not deleted yet: session {} is left as it is ({})",
+                "{} sessions are read here but not deleted: {}; session {} is left as it is ({})",
                 agent.display_name(),
+                agent.provider().kept_from_the_trash_because(),
                 target.record.id,
-                target.record.conversation_dir.display()
+                target.record.path.display()
             )));
         }
         if agent.is_external() {
@@ -183,8 +183,9 @@ impl Store {
         }
         if !agent.moves_to_trash() {
             return Err(StoreError::Invalid(format!(
-                "{} sessions are read here but not purged yet",
-                agent.display_name()
+                "{} sessions are read here but not purged: {}",
+                agent.display_name(),
+                agent.provider().kept_from_the_trash_because()
             )));
         }
         let source = self

@@ -89,7 +89,10 @@ impl Store {
             FolderEvent::Changed(paths) => {
                 let sessions: BTreeSet<SessionRef> = paths
                     .iter()
-                    .filter_map(|p| sources.iter().find_map(|s| s.session_of(p)))
+                    .flat_map(|p| {
+                        let mut touched = sources.iter().map(|s| s.sessions_of(p));
+                        touched.find(|t| !t.is_empty()).unwrap_or_default()
+                    })
                     .collect();
                 sessions.is_empty()
                     || on_event(StoreEvent::Sessions(sessions.into_iter().collect()))

@@ -99,6 +99,38 @@ impl OpencodeData {
             .collect()
     }
 
+    /// The sessions (a subagent's: its parent) with a message or a change
+    /// after `mark` (milliseconds, OpenCode's clock), and the latest such
+    /// time now; only that time when `mark` is None.
+    pub fn changed_since(&self, mark: Option<f64>) -> Option<(Vec<(SessionId, PathBuf)>, f64)> {
+        let db = self.database()?;
+        let found = db::read(&db, |conn| {
+            let latest: f64 = conn.query_row(
+                "SELECT max(coalesce((SELECT max(time_updated) FROM session), 0),
+                            coalesce((SELECT max(time_updated) FROM message), 0))",
+                [],
+                |row| row.get::<_, i64>(0),
+            )? as f64;
+            let Some(mark) = mark else {
+                return Ok((Vec::new(), latest));
+            };
+            let mut stmt = conn.prepare(
+                "SELECT coalesce(s.parent_id, s.id) FROM session s WHERE s.time_updated > ?1
+                 UNION
+                 SELECT coalesce(s.parent_id, s.id) FROM message m JOIN session s ON s.id = m.session_id
+                   WHERE m.time_updated > ?1",
+            )?;
+            let rows = stmt.query_map([mark as i64], |row| row.get::<_, String>(0))?;
+            Ok((rows.collect::<rusqlite::Result<Vec<String>>>()?, latest))
+        });
+        let (ids, latest) = found.ok()?;
+        let changed = ids
+            .into_iter()
+            .map(|id| (SessionId::of_file(&id, &db), db.clone()))
+            .collect();
+        Some((changed, latest.max(mark.unwrap_or(0.0))))
+    }
+
     /// The record of session `id` in the database `db`.
     pub fn record_of(id: &str, db: &Path) -> SessionRecord {
         let dir = db.parent().unwrap_or(db).to_path_buf();

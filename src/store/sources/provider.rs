@@ -82,6 +82,12 @@ pub trait Provider: Sync {
         false
     }
 
+    /// Why a delete does not move its sessions to the trash, when it does
+    /// not (said to the person who asked).
+    fn kept_from_the_trash_because(&self) -> &'static str {
+        "their files are not moved to the trash yet"
+    }
+
     /// The command that resumes a session, `{id}` standing for its id.
     fn resume_command(&self) -> Option<&'static str> {
         None
@@ -234,6 +240,27 @@ pub trait Provider: Sync {
     /// that path below `root`; None when it is not a session's.
     fn session_file_of(&self, root: &Path, names: &[&str]) -> Option<PathBuf> {
         let _ = (root, names);
+        None
+    }
+
+    /// True when `path` is a file holding every session (OpenCode's
+    /// database and its journal), whose changes [`Provider::changed_since`]
+    /// says.
+    fn is_shared_file(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
+
+    /// For an agent keeping every session in one file under `root`: the
+    /// sessions changed after `mark` (what this returned last time; None:
+    /// none yet, only the mark is wanted), each with that file, and the
+    /// mark to give next time.
+    fn changed_since(
+        &self,
+        root: &Path,
+        mark: Option<f64>,
+    ) -> Option<(Vec<(SessionId, PathBuf)>, f64)> {
+        let _ = (root, mark);
         None
     }
 

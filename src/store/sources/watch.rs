@@ -35,6 +35,11 @@ pub trait Watched {
     /// went) is part of; None for paths that are no session's (temp
     /// files of writers, the folder itself).
     fn session_of(&self, path: &Path) -> Option<SessionRef>;
+    /// Every session a change of `path` touched: the one it is part of, or
+    /// (a database holding many) those changed since the last change.
+    fn sessions_of(&self, path: &Path) -> Vec<SessionRef> {
+        self.session_of(path).into_iter().collect()
+    }
 }
 
 /// The first plain, visible component of `path` below `dir`.

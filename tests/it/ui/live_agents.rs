@@ -2,7 +2,8 @@
 //! a Loki tree, a Claude Code session an agent appends to is read again in
 //! place (its row's messages grow, marked live), a new one appears, and a
 //! deleted Claude Code, Codex or Gemini CLI session leaves the list, with
-//! no key pressed.
+//! no key pressed; an OpenCode session is followed as OpenCode writes its
+//! database.
 
 use crate::common::*;
 use loki_sessions::demo::agents::{self, AgentsSpec};
@@ -162,4 +163,48 @@ fn other_agents_sessions_are_followed_appended_to_made_and_deleted() {
             .iter()
             .any(|r| r.record.agent == Agent::Loki)
     );
+}
+
+#[test]
+fn an_opencode_session_is_followed_as_opencode_writes_its_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ui = open(tmp.path());
+    let (id, db) = row_of(&ui, Agent::Opencode);
+    let before = ui.model.list.rows[ui.model.list.by_id[&id]]
+        .stats
+        .as_ref()
+        .and_then(|s| s.messages)
+        .unwrap();
+    // OpenCode running: its connection in WAL mode, a prompt written as
+    // it writes one (a message, its text part, the session touched).
+    let opencode = rusqlite::Connection::open(&db).unwrap();
+    let at = 4_102_444_800_000_i64;
+    opencode
+        .execute_batch(&format!(
+            "BEGIN;
+             INSERT INTO message VALUES ('msg_zzwatched', '{id}', {at}, {at}, '{{\"role\":\"user\",\"time\":{{\"created\":{at}}}}}');
+             INSERT INTO part VALUES ('prt_zzwatched', 'msg_zzwatched', '{id}', {at}, {at}, '{{\"type\":\"text\",\"text\":\"a prompt typed while we watch\"}}');
+             UPDATE session SET time_updated = {at} WHERE id = '{id}';
+             COMMIT;"
+        ))
+        .unwrap();
+    let grown = ui.run_until(patience(Duration::from_secs(10)), |m| {
+        let row = &m.list.rows[m.list.by_id[&id]];
+        row.changed_at.is_some() && row.stats.as_ref().and_then(|s| s.messages) == Some(before + 1)
+    });
+    assert!(
+        grown.is_some(),
+        "the OpenCode row did not follow the prompt"
+    );
+    // A new session.
+    opencode
+        .execute(
+            "INSERT INTO session VALUES ('ses_zzwatchednew', 'p', NULL, 's', '/srv', 'Made while watched', '1.2.10', ?1, ?1, NULL, NULL)",
+            [at + 1],
+        )
+        .unwrap();
+    let came = ui.run_until(patience(Duration::from_secs(10)), |m| {
+        listed(m, "ses_zzwatchednew")
+    });
+    assert!(came.is_some(), "the new OpenCode session never showed");
 }

@@ -33,6 +33,10 @@ impl Provider for Copilot {
         false
     }
 
+    fn kept_from_the_trash_because(&self) -> &'static str {
+        "a session is a folder of the agent's own files (checkpoints, a plan) the trash does not move as one yet"
+    }
+
     fn resume_command(&self) -> Option<&'static str> {
         Some("copilot --resume={id}")
     }

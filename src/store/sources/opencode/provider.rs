@@ -32,6 +32,10 @@ impl Provider for Opencode {
         false
     }
 
+    fn kept_from_the_trash_because(&self) -> &'static str {
+        "a session is rows of OpenCode's own database, which is never written here"
+    }
+
     fn resume_command(&self) -> Option<&'static str> {
         Some("opencode --session={id}")
     }
@@ -99,6 +103,21 @@ impl Provider for Opencode {
     /// `<data>/opencode.db`.
     fn root_of_file(&self, file: &Path) -> Option<PathBuf> {
         file.parent().map(Path::to_path_buf)
+    }
+
+    /// The database, or its journal (where OpenCode's writes land first).
+    fn is_shared_file(&self, path: &Path) -> bool {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n == DATABASE || n == format!("{DATABASE}-wal"))
+    }
+
+    fn changed_since(
+        &self,
+        root: &Path,
+        mark: Option<f64>,
+    ) -> Option<(Vec<(SessionId, PathBuf)>, f64)> {
+        OpencodeData::open(root).changed_since(mark)
     }
 
     /// The data folder itself: the database and its `-wal` change there.

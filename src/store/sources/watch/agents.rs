@@ -32,6 +32,9 @@ pub struct AgentWatch {
     /// Gemini CLI's ids by file, read once (at the first change) and kept
     /// as files come, so a deleted file still names its session.
     known: Mutex<Option<HashMap<PathBuf, SessionId>>>,
+    /// Where a database holding every session (OpenCode's) was up to at
+    /// its last change: what changed after it is what a change touched.
+    mark: Mutex<Option<f64>>,
 }
 
 impl AgentWatch {
@@ -40,6 +43,7 @@ impl AgentWatch {
         AgentWatch {
             source,
             known: Mutex::new(None),
+            mark: Mutex::new(None),
         }
     }
 
@@ -94,7 +98,37 @@ impl Watched for AgentWatch {
         if provider.id_is_inside() {
             self.remembered(|_| ());
         }
-        vec![provider.watch_root(self.source.root())]
+        let root = self.source.root();
+        if let Some((_, mark)) = provider.changed_since(root, None)
+            && let Ok(mut kept) = self.mark.lock()
+        {
+            *kept = Some(mark);
+        }
+        vec![provider.watch_root(root)]
+    }
+
+    /// A database's change: the sessions changed since the last one.
+    fn sessions_of(&self, path: &Path) -> Vec<SessionRef> {
+        let provider = self.source.agent().provider();
+        let root = self.source.root();
+        if path.parent() != Some(root) || !provider.is_shared_file(path) {
+            return self.session_of(path).into_iter().collect();
+        }
+        let Ok(mut mark) = self.mark.lock() else {
+            return Vec::new();
+        };
+        let Some((changed, now)) = provider.changed_since(root, *mark) else {
+            return Vec::new();
+        };
+        *mark = Some(now);
+        changed
+            .into_iter()
+            .map(|(id, path)| SessionRef {
+                agent: self.source.agent(),
+                id: id.into(),
+                path,
+            })
+            .collect()
     }
 
     fn session_of(&self, path: &Path) -> Option<SessionRef> {

@@ -206,13 +206,16 @@ fn a_cursor_transcript_lists_in_its_folder_and_resumes_in_the_cursor_cli() {
 #[test]
 fn what_the_read_only_agents_do_not_support_yet_is_refused_and_nothing_changes() {
     let h = Home::new();
-    let before = snapshot(&h.home);
+    // OpenCode's database, in the data folder beside the home.
+    let opencode = h.cache.with_file_name("data").join("opencode");
+    let before = (snapshot(&h.home), snapshot(&opencode));
     // Qwen Code's and the Cursor CLI's sessions go to the trash
-    // (cli/agents/trash.rs); Copilot CLI's are not deleted yet.
+    // (cli/agents/trash.rs); Copilot CLI's and OpenCode's are not deleted.
     for (agent, id, deletes) in [
         ("copilot", &h.made.copilot[0], false),
         ("qwen", &h.made.qwen[0], true),
         ("cursor", &h.made.cursor[0], true),
+        ("opencode", &h.made.opencode[1], false),
     ] {
         let id = id.as_str();
         let mut refused = vec![
@@ -226,10 +229,10 @@ fn what_the_read_only_agents_do_not_support_yet_is_refused_and_nothing_changes()
             ),
         ];
         if !deletes {
-            refused.push((vec!["delete", id, "--yes"], "not deleted yet"));
+            refused.push((vec!["delete", id, "--yes"], "read here but not deleted: "));
             refused.push((
                 vec!["--agent", agent, "purge", "--max-age", "1d", "--yes"],
-                "not purged yet",
+                "read here but not purged: ",
             ));
         }
         for (args, said) in refused {
@@ -239,5 +242,6 @@ fn what_the_read_only_agents_do_not_support_yet_is_refused_and_nothing_changes()
             assert!(err.contains(said), "{args:?}: {err}");
         }
     }
-    assert_eq!(before, snapshot(&h.home));
+    assert_eq!(before, (snapshot(&h.home), snapshot(&opencode)));
+    assert_eq!(before.1.len(), 1, "the database alone: {:?}", before.1);
 }
