@@ -72,8 +72,9 @@ Claude Code ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects), Codex
 ($CODEX_HOME/sessions, else ~/.codex/sessions), Gemini CLI
 (~/.gemini/tmp/*/chats), GitHub Copilot CLI ($COPILOT_HOME/session-state, else
 ~/.copilot/session-state), Qwen Code ($QWEN_HOME/projects, else
-~/.qwen/projects) and Cursor CLI (~/.cursor/projects/*/agent-transcripts)
-sessions are listed beside Loki's; their files are never changed: `trim` writes a new session beside one (Claude Code and
+~/.qwen/projects), Cursor CLI (~/.cursor/projects/*/agent-transcripts) and
+OpenCode ($XDG_DATA_HOME/opencode/opencode.db, else
+~/.local/share/opencode/opencode.db) sessions are listed beside Loki's; their files are never changed: `trim` writes a new session beside one (Claude Code and
 Codex), `delete` moves one to the trash (`trash`, `restore`). --agent NAME
 shows one agent's alone.";
 
@@ -93,7 +94,7 @@ pub struct Cli {
     /// Config file [default: $XDG_CONFIG_HOME/loki-sessions/config.toml]
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini, copilot, qwen, cursor [default: every agent found]
+    /// Only the sessions of this agent (repeat for several): loki, peteos, claude, codex, gemini, copilot, qwen, cursor, opencode [default: every agent found]
     #[arg(long = "agent", global = true, value_name = "NAME", value_parser = args::agent())]
     pub agents: Vec<Agent>,
     /// Ask these hosts of the config's [hosts] too, over ssh (repeat; `local` is this machine, `all` every host and this one): list, search, show, export, stats, resume and pull; the UI opens on their sessions

@@ -1,15 +1,15 @@
 //! The session store: reads and writes every agent's sessions (Loki
 //! session trees and peteos conversations exactly as `docs/FORMATS.md`
-//! states; Claude Code's, Codex's, Gemini CLI's, Copilot CLI's, Qwen
-//! Code's and the Cursor CLI's files as their agents write them, never
-//! changed in place). Five layers, each using only the
+//! states; the other agents' files and OpenCode's database as their agents
+//! write them, never changed in place). Five layers, each using only the
 //! ones before it:
 //!
 //! - `fs`: careful file system work (the one safe open, atomic writes,
 //!   locks, sizes, watching);
 //! - [`format`]: the file formats as data (no policy);
 //! - `sources`: each kind of store and each agent's folder read into
-//!   records and conversations;
+//!   records and conversations, each agent behind its `Provider` (the
+//!   seam: `sources/provider.rs`, registered in `sources/agent.rs`);
 //! - `ops`: operations written once over every kind (locate, stats,
 //!   contexts, trims and forks, diff, export, purges, the trash and the
 //!   archive, moves and pulls);

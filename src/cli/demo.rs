@@ -30,10 +30,11 @@ pub struct DemoArgs {
     #[arg(long)]
     pub plain: bool,
     /// Also write other agents' sessions (Claude Code, Codex, Gemini CLI,
-    /// Copilot CLI, Qwen Code, Cursor CLI: every line type, versions that
-    /// drift, bad lines unless --plain) in DIR as a home folder
-    /// (DIR/.claude/projects, DIR/.codex, DIR/.gemini, DIR/.copilot,
-    /// DIR/.qwen, DIR/.cursor); HOME=DIR then lists them.
+    /// Copilot CLI, Qwen Code, Cursor CLI, OpenCode: every line type,
+    /// versions that drift, bad lines unless --plain) in DIR as a home
+    /// folder (DIR/.claude/projects, DIR/.codex, DIR/.gemini, DIR/.copilot,
+    /// DIR/.qwen, DIR/.cursor, DIR/.local/share/opencode); HOME=DIR (and
+    /// XDG_DATA_HOME unset) then lists them.
     #[arg(long = "agents-home", value_name = "DIR")]
     pub agents_home: Option<std::path::PathBuf>,
     /// With --agents-home: this many Claude Code sessions (the benchmarks'

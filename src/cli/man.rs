@@ -88,6 +88,11 @@ const CLOSING: &[Section] = &[
                 "Where the search index is kept, in loki-sessions/ (on Linux, else ~/.cache).",
             ),
             (
+                Some("XDG_DATA_HOME"),
+                "Where the trash and the archive are kept, in loki-sessions/, and where \
+                 OpenCode's opencode/opencode.db is listed from (on Linux, else ~/.local/share).",
+            ),
+            (
                 Some("NO_COLOR"),
                 "Set: no colours, only bold, dim, italic and reverse.",
             ),

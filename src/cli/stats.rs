@@ -10,7 +10,7 @@ use clap::Args;
 /// Arguments of `stats`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Tokens and estimated cost the agents recorded (Claude Code, Codex, Gemini CLI, Copilot CLI as its last run recorded them, Qwen Code), added up. Days are local dates (set TZ for another zone), as ccusage counts them; a model with no price is shown as ? and named, never counted as $0.\n\nExamples:\n  loki-sessions stats                      by day\n  loki-sessions stats --by model --since 2026-11-01\n  loki-sessions --agent claude stats --by project --json"
+    after_help = "Tokens and estimated cost the agents recorded (Claude Code, Codex, Gemini CLI, Copilot CLI as its last run recorded them, Qwen Code, OpenCode), added up. Days are local dates (set TZ for another zone), as ccusage counts them; a model with no price is shown as ? and named, never counted as $0.\n\nExamples:\n  loki-sessions stats                      by day\n  loki-sessions stats --by model --since 2026-11-01\n  loki-sessions --agent claude stats --by project --json"
 )]
 pub struct StatsArgs {
     /// How to group: day, week, month, project, model, agent or session.

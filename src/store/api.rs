@@ -41,7 +41,8 @@ mod usage;
 pub mod watch;
 
 /// The user's sessions: a Loki tree or a folder of bare peteos sessions,
-/// and the sessions other agents keep (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, the Cursor CLI),
+/// and the sessions other agents keep (Claude Code, Codex, Gemini CLI,
+/// Copilot CLI, Qwen Code, the Cursor CLI, OpenCode),
 /// listed, searched and read as one store.
 #[derive(Clone, Debug)]
 pub struct Store {

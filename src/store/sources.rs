@@ -1,6 +1,10 @@
 //! Where sessions come from: a user's Loki tree or a folder of bare peteos
-//! sessions, and the other agents' folders (`claude`, `codex`, `gemini`,
-//! `copilot`, `qwen`, `cursor`, sent to by `agents`). Each reads its folder into
+//! sessions, and the other agents' folders. Each other agent is one
+//! folder here (`claude`, `codex`, `gemini`, `copilot`, `qwen`, `cursor`,
+//! `opencode`) holding its reader and its [`provider::Provider`]: where its
+//! sessions are, how each is read, watched, forked, moved and cleaned up.
+//! `Agent::provider` (`agent.rs`) is the one registry; `agents` reads a
+//! folder (or its part of our archive) through it. Each source reads into
 //! [`SessionRecord`]s; everything they share (purge, locate, trims) lives
 //! once in `ops` and `api`.
 

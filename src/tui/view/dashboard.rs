@@ -69,7 +69,7 @@ fn summary_lines(
         .unwrap_or("");
     if total.usage.total() == 0 {
         return vec![Line::styled(
-            "Nothing recorded as spent in this period (Claude Code, Codex, Gemini CLI, Copilot CLI and Qwen Code record it).",
+            "Nothing recorded as spent in this period (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code and OpenCode record it).",
             theme.dim(),
         )];
     }

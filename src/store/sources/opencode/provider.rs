@@ -91,6 +91,20 @@ impl Provider for Opencode {
         OpencodeData::read(record)
     }
 
+    /// The database's journal, while OpenCode has it open: its writes land
+    /// there first (the database file itself changes only when they are
+    /// moved into it), so the search index's stamps see them.
+    fn side_files(&self, record: &SessionRecord) -> Vec<PathBuf> {
+        let mut journal = record.path.as_os_str().to_owned();
+        journal.push("-wal");
+        let journal = PathBuf::from(journal);
+        if std::fs::symlink_metadata(&journal).is_ok_and(|m| m.is_file()) {
+            vec![journal]
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Its messages' and parts' rows.
     fn bytes(&self, record: &SessionRecord) -> u64 {
         OpencodeData::bytes(record)
