@@ -1,4 +1,4 @@
-//! `loki-sessions purge --agent claude|codex|gemini|qwen|cursor [--keep N] [--max-age AGE]
+//! `loki-sessions purge --agent claude|codex|gemini|copilot|qwen|cursor [--keep N] [--max-age AGE]
 //! [--dry-run] [--yes] [--json]`: another agent's old sessions moved into
 //! the trash (`restore` puts one back), by the same policy as Loki's purge
 //! but with defaults of their own, more conservative.

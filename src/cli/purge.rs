@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 /// Arguments of `purge`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json\n  loki-sessions purge --agent claude --dry-run\n\nWithout --agent, Loki's (or the peteos folder's) sessions are deleted for good.\nWith --agent claude, codex, gemini, qwen or cursor, that agent's sessions are\nmoved to the trash with their subagents' files and side folders\n(`loki-sessions restore ID` puts one back); its defaults are conservative:\nkeep the 1000 most recent, remove those unused for more than 90 days (the\nconfig's keep and max_age are Loki's alone). A session its agent may be\nwriting is never moved."
+    after_help = "Examples:\n  loki-sessions purge --dry-run\n  loki-sessions purge --keep 50 --max-age 14d --yes --json\n  loki-sessions purge --agent claude --dry-run\n\nWithout --agent, Loki's (or the peteos folder's) sessions are deleted for good.\nWith --agent claude, codex, gemini, copilot, qwen or cursor, that agent's sessions are\nmoved to the trash with their subagents' files and side folders\n(`loki-sessions restore ID` puts one back); its defaults are conservative:\nkeep the 1000 most recent, remove those unused for more than 90 days (the\nconfig's keep and max_age are Loki's alone). A session its agent may be\nwriting is never moved."
 )]
 pub struct PurgeArgs {
     /// Sessions beyond the N most recently used are removed; the age limit applies too [default: 100; another agent's: 1000]

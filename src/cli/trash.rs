@@ -17,9 +17,9 @@ Examples:
   loki-sessions trash
   loki-sessions trash --json
   loki-sessions trash --empty --older-than 30d --yes
-`delete` moves a Claude Code, Codex, Gemini CLI, Qwen Code or Cursor CLI
-session here, with its subagents' files and side folders; `restore SESSION`
-puts it back. Copilot CLI and OpenCode sessions are not deleted here (each
+`delete` moves a Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code or
+Cursor CLI session here, with its subagents' files and side folders;
+`restore SESSION` puts it back. OpenCode sessions are not deleted here (the
 refusal says why).")]
 pub struct TrashArgs {
     /// Delete the sessions in the trash for good (asks first on a terminal).

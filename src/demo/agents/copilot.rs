@@ -227,6 +227,17 @@ pub fn generate(
             yaml.push_str(&format!("name: {name}\nuser_named: false\n"));
         }
         write_file(&dir.join("workspace.yaml"), yaml.as_bytes())?;
+        if shape == 0 {
+            // What Copilot keeps beside its events: a plan and checkpoints.
+            write_file(
+                &dir.join("plan.md"),
+                b"# Plan\n\n- [x] Read the orders module\n- [ ] Write the review\n",
+            )?;
+            write_file(
+                &dir.join("checkpoints/index.md"),
+                b"| # | Title |\n|---|---|\n| 1 | Orders module read |\n",
+            )?;
+        }
         summary.copilot.push(id);
     }
     Ok(())

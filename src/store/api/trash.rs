@@ -38,7 +38,7 @@ impl Store {
 
     /// Refuses a delete before anyone is asked: other agents' sessions can
     /// be deleted (into the trash), but those whose provider says why not
-    /// (Copilot CLI's, OpenCode's); Loki's and peteos' as the seed says.
+    /// (OpenCode's); Loki's and peteos' as the seed says.
     pub fn check_deletable(&self, target: &Target) -> Result<()> {
         let agent = target.record.agent;
         if agent.is_external() && !agent.moves_to_trash() {

@@ -7,7 +7,9 @@ use crate::store::format::SessionId;
 use crate::store::fs::watch::WatchRoot;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::AgentRead;
-use crate::store::sources::provider::{EnvLookup, Provider, Titles, named_or_home, own_bytes};
+use crate::store::sources::provider::{
+    EnvLookup, FolderSideFiles, Provider, Titles, named_or_home, own_bytes,
+};
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
 
@@ -27,14 +29,9 @@ impl Provider for Copilot {
         "Copilot CLI"
     }
 
-    /// Not moved to the trash yet: its session is a folder of the agent's
-    /// own files (checkpoints, a plan) the trash does not move as one.
+    /// Its whole folder goes: the events and everything beside them.
     fn moves_to_trash(&self) -> bool {
-        false
-    }
-
-    fn kept_from_the_trash_because(&self) -> &'static str {
-        "a session is a folder of the agent's own files (checkpoints, a plan) the trash does not move as one yet"
+        true
     }
 
     fn resume_command(&self) -> Option<&'static str> {
@@ -76,6 +73,31 @@ impl Provider for Copilot {
         let all =
             crate::store::fs::disk::tree_facts(&record.conversation_dir).map_or(0, |f| f.bytes);
         all.max(own_bytes(record))
+    }
+
+    /// Everything else in its folder (`workspace.yaml`, checkpoints, a
+    /// plan, files): a session is the folder. Its folder itself is left,
+    /// empty (no session without its events file). Only regular files and
+    /// folders: anything else there is left as it is.
+    fn trash_belongings(
+        &self,
+        record: &SessionRecord,
+        _: Option<&FolderSideFiles>,
+    ) -> Vec<PathBuf> {
+        if record.error.is_some() {
+            return Vec::new();
+        }
+        let Ok(entries) = std::fs::read_dir(&record.conversation_dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_dir()))
+            .map(|e| e.path())
+            .filter(|p| *p != record.path)
+            .collect();
+        out.sort();
+        out
     }
 
     /// `<home>/session-state/<id>/events.jsonl`.

@@ -209,10 +209,10 @@ fn what_the_read_only_agents_do_not_support_yet_is_refused_and_nothing_changes()
     // OpenCode's database, in the data folder beside the home.
     let opencode = h.cache.with_file_name("data").join("opencode");
     let before = (snapshot(&h.home), snapshot(&opencode));
-    // Qwen Code's and the Cursor CLI's sessions go to the trash
-    // (cli/agents/trash.rs); Copilot CLI's and OpenCode's are not deleted.
+    // Copilot CLI's, Qwen Code's and the Cursor CLI's sessions go to the
+    // trash (cli/agents/trash.rs); OpenCode's are not deleted.
     for (agent, id, deletes) in [
-        ("copilot", &h.made.copilot[0], false),
+        ("copilot", &h.made.copilot[0], true),
         ("qwen", &h.made.qwen[0], true),
         ("cursor", &h.made.cursor[0], true),
         ("opencode", &h.made.opencode[1], false),

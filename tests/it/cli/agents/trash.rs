@@ -59,6 +59,7 @@ fn a_deleted_session_goes_to_the_trash_whole_and_comes_back_exactly() {
         h.made.gemini[0].as_str(),
         h.made.qwen[0].as_str(),
         h.made.cursor[0].as_str(),
+        h.made.copilot[0].as_str(),
     ];
     for id in ids {
         let done = h.json(&["delete", id, "--yes", "--json"]);
@@ -77,6 +78,11 @@ fn a_deleted_session_goes_to_the_trash_whole_and_comes_back_exactly() {
         gone.iter().any(|p| p.ends_with(&cursor_subagents)),
         "{gone:?}"
     );
+    // The Copilot CLI session took its whole folder's files along.
+    for beside in ["workspace.yaml", "plan.md", "checkpoints"] {
+        let copilot = format!("{}/{beside}", h.made.copilot[0]);
+        assert!(gone.iter().any(|p| p.ends_with(&copilot)), "{gone:?}");
+    }
     assert!(
         gone.iter().any(|p| p
             .file_name()
