@@ -44,16 +44,8 @@ fn contexts_req(m: &Model) -> u64 {
 
 fn listed_reply(m: &mut Model, counted: bool, list: Vec<ContextInfo>) -> Vec<Effect> {
     let req = contexts_req(m);
-    update(
-        m,
-        Msg::reply(
-            req,
-            ViewerReply::ContextsListed {
-                counted,
-                result: Ok(list),
-            },
-        ),
-    )
+    let result = Ok(list);
+    reply(m, req, ViewerReply::ContextsListed { counted, result })
 }
 
 /// The viewer on session a with its three contexts listed and counted.
@@ -65,6 +57,23 @@ fn contexts_open() -> Model {
     m
 }
 
+/// Delete pressed on the chosen context: the store is asked first; the tag
+/// of that request.
+fn delete_asked(m: &mut Model) -> u64 {
+    only_store!(
+        act(m, Action::DeleteContext),
+        StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. })
+    )
+}
+
+/// The store's answer that context `id` may be deleted.
+fn deletable(id: &str) -> ViewerReply {
+    ViewerReply::DeleteContextChecked {
+        context_id: id.into(),
+        result: Ok(()),
+    }
+}
+
 fn cursor(m: &Model) -> usize {
     m.viewer().unwrap().contexts().unwrap().cursor
 }
@@ -72,43 +81,29 @@ fn cursor(m: &Model) -> usize {
 #[test]
 fn contexts_are_listed_then_counted_and_switching_back_is_the_undo() {
     let mut m = viewing(3);
-    let effects = act(&mut m, Action::Contexts);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::ListContexts { encoding: None, .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let req = only_store!(
+        act(&mut m, Action::Contexts),
+        StoreOp::Viewer(ViewerOp::ListContexts { encoding: None, .. })
+    );
     assert_eq!(keymap::scope(&m), keymap::Scope::Contexts);
     assert!(m.viewer().unwrap().contexts().unwrap().list.is_none());
-    let effects = listed_reply(&mut m, false, three());
-    let [
-        Effect::Store {
-            req: counting,
-            op:
-                StoreOp::Viewer(ViewerOp::ListContexts {
-                    encoding: Some(Encoding::Cl100kBase),
-                    ..
-                }),
-        },
-    ] = effects[..]
-    else {
-        panic!("the tokens are asked for next: {effects:?}")
-    };
+    // The tokens are asked for next.
+    let counting = only_store!(
+        listed_reply(&mut m, false, three()),
+        StoreOp::Viewer(ViewerOp::ListContexts {
+            encoding: Some(Encoding::Cl100kBase),
+            ..
+        })
+    );
     assert!(counting > req);
     assert_eq!(cursor(&m), 1, "the cursor starts on the active context");
-    let stale = update(
+    let stale = reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::ContextsListed {
-                counted: true,
-                result: Ok(vec![]),
-            },
-        ),
+        req,
+        ViewerReply::ContextsListed {
+            counted: true,
+            result: Ok(vec![]),
+        },
     );
     assert!(stale.is_empty());
     assert_eq!(
@@ -129,34 +124,19 @@ fn contexts_are_listed_then_counted_and_switching_back_is_the_undo() {
     assert_eq!(view.chosen().unwrap().tokens, Some(200));
 
     act(&mut m, Action::Up);
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::SwitchContext { context_id, .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    assert_eq!(context_id, "root");
-    let req = *req;
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Switched {
-                result: Ok("root".into()),
-            },
-        ),
+    let (req, context_id) = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::SwitchContext { context_id, .. }) => context_id
     );
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
-            ..
-        }]
-    ));
+    assert_eq!(context_id, "root");
+    let effects = reply(
+        &mut m,
+        req,
+        ViewerReply::Switched {
+            result: Ok("root".into()),
+        },
+    );
+    only_store!(effects, StoreOp::Viewer(ViewerOp::LoadConversation { .. }));
     assert_eq!(m.viewer().unwrap().mode, ViewerMode::Browse);
 
     // Enter on the active context, or Esc, only closes the list.
@@ -173,18 +153,17 @@ fn a_failed_listing_is_shown_in_the_list() {
     let mut m = viewing(3);
     act(&mut m, Action::Contexts);
     let req = contexts_req(&m);
-    update(
+    let result = Err(UiError::new(
+        ErrorKind::Damaged,
+        "cannot parse session.json",
+    ));
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::ContextsListed {
-                counted: false,
-                result: Err(UiError::new(
-                    ErrorKind::Damaged,
-                    "cannot parse session.json",
-                )),
-            },
-        ),
+        req,
+        ViewerReply::ContextsListed {
+            counted: false,
+            result,
+        },
     );
     let view = m.viewer().unwrap().contexts().unwrap();
     assert_eq!(
@@ -207,29 +186,13 @@ fn deleting_a_context_asks_the_store_then_the_person() {
     let Some(Msg::Action(delete)) = key(&m, KeyCode::Char('d')) else {
         panic!("d deletes")
     };
-    let effects = act(&mut m, delete);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { context_id, .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    assert_eq!(context_id, "other");
-    let req = *req;
-    assert!(m.app.overlay.is_none(), "the store answers first");
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::DeleteContextChecked {
-                context_id: "other".into(),
-                result: Ok(()),
-            },
-        ),
+    let (req, context_id) = only_store!(
+        act(&mut m, delete),
+        StoreOp::Viewer(ViewerOp::CheckDeleteContext { context_id, .. }) => context_id
     );
+    assert_eq!(context_id, "other");
+    assert!(m.app.overlay.is_none(), "the store answers first");
+    reply(&mut m, req, deletable("other"));
     let Some(Overlay::Confirm(question)) = &m.app.overlay else {
         panic!("{:?}", m.app.overlay)
     };
@@ -252,61 +215,32 @@ fn deleting_a_context_asks_the_store_then_the_person() {
     assert!(matches!(m.viewer().unwrap().mode, ViewerMode::Contexts(_)));
 
     // Yes: the router hands the answer to the viewer, which asks the store.
-    let effects = act(&mut m, Action::DeleteContext);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::DeleteContextChecked {
-                context_id: "other".into(),
-                result: Ok(()),
-            },
-        ),
+    let req = delete_asked(&mut m);
+    reply(&mut m, req, deletable("other"));
+    let (req, context_id) = only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::Viewer(ViewerOp::DeleteContext { context_id, .. }) => context_id
     );
-    let effects = act(&mut m, Action::Yes);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::DeleteContext { context_id, .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
     assert_eq!(context_id, "other");
-    let req = *req;
-    let effects = update(
+    let deleted = DeletedContext {
+        id: "other".into(),
+        parent: Some("root".into()),
+        messages: 1,
+    };
+    let effects = reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::ContextDeleted {
-                result: Ok(DeletedContext {
-                    id: "other".into(),
-                    parent: Some("root".into()),
-                    messages: 1,
-                }),
-            },
-        ),
+        req,
+        ViewerReply::ContextDeleted {
+            result: Ok(deleted),
+        },
     );
     let status = m.app.status.clone().unwrap();
     assert_eq!(status.text, "deleted context other: 1 message");
     assert!(!status.is_error);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::ListContexts { encoding: None, .. }),
-            ..
-        }]
-    ));
+    only_store!(
+        effects,
+        StoreOp::Viewer(ViewerOp::ListContexts { encoding: None, .. })
+    );
     // The list comes back without it: the cursor stays in place, the
     // counts already known stay until the new ones come.
     listed_reply(&mut m, false, three()[..2].to_vec());
@@ -320,28 +254,19 @@ fn deleting_a_context_asks_the_store_then_the_person() {
 fn a_refused_delete_says_why_and_asks_nothing() {
     let mut m = contexts_open();
     assert_eq!(cursor(&m), 1, "on the active context");
-    let effects = act(&mut m, Action::DeleteContext);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    update(
+    let req = delete_asked(&mut m);
+    let refusal = UiError::new(
+        ErrorKind::Refused,
+        "ctx is the active context; make another one active first",
+    );
+    let context_id = "ctx".into();
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::DeleteContextChecked {
-                context_id: "ctx".into(),
-                result: Err(UiError::new(
-                    ErrorKind::Refused,
-                    "ctx is the active context; make another one active first",
-                )),
-            },
-        ),
+        req,
+        ViewerReply::DeleteContextChecked {
+            context_id,
+            result: Err(refusal),
+        },
     );
     assert!(m.app.overlay.is_none());
     let status = m.app.status.clone().unwrap();
@@ -353,82 +278,30 @@ fn a_refused_delete_says_why_and_asks_nothing() {
 
     // Refused under the lock (the session changed since the question).
     act(&mut m, Action::Down);
-    let effects = act(&mut m, Action::DeleteContext);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::DeleteContextChecked {
-                context_id: "other".into(),
-                result: Ok(()),
-            },
-        ),
+    let req = delete_asked(&mut m);
+    reply(&mut m, req, deletable("other"));
+    let req = only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::Viewer(ViewerOp::DeleteContext { .. })
     );
-    let effects = act(&mut m, Action::Yes);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::DeleteContext { .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    let effects = update(
+    let refusal = UiError::new(
+        ErrorKind::Refused,
+        "other has forks of its own (x); delete those first",
+    );
+    let effects = reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::ContextDeleted {
-                result: Err(UiError::new(
-                    ErrorKind::Refused,
-                    "other has forks of its own (x); delete those first",
-                )),
-            },
-        ),
+        req,
+        ViewerReply::ContextDeleted {
+            result: Err(refusal),
+        },
     );
     assert!(m.app.status.as_ref().unwrap().is_error);
-    assert!(
-        matches!(
-            &effects[..],
-            [Effect::Store {
-                op: StoreOp::Viewer(ViewerOp::ListContexts { .. }),
-                ..
-            }]
-        ),
-        "listed again"
-    );
+    only_store!(effects, StoreOp::Viewer(ViewerOp::ListContexts { .. })); // listed again
 
     // An answer that comes after the list was closed asks nothing.
-    let effects = act(&mut m, Action::DeleteContext);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::CheckDeleteContext { .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let req = delete_asked(&mut m);
     act(&mut m, Action::Back);
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::DeleteContextChecked {
-                context_id: "other".into(),
-                result: Ok(()),
-            },
-        ),
-    );
+    reply(&mut m, req, deletable("other"));
     assert!(m.app.overlay.is_none());
 }
 
@@ -443,19 +316,10 @@ fn another_agents_subagent_chosen_in_the_contexts_opens_read_only() {
     act(&mut m, Action::Down);
     assert_eq!(cursor(&m), 2);
     // Not made active (another agent's files never are): read in its place.
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            op:
-                StoreOp::Viewer(ViewerOp::LoadConversation {
-                    context: Some(id), ..
-                }),
-            ..
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (_, id) = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::LoadConversation { context: Some(id), .. }) => id
+    );
     assert_eq!(id, "other");
     let viewer = m.viewer().unwrap();
     assert_eq!(viewer.side.as_deref(), Some("other"));

@@ -8,18 +8,11 @@ use crate::tui::ops::{DashboardOp, DashboardReply, DashboardReports};
 
 /// The one dashboard request `effects` make: its tag, sessions and days.
 fn asked(effects: &[Effect]) -> (u64, usize, u32) {
-    let found: Vec<_> = effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Store {
-                req,
-                op: StoreOp::Dashboard(DashboardOp::Report { sessions, days, .. }),
-            } => Some((*req, sessions.len(), *days)),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(found.len(), 1, "{effects:?}");
-    found[0]
+    let (req, (sessions, days)) = among_store!(
+        effects,
+        StoreOp::Dashboard(DashboardOp::Report { sessions, days, .. }) => (sessions.len(), *days)
+    );
+    (req, sessions, days)
 }
 
 /// A list whose first row recorded some usage.
@@ -54,20 +47,19 @@ fn reports(total_sessions: usize) -> DashboardReply {
 #[test]
 fn the_dashboard_opens_on_the_lists_usage_and_takes_the_newest_answer() {
     let mut m = listed_with_usage();
-    let effects = act(&mut m, Action::Dashboard);
-    let (first, sessions, days) = asked(&effects);
+    let (first, sessions, days) = asked(&act(&mut m, Action::Dashboard));
     assert_eq!((sessions, days), (1, 30), "only rows that recorded usage");
     assert!(m.dashboard().is_some_and(|d| d.reports.is_none()));
     // 90 days asks again; the answer to the first request is late.
     let (second, _, days) = asked(&act(&mut m, Action::AgeMore));
     assert_eq!(days, 90);
     assert!(act(&mut m, Action::AgeMore).is_empty(), "90 is the most");
-    update(&mut m, Msg::reply(first, reports(7)));
+    reply(&mut m, first, reports(7));
     assert!(
         m.dashboard().unwrap().reports.is_none(),
         "a late answer is dropped"
     );
-    update(&mut m, Msg::reply(second, reports(3)));
+    reply(&mut m, second, reports(3));
     assert_eq!(
         m.dashboard()
             .unwrap()

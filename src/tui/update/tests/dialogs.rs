@@ -35,26 +35,13 @@ fn new_and_rename_use_text_fields() {
         update(&mut m, Msg::Type(c));
     }
     act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
-    let effects = act(&mut m, Action::Confirm);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::CreateSession { prompt }), .. }] if prompt == "Fix i")
+    only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::List(ListOp::CreateSession { prompt }) if prompt == "Fix i"
     );
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::Created {
-                result: Ok(Box::new(record("new", 0.0))),
-            },
-        ),
-    );
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::List(ListOp::Scan),
-            ..
-        }
-    )));
+    let created = Ok(Box::new(record("new", 0.0)));
+    let effects = reply(&mut m, UNCHECKED, ListReply::Created { result: created });
+    assert!(asks!(&effects, StoreOp::List(ListOp::Scan)));
     assert_eq!(m.list.pending_select.as_deref(), Some("new"));
 
     let mut m = listed(true);
@@ -70,20 +57,18 @@ fn new_and_rename_use_text_fields() {
         "empty names are refused"
     );
     update(&mut m, Msg::Type('z'));
-    let effects = act(&mut m, Action::Confirm);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::RenameSession { record, name }), .. }] if record.id == "a" && name == "z")
+    only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::List(ListOp::RenameSession { record, name }) if record.id == "a" && name == "z"
     );
     let mut renamed = record("a", 1.0);
     renamed.name = "z".into();
-    update(
+    reply(
         &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::Renamed {
-                result: Ok(Box::new(renamed)),
-            },
-        ),
+        UNCHECKED,
+        ListReply::Renamed {
+            result: Ok(Box::new(renamed)),
+        },
     );
     assert_eq!(m.list.rows[0].record.name, "z");
     act(&mut m, Action::NewSession);

@@ -51,17 +51,7 @@ pub(super) const COUNTS: [u64; 9] = [5, 3, 10, 200, 20, 4, 10, 50, 8];
 pub(super) fn editing_with(agent_owned: bool) -> Model {
     let (mut m, _) = opened_with(tools_context(), agent_owned);
     let req = viewer_req(&m);
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Counted {
-                encoding: Encoding::Cl100kBase,
-                start: 0,
-                counts: COUNTS.to_vec(),
-            },
-        ),
-    );
+    reply(&mut m, req, tokens_counted(0, COUNTS.to_vec()));
     m
 }
 
@@ -75,6 +65,18 @@ fn select(m: &mut Model, index: usize) {
 
 fn edit(m: &Model) -> &EditState {
     m.viewer().unwrap().edit().expect("an edit is on screen")
+}
+
+/// The worker's cl100k counts of the two tool results cleared: 12 tokens
+/// each.
+fn results_cleared() -> ViewerReply {
+    let mut cleared = ClearedCounts::new(9);
+    cleared.set(3, 12);
+    cleared.set(7, 12);
+    ViewerReply::ClearedCounted {
+        encoding: Encoding::Cl100kBase,
+        result: Ok(cleared),
+    }
 }
 
 fn status(m: &Model) -> (String, bool) {
@@ -160,23 +162,16 @@ fn drop_and_clear_keep_their_own_marks_and_clears_count_once() {
     let mut m = editing();
     select(&mut m, 2);
     act(&mut m, Action::Mark);
-    let effects = act(&mut m, Action::StartClear);
-    let [
-        Effect::Store {
-            req,
-            op:
-                StoreOp::Viewer(ViewerOp::CountCleared {
-                    counts,
-                    encoding: Encoding::Cl100kBase,
-                    ..
-                }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("the cleared counts are asked for: {effects:?}")
-    };
-    assert_eq!(counts, &COUNTS.to_vec());
-    let req = *req;
+    // The cleared counts are asked for.
+    let (req, counts) = only_store!(
+        act(&mut m, Action::StartClear),
+        StoreOp::Viewer(ViewerOp::CountCleared {
+            counts,
+            encoding: Encoding::Cl100kBase,
+            ..
+        }) => counts
+    );
+    assert_eq!(counts, COUNTS.to_vec());
     assert_eq!(edit(&m).kind, EditKind::Clear);
     assert!(
         edit(&m).clear_marks.is_empty(),
@@ -191,19 +186,7 @@ fn drop_and_clear_keep_their_own_marks_and_clears_count_once() {
     assert!(is_error && text.contains("holds no tool result"), "{text}");
     select(&mut m, 3);
     act(&mut m, Action::Mark);
-    let mut cleared = ClearedCounts::new(9);
-    cleared.set(3, 12);
-    cleared.set(7, 12);
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::ClearedCounted {
-                encoding: Encoding::Cl100kBase,
-                result: Ok(cleared),
-            },
-        ),
-    );
+    reply(&mut m, req, results_cleared());
     let plan = edit(&m)
         .plan
         .clone()
@@ -251,25 +234,18 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
     let mut m = editing();
     select(&mut m, 6);
     act(&mut m, Action::Mark);
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            req,
-            op:
-                StoreOp::Viewer(ViewerOp::ApplyEdit {
-                    request,
-                    expected,
-                    encoding: Encoding::Cl100kBase,
-                    ..
-                }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (req, (request, expected)) = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::ApplyEdit {
+            request,
+            expected,
+            encoding: Encoding::Cl100kBase,
+            ..
+        }) => (request, expected)
+    );
     assert_eq!(
         request,
-        &EditRequest::Drop {
+        EditRequest::Drop {
             messages: vec!["c2".into()],
             with_pairs: true
         }
@@ -278,7 +254,6 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
         (expected.context_id.as_str(), expected.mutation_counter),
         ("ctx", 21)
     );
-    let req = *req;
     assert!(edit(&m).applying);
     assert!(
         act(&mut m, Action::Mark).is_empty(),
@@ -293,17 +268,10 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
         tokens_after: 250,
         new_session: false,
     };
-    let effects = update(
-        &mut m,
-        Msg::reply(req, ViewerReply::Edited { result: Ok(done) }),
+    only_store!(
+        reply(&mut m, req, ViewerReply::Edited { result: Ok(done) }),
+        StoreOp::Viewer(ViewerOp::LoadConversation { .. })
     );
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
-            ..
-        }]
-    ));
     let (text, is_error) = status(&m);
     assert!(!is_error);
     assert_eq!(
@@ -316,55 +284,25 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
 #[test]
 fn a_clear_by_size_is_sent_as_such_and_a_refusal_keeps_the_edit() {
     let mut m = editing();
-    let effects = act(&mut m, Action::StartClear);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::CountCleared { .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    let req = *req;
-    let mut cleared = ClearedCounts::new(9);
-    cleared.set(3, 12);
-    cleared.set(7, 12);
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::ClearedCounted {
-                encoding: Encoding::Cl100kBase,
-                result: Ok(cleared),
-            },
-        ),
+    let req = only_store!(
+        act(&mut m, Action::StartClear),
+        StoreOp::Viewer(ViewerOp::CountCleared { .. })
     );
+    reply(&mut m, req, results_cleared());
     act(&mut m, Action::CycleClearChoice);
     update(&mut m, Msg::Paste("100".into()));
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::ApplyEdit { request, .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    assert_eq!(request, &EditRequest::Clear(ClearChoice::Over(100)));
-    let req = *req;
-    update(
+    let (req, request) = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::ApplyEdit { request, .. }) => request
+    );
+    assert_eq!(request, EditRequest::Clear(ClearChoice::Over(100)));
+    let refusal = UiError::new(ErrorKind::Refused, "the context changed since the preview");
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Edited {
-                result: Err(UiError::new(
-                    ErrorKind::Refused,
-                    "the context changed since the preview",
-                )),
-            },
-        ),
+        req,
+        ViewerReply::Edited {
+            result: Err(refusal),
+        },
     );
     assert!(status(&m).1);
     assert!(!edit(&m).applying, "the edit stays, to try again");
@@ -403,42 +341,23 @@ fn an_agents_session_asks_first() {
     assert!(!edit(&m).applying);
     act(&mut m, Action::Confirm);
     let yes = key(&m, KeyCode::Char('y')).unwrap();
-    let effects = update(&mut m, yes);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::ApplyEdit { .. }),
-            ..
-        }]
-    ));
+    only_store!(
+        update(&mut m, yes),
+        StoreOp::Viewer(ViewerOp::ApplyEdit { .. })
+    );
 }
 
 #[test]
 fn late_replies_are_dropped() {
     let mut m = editing();
-    let effects = act(&mut m, Action::StartClear);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::CountCleared { .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    let req = *req;
+    let req = only_store!(
+        act(&mut m, Action::StartClear),
+        StoreOp::Viewer(ViewerOp::CountCleared { .. })
+    );
     // Cleared counts of another request, or another encoding.
     for (r, encoding) in [(req - 1, Encoding::Cl100kBase), (req, Encoding::O200kBase)] {
-        update(
-            &mut m,
-            Msg::reply(
-                r,
-                ViewerReply::ClearedCounted {
-                    encoding,
-                    result: Ok(ClearedCounts::new(9)),
-                },
-            ),
-        );
+        let result = Ok(ClearedCounts::new(9));
+        reply(&mut m, r, ViewerReply::ClearedCounted { encoding, result });
     }
     assert!(m.viewer().unwrap().cleared.is_empty());
     // An edit's answer to an older request.
@@ -446,31 +365,20 @@ fn late_replies_are_dropped() {
     select(&mut m, 4);
     act(&mut m, Action::Mark);
     let stale = viewer_req(&m) - 1;
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            stale,
-            ViewerReply::Edited {
-                result: Ok(EditDone {
-                    media: 0,
-                    child: Some("x".into()),
-                    dropped: 1,
-                    cleared: 0,
-                    tokens_before: 1,
-                    tokens_after: 0,
-                    new_session: false,
-                }),
-            },
-        ),
-    );
-    assert!(effects.is_empty());
+    let done = EditDone {
+        media: 0,
+        child: Some("x".into()),
+        dropped: 1,
+        cleared: 0,
+        tokens_before: 1,
+        tokens_after: 0,
+        new_session: false,
+    };
+    assert!(reply(&mut m, stale, ViewerReply::Edited { result: Ok(done) }).is_empty());
     assert!(m.viewer().unwrap().edit().is_some(), "still editing");
     // Edit facts read for a load since replaced.
     let facts = Arc::new(EditFacts::new(&context(2)));
-    update(
-        &mut m,
-        Msg::reply(stale, ViewerReply::EditFactsRead { facts }),
-    );
+    reply(&mut m, stale, ViewerReply::EditFactsRead { facts });
     let loaded = m.viewer().unwrap().loaded.as_ref().unwrap();
     assert_eq!(
         loaded.facts.as_ref().unwrap().len(),

@@ -15,25 +15,12 @@ fn status(m: &Model) -> String {
 fn the_breakdown_comes_with_the_last_count() {
     let (mut m, _) = opened_on(tools_context());
     let req = viewer_req(&m);
-    let counted = |m: &mut Model, start: usize, counts: &[u64]| {
-        update(
-            m,
-            Msg::reply(
-                req,
-                ViewerReply::Counted {
-                    encoding: Encoding::Cl100kBase,
-                    start,
-                    counts: counts.to_vec(),
-                },
-            ),
-        );
-    };
-    counted(&mut m, 0, &COUNTS[..5]);
+    reply(&mut m, req, tokens_counted(0, COUNTS[..5].to_vec()));
     assert!(
         m.viewer().unwrap().breakdown.is_none(),
         "not with some counts"
     );
-    counted(&mut m, 5, &COUNTS[5..]);
+    reply(&mut m, req, tokens_counted(5, COUNTS[5..].to_vec()));
     let breakdown = m.viewer().unwrap().breakdown.clone().expect("ready");
     assert_eq!(breakdown.total(), 310);
     assert_eq!(breakdown.get(TokenKind::ToolResults).tokens, 250);
@@ -117,16 +104,10 @@ fn jumps_go_to_messages_over_the_size_set() {
 }
 
 fn contexts_of(m: &mut Model) {
-    let effects = act(m, Action::Contexts);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::ListContexts { .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let req = only_store!(
+        act(m, Action::Contexts),
+        StoreOp::Viewer(ViewerOp::ListContexts { .. })
+    );
     let info = |id: &str, relation, origin: Option<&str>| ContextInfo {
         id: id.into(),
         messages: Some(9),
@@ -143,15 +124,14 @@ fn contexts_of(m: &mut Model) {
         info("root", Relation::Ancestor, None),
         info("ctx", Relation::Active, Some("root")),
     ];
-    update(
+    let result = Ok(list);
+    reply(
         m,
-        Msg::reply(
-            req,
-            ViewerReply::ContextsListed {
-                counted: false,
-                result: Ok(list),
-            },
-        ),
+        req,
+        ViewerReply::ContextsListed {
+            counted: false,
+            result,
+        },
     );
 }
 
@@ -185,55 +165,37 @@ fn a_context_against_its_parent_from_the_contexts() {
     let mut m = editing();
     contexts_of(&mut m);
     let counting = m.viewer().unwrap().contexts().unwrap().waiting;
-    let effects = act(&mut m, Action::Diff);
-    let [
-        Effect::Store {
-            req,
-            op:
-                StoreOp::Viewer(ViewerOp::DiffContext {
-                    context_id,
-                    encoding: Encoding::Cl100kBase,
-                    ..
-                }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (req, context_id) = only_store!(
+        act(&mut m, Action::Diff),
+        StoreOp::Viewer(ViewerOp::DiffContext {
+            context_id,
+            encoding: Encoding::Cl100kBase,
+            ..
+        }) => context_id
+    );
     assert_eq!(context_id, "ctx", "the chosen context: the active one");
-    let req = *req;
     assert_eq!(keymap::scope(&m), keymap::Scope::Diff);
     // The list's counts still arrive under the comparison.
-    update(
+    let result = Ok(Vec::new());
+    reply(
         &mut m,
-        Msg::reply(
-            counting,
-            ViewerReply::ContextsListed {
-                counted: true,
-                result: Ok(Vec::new()),
-            },
-        ),
+        counting,
+        ViewerReply::ContextsListed {
+            counted: true,
+            result,
+        },
     );
     assert!(m.viewer().unwrap().contexts().unwrap().counted);
     let diff_of = |m: &Model| m.viewer().unwrap().contexts().unwrap().diff.clone();
-    update(
-        &mut m,
-        Msg::reply(
-            req - 1,
-            ViewerReply::Diffed {
-                result: Err(UiError::new(ErrorKind::Failed, "stale")),
-            },
-        ),
-    );
+    let stale = Err(UiError::new(ErrorKind::Failed, "stale"));
+    reply(&mut m, req - 1, ViewerReply::Diffed { result: stale });
     assert_eq!(diff_of(&m).unwrap().result, None, "a late reply is dropped");
-    update(
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Diffed {
-                result: Ok(a_diff()),
-            },
-        ),
+        req,
+        ViewerReply::Diffed {
+            result: Ok(a_diff()),
+        },
     );
     assert_eq!(diff_of(&m).unwrap().result, Some(Ok(a_diff())));
     act(&mut m, Action::End);
@@ -262,41 +224,33 @@ fn an_export_asks_a_name_and_a_replace() {
     assert!(m.app.status.as_ref().unwrap().is_error);
     act(&mut m, Action::Edit(InputRequest::DeleteFromStart));
     update(&mut m, Msg::Paste("notes.TXT".into()));
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            req,
-            op:
-                StoreOp::Viewer(ViewerOp::Export {
-                    context_id,
-                    path,
-                    format: TranscriptFormat::Text,
-                    force: false,
-                    ..
-                }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (req, (context_id, path)) = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::Export {
+            context_id,
+            path,
+            format: TranscriptFormat::Text,
+            force: false,
+            ..
+        }) => (context_id, path)
+    );
     assert_eq!(
         (context_id.as_str(), path.as_path()),
         ("ctx", Path::new("notes.TXT"))
     );
-    let req = *req;
     // The file exists: the person is asked, No by default.
-    update(
+    let exists = UiError::new(
+        ErrorKind::Exists,
+        "notes.TXT exists already; --force replaces it",
+    );
+    let path = PathBuf::from("notes.TXT");
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Exported {
-                path: PathBuf::from("notes.TXT"),
-                result: Err(UiError::new(
-                    ErrorKind::Exists,
-                    "notes.TXT exists already; --force replaces it",
-                )),
-            },
-        ),
+        req,
+        ViewerReply::Exported {
+            path,
+            result: Err(exists),
+        },
     );
     let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
         panic!("a question")
@@ -308,28 +262,16 @@ fn an_export_asks_a_name_and_a_replace() {
         }
     );
     let yes = key(&m, KeyCode::Char('y')).unwrap();
-    let effects = update(&mut m, yes);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::Export { force: true, .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
+    let req = only_store!(
+        update(&mut m, yes),
+        StoreOp::Viewer(ViewerOp::Export { force: true, .. })
+    );
+    let done = || ViewerReply::Exported {
+        path: PathBuf::from("notes.TXT"),
+        result: Ok(PathBuf::from("/home/ann/notes.TXT")),
     };
-    let req = *req;
-    let done = |req| {
-        Msg::reply(
-            req,
-            ViewerReply::Exported {
-                path: PathBuf::from("notes.TXT"),
-                result: Ok(PathBuf::from("/home/ann/notes.TXT")),
-            },
-        )
-    };
-    update(&mut m, done(req - 1));
+    reply(&mut m, req - 1, done());
     assert!(!status(&m).contains("exported"), "a late reply is dropped");
-    update(&mut m, done(req));
+    reply(&mut m, req, done());
     assert_eq!(status(&m), "exported the context to /home/ann/notes.TXT");
 }

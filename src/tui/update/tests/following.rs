@@ -25,37 +25,19 @@ fn disk(m: &mut Model, ids: &[&str], at: f64) -> Vec<Effect> {
 }
 
 fn reread_req(effects: &[Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Store {
-                req,
-                op: StoreOp::List(ListOp::Reread { .. }),
-            } => Some(*req),
-            _ => None,
-        })
+    first_store!(effects, StoreOp::List(ListOp::Reread { .. }))
         .expect("the list reads the sessions again")
 }
 
+/// The sessions read again, as the worker answers request `req`.
+fn reread(m: &mut Model, req: u64, results: Vec<Reread>) -> Vec<Effect> {
+    reply(m, req, ListReply::Reread { results })
+}
+
 fn filtered(m: &mut Model, effects: &[Effect], rows: Vec<usize>) -> Vec<Effect> {
-    let req = effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Matcher(MatcherJob::Query { req, .. }) => Some(*req),
-            _ => None,
-        })
+    let req = first!(effects, Effect::Matcher(MatcherJob::Query { req, .. }) => *req)
         .expect("the list asks the matcher again");
-    update(
-        m,
-        Msg::reply(
-            req,
-            ListReply::Filtered {
-                query: String::new(),
-                rows,
-                complete: true,
-            },
-        ),
-    )
+    reply(m, req, ranked(rows))
 }
 
 #[test]
@@ -66,19 +48,15 @@ fn a_changed_session_is_read_again_in_place_and_marked_live_the_selection_kept()
     let req = reread_req(&effects);
     let mut b = record("b", 0.0);
     b.name = "b-renamed-by-the-agent".into();
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::Reread {
-                results: vec![Reread::Present(b)],
-            },
-        ),
-    );
+    let effects = reread(&mut m, req, vec![Reread::Present(b)]);
     // Its stats are gathered again, wherever the cursor is.
-    assert!(effects.iter().any(|e| matches!(e,
-        Effect::Store { op: StoreOp::List(ListOp::Stats { rows, .. }), .. } if rows.len() == 1 && rows[0].0 == 1
-    )), "{effects:?}");
+    assert!(
+        asks!(
+            &effects,
+            StoreOp::List(ListOp::Stats { rows, .. }) if rows.len() == 1 && rows[0].0 == 1
+        ),
+        "{effects:?}"
+    );
     assert!(
         effects
             .iter()
@@ -96,15 +74,8 @@ fn a_new_session_is_added_and_a_gone_one_leaves() {
     let mut m = listed(true);
     let effects = disk(&mut m, &["d", "c"], NOW);
     let req = reread_req(&effects);
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::Reread {
-                results: vec![Reread::Present(record("d", 0.0)), Reread::Gone(sref("c"))],
-            },
-        ),
-    );
+    let results = vec![Reread::Present(record("d", 0.0)), Reread::Gone(sref("c"))];
+    let effects = reread(&mut m, req, results);
     assert!(
         effects
             .iter()
@@ -120,15 +91,8 @@ fn a_new_session_is_added_and_a_gone_one_leaves() {
     assert!(m.list.rows[2].gone);
     // A scan that still finds d does not list it twice.
     let scan = m.list.waiting.scan;
-    update(
-        &mut m,
-        Msg::reply(
-            scan,
-            ListReply::SessionsBatch {
-                records: vec![record("d", 0.0)],
-            },
-        ),
-    );
+    let records = vec![record("d", 0.0)];
+    reply(&mut m, scan, ListReply::SessionsBatch { records });
     assert_eq!(m.list.rows.len(), 4);
 }
 
@@ -139,26 +103,10 @@ fn an_older_reading_arriving_late_is_not_applied_over_a_newer_one() {
     let second = reread_req(&disk(&mut m, &["a"], NOW + 1.0));
     let mut newer = record("a", 0.0);
     newer.name = "newer".into();
-    update(
-        &mut m,
-        Msg::reply(
-            second,
-            ListReply::Reread {
-                results: vec![Reread::Present(newer)],
-            },
-        ),
-    );
+    reread(&mut m, second, vec![Reread::Present(newer)]);
     let mut older = record("a", 0.0);
     older.name = "older".into();
-    update(
-        &mut m,
-        Msg::reply(
-            first,
-            ListReply::Reread {
-                results: vec![Reread::Present(older)],
-            },
-        ),
-    );
+    reread(&mut m, first, vec![Reread::Present(older)]);
     assert_eq!(m.list.rows[0].record.name, "newer");
 }
 
@@ -167,55 +115,32 @@ fn the_index_hears_of_changes_one_update_at_a_time_once_it_is_ready() {
     let mut m = listed(true);
     let effects = disk(&mut m, &["a"], NOW);
     // The start-up update still runs: the changes wait for it.
-    assert!(!effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::List(ListOp::IndexFollow { .. }),
-            ..
-        }
-    )));
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::IndexUpdated {
-                result: Ok(Default::default()),
-            },
-        ),
-    );
-    let sessions = effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Store {
-                op: StoreOp::List(ListOp::IndexFollow { sessions }),
-                ..
-            } => Some(sessions.clone()),
-            _ => None,
-        })
-        .expect("the index is told");
+    assert!(!asks!(&effects, StoreOp::List(ListOp::IndexFollow { .. })));
+    let updated = ListReply::IndexUpdated {
+        result: Ok(Default::default()),
+    };
+    let effects = reply(&mut m, UNCHECKED, updated);
+    let (_, sessions) = first_store!(
+        &effects,
+        StoreOp::List(ListOp::IndexFollow { sessions }) => sessions.clone()
+    )
+    .expect("the index is told");
     assert_eq!(sessions, vec![sref("a")]);
     // While it runs, more changes wait...
     let effects = disk(&mut m, &["b"], NOW);
-    assert!(!effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::List(ListOp::IndexFollow { .. }),
-            ..
-        }
-    )));
+    assert!(!asks!(&effects, StoreOp::List(ListOp::IndexFollow { .. })));
     // ...and go when it is done.
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::IndexFollowed {
-                result: Ok(Default::default()),
-            },
+    let followed = ListReply::IndexFollowed {
+        result: Ok(Default::default()),
+    };
+    let effects = reply(&mut m, UNCHECKED, followed);
+    assert!(
+        asks!(
+            &effects,
+            StoreOp::List(ListOp::IndexFollow { sessions }) if sessions == &[sref("b")]
         ),
+        "{effects:?}"
     );
-    assert!(effects.iter().any(|e| matches!(e,
-        Effect::Store { op: StoreOp::List(ListOp::IndexFollow { sessions }), .. } if sessions == &[sref("b")]
-    )), "{effects:?}");
 }
 
 #[test]
@@ -241,17 +166,7 @@ fn the_status_says_when_the_disk_is_polled() {
 fn a_folder_that_goes_is_said_and_the_list_is_read_again_when_it_is_back() {
     let mut m = listed(true);
     let dir = std::path::PathBuf::from("/h/.claude/projects");
-    let rescans = |effects: &[Effect]| {
-        effects.iter().any(|e| {
-            matches!(
-                e,
-                Effect::Store {
-                    op: StoreOp::List(ListOp::Scan),
-                    ..
-                }
-            )
-        })
-    };
+    let rescans = |effects: &[Effect]| asks!(effects, StoreOp::List(ListOp::Scan));
     let effects = update(
         &mut m,
         Msg::Disk {
@@ -288,35 +203,20 @@ fn grown(n: usize, extra: usize) -> Context {
 }
 
 fn follow_req(effects: &[Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Store {
-                req,
-                op: StoreOp::Viewer(ViewerOp::Follow { .. }),
-            } => Some(*req),
-            _ => None,
-        })
+    first_store!(effects, StoreOp::Viewer(ViewerOp::Follow { .. }))
         .expect("the viewer reads its session again")
 }
 
 fn followed(m: &mut Model, req: u64, ctx: Context) -> Vec<Effect> {
-    update(
-        m,
-        Msg::reply(
-            req,
-            ViewerReply::Followed {
-                result: Ok(Loaded {
-                    facts: None,
-                    usage: None,
-                    notes: Vec::new(),
-                    recorded: None,
-                    context: Arc::new(ctx),
-                    agent_owned: true,
-                }),
-            },
-        ),
-    )
+    let loaded = Loaded {
+        facts: None,
+        usage: None,
+        notes: Vec::new(),
+        recorded: None,
+        context: Arc::new(ctx),
+        agent_owned: true,
+    };
+    reply(m, req, ViewerReply::Followed { result: Ok(loaded) })
 }
 
 #[test]
@@ -331,13 +231,10 @@ fn appended_messages_are_counted_alone_and_the_selection_and_marks_stay() {
     let effects = followed(&mut m, req, grown(6, 3));
     // Only the three new messages are counted.
     assert!(
-        effects.iter().any(|e| matches!(
-            e,
-            Effect::Store {
-                op: StoreOp::Viewer(ViewerOp::CountAppended { from: 7, .. }),
-                ..
-            }
-        )),
+        asks!(
+            &effects,
+            StoreOp::Viewer(ViewerOp::CountAppended { from: 7, .. })
+        ),
         "{effects:?}"
     );
     let v = m.viewer().unwrap();
@@ -425,13 +322,10 @@ fn a_fork_the_agent_made_is_announced_and_the_marks_follow_their_messages() {
     )
     .unwrap();
     let effects = followed(&mut m, req, fork);
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::CountTokens { .. }),
-            ..
-        }
-    )));
+    assert!(asks!(
+        &effects,
+        StoreOp::Viewer(ViewerOp::CountTokens { .. })
+    ));
     assert!(
         m.app
             .status
@@ -462,38 +356,18 @@ fn a_change_seen_while_a_trim_is_written_waits_for_its_answer() {
     let viewer = viewer_mut(&mut m);
     viewer.waiting += 100;
     let effects = disk(&mut m, &["a"], NOW);
-    assert!(!effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::Follow { .. }),
-            ..
-        }
-    )));
+    assert!(!asks!(&effects, StoreOp::Viewer(ViewerOp::Follow { .. })));
     assert!(m.viewer().unwrap().dirty);
     // Another session's change is none of the viewer's business.
     let mut m = viewing(6);
     let effects = disk(&mut m, &["b"], NOW);
-    assert!(!effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::Follow { .. }),
-            ..
-        }
-    )));
+    assert!(!asks!(&effects, StoreOp::Viewer(ViewerOp::Follow { .. })));
 }
 
 /// The watcher names `record`'s session at `at`; the reread finds `record`.
 fn reread_as(m: &mut Model, record: SessionRecord, at: f64) {
     let req = reread_req(&disk(m, &[record.id.as_str()], at));
-    update(
-        m,
-        Msg::reply(
-            req,
-            ListReply::Reread {
-                results: vec![Reread::Present(record)],
-            },
-        ),
-    );
+    reread(m, req, vec![Reread::Present(record)]);
 }
 
 #[test]

@@ -37,15 +37,13 @@ fn asked(effects: &[Effect]) -> Vec<(String, u64)> {
 }
 
 fn answer(m: &mut Model, req: u64, host: &str, result: Result<Vec<RemoteSession>, String>) {
-    let effects = update(
+    let effects = reply(
         m,
-        Msg::reply(
-            req,
-            HostsReply::Listed {
-                host: host.into(),
-                result,
-            },
-        ),
+        req,
+        HostsReply::Listed {
+            host: host.into(),
+            result,
+        },
     );
     assert!(effects.is_empty(), "{effects:?}");
 }
@@ -246,19 +244,15 @@ fn asked_again(m: &mut Model) -> std::collections::HashMap<String, u64> {
 
 /// The one pull `effects` asks for: its request, folder, and whether it
 /// writes with the files fetched before.
-fn pull_asked(effects: &[Effect]) -> (u64, PathBuf, bool) {
-    match effects {
-        [Effect::Pull(job)] => {
-            assert_eq!(
-                job.pack.is_some(),
-                job.write,
-                "a write uses the files fetched"
-            );
-            assert_eq!((job.host.name.as_str(), job.id.as_str()), ("dev", "d1"));
-            (job.req, job.to.clone(), job.write)
-        }
-        other => panic!("{other:?}"),
-    }
+fn pull_asked(effects: Vec<Effect>) -> (u64, PathBuf, bool) {
+    let job = only!(effects, Effect::Pull(job) => job);
+    assert_eq!(
+        job.pack.is_some(),
+        job.write,
+        "a write uses the files fetched"
+    );
+    assert_eq!((job.host.name.as_str(), job.id.as_str()), ("dev", "d1"));
+    (job.req, job.to, job.write)
 }
 
 /// The pull asked as `req` answered `result` (planned, or `write`n).
@@ -268,7 +262,7 @@ fn pulled(
     write: bool,
     result: Result<(Arc<crate::store::Pack>, Box<crate::store::PullPlan>), String>,
 ) -> Vec<Effect> {
-    update(m, Msg::reply(req, HostsReply::Pulled { write, result }))
+    reply(m, req, HostsReply::Pulled { write, result })
 }
 
 #[test]
@@ -295,7 +289,7 @@ fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
     assert_eq!(keymap::scope(&m), keymap::Scope::Input);
     act(&mut m, Action::Edit(InputRequest::DeleteLine));
     update(&mut m, Msg::Paste("/home/me/api".into()));
-    let (req, to, write) = pull_asked(&act(&mut m, Action::Confirm));
+    let (req, to, write) = pull_asked(act(&mut m, Action::Confirm));
     assert_eq!((to.as_path(), write), (Path::new("/home/me/api"), false));
     // Keys while it is fetched start no second pull.
     assert!(act(&mut m, Action::Pull).is_empty());
@@ -336,23 +330,17 @@ fn pull_asks_the_folder_shows_what_it_writes_then_writes_on_yes() {
         text.contains("7 lines with the folder here") && text.contains("nothing on dev changes"),
         "{text}"
     );
-    let (req, to, write) = pull_asked(&act(&mut m, Action::Yes));
+    let (req, to, write) = pull_asked(act(&mut m, Action::Yes));
     assert_eq!((to.as_path(), write), (Path::new("/home/me/api"), true));
     let effects = pulled(&mut m, req, true, Ok((pack, Box::new(plan))));
     assert!(
-        effects.iter().any(|e| matches!(
-            e,
-            Effect::Store {
-                op: StoreOp::List(ListOp::Scan),
-                ..
-            }
-        )),
+        asks!(&effects, StoreOp::List(ListOp::Scan)),
         "the list reads the store again: {effects:?}"
     );
     assert!(said(&m).starts_with("pulled d1 from dev into /home/me/api"));
     // A refusal of the store is said, nothing asked.
     act(&mut m, Action::Pull);
-    let (req, _, _) = pull_asked(&act(&mut m, Action::Confirm));
+    let (req, _, _) = pull_asked(act(&mut m, Action::Confirm));
     pulled(
         &mut m,
         req,
@@ -382,10 +370,7 @@ fn a_pull_names_the_host_it_was_asked_of_when_two_hosts_have_the_session() {
     );
     act(&mut m, Action::Down);
     act(&mut m, Action::Pull);
-    let effects = act(&mut m, Action::Confirm);
-    let [Effect::Pull(job)] = &effects[..] else {
-        panic!("{effects:?}")
-    };
+    let job = only!(act(&mut m, Action::Confirm), Effect::Pull(job) => job);
     assert_eq!(job.host.name, "gpu");
     let pack = Arc::new(Pack {
         agent: Agent::Claude,

@@ -5,17 +5,12 @@
 use super::*;
 use crate::tui::model::QUERY_LIMIT;
 
-fn press(m: &Model, code: KeyCode, modifiers: KeyModifiers) -> Option<Msg> {
-    keymap::to_msg(m, KeyEvent::new(code, modifiers))
-}
-
 #[test]
 fn a_multi_line_paste_is_one_search_and_never_enter() {
     let mut m = listed(true);
-    let effects = update(&mut m, Msg::Paste("why does the build\nplease\n".into()));
-    assert!(
-        matches!(&effects[..], [Effect::Matcher(MatcherJob::Query { query, .. })] if query == "why does the build please "),
-        "{effects:?}"
+    only!(
+        update(&mut m, Msg::Paste("why does the build\nplease\n".into())),
+        Effect::Matcher(MatcherJob::Query { query, .. }) if query == "why does the build please "
     );
     assert_eq!(m.exit, None, "nothing resumed");
     assert!(m.app.overlay.is_none());
@@ -47,9 +42,9 @@ fn a_paste_into_a_text_field_stays_in_the_field() {
         panic!("the field is still open")
     };
     assert_eq!(input.text.value(), "Fix the login bug ");
-    let effects = act(&mut m, Action::Confirm);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::CreateSession { prompt }), .. }] if prompt == "Fix the login bug")
+    only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::List(ListOp::CreateSession { prompt }) if prompt == "Fix the login bug"
     );
 }
 
@@ -158,17 +153,18 @@ fn delete_check_asked(m: &mut Model) -> u64 {
         m.app.overlay.is_none(),
         "nothing is asked before the store answers"
     );
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::List(ListOp::CheckDelete { record }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (req, record) =
+        only_store!(effects, StoreOp::List(ListOp::CheckDelete { record }) => record);
     assert_eq!(record.id, m.list.selected_row().unwrap().record.id);
-    *req
+    req
+}
+
+/// The store's answer to the check of a delete of session a.
+fn checked(result: Result<DeleteCheck, UiError>) -> ListReply {
+    ListReply::DeleteChecked {
+        id: "a".into(),
+        result,
+    }
 }
 
 #[test]
@@ -180,16 +176,7 @@ fn delete_says_up_front_what_cannot_be_done() {
         ErrorKind::Refused,
         "a cannot be deleted: active: an agent owns it (is_active)",
     );
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::DeleteChecked {
-                id: "a".into(),
-                result: Err(refusal),
-            },
-        ),
-    );
+    reply(&mut m, req, checked(Err(refusal)));
     assert!(m.app.overlay.is_none());
     let status = m.app.status.as_ref().unwrap();
     assert!(
@@ -206,27 +193,9 @@ fn delete_says_up_front_what_cannot_be_done() {
         recent: None,
     };
     // A late answer to another request opens nothing.
-    update(
-        &mut m,
-        Msg::reply(
-            req - 1,
-            ListReply::DeleteChecked {
-                id: "a".into(),
-                result: Ok(check.clone()),
-            },
-        ),
-    );
+    reply(&mut m, req - 1, checked(Ok(check.clone())));
     assert!(m.app.overlay.is_none());
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::DeleteChecked {
-                id: "a".into(),
-                result: Ok(check),
-            },
-        ),
-    );
+    reply(&mut m, req, checked(Ok(check)));
     let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
         panic!("a question")
     };
@@ -242,17 +211,13 @@ fn delete_says_up_front_what_cannot_be_done() {
         "{:?}",
         confirm.lines
     );
-    let effects = act(&mut m, Action::Yes);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::List(ListOp::DeleteSession {
-                even_damaged: true,
-                ..
-            }),
+    only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::List(ListOp::DeleteSession {
+            even_damaged: true,
             ..
-        }]
-    ));
+        })
+    );
 }
 
 #[test]
@@ -265,14 +230,10 @@ fn trimming_a_session_an_agent_owns_asks_first() {
         &m.app.overlay,
         Some(Overlay::Confirm(c)) if c.action == ConfirmAction::TrimAgentOwned
     ));
-    let effects = act(&mut m, Action::Yes);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::ApplyTrim { .. }),
-            ..
-        }]
-    ));
+    only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::Viewer(ViewerOp::ApplyTrim { .. })
+    );
 }
 
 #[test]

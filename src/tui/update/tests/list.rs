@@ -8,73 +8,39 @@ fn scan_batches_filter_and_stale_replies() {
     let mut m = listed(true);
     assert_eq!(m.list.visible, vec![0, 1, 2]);
     // A reply to an old scan or an old query is dropped.
-    update(
-        &mut m,
-        Msg::reply(
-            0,
-            ListReply::SessionsBatch {
-                records: vec![record("x", 0.0)],
-            },
-        ),
-    );
+    let records = vec![record("x", 0.0)];
+    reply(&mut m, 0, ListReply::SessionsBatch { records });
     assert_eq!(m.list.rows.len(), 3);
-    update(
-        &mut m,
-        Msg::reply(
-            0,
-            ListReply::Filtered {
-                query: "zz".into(),
-                rows: vec![],
-                complete: true,
-            },
-        ),
-    );
+    reply(&mut m, 0, matched("zz", vec![]));
     assert_eq!(m.list.visible, vec![0, 1, 2]);
     // Typing asks the matcher; only the newest answer counts.
-    let effects = update(&mut m, Msg::Type('b'));
-    let [
-        Effect::Matcher(MatcherJob::Query {
-            req: first, query, ..
-        }),
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (first, query) = only!(
+        update(&mut m, Msg::Type('b')),
+        Effect::Matcher(MatcherJob::Query { req, query, .. }) => (req, query)
+    );
     assert_eq!(query, "b");
-    let first = *first;
-    let effects = update(&mut m, Msg::Type('x'));
-    let [Effect::Matcher(MatcherJob::Query { req: second, .. })] = effects[..] else {
-        panic!("{effects:?}")
-    };
+    let second = only!(
+        update(&mut m, Msg::Type('x')),
+        Effect::Matcher(MatcherJob::Query { req, .. }) => req
+    );
     assert!(second > first);
-    update(
-        &mut m,
-        Msg::reply(
-            first,
-            ListReply::Filtered {
-                query: "b".into(),
-                rows: vec![1],
-                complete: true,
-            },
-        ),
-    );
+    reply(&mut m, first, matched("b", vec![1]));
     assert_eq!(m.list.visible, vec![0, 1, 2], "superseded by the second");
-    update(
-        &mut m,
-        Msg::reply(
-            second,
-            ListReply::Filtered {
-                query: "bx".into(),
-                rows: vec![],
-                complete: true,
-            },
-        ),
-    );
+    reply(&mut m, second, matched("bx", vec![]));
     assert!(m.list.visible.is_empty());
-    let effects = act(&mut m, Action::Edit(InputRequest::DeletePrevChar));
-    assert!(
-        matches!(&effects[..], [Effect::Matcher(MatcherJob::Query { query, .. })] if query == "b")
+    only!(
+        act(&mut m, Action::Edit(InputRequest::DeletePrevChar)),
+        Effect::Matcher(MatcherJob::Query { query, .. }) if query == "b"
     );
+}
+
+/// The matcher's complete answer to `query`: `rows` in that order.
+fn matched(query: &str, rows: Vec<usize>) -> ListReply {
+    ListReply::Filtered {
+        query: query.into(),
+        rows,
+        complete: true,
+    }
 }
 
 #[test]
@@ -82,35 +48,21 @@ fn moving_asks_for_preview_and_stats_once() {
     let mut m = listed(true);
     let effects = act(&mut m, Action::Down);
     assert_eq!(m.list.selected, 1);
-    assert!(
-        effects
-            .iter()
-            .any(|e| matches!(e, Effect::Store { op: StoreOp::List(ListOp::LoadPreview { record, .. }), .. } if record.id == "b"))
-    );
+    assert!(asks!(
+        &effects,
+        StoreOp::List(ListOp::LoadPreview { record, .. }) if record.id == "b"
+    ));
     let req = m.list.waiting.preview;
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::PreviewLoaded {
-                preview: Preview {
-                    id: "b".into(),
-                    last_messages: Ok(vec![]),
-                },
-            },
-        ),
-    );
+    let preview = Preview {
+        id: "b".into(),
+        last_messages: Ok(vec![]),
+    };
+    reply(&mut m, req, ListReply::PreviewLoaded { preview });
     assert!(m.list.preview.is_some());
     let effects = act(&mut m, Action::End);
     assert_eq!(m.list.selected, 2);
     assert!(
-        !effects.iter().any(|e| matches!(
-            e,
-            Effect::Store {
-                op: StoreOp::List(ListOp::Stats { .. }),
-                ..
-            }
-        )),
+        !asks!(&effects, StoreOp::List(ListOp::Stats { .. })),
         "stats were asked for already"
     );
     act(&mut m, Action::Down);
@@ -120,20 +72,16 @@ fn moving_asks_for_preview_and_stats_once() {
     act(&mut m, Action::PageDown);
     assert_eq!(m.list.selected, 2);
     let req = m.list.waiting.stats;
-    update(
+    let stats = SessionStats {
+        bytes: 5,
+        ..Default::default()
+    };
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ListReply::Stats {
-                stats: vec![(
-                    0,
-                    SessionStats {
-                        bytes: 5,
-                        ..Default::default()
-                    },
-                )],
-            },
-        ),
+        req,
+        ListReply::Stats {
+            stats: vec![(0, stats)],
+        },
     );
     assert_eq!(m.list.rows[0].stats.as_ref().unwrap().bytes, 5);
     update(&mut m, Msg::Scroll(-3));
@@ -150,8 +98,7 @@ fn escape_clears_then_quits_and_ctrl_c_quits() {
     act(&mut m, Action::ClearOrQuit);
     assert_eq!(m.exit, Some(Exit::Cancel));
     let mut m = listed(true);
-    let quit =
-        keymap::to_msg(&m, KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)).unwrap();
+    let quit = press(&m, KeyCode::Char('c'), KeyModifiers::CONTROL).unwrap();
     update(&mut m, quit);
     assert_eq!(m.exit, Some(Exit::Cancel));
 }
@@ -159,19 +106,12 @@ fn escape_clears_then_quits_and_ctrl_c_quits() {
 #[test]
 fn resume_touches_then_exits_and_refuses_damaged() {
     let mut m = listed(true);
-    let effects = act(&mut m, Action::Resume);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "a")
+    only_store!(
+        act(&mut m, Action::Resume),
+        StoreOp::List(ListOp::Resume { record, .. }) if record.id == "a"
     );
-    update(
-        &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::Resumed {
-                result: Ok(Box::new(record("a", 0.0))),
-            },
-        ),
-    );
+    let resumed = Ok(Box::new(record("a", 0.0)));
+    reply(&mut m, UNCHECKED, ListReply::Resumed { result: resumed });
     assert!(matches!(&m.exit, Some(Exit::Resume(r)) if r.id == "a"));
 
     let mut m = listed(true);
@@ -186,18 +126,11 @@ fn a_resume_that_cannot_run_keeps_the_ui_says_why_and_copies_the_command() {
     let mut m = listed(true);
     act(&mut m, Action::Resume);
     let command = "cd /w && claude --resume=a".to_string();
-    update(
-        &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::NotResumable {
-                blocked: ResumeBlocked {
-                    why: "Claude Code is not installed (no claude on PATH)".into(),
-                    command: Some(command.clone()),
-                },
-            },
-        ),
-    );
+    let blocked = ResumeBlocked {
+        why: "Claude Code is not installed (no claude on PATH)".into(),
+        command: Some(command.clone()),
+    };
+    reply(&mut m, UNCHECKED, ListReply::NotResumable { blocked });
     assert_eq!(m.exit, None, "the UI stays");
     let status = m.app.status.as_ref().unwrap();
     assert!(status.is_error);
@@ -257,27 +190,9 @@ fn refresh_keeps_the_selection() {
         panic!("{effects:?}")
     };
     assert_eq!(req, m.list.waiting.scan);
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::SessionsBatch {
-                records: vec![record("a", 1.0), record("b", 2.0)],
-            },
-        ),
-    );
-    let req = m.list.waiting.filter;
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::Filtered {
-                query: String::new(),
-                rows: vec![0, 1],
-                complete: true,
-            },
-        ),
-    );
+    let records = vec![record("a", 1.0), record("b", 2.0)];
+    reply(&mut m, req, ListReply::SessionsBatch { records });
+    filtered(&mut m, vec![0, 1]);
     assert_eq!(m.list.selected_row().unwrap().record.id, "b");
     update(&mut m, Msg::Resize(100, 40));
     assert_eq!(m.app.size, (100, 40));
@@ -291,22 +206,12 @@ fn a_new_sort_shows_its_top() {
     act(&mut m, Action::Down);
     act(&mut m, Action::Down);
     assert_eq!(m.list.selected, 2);
-    let effects = act(&mut m, Action::CycleSort);
-    let [Effect::Matcher(MatcherJob::Query { req, .. })] = effects[..] else {
-        panic!("{effects:?}")
-    };
-    // The session selected (row 2) is second in the new order.
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::Filtered {
-                query: String::new(),
-                rows: vec![0, 2, 1],
-                complete: true,
-            },
-        ),
+    let req = only!(
+        act(&mut m, Action::CycleSort),
+        Effect::Matcher(MatcherJob::Query { req, .. }) => req
     );
+    // The session selected (row 2) is second in the new order.
+    reply(&mut m, req, ranked(vec![0, 2, 1]));
     assert_eq!(
         m.list.selected, 0,
         "the sort's first row, not the old selection"
@@ -318,31 +223,17 @@ fn a_new_sort_shows_its_top() {
 #[test]
 fn the_cursor_stays_on_the_first_row_until_the_person_moves_it() {
     let mut m = listed(true);
-    let filter = |m: &mut Model, rows: Vec<usize>| {
-        // What the matcher answers for the query shown, as rows arrive.
-        let req = m.list.waiting.filter;
-        update(
-            m,
-            Msg::reply(
-                req,
-                ListReply::Filtered {
-                    query: String::new(),
-                    rows,
-                    complete: true,
-                },
-            ),
-        );
-    };
     assert_eq!(m.list.selected, 0);
-    // A newer row arrives above the one under the cursor: the cursor stays
-    // on the first row (Enter resumes the newest), not on the old one.
-    filter(&mut m, vec![2, 0, 1]);
+    // A newer row arrives above the one under the cursor (the matcher
+    // answers for the query shown): the cursor stays on the first row
+    // (Enter resumes the newest), not on the old one.
+    filtered(&mut m, vec![2, 0, 1]);
     assert_eq!(m.list.selected, 0);
     assert_eq!(m.list.selected_row().unwrap().record.id, "c");
     // Once the person moves, the row they chose stays chosen.
     act(&mut m, Action::Down);
     assert_eq!(m.list.selected_row().unwrap().record.id, "a");
-    filter(&mut m, vec![1, 2, 0]);
+    filtered(&mut m, vec![1, 2, 0]);
     assert_eq!(m.list.selected_row().unwrap().record.id, "a");
 }
 
@@ -362,21 +253,9 @@ fn esc_first_dismisses_a_message_then_quits() {
 /// The store's first batch has arrived and is ranked, the scan goes on.
 fn half_listed() -> (Model, u64) {
     let mut m = Model::new(settings(true), NOW);
-    let effects = init(&mut m);
-    let Some(scan) = effects.iter().find_map(|e| match e {
-        Effect::Store {
-            req,
-            op: StoreOp::List(ListOp::Scan),
-        } => Some(*req),
-        _ => None,
-    }) else {
-        panic!("{effects:?}")
-    };
+    let scan = among_store!(&init(&mut m), StoreOp::List(ListOp::Scan));
     let records = vec![record("old", 1.0), record("older", 2.0)];
-    update(
-        &mut m,
-        Msg::reply(scan, ListReply::SessionsBatch { records }),
-    );
+    reply(&mut m, scan, ListReply::SessionsBatch { records });
     filtered(&mut m, vec![0, 1]);
     (m, scan)
 }
@@ -384,27 +263,13 @@ fn half_listed() -> (Model, u64) {
 /// The matcher's complete answer to the list's newest ranking.
 fn filtered(m: &mut Model, rows: Vec<usize>) -> Vec<Effect> {
     let req = m.list.waiting.filter;
-    update(
-        m,
-        Msg::reply(
-            req,
-            ListReply::Filtered {
-                query: String::new(),
-                rows,
-                complete: true,
-            },
-        ),
-    )
+    reply(m, req, ranked(rows))
 }
 
+/// The session `effects` resume, if any.
 fn resumes(effects: &[Effect]) -> Option<String> {
-    effects.iter().find_map(|e| match e {
-        Effect::Store {
-            op: StoreOp::List(ListOp::Resume { record, .. }),
-            ..
-        } => Some(record.id.to_string()),
-        _ => None,
-    })
+    first_store!(effects, StoreOp::List(ListOp::Resume { record, .. }) => record.id.to_string())
+        .map(|(_, id)| id)
 }
 
 #[test]
@@ -416,17 +281,10 @@ fn enter_while_sessions_arrive_resumes_the_newest_once_every_one_is_listed() {
     assert!(m.app.status.is_some(), "it says it waits");
     // A newer session arrives in the last batch and ranks first.
     let records = vec![record("newest", 0.1)];
-    let effects = update(
-        &mut m,
-        Msg::reply(scan, ListReply::SessionsBatch { records }),
-    );
+    let effects = reply(&mut m, scan, ListReply::SessionsBatch { records });
     assert_eq!(resumes(&effects), None);
-    let done = ListReply::ScanDone {
-        folder: "/store/users/u/session".into(),
-        error: None,
-    };
     // The scan ends before the last ranking comes: still waiting.
-    let effects = update(&mut m, Msg::reply(scan, done));
+    let effects = reply(&mut m, scan, scan_done());
     assert_eq!(resumes(&effects), None, "{effects:?}");
     let effects = filtered(&mut m, vec![2, 0, 1]);
     assert_eq!(resumes(&effects).as_deref(), Some("newest"));
@@ -441,11 +299,7 @@ fn a_move_or_a_key_after_an_early_enter_cancels_it() {
         let (mut m, scan) = half_listed();
         act(&mut m, Action::Resume);
         update(&mut m, cancel);
-        let done = ListReply::ScanDone {
-            folder: "/store/users/u/session".into(),
-            error: None,
-        };
-        let mut effects = update(&mut m, Msg::reply(scan, done));
+        let mut effects = reply(&mut m, scan, scan_done());
         effects.extend(filtered(&mut m, vec![0, 1]));
         assert_eq!(resumes(&effects), None, "{effects:?}");
     }
@@ -468,17 +322,7 @@ fn a_ranking_asked_before_a_rescan_is_not_taken_after_it() {
     let stale = m.list.waiting.filter;
     act(&mut m, Action::Refresh);
     assert!(m.list.rows.is_empty());
-    update(
-        &mut m,
-        Msg::reply(
-            stale,
-            ListReply::Filtered {
-                query: String::new(),
-                rows: vec![2, 1, 0],
-                complete: true,
-            },
-        ),
-    );
+    reply(&mut m, stale, ranked(vec![2, 1, 0]));
     assert!(m.list.visible.is_empty(), "{:?}", m.list.visible);
     act(&mut m, Action::Down);
     act(&mut m, Action::Up);
@@ -489,40 +333,29 @@ fn once_listed_the_agents_cleanups_are_asked_about_and_answered() {
     let (mut m, scan) = half_listed();
     let mut claude = record("claude-one", 5.0);
     claude.agent = crate::store::Agent::Claude;
-    update(
+    reply(
         &mut m,
-        Msg::reply(
-            scan,
-            ListReply::SessionsBatch {
-                records: vec![claude],
-            },
-        ),
+        scan,
+        ListReply::SessionsBatch {
+            records: vec![claude],
+        },
     );
-    let done = ListReply::ScanDone {
-        folder: "/store/users/u/session".into(),
-        error: None,
-    };
-    let effects = update(&mut m, Msg::reply(scan, done));
-    let asked = effects.iter().find_map(|e| match e {
-        Effect::Store {
-            req,
-            op: StoreOp::List(ListOp::Retention { records }),
-        } => Some((*req, records.clone())),
-        _ => None,
-    });
-    let (req, records) = asked.expect("the cleanups asked about");
+    let effects = reply(&mut m, scan, scan_done());
+    let (req, records) = first_store!(
+        &effects,
+        StoreOp::List(ListOp::Retention { records }) => records.clone()
+    )
+    .expect("the cleanups asked about");
     let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["claude-one"], "other agents' sessions only");
     let deletes_at = [("claude-one".to_string(), NOW + 3.0 * 86_400.0)].into();
-    update(
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ListReply::Retention {
-                deletes_at,
-                rules: Vec::new(),
-            },
-        ),
+        req,
+        ListReply::Retention {
+            deletes_at,
+            rules: Vec::new(),
+        },
     );
     assert_eq!(m.list.agent_deletes_at["claude-one"], NOW + 3.0 * 86_400.0);
 }
@@ -534,62 +367,37 @@ fn with_the_setting_on_what_is_due_is_kept_off_the_ui_thread_and_said() {
         m.app.settings.archive_due = setting;
         let mut claude = record("claude-one", 5.0);
         claude.agent = crate::store::Agent::Claude;
-        update(
+        reply(
             &mut m,
-            Msg::reply(
-                scan,
-                ListReply::SessionsBatch {
-                    records: vec![claude],
-                },
-            ),
+            scan,
+            ListReply::SessionsBatch {
+                records: vec![claude],
+            },
         );
-        let done = ListReply::ScanDone {
-            folder: "/store/users/u/session".into(),
-            error: None,
-        };
-        let effects = update(&mut m, Msg::reply(scan, done));
-        let asked = effects.iter().find_map(|e| match e {
-            Effect::Store {
-                req,
-                op: StoreOp::List(ListOp::KeepDue { records, within }),
-            } => Some((*req, records.len(), *within)),
-            _ => None,
-        });
+        let effects = reply(&mut m, scan, scan_done());
+        let asked = first_store!(
+            &effects,
+            StoreOp::List(ListOp::KeepDue { records, within }) => (records.len(), *within)
+        );
         let Some(within) = setting else {
             assert!(asked.is_none(), "off: nothing is archived");
             continue;
         };
-        let (req, records, asked_within) = asked.expect("what is due kept");
+        let (req, (records, asked_within)) = asked.expect("what is due kept");
         assert_eq!((records, asked_within), (1, within));
-        update(
-            &mut m,
-            Msg::reply(
-                req,
-                ListReply::KeptDue {
-                    within,
-                    kept: 2,
-                    bytes: 2048,
-                    failed: Vec::new(),
-                },
-            ),
-        );
+        let kept = |kept, bytes| ListReply::KeptDue {
+            within,
+            kept,
+            bytes,
+            failed: Vec::new(),
+        };
+        reply(&mut m, req, kept(2, 2048));
         let said = m.app.status.as_ref().expect("said").text.clone();
         assert!(said.starts_with("kept 2 sessions in the archive"), "{said}");
         assert!(said.contains("within 7 days"), "{said}");
         // After what the person just did: said after it, not over it.
         m.app.say("moved b to /new".to_string());
-        update(
-            &mut m,
-            Msg::reply(
-                req,
-                ListReply::KeptDue {
-                    within,
-                    kept: 1,
-                    bytes: 10,
-                    failed: Vec::new(),
-                },
-            ),
-        );
+        reply(&mut m, req, kept(1, 10));
         let said = m.app.status.as_ref().expect("said").text.clone();
         assert!(
             said.starts_with("moved b to /new; kept 1 session"),
@@ -597,18 +405,7 @@ fn with_the_setting_on_what_is_due_is_kept_off_the_ui_thread_and_said() {
         );
         // Nothing new kept: nothing said.
         m.app.status = None;
-        update(
-            &mut m,
-            Msg::reply(
-                req,
-                ListReply::KeptDue {
-                    within,
-                    kept: 0,
-                    bytes: 0,
-                    failed: Vec::new(),
-                },
-            ),
-        );
+        reply(&mut m, req, kept(0, 0));
         assert!(m.app.status.is_none());
     }
 }

@@ -65,9 +65,9 @@ fn enter_reads_the_message_and_r_resumes() {
         Some(Msg::Action(Action::Resume))
     ));
     let mut m = m;
-    let effects = act(&mut m, Action::Resume);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "a")
+    only_store!(
+        act(&mut m, Action::Resume),
+        StoreOp::List(ListOp::Resume { record, .. }) if record.id == "a"
     );
 
     let mut m = on_long_message();

@@ -1,6 +1,9 @@
 //! Transition tests: every mode and key path of `update`, with no I/O. Worker
 //! replies are made up here and fed back as messages.
 
+#[macro_use]
+mod driver;
+
 mod contexts;
 mod dashboard;
 mod dialogs;
@@ -39,6 +42,7 @@ pub(super) use crate::tui::ops::{
 };
 pub(super) use crate::tui::searcher::SearchJob;
 pub(super) use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+pub(super) use driver::{act, key, press, reply};
 pub(super) use serde_json::json;
 pub(super) use std::path::{Path, PathBuf};
 pub(super) use std::sync::Arc;
@@ -114,10 +118,7 @@ pub(super) fn listed(loki: bool) -> Model {
         panic!("{effects:?}")
     };
     let records = vec![record("a", 1.0), record("b", 2.0), record("c", 40.0)];
-    let effects = update(
-        &mut m,
-        Msg::reply(scan, ListReply::SessionsBatch { records }),
-    );
+    let effects = reply(&mut m, scan, ListReply::SessionsBatch { records });
     let [
         Effect::Matcher(MatcherJob::Add(..)),
         Effect::Matcher(MatcherJob::Query { req: filter, .. }),
@@ -125,36 +126,26 @@ pub(super) fn listed(loki: bool) -> Model {
     else {
         panic!("{effects:?}")
     };
-    update(
-        &mut m,
-        Msg::reply(
-            scan,
-            ListReply::ScanDone {
-                folder: "/store/users/u/session".into(),
-                error: None,
-            },
-        ),
-    );
-    update(
-        &mut m,
-        Msg::reply(
-            filter,
-            ListReply::Filtered {
-                query: String::new(),
-                rows: vec![0, 1, 2],
-                complete: true,
-            },
-        ),
-    );
+    reply(&mut m, scan, scan_done());
+    reply(&mut m, filter, ranked(vec![0, 1, 2]));
     m
 }
 
-pub(super) fn act(m: &mut Model, action: Action) -> Vec<Effect> {
-    update(m, Msg::Action(action))
+/// The list's scan ended, with no error.
+pub(super) fn scan_done() -> ListReply {
+    ListReply::ScanDone {
+        folder: "/store/users/u/session".into(),
+        error: None,
+    }
 }
 
-pub(super) fn key(m: &Model, code: KeyCode) -> Option<Msg> {
-    keymap::to_msg(m, KeyEvent::new(code, KeyModifiers::NONE))
+/// The matcher's complete answer to an empty query: `rows` in that order.
+pub(super) fn ranked(rows: Vec<usize>) -> ListReply {
+    ListReply::Filtered {
+        query: String::new(),
+        rows,
+        complete: true,
+    }
 }
 
 pub(super) fn context(n: usize) -> Context {
@@ -195,16 +186,10 @@ pub(super) fn opened_on(ctx: Context) -> (Model, Vec<Effect>) {
 /// [`opened_on`], the session owned by a running agent or not.
 pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect>) {
     let mut m = listed(true);
-    let effects = act(&mut m, Action::Open);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
-        },
-    ] = effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let req = only_store!(
+        act(&mut m, Action::Open),
+        StoreOp::Viewer(ViewerOp::LoadConversation { .. })
+    );
     assert!(matches!(m.screen, Screen::Viewer(_)));
     let loaded = Loaded {
         facts: None,
@@ -214,9 +199,10 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
         notes: Vec::new(),
         recorded: None,
     };
-    let mut effects = update(
+    let mut effects = reply(
         &mut m,
-        Msg::reply(req, ViewerReply::ConversationLoaded { result: Ok(loaded) }),
+        req,
+        ViewerReply::ConversationLoaded { result: Ok(loaded) },
     );
     let at = effects
         .iter()
@@ -230,18 +216,12 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
             )
         })
         .expect("the load asks for the edit facts");
-    let Effect::Store {
-        req,
-        op: StoreOp::Viewer(ViewerOp::ReadEditFacts { context }),
-    } = effects.remove(at)
-    else {
-        unreachable!()
-    };
+    let (req, context) = only_store!(
+        vec![effects.remove(at)],
+        StoreOp::Viewer(ViewerOp::ReadEditFacts { context }) => context
+    );
     let facts = Arc::new(EditFacts::new(&context));
-    effects.extend(update(
-        &mut m,
-        Msg::reply(req, ViewerReply::EditFactsRead { facts }),
-    ));
+    effects.extend(reply(&mut m, req, ViewerReply::EditFactsRead { facts }));
     (m, effects)
 }
 
@@ -249,22 +229,25 @@ pub(super) fn opened_with(ctx: Context, agent_owned: bool) -> (Model, Vec<Effect
 pub(super) fn viewing(n: usize) -> Model {
     let (mut m, effects) = opened(n);
     let req = viewer_req(&m);
-    assert!(matches!(
-        effects.as_slice(),
-        [Effect::Store { req: r, op: StoreOp::Viewer(ViewerOp::CountTokens { encoding: Encoding::Cl100kBase, .. }) }] if *r == req
-    ));
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Counted {
-                encoding: Encoding::Cl100kBase,
-                start: 0,
-                counts: vec![10; n + 1],
-            },
-        ),
+    let asked = only_store!(
+        effects,
+        StoreOp::Viewer(ViewerOp::CountTokens {
+            encoding: Encoding::Cl100kBase,
+            ..
+        })
     );
+    assert_eq!(asked, req);
+    reply(&mut m, req, tokens_counted(0, vec![10; n + 1]));
     m
+}
+
+/// The worker's cl100k counts of the messages from `start` on.
+pub(super) fn tokens_counted(start: usize, counts: Vec<u64>) -> ViewerReply {
+    ViewerReply::Counted {
+        encoding: Encoding::Cl100kBase,
+        start,
+        counts,
+    }
 }
 
 /// The request the open viewer waits for.

@@ -5,32 +5,18 @@ use super::*;
 #[test]
 fn purge_preview_replans_live_and_confirms_with_no_as_default() {
     let mut m = listed(true);
-    let effects = act(&mut m, Action::PurgePreview);
+    let req = only_store!(
+        act(&mut m, Action::PurgePreview),
+        StoreOp::Purge(PurgeOp::Gather)
+    );
     assert!(matches!(m.screen, Screen::Purge(_)));
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Purge(PurgeOp::Gather),
-        },
-    ] = &effects[..]
-    else {
-        panic!()
-    };
-    let req = *req;
     let candidates = vec![
         candidate(record("a", 1.0)),
         candidate(record("b", 2.0)),
         candidate(record("c", 40.0)),
     ];
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            PurgeReply::Gathered {
-                result: Ok(Arc::new(candidates)),
-            },
-        ),
-    );
+    let gathered = Ok(Arc::new(candidates));
+    reply(&mut m, req, PurgeReply::Gathered { result: gathered });
     assert_eq!(
         m.purge().unwrap().plan.as_ref().unwrap().removals().count(),
         1,
@@ -64,31 +50,17 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
         m.app.overlay.is_some(),
         "other keys leave the question open"
     );
-    let effects = act(&mut m, Action::Yes);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Purge(PurgeOp::Apply { plan }),
-        },
-    ] = &effects[..]
-    else {
-        panic!()
-    };
-    assert_eq!(plan.removals().count(), 2);
-    let req = *req;
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            PurgeReply::Progress {
-                progress: PurgeProgress {
-                    done: 1,
-                    total: 2,
-                    id: "b".into(),
-                },
-            },
-        ),
+    let (req, plan) = only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::Purge(PurgeOp::Apply { plan }) => plan
     );
+    assert_eq!(plan.removals().count(), 2);
+    let progress = PurgeProgress {
+        done: 1,
+        total: 2,
+        id: "b".into(),
+    };
+    reply(&mut m, req, PurgeReply::Progress { progress });
     assert_eq!(m.purge().unwrap().applying, Some((1, 2)));
     assert!(
         act(&mut m, Action::Back).is_empty() && matches!(m.screen, Screen::Purge(_)),
@@ -99,24 +71,9 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
         bytes_freed: 200,
         ..Default::default()
     };
-    let effects = update(
-        &mut m,
-        Msg::reply(req, PurgeReply::Done { result: Ok(report) }),
-    );
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::List(ListOp::Scan),
-            ..
-        }
-    )));
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::Purge(PurgeOp::Gather),
-            ..
-        }
-    )));
+    let effects = reply(&mut m, req, PurgeReply::Done { result: Ok(report) });
+    assert!(asks!(&effects, StoreOp::List(ListOp::Scan)));
+    assert!(asks!(&effects, StoreOp::Purge(PurgeOp::Gather)));
     assert!(
         m.app
             .status
@@ -129,25 +86,26 @@ fn purge_preview_replans_live_and_confirms_with_no_as_default() {
     assert!(matches!(m.screen, Screen::List));
 }
 
+/// The store's answer that session b may be deleted, with what it found.
+fn b_checked(check: DeleteCheck) -> ListReply {
+    ListReply::DeleteChecked {
+        id: "b".into(),
+        result: Ok(check),
+    }
+}
+
 #[test]
 fn delete_asks_then_deletes_one_session() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
     let checked = |m: &mut Model| {
-        let effects = act(m, Action::Delete);
-        let [Effect::Store { req, .. }] = &effects[..] else {
-            panic!("{effects:?}")
-        };
+        let req = only_store!(act(m, Action::Delete), _);
         let check = DeleteCheck {
             bytes: 784,
             damage: None,
             recent: None,
         };
-        let reply = ListReply::DeleteChecked {
-            id: "b".into(),
-            result: Ok(check),
-        };
-        update(m, Msg::reply(*req, reply));
+        reply(m, req, b_checked(check));
     };
     checked(&mut m);
     assert!(
@@ -156,9 +114,9 @@ fn delete_asks_then_deletes_one_session() {
     act(&mut m, Action::No);
     assert_eq!(m.app.overlay, None);
     checked(&mut m);
-    let effects = act(&mut m, Action::Yes);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::DeleteSession { record, .. }), .. }] if record.id == "b")
+    only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::List(ListOp::DeleteSession { record, .. }) if record.id == "b"
     );
 }
 
@@ -183,23 +141,17 @@ fn enter_on_an_archived_session_asks_to_restore_it_then_restores_it_off_the_ui_t
     act(&mut m, Action::No);
     assert_eq!(m.app.overlay, None);
     act(&mut m, Action::Resume);
-    let effects = act(&mut m, Action::Yes);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::List(ListOp::RestoreArchived { id }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (req, id) = only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::List(ListOp::RestoreArchived { id }) => id
+    );
     assert_eq!(id, "b");
     let written = vec![std::path::PathBuf::from("/h/.claude/projects/p/b.jsonl")];
-    let reply = ListReply::RestoredArchived {
+    let restored = ListReply::RestoredArchived {
         id: "b".into(),
         result: Ok(written),
     };
-    let effects = update(&mut m, Msg::reply(*req, reply));
+    let effects = reply(&mut m, req, restored);
     let said = m.app.status.as_ref().unwrap();
     assert!(!said.is_error, "{said:?}");
     assert!(
@@ -208,16 +160,7 @@ fn enter_on_an_archived_session_asks_to_restore_it_then_restores_it_off_the_ui_t
         "{said:?}"
     );
     // Listed again, so the row is the live session Enter resumes.
-    assert!(
-        effects.iter().any(|e| matches!(
-            e,
-            Effect::Store {
-                op: StoreOp::List(ListOp::Scan),
-                ..
-            }
-        )),
-        "{effects:?}"
-    );
+    assert!(asks!(&effects, StoreOp::List(ListOp::Scan)), "{effects:?}");
 }
 
 #[test]
@@ -225,20 +168,13 @@ fn a_delete_of_a_session_changed_moments_ago_says_so_in_the_question() {
     let mut m = listed(true);
     act(&mut m, Action::Down);
     m.list.rows[1].record.agent = crate::store::Agent::Claude;
-    let effects = act(&mut m, Action::Delete);
-    let [Effect::Store { req, .. }] = &effects[..] else {
-        panic!("{effects:?}")
-    };
+    let req = only_store!(act(&mut m, Action::Delete), _);
     let check = DeleteCheck {
         bytes: 784,
         damage: None,
         recent: Some(40),
     };
-    let reply = ListReply::DeleteChecked {
-        id: "b".into(),
-        result: Ok(check),
-    };
-    update(&mut m, Msg::reply(*req, reply));
+    reply(&mut m, req, b_checked(check));
     let Some(Overlay::Confirm(c)) = &m.app.overlay else {
         panic!("{:?}", m.app.overlay)
     };

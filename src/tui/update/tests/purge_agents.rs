@@ -45,29 +45,21 @@ fn claude_records() -> Vec<SessionRecord> {
         .collect()
 }
 
-fn gather_req(effects: &[Effect], agent: Agent) -> u64 {
-    match effects {
-        [
-            Effect::Store {
-                req,
-                op: StoreOp::Purge(PurgeOp::GatherAgent { agent: a, now }),
-            },
-        ] if *a == agent && *now == NOW => *req,
-        other => panic!("{other:?}"),
-    }
+/// The one effect of `effects`, a gathering of `agent`'s sessions: its tag.
+fn gather_req(effects: Vec<Effect>, agent: Agent) -> u64 {
+    only_store!(
+        effects,
+        StoreOp::Purge(PurgeOp::GatherAgent { agent: a, now }) if a == agent && now == NOW
+    )
 }
 
 #[test]
 fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
     let mut m = with_claude();
-    let effects = act(&mut m, Action::PurgePreview);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Purge(PurgeOp::Gather),
-            ..
-        }]
-    ));
+    only_store!(
+        act(&mut m, Action::PurgePreview),
+        StoreOp::Purge(PurgeOp::Gather)
+    );
     assert_eq!(
         m.purge().unwrap().offered,
         vec![None, Some(Agent::Claude)],
@@ -77,13 +69,9 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
         key(&m, KeyCode::Char('a')),
         Some(Msg::Action(Action::CycleAgent))
     ));
-    let effects = act(&mut m, Action::CycleAgent);
-    let req = gather_req(&effects, Agent::Claude);
+    let req = gather_req(act(&mut m, Action::CycleAgent), Agent::Claude);
     let facts = Arc::new(claude_facts());
-    update(
-        &mut m,
-        Msg::reply(req, PurgeReply::AgentGathered { result: Ok(facts) }),
-    );
+    reply(&mut m, req, PurgeReply::AgentGathered { result: Ok(facts) });
     let purge = m.purge().unwrap();
     assert!(purge.to_trash());
     assert_eq!(purge.agent_policy, agent_purge_policy());
@@ -115,34 +103,24 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
     };
     assert_eq!(c.title, "Move 1 Claude Code session to the trash?");
     assert!(c.lines.iter().any(|l| l.contains("loki-sessions restore")));
-    let effects = act(&mut m, Action::Yes);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Purge(PurgeOp::ApplyAgent { plan, now }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    assert_eq!(*now, NOW);
+    let (req, (plan, now)) = only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::Purge(PurgeOp::ApplyAgent { plan, now }) => (plan, now)
+    );
+    assert_eq!(now, NOW);
     assert_eq!(
         plan.removals()
             .map(|e| e.candidate.record.id.as_str())
             .collect::<Vec<_>>(),
         ["c2"]
     );
-    let req = *req;
     let report = PurgeReport {
         removed: vec!["c2".into()],
         ..Default::default()
     };
-    let effects = update(
-        &mut m,
-        Msg::reply(req, PurgeReply::Done { result: Ok(report) }),
-    );
+    let effects = reply(&mut m, req, PurgeReply::Done { result: Ok(report) });
     gather_req(
-        &effects
+        effects
             .iter()
             .filter(|e| {
                 matches!(
@@ -157,13 +135,7 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
             .collect::<Vec<_>>(),
         Agent::Claude,
     );
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::List(ListOp::Scan),
-            ..
-        }
-    )));
+    assert!(asks!(&effects, StoreOp::List(ListOp::Scan)));
     let status = &m.app.status.as_ref().unwrap().text;
     assert!(
         status.starts_with("moved 1 Claude Code session (1000 B) to the trash")
@@ -171,14 +143,10 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
         "{status}"
     );
     // Round again: Loki's own purge.
-    let effects = act(&mut m, Action::CycleAgent);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Purge(PurgeOp::Gather),
-            ..
-        }]
-    ));
+    only_store!(
+        act(&mut m, Action::CycleAgent),
+        StoreOp::Purge(PurgeOp::Gather)
+    );
     assert!(!m.purge().unwrap().to_trash());
 }
 
@@ -186,8 +154,7 @@ fn a_key_turns_the_preview_to_another_agent_whose_plan_moves_to_the_trash() {
 fn the_list_showing_one_agent_opens_its_purge_and_one_agent_offers_no_choice() {
     let mut m = with_claude();
     m.list.query = TextField::new("@claude fix", 100);
-    let effects = act(&mut m, Action::PurgePreview);
-    gather_req(&effects, Agent::Claude);
+    gather_req(act(&mut m, Action::PurgePreview), Agent::Claude);
     act(&mut m, Action::Back);
     let mut m = listed(true);
     act(&mut m, Action::PurgePreview);
@@ -210,7 +177,7 @@ fn the_trash_opened_from_claude_codes_preview_goes_back_to_it() {
     // Esc: Claude Code's preview again (not Loki's, which ^G opens).
     let effects = act(&mut m, Action::Back);
     assert_eq!(m.purge().unwrap().agent, Some(Agent::Claude));
-    gather_req(&effects, Agent::Claude);
+    gather_req(effects, Agent::Claude);
 }
 
 #[test]

@@ -14,36 +14,27 @@ fn counted(m: &mut Model, req: u64, results_over: u64, after: &[(usize, u64)]) -
     for &(i, n) in after {
         counts.set(i, n);
     }
-    update(
-        m,
-        Msg::reply(
-            req,
-            ViewerReply::ReplacedCounted {
-                encoding: Encoding::Cl100kBase,
-                results_over,
-                result: Ok(counts),
-            },
-        ),
-    )
+    let counted = ViewerReply::ReplacedCounted {
+        encoding: Encoding::Cl100kBase,
+        results_over,
+        result: Ok(counts),
+    };
+    reply(m, req, counted)
 }
 
-fn asked_size(effects: &[Effect]) -> (u64, u64) {
-    match effects {
-        [
-            Effect::Store {
-                req,
-                op: StoreOp::Viewer(ViewerOp::CountReplaced { results_over, .. }),
-            },
-        ] => (*req, *results_over),
-        other => panic!("{other:?}"),
-    }
+/// The one effect of `effects`, a count of the results over a size: its
+/// tag and that size.
+fn asked_size(effects: Vec<Effect>) -> (u64, u64) {
+    only_store!(
+        effects,
+        StoreOp::Viewer(ViewerOp::CountReplaced { results_over, .. }) => results_over
+    )
 }
 
 #[test]
 fn r_plans_the_fix_and_the_numbers_change_it() {
     let mut m = editing();
-    let effects = act(&mut m, Action::StartResumable);
-    let (req, over) = asked_size(&effects);
+    let (req, over) = asked_size(act(&mut m, Action::StartResumable));
     assert_eq!(over, RESULTS_OVER);
     let e = m.viewer().unwrap().edit().unwrap();
     assert_eq!(e.kind, EditKind::Resumable);
@@ -115,21 +106,15 @@ fn r_plans_the_fix_and_the_numbers_change_it() {
 #[test]
 fn enter_lays_the_fork_out_then_asks_with_its_bytes() {
     let mut m = editing();
-    let (req, over) = asked_size(&act(&mut m, Action::StartResumable));
+    let (req, over) = asked_size(act(&mut m, Action::StartResumable));
     counted(&mut m, req, over, &[]);
     update(&mut m, Msg::Paste("40".into()));
     let (req, _, _) = m.viewer().unwrap().pending.replaced.unwrap();
     counted(&mut m, req, 40, &[(3, 12), (7, 12)]);
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::PreviewEdit { request, .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (req, request) = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::PreviewEdit { request, .. }) => request
+    );
     assert!(matches!(request, EditRequest::Resumable(_)));
     assert!(m.viewer().unwrap().edit().unwrap().measuring);
     assert!(
@@ -145,15 +130,10 @@ fn enter_lays_the_fork_out_then_asks_with_its_bytes() {
         bytes: Some((4_096, 1_024)),
         new_session: false,
     };
-    update(
-        &mut m,
-        Msg::reply(
-            *req,
-            ViewerReply::EditPreviewed {
-                result: Ok(preview),
-            },
-        ),
-    );
+    let previewed = ViewerReply::EditPreviewed {
+        result: Ok(preview.clone()),
+    };
+    reply(&mut m, req, previewed);
     let Some(Overlay::Confirm(confirm)) = &m.app.overlay else {
         panic!("a question")
     };
@@ -165,42 +145,19 @@ fn enter_lays_the_fork_out_then_asks_with_its_bytes() {
     let no = key(&m, KeyCode::Enter).unwrap();
     assert!(update(&mut m, no).is_empty());
     assert!(m.app.overlay.is_none());
-    let effects = act(&mut m, Action::Confirm);
-    let req = match &effects[..] {
-        [Effect::Store { req, .. }] => *req,
-        other => panic!("{other:?}"),
+    let req = only_store!(act(&mut m, Action::Confirm), _);
+    let previewed = ViewerReply::EditPreviewed {
+        result: Ok(preview),
     };
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::EditPreviewed {
-                result: Ok(EditPreview {
-                    changed: true,
-                    dropped: 0,
-                    results: 2,
-                    media: 0,
-                    tokens: (310, 84),
-                    bytes: Some((4_096, 1_024)),
-                    new_session: false,
-                }),
-            },
-        ),
-    );
+    reply(&mut m, req, previewed);
     let yes = key(&m, KeyCode::Char('y')).unwrap();
-    let effects = update(&mut m, yes);
-    let [
-        Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::ApplyEdit { request, .. }),
-            ..
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
+    let (_, request) = only_store!(
+        update(&mut m, yes),
+        StoreOp::Viewer(ViewerOp::ApplyEdit { request, .. }) => request
+    );
     assert_eq!(
         request,
-        &EditRequest::Resumable(ResumableFix {
+        EditRequest::Resumable(ResumableFix {
             results_over: 40,
             keep_turns: None
         })

@@ -37,32 +37,17 @@ fn searching() -> Model {
     assert_eq!(keymap::scope(&m), keymap::Scope::Messages);
     let mut req = 0;
     for c in "token".chars() {
-        let effects = update(&mut m, Msg::Type(c));
-        let [
-            Effect::Search(SearchJob {
-                req: r,
-                query,
-                sessions,
-            }),
-        ] = &effects[..]
-        else {
-            panic!("{effects:?}")
-        };
-        assert_eq!(*sessions, 3);
+        let (r, query, sessions) = only!(
+            update(&mut m, Msg::Type(c)),
+            Effect::Search(SearchJob { req, query, sessions }) => (req, query, sessions)
+        );
+        assert_eq!(sessions, 3);
         assert!("token".starts_with(query.as_str()));
-        req = *r;
+        req = r;
     }
     // A late answer to an older query is dropped.
-    update(
-        &mut m,
-        Msg::reply(
-            req - 1,
-            ListReply::MessageHits {
-                query: "toke".into(),
-                result: Ok(SearchOutcome::default()),
-            },
-        ),
-    );
+    let stale = Ok(SearchOutcome::default());
+    reply(&mut m, req - 1, message_hits("toke", stale));
     assert!(!m.list.hits.answered);
     let outcome = SearchOutcome {
         hits: vec![hit("b", "m2"), hit("a", "m1")],
@@ -72,55 +57,24 @@ fn searching() -> Model {
         note: None,
         ..SearchOutcome::default()
     };
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::MessageHits {
-                query: "token".into(),
-                result: Ok(outcome),
-            },
-        ),
-    );
+    let effects = reply(&mut m, req, message_hits("token", Ok(outcome)));
     assert!(
-        effects
-            .iter()
-            .any(|e| matches!(e, Effect::Store { op: StoreOp::List(ListOp::LoadPreview { record, .. }), .. } if record.id == "b")),
+        asks!(&effects, StoreOp::List(ListOp::LoadPreview { record, .. }) if record.id == "b"),
         "the preview follows the selected hit: {effects:?}"
     );
     m
 }
 
-#[test]
-fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
-    let mut m = searching();
-    assert_eq!(m.list.hits.hits.len(), 2);
-    act(&mut m, Action::Down);
-    assert_eq!(m.list.selected_hit().unwrap().session_id, "a");
-    let effects = act(&mut m, Action::Resume);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "a")
-    );
-    let effects = act(&mut m, Action::Open);
-    let Some(viewer) = m.viewer() else {
-        panic!("the viewer opened")
-    };
-    assert_eq!(viewer.goto, Some(("m1".to_string(), "token".to_string())));
-    let [
-        Effect::Store {
-            req,
-            op:
-                StoreOp::Viewer(ViewerOp::LoadConversation {
-                    record,
-                    context: None,
-                }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    assert_eq!(record.id, "a");
-    let ctx = context(5);
+/// The search's answer to `query`.
+fn message_hits(query: &str, result: Result<SearchOutcome, UiError>) -> ListReply {
+    ListReply::MessageHits {
+        query: query.into(),
+        result,
+    }
+}
+
+/// What the store read of session a: `ctx`, not an agent's.
+fn loaded(ctx: Context) -> ViewerReply {
     let loaded = Loaded {
         facts: None,
         context: Arc::new(ctx),
@@ -129,10 +83,30 @@ fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
         notes: Vec::new(),
         recorded: None,
     };
-    update(
-        &mut m,
-        Msg::reply(*req, ViewerReply::ConversationLoaded { result: Ok(loaded) }),
+    ViewerReply::ConversationLoaded { result: Ok(loaded) }
+}
+
+#[test]
+fn message_hits_are_rows_enter_resumes_and_tab_opens_at_the_message() {
+    let mut m = searching();
+    assert_eq!(m.list.hits.hits.len(), 2);
+    act(&mut m, Action::Down);
+    assert_eq!(m.list.selected_hit().unwrap().session_id, "a");
+    only_store!(
+        act(&mut m, Action::Resume),
+        StoreOp::List(ListOp::Resume { record, .. }) if record.id == "a"
     );
+    let effects = act(&mut m, Action::Open);
+    let Some(viewer) = m.viewer() else {
+        panic!("the viewer opened")
+    };
+    assert_eq!(viewer.goto, Some(("m1".to_string(), "token".to_string())));
+    let (req, record) = only_store!(
+        effects,
+        StoreOp::Viewer(ViewerOp::LoadConversation { record, context: None }) => record
+    );
+    assert_eq!(record.id, "a");
+    reply(&mut m, req, loaded(context(5)));
     let viewer = m.viewer().unwrap();
     assert_eq!(
         viewer.selected, 2,
@@ -150,57 +124,23 @@ fn a_hit_in_a_side_conversation_opens_it_read_only_at_the_message() {
     let hit_at = m.list.hits.rows[m.list.hits.selected].hit;
     m.list.hits.hits[hit_at].message_id = "m6".into();
     m.list.hits.hits[hit_at].context_id = side.clone();
-    let effects = act(&mut m, Action::Open);
-    let [Effect::Store { req, .. }] = &effects[..] else {
-        panic!("{effects:?}")
-    };
-    let loaded = |ctx: crate::store::Context| Loaded {
-        facts: None,
-        context: Arc::new(ctx),
-        agent_owned: false,
-        usage: None,
-        notes: Vec::new(),
-        recorded: None,
-    };
+    let req = only_store!(act(&mut m, Action::Open), _);
     // The session's own context has no such message: the side one is read.
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            *req,
-            ViewerReply::ConversationLoaded {
-                result: Ok(loaded(context(5))),
-            },
-        ),
+    let (req, (record, asked)) = only_store!(
+        reply(&mut m, req, loaded(context(5))),
+        StoreOp::Viewer(ViewerOp::LoadConversation {
+            record,
+            context: Some(asked),
+        }) => (record, asked)
     );
-    let [
-        Effect::Store {
-            req,
-            op:
-                StoreOp::Viewer(ViewerOp::LoadConversation {
-                    record,
-                    context: Some(asked),
-                }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    assert_eq!((record.id.as_str(), asked), ("a", &side));
+    assert_eq!((record.id.as_str(), &asked), ("a", &side));
     let said = m.app.status.as_ref().unwrap().text.clone();
     assert!(
         said.contains("side conversation") && said.contains("read only"),
         "{said}"
     );
     // A longer thread: its message m6 is not in the session's own five.
-    update(
-        &mut m,
-        Msg::reply(
-            *req,
-            ViewerReply::ConversationLoaded {
-                result: Ok(loaded(context(8))),
-            },
-        ),
-    );
+    reply(&mut m, req, loaded(context(8)));
     let viewer = m.viewer().unwrap();
     assert_eq!(viewer.side.as_deref(), Some("agent-1234"));
     assert_eq!(
@@ -240,16 +180,7 @@ fn grouped(m: &mut Model, query: &str) {
         ..SearchOutcome::default()
     };
     let req = m.list.waiting.search;
-    update(
-        m,
-        Msg::reply(
-            req,
-            ListReply::MessageHits {
-                query: query.into(),
-                result: Ok(outcome),
-            },
-        ),
-    );
+    reply(m, req, message_hits(query, Ok(outcome)));
 }
 
 fn shown(m: &Model) -> Vec<(String, usize)> {
@@ -276,13 +207,7 @@ fn a_sessions_hits_are_one_row_until_enter_opens_them() {
     // Enter on the group opens it, nothing resumed.
     let effects = act(&mut m, Action::Resume);
     assert!(
-        !effects.iter().any(|e| matches!(
-            e,
-            Effect::Store {
-                op: StoreOp::List(ListOp::Resume { .. }),
-                ..
-            }
-        )),
+        !asks!(&effects, StoreOp::List(ListOp::Resume { .. })),
         "{effects:?}"
     );
     assert!(m.exit.is_none());
@@ -311,10 +236,9 @@ fn a_sessions_hits_are_one_row_until_enter_opens_them() {
     assert_eq!(m.list.hits.selected, 0);
     // Enter on a single hit resumes its session.
     act(&mut m, Action::Down);
-    let effects = act(&mut m, Action::Resume);
-    assert!(
-        matches!(&effects[..], [Effect::Store { op: StoreOp::List(ListOp::Resume { record, .. }), .. }] if record.id == "b"),
-        "{effects:?}"
+    only_store!(
+        act(&mut m, Action::Resume),
+        StoreOp::List(ListOp::Resume { record, .. }) if record.id == "b"
     );
 }
 
@@ -343,16 +267,8 @@ fn the_query_stays_when_switching_and_a_bad_query_says_why() {
     );
     act(&mut m, Action::ToggleSearchMode);
     let req = m.list.waiting.search;
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ListReply::MessageHits {
-                query: "role:x".into(),
-                result: Err(UiError::new(ErrorKind::Refused, "unknown role \"x\"")),
-            },
-        ),
-    );
+    let refusal = UiError::new(ErrorKind::Refused, "unknown role \"x\"");
+    reply(&mut m, req, message_hits("role:x", Err(refusal)));
     assert!(
         m.list
             .hits
@@ -366,28 +282,18 @@ fn the_query_stays_when_switching_and_a_bad_query_says_why() {
 #[test]
 fn the_index_fills_every_row_and_the_list_sorts_by_it() {
     let mut m = listed(true);
-    update(
+    reply(
         &mut m,
-        Msg::reply(UNCHECKED, ListReply::IndexProgress { done: 1, total: 3 }),
+        UNCHECKED,
+        ListReply::IndexProgress { done: 1, total: 3 },
     );
     assert_eq!(m.list.index, IndexState::Updating { done: 1, total: 3 });
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::IndexUpdated {
-                result: Ok(UpdateReport::default()),
-            },
-        ),
-    );
+    let updated = ListReply::IndexUpdated {
+        result: Ok(UpdateReport::default()),
+    };
+    let effects = reply(&mut m, UNCHECKED, updated);
     assert_eq!(m.list.index, IndexState::Ready);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::List(ListOp::LoadIndexStats),
-            ..
-        }]
-    ));
+    only_store!(effects, StoreOp::List(ListOp::LoadIndexStats));
     let stats: HashMap<String, IndexedStats> = ["a", "b", "c"]
         .iter()
         .enumerate()
@@ -401,10 +307,7 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
             (id.to_string(), s)
         })
         .collect();
-    let effects = update(
-        &mut m,
-        Msg::reply(UNCHECKED, ListReply::IndexStats { stats }),
-    );
+    let effects = reply(&mut m, UNCHECKED, ListReply::IndexStats { stats });
     assert!(
         m.list.rows.iter().all(|r| r.stats.is_some()),
         "every row, not only those near the cursor"
@@ -416,13 +319,13 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
     );
     let effects = act(&mut m, Action::CycleSort);
     assert_eq!(m.list.sort, SortKey::Created);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Matcher(MatcherJob::Query {
+    only!(
+        effects,
+        Effect::Matcher(MatcherJob::Query {
             sort: SortKey::Created,
             ..
-        })]
-    ));
+        })
+    );
     act(&mut m, Action::CycleSort);
     assert_eq!(m.list.sort, SortKey::Size);
     assert!(
@@ -434,14 +337,11 @@ fn the_index_fills_every_row_and_the_list_sorts_by_it() {
             .contains("sorted by size")
     );
     // A failed update is kept, and searching goes on with what is indexed.
-    update(
+    let failed = Err(UiError::new(ErrorKind::Failed, "disk full"));
+    reply(
         &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::IndexUpdated {
-                result: Err(UiError::new(ErrorKind::Failed, "disk full")),
-            },
-        ),
+        UNCHECKED,
+        ListReply::IndexUpdated { result: failed },
     );
     assert_eq!(
         m.list.index,
@@ -458,10 +358,7 @@ fn index_stats_fill_big_lists_in_slices() {
     let n = 12_000;
     let records: Vec<SessionRecord> = (0..n).map(|i| record(&format!("r{i}"), 3.0)).collect();
     let scan = m.list.waiting.scan;
-    update(
-        &mut m,
-        Msg::reply(scan, ListReply::SessionsBatch { records }),
-    );
+    reply(&mut m, scan, ListReply::SessionsBatch { records });
     let stats: HashMap<String, IndexedStats> = (0..n)
         .map(|i| {
             (
@@ -473,29 +370,20 @@ fn index_stats_fill_big_lists_in_slices() {
             )
         })
         .collect();
-    let first = update(
+    let first = reply(
         &mut m,
-        Msg::reply(
-            UNCHECKED,
-            ListReply::IndexStats {
-                stats: stats.clone(),
-            },
-        ),
+        UNCHECKED,
+        ListReply::IndexStats {
+            stats: stats.clone(),
+        },
     );
-    let next = |effects: &[Effect]| {
-        effects.iter().find_map(|e| match e {
-            Effect::ContinueFill { generation } => Some(*generation),
-            _ => None,
-        })
-    };
+    let next =
+        |effects: &[Effect]| first!(effects, Effect::ContinueFill { generation } => *generation);
     let old = next(&first).expect("a next slice");
     let filled = |m: &Model| m.list.rows.iter().filter(|r| r.stats.is_some()).count();
     assert!(filled(&m) < n, "not every row in one turn");
     // The stats again (the index was updated): a slice of the old ones stops.
-    let again = update(
-        &mut m,
-        Msg::reply(UNCHECKED, ListReply::IndexStats { stats }),
-    );
+    let again = reply(&mut m, UNCHECKED, ListReply::IndexStats { stats });
     assert!(
         again
             .iter()

@@ -143,14 +143,10 @@ fn the_selection_is_shared_with_the_table() {
     );
     // Counts work from either: the encoding switches in the transcript too.
     act(&mut m, Action::ToggleTranscript);
-    let effects = act(&mut m, Action::ToggleEncoding);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::CountTokens { .. }),
-            ..
-        }]
-    ));
+    only_store!(
+        act(&mut m, Action::ToggleEncoding),
+        StoreOp::Viewer(ViewerOp::CountTokens { .. })
+    );
     assert!(m.viewer().unwrap().transcript().is_some());
 }
 
@@ -280,31 +276,25 @@ fn search(m: &mut Model, text: &str) -> u64 {
     for c in text.chars() {
         effects = update(m, Msg::Type(c));
     }
-    match &effects[..] {
-        [
-            Effect::Find(FindJob {
-                req, query, from, ..
-            }),
-        ] => {
-            assert_eq!(query, text);
-            assert_eq!(*from, selected(m));
-            *req
-        }
-        other => panic!("{other:?}"),
-    }
+    let (req, query, from) = only!(
+        effects,
+        Effect::Find(FindJob { req, query, from, .. }) => (req, query, from)
+    );
+    assert_eq!(query, text);
+    assert_eq!(from, selected(m));
+    req
 }
 
 fn found(m: &mut Model, req: u64, hits: Vec<TextMatch>, complete: bool) {
-    update(
+    let hits = Arc::new(hits);
+    reply(
         m,
-        Msg::reply(
-            req,
-            ViewerReply::TranscriptFound {
-                hits: Arc::new(hits),
-                complete,
-                more: false,
-            },
-        ),
+        req,
+        ViewerReply::TranscriptFound {
+            hits,
+            complete,
+            more: false,
+        },
     );
 }
 
@@ -372,11 +362,10 @@ fn a_match_in_a_folded_part_unfolds_it_and_comes_on_screen() {
     act(&mut m, Action::PrevMatch);
     assert_eq!(selected(&m), 5);
     // Raw mode searches again (the text differs).
-    let effects = act(&mut m, Action::ToggleRaw);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Find(FindJob { raw: true, .. })]
-    ));
+    only!(
+        act(&mut m, Action::ToggleRaw),
+        Effect::Find(FindJob { raw: true, .. })
+    );
     // Esc while typing drops the search.
     act(&mut m, Action::Find);
     act(&mut m, Action::Back);

@@ -24,60 +24,35 @@ fn entry(id: &str, title: &str, hours_ago: f64) -> TrashEntry {
     }
 }
 
-/// The one store request `effects` makes.
-fn asked(effects: &[Effect]) -> (u64, TrashOp) {
-    match effects {
-        [
-            Effect::Store {
-                req,
-                op: StoreOp::Trash(op),
-            },
-        ] => (*req, op.clone()),
-        other => panic!("{other:?}"),
-    }
-}
-
 #[test]
 fn the_trash_lists_restores_and_goes_back_where_it_came_from() {
     let mut m = listed(true);
-    let (req, op) = asked(&act(&mut m, Action::Trash));
-    assert!(matches!(op, TrashOp::List));
+    let req = only_store!(act(&mut m, Action::Trash), StoreOp::Trash(TrashOp::List));
     assert!(matches!(m.screen, Screen::Trash(_)));
     assert!(m.trash().unwrap().entries.is_none(), "listing");
-    update(
+    let entries = vec![entry("new1", "Fix the login", 1.0), entry("old2", "", 30.0)];
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            TrashReply::Listed {
-                result: Ok(vec![
-                    entry("new1", "Fix the login", 1.0),
-                    entry("old2", "", 30.0),
-                ]),
-            },
-        ),
+        req,
+        TrashReply::Listed {
+            result: Ok(entries),
+        },
     );
     assert_eq!(m.trash().unwrap().entries.as_ref().unwrap().len(), 2);
     // The second row, whose title is empty: its own entry is restored.
     act(&mut m, Action::Down);
-    let (req, op) = asked(&act(&mut m, Action::Restore));
-    let TrashOp::Restore { entry: name } = op else {
-        panic!("{op:?}")
-    };
+    let (req, name) = only_store!(
+        act(&mut m, Action::Restore),
+        StoreOp::Trash(TrashOp::Restore { entry }) => entry
+    );
     assert_eq!(
         name, "old2-entry",
         "the row's own entry, not the newest of its id"
     );
     assert_eq!(m.trash().unwrap().restoring.as_deref(), Some("old2"));
     assert!(act(&mut m, Action::Restore).is_empty(), "one at a time");
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            req,
-            TrashReply::Restored {
-                result: Ok(entry("old2", "", 30.0)),
-            },
-        ),
-    );
+    let restored = Ok(entry("old2", "", 30.0));
+    let effects = reply(&mut m, req, TrashReply::Restored { result: restored });
     let status = m.app.status.clone().unwrap();
     assert!(!status.is_error, "{status:?}");
     assert!(
@@ -88,29 +63,15 @@ fn the_trash_lists_restores_and_goes_back_where_it_came_from() {
         status.text
     );
     // The trash is listed again and the list reads the store again.
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::Trash(TrashOp::List),
-            ..
-        }
-    )));
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::List(ListOp::Scan),
-            ..
-        }
-    )));
+    assert!(asks!(&effects, StoreOp::Trash(TrashOp::List)));
+    assert!(asks!(&effects, StoreOp::List(ListOp::Scan)));
     // A late reply to the first listing is dropped.
-    update(
+    reply(
         &mut m,
-        Msg::reply(
-            1,
-            TrashReply::Listed {
-                result: Ok(Vec::new()),
-            },
-        ),
+        1,
+        TrashReply::Listed {
+            result: Ok(Vec::new()),
+        },
     );
     assert_eq!(m.trash().unwrap().entries.as_ref().unwrap().len(), 2);
     // Opened from the list: Esc goes back to it.
@@ -121,38 +82,32 @@ fn the_trash_lists_restores_and_goes_back_where_it_came_from() {
 #[test]
 fn a_restore_that_fails_says_why_and_the_trash_is_listed_again() {
     let mut m = trash_with(vec![entry("s1", "Refactor", 2.0)]);
-    let (req, _) = asked(&act(&mut m, Action::Restore));
+    let req = only_store!(act(&mut m, Action::Restore), StoreOp::Trash(_));
     let why = UiError {
         kind: ErrorKind::Refused,
         text: "/home/u/.claude/projects/app/s1.jsonl is there again, so session s1 is not restored over it".into(),
     };
-    let effects = update(
-        &mut m,
-        Msg::reply(req, TrashReply::Restored { result: Err(why) }),
-    );
+    let effects = reply(&mut m, req, TrashReply::Restored { result: Err(why) });
     let status = m.app.status.clone().unwrap();
     assert!(
         status.is_error && status.text.contains("is there again"),
         "{status:?}"
     );
-    let (_, op) = asked(&effects);
-    assert!(matches!(op, TrashOp::List));
+    only_store!(effects, StoreOp::Trash(TrashOp::List));
 }
 
 #[test]
 fn from_the_purge_preview_esc_goes_back_to_it_and_an_empty_trash_restores_nothing() {
     let mut m = listed(true);
     act(&mut m, Action::PurgePreview);
-    let (req, _) = asked(&act(&mut m, Action::Trash));
+    let req = only_store!(act(&mut m, Action::Trash), StoreOp::Trash(_));
     assert_eq!(m.trash().unwrap().from, TrashFrom::Purge(None));
-    update(
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            TrashReply::Listed {
-                result: Ok(Vec::new()),
-            },
-        ),
+        req,
+        TrashReply::Listed {
+            result: Ok(Vec::new()),
+        },
     );
     assert!(act(&mut m, Action::Restore).is_empty());
     assert!(
@@ -166,13 +121,7 @@ fn from_the_purge_preview_esc_goes_back_to_it_and_an_empty_trash_restores_nothin
     let effects = act(&mut m, Action::Back);
     assert!(matches!(m.screen, Screen::Purge(_)));
     assert!(
-        effects.iter().any(|e| matches!(
-            e,
-            Effect::Store {
-                op: StoreOp::Purge(PurgeOp::Gather),
-                ..
-            }
-        )),
+        asks!(&effects, StoreOp::Purge(PurgeOp::Gather)),
         "the preview gathers again: a restored session is back in it"
     );
 }
@@ -180,15 +129,13 @@ fn from_the_purge_preview_esc_goes_back_to_it_and_an_empty_trash_restores_nothin
 /// The trash pane listing `entries`.
 fn trash_with(entries: Vec<TrashEntry>) -> Model {
     let mut m = listed(true);
-    let (req, _) = asked(&act(&mut m, Action::Trash));
-    update(
+    let req = only_store!(act(&mut m, Action::Trash), StoreOp::Trash(_));
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            TrashReply::Listed {
-                result: Ok(entries),
-            },
-        ),
+        req,
+        TrashReply::Listed {
+            result: Ok(entries),
+        },
     );
     m
 }
@@ -229,26 +176,19 @@ fn emptying_asks_naming_what_goes_and_deletes_only_that() {
     assert_eq!(m.trash().unwrap().older_than_days, 7);
     act(&mut m, Action::Delete);
     assert_eq!(confirm_entries(&m), ["old3-entry"]);
-    let (req, op) = asked(&act(&mut m, Action::Yes));
-    let TrashOp::Delete { entries } = op else {
-        panic!("{op:?}")
-    };
+    let (req, entries) = only_store!(
+        act(&mut m, Action::Yes),
+        StoreOp::Trash(TrashOp::Delete { entries }) => entries
+    );
     assert_eq!(entries, ["old3-entry"], "what was asked about, no more");
     assert_eq!(m.trash().unwrap().deleting, Some(1));
     assert!(
         act(&mut m, Action::Restore).is_empty(),
         "one change at a time"
     );
-    let (_, op) = asked(&update(
-        &mut m,
-        Msg::reply(
-            req,
-            TrashReply::Deleted {
-                result: Ok(vec![entry("old3", "Port the cron job", 40.0 * 24.0)]),
-            },
-        ),
-    ));
-    assert!(matches!(op, TrashOp::List), "listed again");
+    let deleted = Ok(vec![entry("old3", "Port the cron job", 40.0 * 24.0)]);
+    let effects = reply(&mut m, req, TrashReply::Deleted { result: deleted });
+    only_store!(effects, StoreOp::Trash(TrashOp::List)); // listed again
     assert_eq!(m.trash().unwrap().deleting, None);
     assert_eq!(
         m.app.status.as_ref().unwrap().text,

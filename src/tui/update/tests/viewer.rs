@@ -6,50 +6,26 @@ use super::*;
 fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     let (mut m, _) = opened(3);
     let req = viewer_req(&m);
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Counted {
-                encoding: Encoding::Cl100kBase,
-                start: 2,
-                counts: vec![7, 8],
-            },
-        ),
-    );
+    reply(&mut m, req, tokens_counted(2, vec![7, 8]));
     let v = m.viewer().unwrap();
     assert_eq!(
         v.counts[&Encoding::Cl100kBase],
         vec![None, None, Some(7), Some(8)]
     );
     assert_eq!(v.selected, 3, "opens at the newest message");
-    update(
-        &mut m,
-        Msg::reply(
-            req - 1,
-            ViewerReply::Counted {
-                encoding: Encoding::Cl100kBase,
-                start: 0,
-                counts: vec![1, 1],
-            },
-        ),
-    );
+    reply(&mut m, req - 1, tokens_counted(0, vec![1, 1]));
     assert_eq!(
         m.viewer().unwrap().counts[&Encoding::Cl100kBase][0],
         None,
         "stale"
     );
-    let effects = act(&mut m, Action::ToggleEncoding);
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::CountTokens {
-                encoding: Encoding::O200kBase,
-                ..
-            }),
+    only_store!(
+        act(&mut m, Action::ToggleEncoding),
+        StoreOp::Viewer(ViewerOp::CountTokens {
+            encoding: Encoding::O200kBase,
             ..
-        }]
-    ));
+        })
+    );
     let effects = act(&mut m, Action::ToggleEncoding);
     assert!(effects.is_empty(), "cl100k counts are cached");
     act(&mut m, Action::Up);
@@ -59,13 +35,10 @@ fn viewer_counts_arrive_live_and_encoding_toggles_with_a_cache() {
     let effects = act(&mut m, Action::Back);
     assert!(matches!(m.screen, Screen::List));
     assert!(m.viewer().is_none());
-    assert!(effects.iter().all(|e| !matches!(
-        e,
-        Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
-            ..
-        }
-    )));
+    assert!(!asks!(
+        &effects,
+        StoreOp::Viewer(ViewerOp::LoadConversation { .. })
+    ));
 }
 
 #[test]
@@ -73,14 +46,11 @@ fn a_failed_load_is_shown() {
     let mut m = listed(true);
     act(&mut m, Action::Open);
     let req = viewer_req(&m);
-    update(
+    let failed = Err(UiError::new(ErrorKind::Damaged, "cannot parse x.json"));
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::ConversationLoaded {
-                result: Err(UiError::new(ErrorKind::Damaged, "cannot parse x.json")),
-            },
-        ),
+        req,
+        ViewerReply::ConversationLoaded { result: failed },
     );
     assert_eq!(
         m.viewer().unwrap().error,
@@ -117,46 +87,27 @@ fn trim_keep_last_previews_adjusts_and_applies() {
     act(&mut m, Action::Backspace);
     assert_eq!(m.viewer().unwrap().trim().unwrap().value, 0);
     update(&mut m, Msg::Type('6'));
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            req,
-            op:
-                StoreOp::Viewer(ViewerOp::ApplyTrim {
-                    request, expected, ..
-                }),
-        },
-    ] = &effects[..]
-    else {
-        panic!("{effects:?}")
-    };
-    assert_eq!(*request, TrimRequest::KeepMessages(6));
+    let (req, (request, expected)) = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::ApplyTrim { request, expected, .. }) => (request, expected)
+    );
+    assert_eq!(request, TrimRequest::KeepMessages(6));
     assert_eq!(
         (expected.context_id.as_str(), expected.mutation_counter),
         ("ctx", 34)
     );
-    let req = *req;
     assert!(m.viewer().unwrap().trim().unwrap().applying);
     assert!(
         act(&mut m, Action::More).is_empty(),
         "ignored while applying"
     );
-    let effects = update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Trimmed {
-                result: Ok(Some("child".into())),
-            },
-        ),
+    let trimmed = ViewerReply::Trimmed {
+        result: Ok(Some("child".into())),
+    };
+    only_store!(
+        reply(&mut m, req, trimmed),
+        StoreOp::Viewer(ViewerOp::LoadConversation { .. })
     );
-    assert!(matches!(
-        &effects[..],
-        [Effect::Store {
-            op: StoreOp::Viewer(ViewerOp::LoadConversation { .. }),
-            ..
-        }]
-    ));
     assert!(m.viewer().unwrap().trim().is_none());
 }
 
@@ -196,28 +147,17 @@ fn trim_budget_cancel_and_refusal() {
     );
     // A refusal from the store (the session changed) is shown and the trim stays.
     act(&mut m, Action::TrimKeepLast);
-    let effects = act(&mut m, Action::Confirm);
-    let [
-        Effect::Store {
-            req,
-            op: StoreOp::Viewer(ViewerOp::ApplyTrim { .. }),
-        },
-    ] = &effects[..]
-    else {
-        panic!()
-    };
-    let req = *req;
-    update(
+    let req = only_store!(
+        act(&mut m, Action::Confirm),
+        StoreOp::Viewer(ViewerOp::ApplyTrim { .. })
+    );
+    let refusal = UiError::new(ErrorKind::Refused, "changed since the preview");
+    reply(
         &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Trimmed {
-                result: Err(UiError::new(
-                    ErrorKind::Refused,
-                    "changed since the preview",
-                )),
-            },
-        ),
+        req,
+        ViewerReply::Trimmed {
+            result: Err(refusal),
+        },
     );
     assert!(m.app.status.as_ref().unwrap().is_error);
     assert!(!m.viewer().unwrap().trim().unwrap().applying);
@@ -230,17 +170,7 @@ fn trim_waits_for_counts() {
     assert!(m.viewer().unwrap().trim().unwrap().plan.is_none());
     assert!(act(&mut m, Action::Confirm).is_empty());
     let req = viewer_req(&m);
-    update(
-        &mut m,
-        Msg::reply(
-            req,
-            ViewerReply::Counted {
-                encoding: Encoding::Cl100kBase,
-                start: 0,
-                counts: vec![1; 6],
-            },
-        ),
-    );
+    reply(&mut m, req, tokens_counted(0, vec![1; 6]));
     assert!(
         m.viewer().unwrap().trim().unwrap().plan.is_some(),
         "planned when counts complete"
