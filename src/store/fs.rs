@@ -11,5 +11,6 @@ pub mod disk;
 pub mod lock;
 pub mod names;
 pub mod open;
+pub mod stamp;
 pub mod trash;
 pub mod watch;

@@ -47,7 +47,7 @@ struct LiveIndex {
     damaged: Vec<Unreadable>,
     /// The stamps of the manifest and of tantivy's meta.json when read:
     /// other stamps mean a commit.
-    seen: Option<(stamp::FileStamp, stamp::FileStamp)>,
+    seen: Option<(stamp::StampedFile, stamp::StampedFile)>,
 }
 
 impl SearchIndex {

@@ -8,7 +8,7 @@ use crate::store::format::jsonfile;
 use crate::store::format::usage::UsageByModel;
 use crate::store::fs::atomic;
 use crate::store::index::slot::StoreIdentity;
-use crate::store::index::stamp::{FileStamp, Stamp, StampTimes, stat_matches};
+use crate::store::index::stamp::{Stamp, StampTimes, StampedFile, stat_matches};
 use crate::store::sources::agent_read::RecordedContext;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -37,9 +37,9 @@ pub struct Entry {
     /// Its last use when indexed.
     pub last_used_at: f64,
     /// meta.json's stamp (None for bare peteos sessions).
-    pub meta: Option<FileStamp>,
+    pub meta: Option<StampedFile>,
     /// The conversation directory's stamps.
-    pub files: Vec<FileStamp>,
+    pub files: Vec<StampedFile>,
     /// Bytes of the session's files.
     pub bytes: u64,
     /// Messages of the active context.
@@ -180,7 +180,7 @@ pub struct EntryView<'a> {
     pub context: Option<RecordedContext>,
 }
 
-/// [`FileStamp`], borrowed.
+/// [`StampedFile`], borrowed.
 #[derive(Debug, Deserialize)]
 pub struct StampView<'a> {
     pub name: &'a str,
@@ -386,7 +386,7 @@ mod tests {
     #[test]
     fn the_view_decodes_what_the_manifest_saved() {
         let dir = tempfile::tempdir().unwrap();
-        let stamp = |name: &str, size| FileStamp {
+        let stamp = |name: &str, size| StampedFile {
             name: name.into(),
             size,
             mtime_ns: -5 + i128::from(size),

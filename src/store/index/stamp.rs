@@ -1,17 +1,17 @@
-//! What a session's files looked like when it was indexed: size,
-//! modification time, change time and inode of each file. A session whose
+//! What a session's files looked like when it was indexed: each file's
+//! name and its stamp (`fs::stamp`: size, modification time, change time
+//! and inode), kept in the index's manifest. A session whose
 //! stamp differs from the one the index recorded is read again; the others
 //! are not. The change time is what a user cannot set back: an edit that
 //! keeps the size and restores the modification time (`touch -d`) still
 //! moves it.
 
 use serde::{Deserialize, Serialize};
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-/// One file's stamp.
+/// One file of a session as the index stamped it: its name and stamp.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileStamp {
+pub struct StampedFile {
     /// The file name.
     pub name: String,
     /// Size in bytes.
@@ -33,7 +33,7 @@ pub struct StampTimes {
     pub ctime_ns: i128,
 }
 
-/// What a stamp says of a file, whether owned ([`FileStamp`]) or borrowed
+/// What a stamp says of a file, whether owned ([`StampedFile`]) or borrowed
 /// from the manifest's bytes.
 pub trait Stamp {
     /// The file name.
@@ -44,13 +44,16 @@ pub trait Stamp {
 
 /// True when `st` has this size, inode, modification and change time.
 pub fn stat_matches(st: &rustix::fs::Stat, size: u64, ino: u64, times: StampTimes) -> bool {
-    st.st_size as u64 == size
-        && st.st_ino == ino
-        && st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128 == times.mtime_ns
-        && st.st_ctime as i128 * 1_000_000_000 + st.st_ctime_nsec as i128 == times.ctime_ns
+    crate::store::fs::stamp::FileStamp::of(st)
+        == crate::store::fs::stamp::FileStamp {
+            size,
+            ino,
+            mtime_ns: times.mtime_ns,
+            ctime_ns: times.ctime_ns,
+        }
 }
 
-impl Stamp for FileStamp {
+impl Stamp for StampedFile {
     fn name(&self) -> &str {
         &self.name
     }
@@ -65,24 +68,24 @@ impl Stamp for FileStamp {
 }
 
 /// The stamp of one file, if it exists.
-pub fn file(path: &Path) -> Option<FileStamp> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    Some(FileStamp {
+pub fn file(path: &Path) -> Option<StampedFile> {
+    let stamp = crate::store::fs::stamp::FileStamp::at(path)?;
+    Some(StampedFile {
         name: path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        size: meta.len(),
-        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
-        ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
-        ino: meta.ino(),
+        size: stamp.size,
+        mtime_ns: stamp.mtime_ns,
+        ctime_ns: stamp.ctime_ns,
+        ino: stamp.ino,
     })
 }
 
 /// The stamps of a conversation directory: the directory itself (a new or
 /// removed file changes it) and each visible file in it, sorted by name.
-pub fn conversation(dir: &Path) -> Vec<FileStamp> {
-    let mut out: Vec<FileStamp> = std::fs::read_dir(dir)
+pub fn conversation(dir: &Path) -> Vec<StampedFile> {
+    let mut out: Vec<StampedFile> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .flatten()
@@ -102,7 +105,7 @@ pub fn conversation(dir: &Path) -> Vec<FileStamp> {
 /// The stamps of another agent's session files, each named by its path
 /// relative to `folder` (the agent's folder), in the order given. A file
 /// outside the folder or gone has no stamp.
-pub fn files(folder: &Path, paths: &[std::path::PathBuf]) -> Vec<FileStamp> {
+pub fn files(folder: &Path, paths: &[std::path::PathBuf]) -> Vec<StampedFile> {
     paths
         .iter()
         .filter_map(|p| {

@@ -6,7 +6,7 @@
 use crate::store::error::Result;
 use crate::store::index::engine::Engine;
 use crate::store::index::manifest::{Entry, Manifest};
-use crate::store::index::stamp::{self, FileStamp, Stamp};
+use crate::store::index::stamp::{self, Stamp, StampedFile};
 use crate::store::index::text::{record_messages, session_bytes};
 use crate::store::index::{Layout, SearchIndex};
 use crate::store::parallel;
@@ -53,8 +53,8 @@ enum Scope<'a> {
 /// A session to read, with the stamps its files have now.
 pub(super) struct Stale {
     pub record: SessionRecord,
-    pub files: Vec<FileStamp>,
-    pub meta: Option<FileStamp>,
+    pub files: Vec<StampedFile>,
+    pub meta: Option<StampedFile>,
 }
 
 impl Stale {

@@ -12,6 +12,7 @@ use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::atomic;
 use crate::store::fs::open;
+use crate::store::fs::stamp::FileStamp;
 use crate::store::ops::count_cache::CountCache;
 use crate::store::ops::counting::{message_counts, message_counts_kept};
 use crate::store::ops::diff::{ContextDiff, compare};
@@ -91,23 +92,7 @@ fn check_expected(
 struct Source {
     lines: Vec<Vec<LineSpan>>,
     bytes: Vec<u8>,
-    stamp: Stamp,
-}
-
-/// What says a file changed: its size and modification time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stamp {
-    size: u64,
-    mtime: (i64, i64),
-    ino: u64,
-}
-
-fn stamp_of(st: &rustix::fs::Stat) -> Stamp {
-    Stamp {
-        size: st.st_size as u64,
-        mtime: (st.st_mtime, st.st_mtime_nsec as i64),
-        ino: st.st_ino,
-    }
+    stamp: FileStamp,
 }
 
 /// With `LOKI_SESSIONS_TIMINGS` set, says on stderr how long the step
@@ -160,7 +145,7 @@ fn read_source(record: &SessionRecord, lines: Vec<Vec<LineSpan>>) -> Result<Sour
     Ok(Source {
         lines,
         bytes,
-        stamp: stamp_of(&st),
+        stamp: FileStamp::of(&st),
     })
 }
 
@@ -471,7 +456,7 @@ fn write_fork(record: &SessionRecord, source: &Source, path: &Path, bytes: &[u8]
     }
     atomic::create_new_atomic(path, bytes)?;
     // The agent wrote meanwhile: the fork may lack what it wrote, so it goes.
-    let now = open::regular_stat(&record.path).map(|(_, st)| stamp_of(&st));
+    let now = open::regular_stat(&record.path).map(|(_, st)| FileStamp::of(&st));
     if now.ok() != Some(source.stamp) {
         atomic::remove_synced(path)?;
         return Err(changed(record));

@@ -31,26 +31,15 @@ const MAGIC: &[u8; 8] = b"LSPCHK1\n";
 /// No such file is bigger (a million sessions); a bigger one is not read.
 pub const LIMIT: u64 = 256 << 20;
 
-/// What a file looked like: size, inode, modification and change time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileStamp {
-    size: u64,
-    ino: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
+pub use crate::store::fs::stamp::FileStamp;
+
+/// The side file's encoding of a stamp: its four numbers, little-endian.
+trait Encoded: Sized {
+    fn encode(&self, out: &mut Vec<u8>);
+    fn decode(bytes: &mut &[u8]) -> Option<Self>;
 }
 
-impl FileStamp {
-    /// The stamp of a file as `st` describes it.
-    pub fn of(st: &rustix::fs::Stat) -> FileStamp {
-        FileStamp {
-            size: st.st_size as u64,
-            ino: st.st_ino,
-            mtime_ns: st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128,
-            ctime_ns: st.st_ctime as i128 * 1_000_000_000 + st.st_ctime_nsec as i128,
-        }
-    }
-
+impl Encoded for FileStamp {
     fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.size.to_le_bytes());
         out.extend_from_slice(&self.ino.to_le_bytes());

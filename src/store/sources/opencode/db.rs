@@ -16,23 +16,16 @@
 //! told not to follow one), so a FIFO never blocks us.
 
 use crate::store::error::{Result, StoreError};
+use crate::store::fs::stamp::FileStamp;
 use rusqlite::{Connection, OpenFlags};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long a read waits for OpenCode's writer to let go (a checkpoint).
 const BUSY_WAIT: Duration = Duration::from_secs(2);
 
-/// What says the database file changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stamp {
-    size: u64,
-    mtime: (i64, i64),
-    ino: u64,
-}
-
-fn stamp(path: &Path) -> Result<Stamp> {
+/// The database's stamp; an error unless it is a regular file.
+fn stamp(path: &Path) -> Result<FileStamp> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| StoreError::io("read", path, e))?;
     if !meta.file_type().is_file() {
         return Err(StoreError::Invalid(format!(
@@ -40,11 +33,7 @@ fn stamp(path: &Path) -> Result<Stamp> {
             path.display()
         )));
     }
-    Ok(Stamp {
-        size: meta.len(),
-        mtime: (meta.mtime(), meta.mtime_nsec()),
-        ino: meta.ino(),
-    })
+    FileStamp::at(path).ok_or_else(|| StoreError::NotFound(path.display().to_string()))
 }
 
 /// `path` with `suffix` added to its name (`opencode.db-wal`).
