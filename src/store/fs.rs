@@ -11,6 +11,7 @@ pub mod disk;
 pub mod lock;
 pub mod names;
 pub mod open;
+pub mod sealed;
 pub mod stamp;
 pub mod trash;
 pub mod watch;

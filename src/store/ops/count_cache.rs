@@ -2,15 +2,14 @@
 //! the counts of its active context's messages, each under a 128-bit key
 //! made of the encoding and the exact text the counter encodes (so a
 //! changed message has another key and is counted again, never given an
-//! old count). The file carries a SHA-256 of its bytes: a file that is
-//! truncated, altered or of another encoding is not used (the messages are
-//! counted again, and the file rewritten). Where the file lives (beside
+//! old count). The file is one of our sealed side files (`fs/sealed.rs`):
+//! one that is truncated, altered or of another encoding is not used (the
+//! messages are counted again, and the file rewritten). Where the file lives (beside
 //! the search index, in the user's cache) is the door's choice.
 
 use crate::store::error::Result;
-use crate::store::format::jsonfile;
 use crate::store::format::tokens::Encoding;
-use crate::store::fs::atomic;
+use crate::store::fs::sealed;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -19,9 +18,7 @@ use std::path::PathBuf;
 pub type CountKey = [u8; 16];
 
 /// The first bytes of a count file (its format: a new one is a new magic).
-const MAGIC: &[u8; 8] = b"LSTOKC1\n";
-/// Bytes of one entry: the key, then the count (u32, little-endian).
-const ENTRY: usize = 16 + 4;
+const MAGIC: &[u8; 8] = b"LSTOKC2\n";
 /// No count file is bigger (about 3 million messages); a bigger one is not read.
 pub const LIMIT: u64 = 64 << 20;
 
@@ -59,67 +56,28 @@ impl CountCache {
     /// The counts the file holds for `encoding`: none when it is missing,
     /// damaged, of another encoding or of another format.
     pub fn load(&self, encoding: Encoding) -> HashMap<CountKey, u64> {
-        let Ok(bytes) = jsonfile::read_no_follow_at_most(&self.path, LIMIT) else {
-            return HashMap::new();
-        };
-        decode(&bytes, encoding).unwrap_or_default()
+        sealed::read::<Counts>(&self.path, MAGIC, LIMIT)
+            .filter(|c| c.encoding == encoding.name())
+            .map(|c| c.entries.into_iter().collect())
+            .unwrap_or_default()
     }
 
     /// Replaces the file with `entries`, atomically.
     pub fn save(&self, encoding: Encoding, entries: &[(CountKey, u64)]) -> Result<()> {
-        atomic::write_atomic(&self.path, &encode(encoding, entries))
+        let counts = Counts {
+            encoding: encoding.name().to_string(),
+            entries: entries.to_vec(),
+        };
+        sealed::write(&self.path, MAGIC, &counts)
     }
 }
 
-/// The file's bytes: magic, encoding name (length-prefixed), entry count,
-/// entries, then the SHA-256 of all that precedes it.
-fn encode(encoding: Encoding, entries: &[(CountKey, u64)]) -> Vec<u8> {
-    let name = encoding.name().as_bytes();
-    let kept: Vec<&(CountKey, u64)> = entries
-        .iter()
-        .filter(|(_, count)| *count <= u64::from(u32::MAX))
-        .collect();
-    let mut out = Vec::with_capacity(MAGIC.len() + 1 + name.len() + 4 + kept.len() * ENTRY + 32);
-    out.extend_from_slice(MAGIC);
-    out.push(name.len() as u8);
-    out.extend_from_slice(name);
-    out.extend_from_slice(&(kept.len() as u32).to_le_bytes());
-    for (key, count) in kept {
-        out.extend_from_slice(key);
-        out.extend_from_slice(&(*count as u32).to_le_bytes());
-    }
-    let sum = Sha256::digest(&out);
-    out.extend_from_slice(&sum);
-    out
-}
-
-/// The entries of a file's bytes, if every check holds.
-fn decode(bytes: &[u8], encoding: Encoding) -> Option<HashMap<CountKey, u64>> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(32)?)?;
-    if Sha256::digest(body).as_slice() != sum {
-        return None;
-    }
-    let rest = body.strip_prefix(MAGIC.as_slice())?;
-    let (&len, rest) = rest.split_first()?;
-    let (name, rest) = rest.split_at_checked(len as usize)?;
-    if name != encoding.name().as_bytes() {
-        return None;
-    }
-    let (count, rest) = rest.split_at_checked(4)?;
-    let count = u32::from_le_bytes(count.try_into().ok()?) as usize;
-    if rest.len() != count.checked_mul(ENTRY)? {
-        return None;
-    }
-    Some(
-        rest.chunks_exact(ENTRY)
-            .map(|entry| {
-                let (key, count) = entry.split_at(16);
-                let key: CountKey = key.try_into().unwrap_or_default();
-                let count = u32::from_le_bytes(count.try_into().unwrap_or_default());
-                (key, u64::from(count))
-            })
-            .collect(),
-    )
+/// What a count file holds: the encoding its counts are in, and each
+/// message's count by its key.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Counts {
+    encoding: String,
+    entries: Vec<(CountKey, u64)>,
 }
 
 #[cfg(test)]

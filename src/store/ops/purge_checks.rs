@@ -14,48 +14,23 @@
 //! is wrong now. The preview alone uses them: applying a purge reads each
 //! removal's conversation again (`purge_facts::candidate`).
 //!
-//! The file carries a SHA-256 of its bytes: one truncated, altered or of
+//! The file is one of our sealed side files (`fs/sealed.rs`): one truncated, altered or of
 //! another format is not used (every conversation is read, and the file
 //! written again).
 
-use crate::store::format::{SESSION_FILE, jsonfile};
-use crate::store::fs::atomic;
-use sha2::{Digest, Sha256};
+use crate::store::format::SESSION_FILE;
+use crate::store::fs::sealed;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The file's name in the search index's slot.
 pub const FILE: &str = "purge-checks";
 /// The first bytes of the file (its format: a new one is a new magic).
-const MAGIC: &[u8; 8] = b"LSPCHK1\n";
+const MAGIC: &[u8; 8] = b"LSPCHK2\n";
 /// No such file is bigger (a million sessions); a bigger one is not read.
 pub const LIMIT: u64 = 256 << 20;
 
 pub use crate::store::fs::stamp::FileStamp;
-
-/// The side file's encoding of a stamp: its four numbers, little-endian.
-trait Encoded: Sized {
-    fn encode(&self, out: &mut Vec<u8>);
-    fn decode(bytes: &mut &[u8]) -> Option<Self>;
-}
-
-impl Encoded for FileStamp {
-    fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.size.to_le_bytes());
-        out.extend_from_slice(&self.ino.to_le_bytes());
-        out.extend_from_slice(&self.mtime_ns.to_le_bytes());
-        out.extend_from_slice(&self.ctime_ns.to_le_bytes());
-    }
-
-    fn decode(bytes: &mut &[u8]) -> Option<FileStamp> {
-        Some(FileStamp {
-            size: u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?),
-            ino: u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?),
-            mtime_ns: i128::from_le_bytes(take(bytes, 16)?.try_into().ok()?),
-            ctime_ns: i128::from_le_bytes(take(bytes, 16)?.try_into().ok()?),
-        })
-    }
-}
 
 /// The stamps of the regular files of a conversation directory, by name,
 /// as the purge's walk saw them.
@@ -63,7 +38,7 @@ pub type Seen = HashMap<Vec<u8>, FileStamp>;
 
 /// One session's kept answer: its conversation loaded, and this is
 /// whether it is active.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Check {
     /// session.json's stamp.
     session: FileStamp,
@@ -121,10 +96,10 @@ impl PurgeChecks {
     /// must be a private one the caller made safe): none when it is
     /// missing, damaged or of another format.
     pub fn load(path: PathBuf) -> PurgeChecks {
-        let kept = jsonfile::read_no_follow_at_most(&path, LIMIT)
-            .ok()
-            .and_then(|bytes| decode(&bytes))
-            .unwrap_or_default();
+        let kept: HashMap<String, Check> =
+            sealed::read::<Vec<(String, Check)>>(&path, MAGIC, LIMIT)
+                .map(|entries| entries.into_iter().collect())
+                .unwrap_or_default();
         PurgeChecks {
             path: Some(path),
             kept,
@@ -154,99 +129,9 @@ impl PurgeChecks {
         let same =
             now.len() == self.kept.len() && now.iter().all(|(id, c)| self.kept.get(id) == Some(c));
         if !same {
-            let _ = atomic::write_atomic(path, &encode(&now));
+            let _ = sealed::write(path, MAGIC, &now);
         }
     }
-}
-
-/// `n` bytes from the front of `bytes`.
-fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-    let (front, rest) = bytes.split_at_checked(n)?;
-    *bytes = rest;
-    Some(front)
-}
-
-/// Bytes with a 16-bit length in front.
-fn put_name(out: &mut Vec<u8>, name: &[u8]) {
-    out.extend_from_slice(&(name.len() as u16).to_le_bytes());
-    out.extend_from_slice(name);
-}
-
-fn take_name(bytes: &mut &[u8]) -> Option<Vec<u8>> {
-    let len = u16::from_le_bytes(take(bytes, 2)?.try_into().ok()?) as usize;
-    Some(take(bytes, len)?.to_vec())
-}
-
-/// The file's bytes: magic, entry count, entries (id, session.json's stamp,
-/// whether a context is named, its name and stamp, is_active), then the
-/// SHA-256 of all that precedes it. Ids and names longer than 65,535 bytes
-/// are not kept (none is: they are file names).
-fn encode(entries: &[(String, Check)]) -> Vec<u8> {
-    let fits = |(id, c): &&(String, Check)| {
-        id.len() <= usize::from(u16::MAX)
-            && c.context
-                .as_ref()
-                .is_none_or(|(n, _)| n.len() <= usize::from(u16::MAX))
-    };
-    let kept: Vec<&(String, Check)> = entries.iter().filter(fits).collect();
-    let mut out = Vec::with_capacity(MAGIC.len() + 4 + kept.len() * 160 + 32);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(kept.len() as u32).to_le_bytes());
-    for (id, check) in kept {
-        put_name(&mut out, id.as_bytes());
-        check.session.encode(&mut out);
-        match &check.context {
-            Some((name, stamp)) => {
-                out.push(1);
-                put_name(&mut out, name);
-                stamp.encode(&mut out);
-            }
-            None => out.push(0),
-        }
-        out.push(u8::from(check.is_active));
-    }
-    let sum = Sha256::digest(&out);
-    out.extend_from_slice(&sum);
-    out
-}
-
-/// The entries of a file's bytes, if every check holds.
-fn decode(bytes: &[u8]) -> Option<HashMap<String, Check>> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(32)?)?;
-    if Sha256::digest(body).as_slice() != sum {
-        return None;
-    }
-    let mut rest = body.strip_prefix(MAGIC.as_slice())?;
-    let count = u32::from_le_bytes(take(&mut rest, 4)?.try_into().ok()?) as usize;
-    // Each entry takes at least 2 + 48 + 1 + 1 bytes: a count the bytes
-    // cannot hold is a damaged file, not a reason to reserve memory.
-    let mut kept = HashMap::with_capacity(count.min(rest.len() / 52));
-    for _ in 0..count {
-        let id = String::from_utf8(take_name(&mut rest)?).ok()?;
-        let session = FileStamp::decode(&mut rest)?;
-        let context = match take(&mut rest, 1)? {
-            [0] => None,
-            [1] => {
-                let name = take_name(&mut rest)?;
-                Some((name, FileStamp::decode(&mut rest)?))
-            }
-            _ => return None,
-        };
-        let is_active = match take(&mut rest, 1)? {
-            [0] => false,
-            [1] => true,
-            _ => return None,
-        };
-        kept.insert(
-            id,
-            Check {
-                session,
-                context,
-                is_active,
-            },
-        );
-    }
-    rest.is_empty().then_some(kept)
 }
 
 #[cfg(test)]
