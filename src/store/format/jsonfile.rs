@@ -28,19 +28,7 @@ pub fn read_no_follow(path: &Path) -> Result<Vec<u8>> {
 /// when it is ours (the search index's): a bigger one is refused before a
 /// byte of it is read.
 pub fn read_no_follow_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let file = open::regular(path)?;
-    let size = file.metadata().ctx("inspect", path)?.len();
-    if size > limit {
-        return Err(StoreError::Unsafe {
-            path: path.to_path_buf(),
-            reason: format!("it holds {size} bytes, more than such a file ever does ({limit})"),
-        });
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .ctx("read", path)?;
-    Ok(bytes)
+    open::read_at_most(path, limit)
 }
 
 /// Reads a regular file to its end with as few system calls as possible:

@@ -15,6 +15,27 @@ pub fn regular(path: &Path) -> Result<std::fs::File> {
     regular_in(None, path).map(|(file, _)| file)
 }
 
+/// The bytes of the regular file `path` (opened as [`regular`]), when it
+/// is not larger than `limit`: a bigger one is refused before a byte of
+/// it is read (our own files, which can never be that large).
+pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    use crate::store::error::IoContext;
+    use std::io::Read;
+    let (file, st) = regular_stat(path)?;
+    let size = st.st_size as u64;
+    if size > limit {
+        return Err(StoreError::Unsafe {
+            path: path.to_path_buf(),
+            reason: format!("it holds {size} bytes, more than such a file ever does ({limit})"),
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .ctx("read", path)?;
+    Ok(bytes)
+}
+
 /// [`regular`], and the file's `fstat` (its size and times), which the
 /// check needed anyway.
 pub fn regular_stat(path: &Path) -> Result<(std::fs::File, Stat)> {

@@ -5,8 +5,7 @@
 //! cut short reads as nothing: a cache is then made again, never trusted.
 
 use crate::store::error::Result;
-use crate::store::format::jsonfile;
-use crate::store::fs::atomic;
+use crate::store::fs::{atomic, open};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
@@ -23,7 +22,7 @@ pub fn write<T: Serialize>(path: &Path, magic: &[u8; 8], value: &T) -> Result<()
 /// The value in `path`, if it is a whole file of the format `magic` names
 /// and at most `limit` bytes.
 pub fn read<T: DeserializeOwned>(path: &Path, magic: &[u8; 8], limit: u64) -> Option<T> {
-    let bytes = jsonfile::read_no_follow_at_most(path, limit).ok()?;
+    let bytes = open::read_at_most(path, limit).ok()?;
     opened(magic, &bytes)
 }
 

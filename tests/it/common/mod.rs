@@ -358,3 +358,32 @@ pub fn decided(
         trim["kept_message_ids"].clone(),
     )
 }
+
+/// The kept token counts of `file` (our sealed side-file format: the magic
+/// `LSTOKC2\n`, the counts in postcard, the SHA-256 of both), each count
+/// changed by `change(index, count)` and the file sealed again, as a file
+/// of that format would be written; how many counts it holds. Read here
+/// from the format itself, not through the store's code.
+pub fn plant_counts(file: &Path, change: impl Fn(usize, u64) -> u64) -> usize {
+    use sha2::{Digest, Sha256};
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Counts {
+        encoding: String,
+        entries: Vec<([u8; 16], u64)>,
+    }
+    let bytes = std::fs::read(file).unwrap();
+    let (body, sum) = bytes.split_at(bytes.len() - 32);
+    assert_eq!(Sha256::digest(body).as_slice(), sum, "a sealed file");
+    let (magic, contents) = body.split_at(8);
+    assert_eq!(magic, b"LSTOKC2\n");
+    let mut counts: Counts = postcard::from_bytes(contents).unwrap();
+    for (i, entry) in counts.entries.iter_mut().enumerate() {
+        entry.1 = change(i, entry.1);
+    }
+    let mut out = magic.to_vec();
+    out.extend(postcard::to_stdvec(&counts).unwrap());
+    let sum = Sha256::digest(&out);
+    out.extend_from_slice(&sum);
+    std::fs::write(file, out).unwrap();
+    counts.entries.len()
+}

@@ -4,7 +4,6 @@
 
 use crate::common::*;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The count files in the test's cache (`run` keeps it beside the root).
@@ -12,24 +11,11 @@ fn kept_for(root: &Path) -> Vec<PathBuf> {
     count_files(&root.with_extension("cache"))
 }
 
-/// Adds `more` to the first count the count file `file` keeps and writes
-/// its SHA-256 again, so that the file is still taken as whole (its layout
-/// is `src/store/ops/count_cache.rs`'s: magic, the encoding's name after
-/// its length, the number of entries, entries of a 16-byte key and a
-/// little-endian u32 count, then the SHA-256 of all before it).
-fn plant(file: &Path, more: u32) {
-    let bytes = std::fs::read(file).unwrap();
-    let mut body = bytes[..bytes.len() - 32].to_vec();
-    assert_eq!(Sha256::digest(&body).as_slice(), &bytes[body.len()..]);
-    let name_len = usize::from(body[8]);
-    let entries = 8 + 1 + name_len + 4;
-    assert!(body.len() >= entries + 20, "a count is kept");
-    let count = entries + 16..entries + 20;
-    let old = u32::from_le_bytes(body[count.clone()].try_into().unwrap());
-    body[count].copy_from_slice(&(old + more).to_le_bytes());
-    let sum = Sha256::digest(&body);
-    body.extend_from_slice(&sum);
-    std::fs::write(file, body).unwrap();
+/// `file` with its first kept count raised by `more` and sealed again.
+fn plant(file: &Path, more: u64) {
+    let held =
+        crate::common::plant_counts(file, |i, count| if i == 0 { count + more } else { count });
+    assert!(held >= 1, "a count is kept");
 }
 
 #[test]
