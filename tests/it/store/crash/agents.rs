@@ -108,14 +108,16 @@ struct Kills {
 }
 
 impl Kills {
-    /// Fails unless a third of the kills landed after a write.
+    /// Fails unless a quarter of the kills landed after a write (half of
+    /// them wait for one, but on a loaded machine a writer may finish
+    /// between its first write and the kill, and then it is not counted).
     fn check(&self, what: &str, seed: u64) {
         eprintln!(
             "{what}: {} killed while running, {} after their first write",
             self.running, self.after_write
         );
         assert!(
-            self.after_write * 3 >= self.running && self.after_write > 0,
+            self.after_write * 4 >= self.running && self.after_write > 0,
             "seed {seed}: too few {what} killed after a write: {} of {}",
             self.after_write,
             self.running
