@@ -9,8 +9,8 @@
 //!   writes (SQLite's WAL readers never block its writer nor see half of
 //!   a write);
 //! - else it is opened immutable, which writes nothing; if the database
-//!   changed meanwhile (OpenCode started and checkpointed), what was read
-//!   is thrown away and read again the first way.
+//!   changed meanwhile (OpenCode started, or started and stopped), what
+//!   was read is thrown away and read again, as the files then call for.
 //!
 //! The file is checked first: a regular file, not a link (and SQLite is
 //! told not to follow one), so a FIFO never blocks us.
@@ -20,6 +20,9 @@ use crate::store::fs::stamp::FileStamp;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Reads of a database that changes under an immutable read, at most.
+const ATTEMPTS: usize = 3;
 
 /// How long a read waits for OpenCode's writer to let go (a checkpoint).
 const BUSY_WAIT: Duration = Duration::from_secs(2);
@@ -103,18 +106,23 @@ pub fn read<T>(path: &Path, read: impl Fn(&Connection) -> rusqlite::Result<T>) -
         tx.finish()?;
         Ok(out)
     };
-    let before = stamp(path)?;
-    if !in_use(path) {
-        let conn = open(path, true)?;
+    for _ in 0..ATTEMPTS {
+        let before = stamp(path)?;
+        let immutable = !in_use(path);
+        let conn = open(path, immutable)?;
         let out = in_snapshot(&conn);
         drop(conn);
-        if stamp(path)? == before && !in_use(path) {
+        // Read as OpenCode's reader: a snapshot. Read immutable: good only
+        // if OpenCode did not start (or start and stop) meanwhile; else
+        // read again, as whichever the files now call for.
+        if !immutable || (stamp(path)? == before && !in_use(path)) {
             return out.map_err(failed);
         }
-        // OpenCode started while we read: read again as its reader.
     }
-    let conn = open(path, false)?;
-    in_snapshot(&conn).map_err(failed)
+    Err(StoreError::Busy(format!(
+        "{}: OpenCode's database changed every time it was read; try again",
+        path.display()
+    )))
 }
 
 #[cfg(test)]
