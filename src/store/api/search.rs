@@ -145,16 +145,7 @@ impl Store {
             Some((files, reader)) => files
                 .get(id)
                 .map(|p| reader.record_of(id, p))
-                .unwrap_or_else(|| SessionRecord {
-                    agent: source.agent,
-                    ..SessionRecord::damaged(
-                        id,
-                        Default::default(),
-                        Default::default(),
-                        "",
-                        format!("session {id} is gone"),
-                    )
-                }),
+                .unwrap_or_else(|| SessionRecord::gone(source.agent, id)),
         }
     }
 

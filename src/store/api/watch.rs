@@ -201,16 +201,7 @@ impl Store {
             };
             let record_of = |id: &str| match files.get(id).or_else(|| all().get(id)) {
                 Some(path) => reader.record_of(id, path),
-                None => SessionRecord {
-                    agent: source.agent(),
-                    ..SessionRecord::damaged(
-                        id,
-                        Default::default(),
-                        Default::default(),
-                        "",
-                        format!("session {id} is gone"),
-                    )
-                },
+                None => SessionRecord::gone(source.agent(), id),
             };
             add(self.agent_index(source).update_some(
                 names,

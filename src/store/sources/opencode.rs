@@ -16,6 +16,7 @@ pub mod provider;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
+use crate::store::format::safe_text::safe_line;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::AgentRead;
 use crate::store::sources::record::SessionRecord;
@@ -74,7 +75,7 @@ impl OpencodeData {
             let rows = stmt.query_map([], |row| listed(row, &db, &self.dir))?;
             rows.collect::<rusqlite::Result<Vec<SessionRecord>>>()
         });
-        let records = records.unwrap_or_else(|e| vec![unreadable(&db, &self.dir, e.to_string())]);
+        let records = records.unwrap_or_else(|e| vec![damaged(DATABASE, &db, e.to_string())]);
         for chunk in records.chunks(2_000) {
             if !on_batch(chunk.to_vec()) {
                 break;
@@ -141,17 +142,16 @@ impl OpencodeData {
         });
         match found {
             Ok(Some(record)) => record,
-            Ok(None) => SessionRecord {
-                agent: Agent::Opencode,
-                ..SessionRecord::damaged(
-                    id,
-                    db.to_path_buf(),
-                    dir.clone(),
-                    &crate::store::sources::agents::user_name(),
-                    format!("{}: no session {id} in OpenCode's database", db.display()),
-                )
-            },
-            Err(e) => unreadable(db, &dir, e.to_string()),
+            Ok(None) => damaged(
+                id,
+                db,
+                format!(
+                    "{}: no session {} in OpenCode's database",
+                    db.display(),
+                    safe_line(id)
+                ),
+            ),
+            Err(e) => damaged(DATABASE, db, e.to_string()),
         }
     }
 
@@ -233,19 +233,11 @@ fn listed(row: &Row<'_>, db: &Path, dir: &Path) -> rusqlite::Result<SessionRecor
         .filter(|t| !t.trim().is_empty() && !is_placeholder(t))
         .unwrap_or_else(|| prompt.clone());
     let id = SessionId::of_file(&raw_id, db);
-    let user = crate::store::sources::agents::user_name();
     if id.as_str() != raw_id {
-        return Ok(SessionRecord {
-            agent: Agent::Opencode,
-            ..SessionRecord::damaged(
-                &raw_id,
-                db.to_path_buf(),
-                dir.to_path_buf(),
-                &user,
-                format!("{}: a session id that is not safe to use", db.display()),
-            )
-        });
+        let why = format!("{}: a session id that is not safe to use", db.display());
+        return Ok(damaged(&raw_id, db, why));
     }
+    let user = crate::store::sources::agents::user_name();
     let created = created.unwrap_or(0.0);
     Ok(SessionRecord {
         agent: Agent::Opencode,
@@ -268,14 +260,16 @@ fn listed(row: &Row<'_>, db: &Path, dir: &Path) -> rusqlite::Result<SessionRecor
     })
 }
 
-/// The damaged record standing for a database that could not be read.
-fn unreadable(db: &Path, dir: &Path, why: String) -> SessionRecord {
+/// A damaged record of the database `db`, standing for the session
+/// `raw_id` (checked as every id is: one refused is a stand-in), `why`
+/// saying what is wrong.
+pub(crate) fn damaged(raw_id: &str, db: &Path, why: String) -> SessionRecord {
     SessionRecord {
         agent: Agent::Opencode,
         ..SessionRecord::damaged(
-            DATABASE,
+            raw_id,
             db.to_path_buf(),
-            dir.to_path_buf(),
+            db.parent().unwrap_or(db).to_path_buf(),
             &crate::store::sources::agents::user_name(),
             why,
         )

@@ -137,11 +137,29 @@ impl SessionRecord {
         }
     }
 
+    /// The record standing for session `id` of `agent`, no longer found
+    /// where it was listed.
+    pub fn gone(agent: Agent, id: &str) -> Self {
+        SessionRecord {
+            agent,
+            ..SessionRecord::damaged(
+                id,
+                Default::default(),
+                Default::default(),
+                "",
+                format!(
+                    "session {} is gone",
+                    crate::store::format::safe_text::safe_line(id)
+                ),
+            )
+        }
+    }
+
     /// Refuses a trim (a window, a drop, a clear): Loki and peteos
     /// sessions as [`SessionRecord::writable`] says; Claude Code and Codex
     /// sessions are forked into a new session beside them (never written),
-    /// unless damaged; Gemini CLI's, Copilot CLI's, Qwen Code's and the
-    /// Cursor CLI's are not trimmed yet.
+    /// unless damaged; other agents' (their provider names no fork layout)
+    /// are not trimmed yet.
     pub fn trimmable(&self) -> Result<()> {
         self.not_archived("forked")?;
         let provider = self.agent.provider();

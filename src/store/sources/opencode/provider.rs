@@ -59,19 +59,11 @@ impl Provider for Opencode {
     /// The database alone does not say which session: named by the path,
     /// it is a damaged record that says so.
     fn record_at(&self, path: &Path, _: &Titles) -> SessionRecord {
-        SessionRecord {
-            agent: Agent::Opencode,
-            ..SessionRecord::damaged(
-                DATABASE,
-                path.to_path_buf(),
-                path.parent().unwrap_or(path).to_path_buf(),
-                &crate::store::sources::agents::user_name(),
-                format!(
-                    "{}: OpenCode keeps every session in this one database; name a session by its id",
-                    path.display()
-                ),
-            )
-        }
+        let why = format!(
+            "{}: OpenCode keeps every session in this one database; name a session by its id",
+            path.display()
+        );
+        super::damaged(DATABASE, path, why)
     }
 
     fn record_of(&self, id: &str, path: &Path, _: &Titles) -> SessionRecord {
