@@ -12,7 +12,9 @@ use crate::store::format::SESSION_FILE;
 use crate::store::format::ids;
 use crate::store::format::jsonfile;
 use crate::store::format::{Meta, name_from_prompt};
-use crate::store::ops::trim::{self, TrimRequest};
+use crate::store::ops::change::{Change, Mode};
+use crate::store::ops::native_fork;
+use crate::store::ops::window_plan::Window;
 use crate::store::sources::layout::{Layout, SessionPaths};
 use corpus::{Corpus, Rng};
 use serde_json::{Map, Value, json};
@@ -205,14 +207,14 @@ fn age_days(index: usize, total: usize, rng: &mut Rng) -> f64 {
 fn trim_once(folder: &Path, id: &str, now: f64) -> Result<String> {
     let dir = folder.join(id);
     let memory = SessionPaths::new(&dir).memory();
-    trim::apply(
+    native_fork::change(
         &memory,
         &dir,
-        TrimRequest::KeepMessages(8),
+        &Change::Window(Window::KeepMessages(8)),
         Encoding::Cl100kBase,
         None,
+        Mode::Write { expected: None },
         now,
-        None,
     )?;
     Ok(id.to_string())
 }

@@ -52,22 +52,22 @@ pub use index::{
     Hit, IndexStatus, IndexedStats, LiveSearch, Role, SearchOptions, SearchOutcome, SearchQuery,
     Snippet, Unreadable, UpdateReport, match_ranges,
 };
-pub use ops::agent_fork::AgentFork;
 pub use ops::agent_purge::{
     AGENT_KEEP, AGENT_MAX_AGE_DAYS, AgentPurgeFacts, default_policy as agent_purge_policy,
 };
 pub use ops::archive::{ArchiveOutcome, Archived, Manifest};
+pub use ops::change::{AgentFork, Change, ChangeReport, ClearedReport, Mode};
 pub use ops::context_figure::ContextFigure;
 pub use ops::contexts::{ContextInfo, CreatedFrom, DeletedContext, Relation};
 pub use ops::conversation::SourceLines;
 pub use ops::conversation::{ContextSummary, Conversation};
 pub use ops::counting::{cleared_counts, message_counts, replaced_counts};
 pub use ops::diff::{ContextDiff, DiffCleared, DiffMessage, DiffSide};
-pub use ops::edit::{ClearedReport, EditOutcome};
 pub use ops::edit_plan::{
-    ClearChoice, ClearedCounts, ClearedMessage, EditPlan, EditRequest, PairDrop, clear_targets,
-    plan_clear, plan_clear_at, plan_drop, plan_drop_at, plan_edit,
+    ClearChoice, ClearedCounts, ClearedMessage, EditPlan, PairDrop, clear_targets, plan_clear,
+    plan_clear_at, plan_drop, plan_drop_at,
 };
+pub use ops::forking::Expected;
 pub use ops::locate::Target;
 pub use ops::moving::MovePlan;
 pub use ops::pricing::{CostEstimate, ModelPrice, PriceTable};
@@ -85,10 +85,8 @@ pub use ops::stats::{SessionStats, with_counted_after};
 pub use ops::trash::{
     BUSY_SECONDS, Move as TrashMove, TrashEntry, changed_recently, trashed_before,
 };
-pub use ops::trim::{
-    Expected, TrimOutcome, TrimPlan, TrimRequest, keep_pairs_whole, plan_with_facts,
-};
 pub use ops::usage_report::{GroupBy, ReportQuery, ReportRow, SessionUsage, UsageReport};
+pub use ops::window_plan::{Window, WindowPlan, keep_pairs_whole, plan_with_facts};
 pub use parallel::workers;
 pub use sources::agent::{Agent, AgentHomes};
 pub use sources::agent_read::RecordedContext;

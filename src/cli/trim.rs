@@ -7,8 +7,8 @@ use crate::cli::resume::AGENT_OWNS;
 use crate::cli::{CliEnv, CliError, args, completions};
 use crate::humanize;
 use crate::store::{
-    AgentFork, ClearChoice, EditOutcome, EditRequest, Encoding, RESULTS_OVER, ResumableFix,
-    StoreError, TrimOutcome, TrimRequest, prewarm,
+    Change, ChangeReport, ClearChoice, Encoding, Mode, RESULTS_OVER, ResumableFix, StoreError,
+    Window, prewarm,
 };
 use clap::Args;
 use clap_complete::engine::ArgValueCandidates;
@@ -78,36 +78,28 @@ pub struct TrimArgs {
     pub json: bool,
 }
 
-/// What was asked: a window, or an edit by hand.
-enum Asked {
-    Window(TrimRequest),
-    Edit(EditRequest),
-}
-
 impl TrimArgs {
-    fn asked(&self) -> Result<Asked, CliError> {
+    fn change(&self) -> Result<Change, CliError> {
         Ok(if let Some(n) = self.max_tokens {
-            Asked::Window(TrimRequest::MaxTokens(n))
+            Change::Window(Window::MaxTokens(n))
         } else if let Some(k) = self.keep_messages {
-            Asked::Window(TrimRequest::KeepMessages(k as usize))
+            Change::Window(Window::KeepMessages(k as usize))
         } else if !self.drop.is_empty() {
-            Asked::Edit(EditRequest::Drop {
+            Change::Drop {
                 messages: self.drop.clone(),
                 with_pairs: self.with_pairs,
-            })
+            }
         } else if !self.clear.is_empty() {
-            Asked::Edit(EditRequest::Clear(ClearChoice::Messages(
-                self.clear.clone(),
-            )))
+            Change::Clear(ClearChoice::Messages(self.clear.clone()))
         } else if let Some(n) = self.clear_tool_results_over {
-            Asked::Edit(EditRequest::Clear(ClearChoice::Over(n)))
+            Change::Clear(ClearChoice::Over(n))
         } else if let Some(k) = self.clear_older_than_turns {
-            Asked::Edit(EditRequest::Clear(ClearChoice::OlderThanTurns(k as usize)))
+            Change::Clear(ClearChoice::OlderThanTurns(k as usize))
         } else if self.resumable {
-            Asked::Edit(EditRequest::Resumable(ResumableFix {
+            Change::Resumable(ResumableFix {
                 results_over: self.results_over.unwrap_or(RESULTS_OVER),
                 keep_turns: self.keep_turns.map(|k| k as usize),
-            }))
+            })
         } else {
             return Err(CliError::usage(
                 "say what to trim: --max-tokens, --keep-messages, --drop, a --clear option or --resumable",
@@ -116,157 +108,84 @@ impl TrimArgs {
     }
 }
 
-/// What any kind of trim reports: one shape for scripts.
-struct Report {
-    changed: bool,
-    kept: Vec<String>,
-    dropped: Vec<String>,
-    cleared: Vec<String>,
-    tokens_before: u64,
-    tokens_after: u64,
-    new_context_id: Option<String>,
-    parent_id: String,
-    warnings: Vec<String>,
-    also_dropped: Vec<Value>,
-    cleared_detail: Vec<Value>,
-    /// Another agent's session: the new session written beside it.
-    fork: Option<AgentFork>,
-    /// The size of the file before and of the new one (a fork's, or a
-    /// Loki context's when an edit says it).
-    bytes: Option<(u64, u64)>,
-}
-
-impl Report {
-    fn of_window(outcome: &TrimOutcome, request: TrimRequest) -> Report {
-        let plan = &outcome.plan;
-        Report {
-            changed: plan.changed,
-            kept: outcome.kept_ids(),
-            dropped: outcome.dropped_ids(),
-            cleared: Vec::new(),
-            tokens_before: plan.tokens_before,
-            tokens_after: plan.tokens_after,
-            new_context_id: outcome.child.as_ref().map(|c| c.id().to_string()),
-            parent_id: outcome.parent.id().to_string(),
-            warnings: plan.warnings(request),
-            also_dropped: Vec::new(),
-            cleared_detail: Vec::new(),
-            fork: outcome.fork.clone(),
-            bytes: outcome
-                .fork
-                .as_ref()
-                .map(|f| (f.bytes_before, f.bytes_after)),
-        }
-    }
-
-    fn of_edit(outcome: &EditOutcome) -> Report {
-        let plan = &outcome.plan;
-        let also_dropped = outcome
-            .partners()
-            .map(|(p, reason)| {
-                json!({"id": outcome.index.id(p.index), "partner_of": outcome.index.id(p.partner_of),
-                       "call_id": p.call_id, "reason": reason})
-            })
-            .collect();
-        let cleared_detail = outcome
-            .cleared()
-            .into_iter()
-            .map(|c| {
-                json!({"id": c.id, "new_id": c.new_id, "tokens_before": c.tokens_before,
-                       "tokens_after": c.tokens_after, "results": c.results, "media": c.media})
-            })
-            .collect();
-        Report {
-            changed: plan.changed,
-            kept: outcome.kept_ids(),
-            dropped: outcome.dropped_ids(),
-            cleared: outcome.cleared_ids(),
-            tokens_before: plan.tokens_before,
-            tokens_after: plan.tokens_after,
-            new_context_id: outcome.child.as_ref().map(|c| c.id().to_string()),
-            parent_id: outcome.parent.id().to_string(),
-            warnings: outcome.notes(),
-            also_dropped,
-            cleared_detail,
-            fork: outcome.fork.clone(),
-            bytes: outcome
-                .fork
-                .as_ref()
-                .map(|f| (f.bytes_before, f.bytes_after))
-                .or(outcome.bytes),
-        }
-    }
-}
-
 /// Forks the active context (or previews it); exits 1 when nothing would change.
 pub fn run(env: &CliEnv, args: TrimArgs) -> Result<(), CliError> {
     let encoding = env.encoding(args.encoding)?;
-    let asked = args.asked()?;
+    let change = args.change()?;
     let target = env.locate(&args.session)?;
-    // The tables build while the conversation is read, unless a window's
-    // counts were kept by an earlier trim (edits by hand count afresh).
-    // Another agent's drop counts nothing new when its counts were kept.
-    match &asked {
-        Asked::Window(_) => env.store.prewarm_counting(&target, encoding),
-        Asked::Edit(EditRequest::Drop { .. }) if target.record.agent.is_external() => {
-            env.store.prewarm_counting(&target, encoding)
-        }
-        Asked::Edit(_) => prewarm(encoding),
+    // The tables build while the conversation is read, unless the counts
+    // were kept by an earlier look (a clear counts new text, so it builds
+    // them anyway).
+    if change.needs_only_counts() {
+        env.store.prewarm_counting(&target, encoding);
+    } else {
+        prewarm(encoding);
     }
     if env.store.agent_owns(&target) {
         crate::note!("{AGENT_OWNS}");
     }
-    let report = match &asked {
-        Asked::Window(request) => {
-            let outcome = if args.dry_run {
-                env.store.trim_preview(&target, *request, encoding)?
-            } else {
-                env.store.trim(&target, *request, encoding, None, env.now)?
-            };
-            Report::of_window(&outcome, *request)
-        }
-        Asked::Edit(request) => {
-            let outcome = if args.dry_run {
-                env.store.edit_preview(&target, request, encoding)
-            } else {
-                env.store.edit(&target, request, encoding, None, env.now)
-            };
-            Report::of_edit(&outcome.map_err(pair_hint)?)
-        }
+    let mode = if args.dry_run {
+        Mode::Preview
+    } else {
+        Mode::Write { expected: None }
     };
-    for warning in &report.warnings {
+    let report = env
+        .store
+        .change(&target, &change, encoding, mode, env.now)
+        .map_err(pair_hint)?;
+    for warning in &report.notes {
         crate::note!("note: {warning}");
     }
     if args.json {
-        output::print_json(&json!({
-            "changed": report.changed,
-            "kept_message_ids": report.kept,
-            "dropped_message_ids": report.dropped,
-            "cleared_message_ids": report.cleared,
-            "tokens_before": report.tokens_before,
-            "tokens_after": report.tokens_after,
-            "new_context_id": report.new_context_id,
-            "bytes_before": report.bytes.map(|b| b.0),
-            "bytes_after": report.bytes.map(|b| b.1),
-            "new_session_id": report.fork.as_ref().filter(|f| f.written).map(|f| f.new_session_id.clone()),
-            "new_session_file": report.fork.as_ref().filter(|f| f.written).map(|f| f.path.display().to_string()),
-            "warnings": report.warnings,
-            "also_dropped": report.also_dropped,
-            "cleared": report.cleared_detail,
-        }))?;
+        output::print_json(&json_of(&report))?;
     } else {
-        output::print_lines(text_lines(&report, &asked, args.dry_run, encoding))?;
+        output::print_lines(text_lines(&report, &change, args.dry_run, encoding))?;
     }
-    if report.changed {
+    if report.plan.changed {
         return Ok(());
     }
-    Err(CliError::nothing(match asked {
-        Asked::Window(_) => "nothing to trim: the context already fits",
-        Asked::Edit(EditRequest::Resumable(_)) => {
+    Err(CliError::nothing(match change {
+        Change::Window(_) => "nothing to trim: the context already fits",
+        Change::Resumable(_) => {
             "nothing to do: no image, no document, no tool result over the size, no older turn"
         }
-        Asked::Edit(_) => "nothing to clear: no chosen tool result would get smaller",
+        Change::Drop { .. } | Change::Clear(_) => {
+            "nothing to clear: no chosen tool result would get smaller"
+        }
     }))
+}
+
+/// The report for scripts: one shape for every kind of change.
+fn json_of(report: &ChangeReport) -> Value {
+    let plan = &report.plan;
+    let written = report.fork.as_ref().filter(|f| f.written);
+    let also_dropped: Vec<Value> = report
+        .partners()
+        .map(|(p, reason)| {
+            json!({"id": report.facts.id(p.index), "partner_of": report.facts.id(p.partner_of),
+                   "call_id": p.call_id, "reason": reason})
+        })
+        .collect();
+    json!({
+        "changed": plan.changed,
+        "kept_message_ids": report.kept_ids(),
+        "dropped_message_ids": report.dropped_ids(),
+        "cleared_message_ids": report.cleared_ids(),
+        "tokens_before": plan.tokens_before,
+        "tokens_after": plan.tokens_after,
+        "new_context_id": report.child.as_ref().map(|c| c.id()),
+        "bytes_before": report.bytes.map(|b| b.0),
+        "bytes_after": report.bytes.map(|b| b.1),
+        "new_session_id": written.map(|f| f.new_session_id.clone()),
+        "new_session_file": written.map(|f| f.path.display().to_string()),
+        "planned_session_file": report.fork.as_ref().filter(|f| !f.written).map(|f| f.path.display().to_string()),
+        "warnings": report.notes,
+        "also_dropped": also_dropped,
+        "cleared": report.cleared().into_iter().map(|c| json!({
+            "id": c.id, "new_id": c.new_id, "tokens_before": c.tokens_before,
+            "tokens_after": c.tokens_after, "results": c.results, "media": c.media,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 /// A split tool pair is refused by the store; say which option allows it.
@@ -279,39 +198,38 @@ fn pair_hint(e: StoreError) -> CliError {
     error
 }
 
-fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding) -> Vec<String> {
-    let total = report.kept.len() + report.dropped.len();
+fn text_lines(
+    report: &ChangeReport,
+    change: &Change,
+    dry_run: bool,
+    encoding: Encoding,
+) -> Vec<String> {
+    let plan = &report.plan;
+    let total = plan.kept.len() + plan.dropped.len();
     let tokens = format!(
         "{} -> {} tokens ({encoding})",
-        humanize::count(report.tokens_before),
-        humanize::count(report.tokens_after)
+        humanize::count(plan.tokens_before),
+        humanize::count(plan.tokens_after)
     );
     let (would, verb) = if dry_run { ("would ", "") } else { ("", "ed") };
-    let first = match asked {
-        Asked::Window(_) => format!(
+    let first = match change {
+        Change::Window(_) => format!(
             "{} {} of {}, {tokens}",
             if dry_run { "would keep" } else { "kept" },
-            report.kept.len(),
+            plan.kept.len(),
             humanize::plural(total as u64, "message")
         ),
-        Asked::Edit(EditRequest::Drop { .. }) => format!(
+        Change::Drop { .. } => format!(
             "{would}drop{} {} of {}, {tokens}",
             if dry_run { "" } else { "ped" },
-            report.dropped.len(),
+            plan.dropped.len(),
             humanize::plural(total as u64, "message")
         ),
-        Asked::Edit(EditRequest::Clear(_)) => format!(
+        Change::Clear(_) => format!(
             "{would}clear{verb} the tool results of {}, {tokens}",
-            humanize::plural(report.cleared.len() as u64, "message")
+            humanize::plural(plan.cleared.len() as u64, "message")
         ),
-        Asked::Edit(EditRequest::Resumable(_)) => {
-            let count = |key: &str| -> u64 {
-                report
-                    .cleared_detail
-                    .iter()
-                    .map(|c| c[key].as_u64().unwrap_or(0))
-                    .sum()
-            };
+        Change::Resumable(_) => {
             let (replace, clear, drop) = if dry_run {
                 ("would replace", "clear", "drop")
             } else {
@@ -319,20 +237,20 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             };
             format!(
                 "{replace} {} and {clear} {}, {drop} {} of {}, {tokens}",
-                humanize::media(count("media")),
-                humanize::plural(count("results"), "tool result"),
-                report.dropped.len(),
+                humanize::media(report.media_replaced() as u64),
+                humanize::plural(report.results_cleared() as u64, "tool result"),
+                plan.dropped.len(),
                 humanize::plural(total as u64, "message")
             )
         }
     };
     let mut lines = vec![first];
-    for c in &report.cleared_detail {
+    for c in report.cleared() {
         lines.push(format!(
             "  {}  {} -> {} tokens",
-            c["id"].as_str().unwrap_or(""),
-            humanize::count(c["tokens_before"].as_u64().unwrap_or(0)),
-            humanize::count(c["tokens_after"].as_u64().unwrap_or(0))
+            c.id,
+            humanize::count(c.tokens_before),
+            humanize::count(c.tokens_after)
         ));
     }
     if let Some((before, after)) = report.bytes {
@@ -340,6 +258,12 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             "{} -> {} bytes",
             humanize::count(before),
             humanize::count(after)
+        ));
+    }
+    if let Some(fork) = report.fork.as_ref().filter(|f| !f.written) {
+        lines.push(format!(
+            "would write a new session beside the original, which stays as it is ({})",
+            fork.path.display()
         ));
     }
     if let Some(fork) = report.fork.as_ref().filter(|f| f.written) {
@@ -350,10 +274,11 @@ fn text_lines(report: &Report, asked: &Asked, dry_run: bool, encoding: Encoding)
             fork.new_session_id
         ));
     }
-    if let Some(id) = &report.new_context_id {
+    if let Some(child) = &report.child {
         lines.push(format!(
-            "new active context {id} (the previous one, {}, is kept: `activate` switches back)",
-            report.parent_id
+            "new active context {} (the previous one, {}, is kept: `activate` switches back)",
+            child.id(),
+            report.parent.id()
         ));
     }
     lines

@@ -379,3 +379,107 @@ fn no_code_outside_the_registry_and_its_folder_decides_by_agent() {
         offending.join("\n")
     );
 }
+
+/// The operations (`src/store/ops/NAME.rs` and its folder) that `code` names.
+fn operations_named(code: &str, operations: &[String], own_super: bool) -> Vec<String> {
+    let code: String = code
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut prefixes = vec!["crate::store::ops::"];
+    if own_super {
+        prefixes.push("super::");
+    }
+    let mut named = Vec::new();
+    for prefix in prefixes {
+        for (at, _) in code.match_indices(prefix) {
+            let rest = &code[at + prefix.len()..];
+            let items: Vec<&str> = match rest.strip_prefix('{') {
+                Some(inner) => inner[..inner.find('}').unwrap_or(0)].split(',').collect(),
+                None => vec![rest],
+            };
+            for item in items {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if operations.contains(&name) {
+                    named.push(name);
+                }
+            }
+        }
+    }
+    named
+}
+
+#[test]
+fn no_two_operations_use_each_other() {
+    // One operation may build on another, never the two on each other: a
+    // cycle is one idea split across two files (as the four change paths
+    // were, before one change pipeline).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/ops");
+    let operations: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.unwrap().path();
+            let stem = path.file_stem()?.to_str()?.to_string();
+            (path.extension().is_some_and(|x| x == "rs")).then_some(stem)
+        })
+        .collect();
+    let mut uses: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for op in &operations {
+        let mut files = vec![(root.join(format!("{op}.rs")), true)];
+        files.extend(
+            sources(&format!("src/store/ops/{op}"))
+                .into_iter()
+                .map(|p| (p, false)),
+        );
+        for (path, top) in files {
+            if path.file_stem().is_some_and(|s| s == "tests") {
+                continue;
+            }
+            let text = fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for named in operations_named(code, &operations, top) {
+                if &named != op {
+                    uses.entry(op.clone()).or_default().insert(named);
+                }
+            }
+        }
+    }
+    let mut cycles = Vec::new();
+    for (op, used) in &uses {
+        for other in used {
+            // A path back from `other` to `op`.
+            let mut seen = std::collections::BTreeSet::new();
+            let mut stack = vec![vec![other.clone()]];
+            while let Some(path) = stack.pop() {
+                let last = path.last().unwrap();
+                if last == op {
+                    cycles.push(format!("{op} -> {}", path.join(" -> ")));
+                    break;
+                }
+                if !seen.insert(last.clone()) {
+                    continue;
+                }
+                for next in uses.get(last).into_iter().flatten() {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+    assert!(
+        uses.values().map(|u| u.len()).sum::<usize>() > 10,
+        "the imports were not read: {uses:?}"
+    );
+    assert!(
+        cycles.is_empty(),
+        "operations that use each other:\n{}",
+        cycles.join("\n")
+    );
+}

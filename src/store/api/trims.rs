@@ -1,20 +1,19 @@
-//! The door's counting and trims: the token counts of a context (kept
-//! between runs where a cache folder can be used), and the window trims
-//! and edits by hand, previewed and applied, for Loki and peteos sessions
-//! (a fork beside the original for other agents').
+//! The door's counting and changes: the token counts of a context (kept
+//! between runs where a cache folder can be used), and one call for every
+//! change to a context (a window, a drop, a clear, the fix for resuming),
+//! previewed or written, for every agent.
 
 use super::Store;
 use crate::store::error::Result;
 use crate::store::format::Context;
 use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
-use crate::store::ops::agent_fork;
+use crate::store::ops::change::{Change, ChangeReport, Mode};
 use crate::store::ops::counting;
-use crate::store::ops::edit::{self, EditOutcome};
-use crate::store::ops::edit_plan::{ClearedCounts, EditRequest};
+use crate::store::ops::edit_plan::ClearedCounts;
 use crate::store::ops::locate::Target;
 use crate::store::ops::resumable::{self, ResumableFix};
-use crate::store::ops::trim::{self, Expected, TrimOutcome, TrimRequest};
+use crate::store::ops::{agent_fork, native_fork};
 
 impl Store {
     /// Counts every message of `context`, handing counted slices to
@@ -57,56 +56,33 @@ impl Store {
         counting::count_messages_from(context, from, encoding, on_slice)
     }
 
-    /// What a trim would do to the active context. Reads only; refuses
-    /// what [`Store::trim`] refuses (a damaged session, a fork that could
-    /// not be written), so a dry run answers as the write.
-    pub fn trim_preview(
+    /// Plans `change` on the active context and, in [`Mode::Write`], forks
+    /// it: a new active context under the session's lock for a Loki or
+    /// peteos session, a new session beside the original for another
+    /// agent's. A preview reads only and refuses what the write would, so
+    /// a dry run answers as the write. The one place a change asks which
+    /// kind of session it has.
+    pub fn change(
         &self,
         target: &Target,
-        request: TrimRequest,
+        change: &Change,
         encoding: Encoding,
-    ) -> Result<TrimOutcome> {
-        if target.record.agent.is_external() {
-            let cache = self.count_cache(target);
-            return agent_fork::trim(&target.record, request, encoding, cache.as_ref(), None, 0.0);
-        }
-        target.writable()?;
-        let cache = self.count_cache(target);
-        trim::preview(target.conversation_dir(), request, encoding, cache.as_ref())
-    }
-
-    /// Forks the active context keeping what `request` keeps, under the
-    /// session's lock. `expected` (what a preview was made on) refuses the
-    /// trim if an agent changed the context since.
-    pub fn trim(
-        &self,
-        target: &Target,
-        request: TrimRequest,
-        encoding: Encoding,
-        expected: Option<&Expected>,
+        mode: Mode<'_>,
         now: f64,
-    ) -> Result<TrimOutcome> {
+    ) -> Result<ChangeReport> {
+        let cache = self.count_cache(target);
         if target.record.agent.is_external() {
-            let cache = self.count_cache(target);
-            return agent_fork::trim(
-                &target.record,
-                request,
-                encoding,
-                cache.as_ref(),
-                Some(expected),
-                now,
-            );
+            return agent_fork::change(&target.record, change, encoding, cache.as_ref(), mode, now);
         }
         target.writable()?;
-        let cache = self.count_cache(target);
-        trim::apply(
+        native_fork::change(
             target.conversation_dir(),
             target.lock_dir(),
-            request,
+            change,
             encoding,
-            expected,
-            now,
             cache.as_ref(),
+            mode,
+            now,
         )
     }
 
@@ -142,55 +118,5 @@ impl Store {
         };
         let wanted = resumable::replacements(index, counts, &every_turn)?;
         counting::replaced_counts(context, encoding, &wanted)
-    }
-
-    /// What an edit by hand (a drop or a clear) would do to the active
-    /// context. Reads only; refuses what [`Store::edit`] refuses, as
-    /// [`Store::trim_preview`] does.
-    pub fn edit_preview(
-        &self,
-        target: &Target,
-        request: &EditRequest,
-        encoding: Encoding,
-    ) -> Result<EditOutcome> {
-        if target.record.agent.is_external() {
-            let cache = self.count_cache(target);
-            return agent_fork::edit(&target.record, request, encoding, cache.as_ref(), None, 0.0);
-        }
-        target.writable()?;
-        edit::preview(target.conversation_dir(), request, encoding)
-    }
-
-    /// Forks the active context with `request` applied, under the session's
-    /// lock, as a trim does; `expected` (what a preview was made on)
-    /// refuses the edit if an agent changed the context since.
-    pub fn edit(
-        &self,
-        target: &Target,
-        request: &EditRequest,
-        encoding: Encoding,
-        expected: Option<&Expected>,
-        now: f64,
-    ) -> Result<EditOutcome> {
-        if target.record.agent.is_external() {
-            let cache = self.count_cache(target);
-            return agent_fork::edit(
-                &target.record,
-                request,
-                encoding,
-                cache.as_ref(),
-                Some(expected),
-                now,
-            );
-        }
-        target.writable()?;
-        edit::apply(
-            target.conversation_dir(),
-            target.lock_dir(),
-            request,
-            encoding,
-            expected,
-            now,
-        )
     }
 }

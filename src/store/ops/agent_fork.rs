@@ -8,17 +8,16 @@
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Context;
 use crate::store::format::clear;
-use crate::store::format::edit_facts::EditFacts;
 use crate::store::format::tokens::Encoding;
 use crate::store::fs::atomic;
 use crate::store::fs::open;
 use crate::store::fs::stamp::FileStamp;
+use crate::store::ops::change::{self, AgentFork, Change, ChangeReport, Mode, Planned};
 use crate::store::ops::count_cache::CountCache;
 use crate::store::ops::counting::{message_counts, message_counts_kept};
 use crate::store::ops::diff::{ContextDiff, compare};
-use crate::store::ops::edit::{EditOutcome, plan_on_counts};
-use crate::store::ops::edit_plan::{ClearedMessage, EditRequest};
-use crate::store::ops::trim::{Expected, TrimOutcome, TrimRequest, keep_pairs_whole, plan_trim};
+use crate::store::ops::edit_plan::ClearedMessage;
+use crate::store::ops::forking::Expected;
 use crate::store::sources::agent_read::Thread;
 use crate::store::sources::claude::ClaudeProjects;
 use crate::store::sources::jsonl::LineSpan;
@@ -29,21 +28,6 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-/// What a fork of another agent's session writes (or, previewed, would).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgentFork {
-    /// The original file's size.
-    pub bytes_before: u64,
-    /// The fork's size.
-    pub bytes_after: u64,
-    /// The new session's id (drawn for a preview too, never used then).
-    pub new_session_id: String,
-    /// The new session's file.
-    pub path: PathBuf,
-    /// True once the file is written.
-    pub written: bool,
-}
 
 /// Refuses what cannot be forked: Gemini CLI's sessions, damaged ones, a
 /// Codex fork by reference (its first messages are its parent's file's:
@@ -173,90 +157,59 @@ fn changed(record: &SessionRecord) -> StoreError {
     ))
 }
 
-/// A window trim of `record`'s conversation, written as a new session
-/// when `write` is given (with what the preview saw, if known); None is a
-/// preview, which reads only.
-pub fn trim(
+/// `change` planned on `record`'s conversation and, to write, written as
+/// a new session beside it; a preview reads only, and lays out the fork
+/// (its size, where it would go) as the write would.
+pub fn change(
     record: &SessionRecord,
-    request: TrimRequest,
+    change: &Change,
     encoding: Encoding,
     cache: Option<&CountCache>,
-    write: Option<Option<&Expected>>,
+    mode: Mode<'_>,
     now: f64,
-) -> Result<TrimOutcome> {
+) -> Result<ChangeReport> {
     refuse_while_open(record)?;
     let (parent, lines) = read_conversation(record)?;
-    check_expected(record, &parent, write.flatten())?;
-    let write = write.is_some();
+    let layout = layout_of(record)?;
+    check_expected(record, &parent, mode.expected())?;
     let counts = counts_of(&parent, encoding, cache)?;
     let started = std::time::Instant::now();
-    let mut plan = plan_trim(&parent, &counts, request)?;
-    // The agent's API refuses a result without its call: a window that
-    // cuts a pair drops the other half too.
-    keep_pairs_whole(&mut plan, &EditFacts::new(&parent), &counts);
+    let Planned { plan, facts, notes } = change::plan(&parent, change, encoding, counts, true)?;
     span("plan", started);
-    let fork = if plan.changed {
-        let source = read_source(record, lines)?;
-        let edits = LineEdits {
-            dropped: &plan.dropped,
-            cleared: &[],
-            media_copies: false,
-            suffix: COPY,
-        };
-        Some(fork_file(record, &source, &parent, &edits, write, now)?)
-    } else {
-        None
-    };
-    Ok(TrimOutcome {
-        plan,
-        parent,
-        child: None,
-        fork,
-    })
-}
-
-/// An edit by hand (a drop, a clear) of `record`'s conversation, written
-/// as a new session when `write` is given, as [`trim`] does.
-pub fn edit(
-    record: &SessionRecord,
-    request: &EditRequest,
-    encoding: Encoding,
-    cache: Option<&CountCache>,
-    write: Option<Option<&Expected>>,
-    now: f64,
-) -> Result<EditOutcome> {
-    refuse_while_open(record)?;
-    let (parent, lines) = read_conversation(record)?;
-    check_expected(record, &parent, write.flatten())?;
-    let write = write.is_some();
-    let counts = counts_of(&parent, encoding, cache)?;
-    let started = std::time::Instant::now();
-    let (plan, index, _) = plan_on_counts(&parent, request, encoding, counts)?;
-    span("plan", started);
-    let fork = if plan.changed {
+    let (fork, bytes) = if plan.changed {
         let source = read_source(record, lines)?;
         let edits = LineEdits {
             dropped: &plan.dropped,
             cleared: &plan.cleared,
             // The fix for resuming also drops the agent's own copies of
             // the media it replaces (they would keep the file large).
-            media_copies: matches!(request, EditRequest::Resumable(_)),
-            suffix: match request {
-                EditRequest::Resumable(_) => RESUMABLE,
+            media_copies: matches!(change, Change::Resumable(_)),
+            suffix: match change {
+                Change::Resumable(_) => RESUMABLE,
                 _ => COPY,
             },
         };
-        Some(fork_file(record, &source, &parent, &edits, write, now)?)
+        let laid_out = fork_file(layout, record, &source, &parent, &edits, now)?;
+        let bytes = (source.stamp.size, laid_out.bytes.len() as u64);
+        let mut fork = laid_out.fork;
+        if mode.writes() {
+            let started = std::time::Instant::now();
+            write_fork(record, &source, &fork.path, &laid_out.bytes)?;
+            span("write the fork", started);
+            fork.written = true;
+        }
+        (Some(fork), Some(bytes))
     } else {
-        None
+        (None, None)
     };
-    Ok(EditOutcome {
+    Ok(ChangeReport {
         plan,
-        index,
+        facts,
+        notes,
         parent,
         child: None,
         fork,
-        bytes: None,
+        bytes,
     })
 }
 
@@ -324,17 +277,21 @@ fn title_line(
     bytes
 }
 
-/// Lays out the fork and, with `write`, creates its file (atomically, never
-/// over an existing one); refused, and removed again, if the original
-/// changed meanwhile.
+/// A fork laid out: where it goes and its bytes, not written yet.
+struct LaidOut {
+    fork: AgentFork,
+    bytes: Vec<u8>,
+}
+
+/// Lays out the fork in `layout`, from the original's lines.
 fn fork_file(
+    layout: ForkLayout,
     record: &SessionRecord,
     source: &Source,
     parent: &Context,
     plan: &LineEdits<'_>,
-    write: bool,
     now: f64,
-) -> Result<AgentFork> {
+) -> Result<LaidOut> {
     let started = std::time::Instant::now();
     let (dropped, cleared) = (plan.dropped, plan.cleared);
     let offsets = |i: usize| source.lines.get(i).into_iter().flatten().map(|s| s.offset);
@@ -356,7 +313,6 @@ fn fork_file(
         }
     }
     let new_id = uuid::Uuid::new_v4().to_string();
-    let layout = layout_of(record)?;
     let (path, bytes) = match layout {
         ForkLayout::Claude => {
             let gone: HashSet<usize> = dropped.iter().copied().collect();
@@ -413,20 +369,14 @@ fn fork_file(
         ending,
     ));
     span("lay out the fork", started);
-    let mut fork = AgentFork {
-        bytes_before: source.stamp.size,
-        bytes_after: bytes.len() as u64,
-        new_session_id: new_id,
-        path,
-        written: false,
-    };
-    if write {
-        let started = std::time::Instant::now();
-        write_fork(record, source, &fork.path, &bytes)?;
-        span("write the fork", started);
-        fork.written = true;
-    }
-    Ok(fork)
+    Ok(LaidOut {
+        fork: AgentFork {
+            new_session_id: new_id,
+            path,
+            written: false,
+        },
+        bytes,
+    })
 }
 
 /// The call ids of the results `c` clears, each with its placeholder.
@@ -445,6 +395,8 @@ fn cleared_calls(ctx: &Context, c: &ClearedMessage) -> HashMap<String, String> {
         .collect()
 }
 
+/// Creates the fork's file (atomically, never over an existing one);
+/// refused, and removed again, if the original changed meanwhile.
 fn write_fork(record: &SessionRecord, source: &Source, path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(folder) = path.parent()
         && !folder.is_dir()

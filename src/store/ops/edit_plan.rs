@@ -1,34 +1,14 @@
 //! Planning edits by hand, pure: dropping chosen messages (with the other
 //! halves of their tool pairs) and clearing chosen tool results. The viewer
 //! calls these at every mark on the [`EditFacts`] and the counts it holds;
-//! `ops/edit.rs` calls them again under the session's lock before a fork.
+//! `ops/change.rs` calls them again (under the session's lock, to write).
 
 use crate::humanize;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::Special;
 use crate::store::format::breakdown::TokenKind;
 use crate::store::format::edit_facts::{EditFacts, Partner};
-use crate::store::ops::resumable::{self, ResumableFix};
 use std::collections::VecDeque;
-
-/// An edit by hand of the active context.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EditRequest {
-    /// Drop these messages (ids or unique prefixes). With `with_pairs` the
-    /// other halves of their tool pairs go too; without it, a drop that
-    /// would split a pair is refused, naming the partner.
-    Drop {
-        /// The messages asked for.
-        messages: Vec<String>,
-        /// Also drop the partners of tool pairs.
-        with_pairs: bool,
-    },
-    /// Replace the content of tool results with a placeholder.
-    Clear(ClearChoice),
-    /// The common fix for a session too large to resume: media replaced,
-    /// big tool results cleared, optionally only the last turns kept.
-    Resumable(ResumableFix),
-}
 
 /// Which tool results a clear replaces. A message's clearable results are
 /// cleared together.
@@ -169,24 +149,6 @@ impl ClearedCounts {
     /// The cleared count of message `index`, if counted.
     pub fn get(&self, index: usize) -> Option<u64> {
         self.counts.get(index).copied().flatten()
-    }
-}
-
-/// Plans `request` on the context of `index`, given each message's count
-/// and (for clears) the counts of the cleared messages.
-pub fn plan_edit(
-    index: &EditFacts,
-    counts: &[u64],
-    cleared: &ClearedCounts,
-    request: &EditRequest,
-) -> Result<EditPlan> {
-    match request {
-        EditRequest::Drop {
-            messages,
-            with_pairs,
-        } => plan_drop(index, counts, messages, *with_pairs),
-        EditRequest::Clear(choice) => plan_clear(index, counts, cleared, choice),
-        EditRequest::Resumable(fix) => resumable::plan(index, counts, cleared, fix),
     }
 }
 

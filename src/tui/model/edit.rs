@@ -3,7 +3,7 @@
 //! and the plan made from them at every key. Nothing here is written until
 //! the person presses Enter.
 
-use crate::store::{ClearChoice, EditFacts, EditPlan, EditRequest, RESULTS_OVER, ResumableFix};
+use crate::store::{Change, ClearChoice, EditFacts, EditPlan, RESULTS_OVER, ResumableFix};
 use std::collections::BTreeSet;
 
 /// What an edit by hand does to the messages it picks.
@@ -190,7 +190,7 @@ impl EditState {
     }
 
     /// What the store is asked to do, the marks named by their ids.
-    pub fn request(&self, index: &EditFacts) -> EditRequest {
+    pub fn request(&self, index: &EditFacts) -> Change {
         let ids = || {
             self.marks()
                 .iter()
@@ -198,14 +198,14 @@ impl EditState {
                 .collect()
         };
         match (self.kind, self.clear_by) {
-            (EditKind::Resumable, _) => EditRequest::Resumable(self.fix()),
-            (EditKind::Drop, _) => EditRequest::Drop {
+            (EditKind::Resumable, _) => Change::Resumable(self.fix()),
+            (EditKind::Drop, _) => Change::Drop {
                 messages: ids(),
                 with_pairs: true,
             },
-            (EditKind::Clear, ClearBy::Marked) => EditRequest::Clear(ClearChoice::Messages(ids())),
-            (EditKind::Clear, ClearBy::Over) => EditRequest::Clear(ClearChoice::Over(self.over)),
-            (EditKind::Clear, ClearBy::OlderThanTurns) => EditRequest::Clear(
+            (EditKind::Clear, ClearBy::Marked) => Change::Clear(ClearChoice::Messages(ids())),
+            (EditKind::Clear, ClearBy::Over) => Change::Clear(ClearChoice::Over(self.over)),
+            (EditKind::Clear, ClearBy::OlderThanTurns) => Change::Clear(
                 ClearChoice::OlderThanTurns(usize::try_from(self.turns).unwrap_or(usize::MAX)),
             ),
         }

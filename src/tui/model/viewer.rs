@@ -1,8 +1,8 @@
 //! The state of the viewer of one session, with its sub-modes.
 
 use crate::store::{
-    Breakdown, ClearedCounts, Context, ContextInfo, EditFacts, Encoding, SessionRecord, TrimPlan,
-    TrimRequest,
+    Breakdown, ClearedCounts, Context, ContextInfo, EditFacts, Encoding, SessionRecord, Window,
+    WindowPlan,
 };
 use crate::tui::model::{DiffView, EditState, MessageView, SizeOrder, TranscriptView};
 use crate::tui::ops::UiError;
@@ -61,7 +61,7 @@ pub struct TrimState {
     pub typing: Option<String>,
     /// The preview for `value` (None until every count is known, or when
     /// the store refuses the trim: then `problem` says why).
-    pub plan: Option<TrimPlan>,
+    pub plan: Option<WindowPlan>,
     /// Why there is no preview, when the store refused it.
     pub problem: Option<String>,
     /// A trim was sent to the store and has not answered.
@@ -73,10 +73,10 @@ pub struct TrimState {
 
 impl TrimState {
     /// What the store is asked to do.
-    pub fn request(&self) -> TrimRequest {
+    pub fn request(&self) -> Window {
         match self.kind {
-            TrimKind::KeepLast => TrimRequest::KeepMessages(self.value as usize),
-            TrimKind::Budget => TrimRequest::MaxTokens(self.value),
+            TrimKind::KeepLast => Window::KeepMessages(self.value as usize),
+            TrimKind::Budget => Window::MaxTokens(self.value),
         }
     }
 

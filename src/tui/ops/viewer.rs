@@ -3,8 +3,8 @@
 
 use crate::render::transcript::TextMatch;
 use crate::store::{
-    ClearedCounts, Context, ContextDiff, ContextInfo, DeletedContext, EditFacts, EditOutcome,
-    EditRequest, Encoding, Expected, SessionRecord, TranscriptFormat, TrimRequest,
+    Change, ChangeReport, ClearedCounts, Context, ContextDiff, ContextInfo, DeletedContext,
+    EditFacts, Encoding, Expected, Mode, SessionRecord, TranscriptFormat, Window,
 };
 use crate::tui::model::Loaded;
 use crate::tui::ops::{Job, Lane, Priority, UiError};
@@ -62,13 +62,13 @@ pub enum ViewerOp {
     /// plan made again by the store, with the bytes (answers `EditPreviewed`).
     PreviewEdit {
         record: SessionRecord,
-        request: EditRequest,
+        request: Change,
         encoding: Encoding,
     },
     /// Fork the active context (answers `Trimmed`).
     ApplyTrim {
         record: SessionRecord,
-        request: TrimRequest,
+        request: Window,
         encoding: Encoding,
         expected: Expected,
     },
@@ -76,7 +76,7 @@ pub enum ViewerOp {
     /// cleared (answers `Edited`).
     ApplyEdit {
         record: SessionRecord,
-        request: EditRequest,
+        request: Change,
         encoding: Encoding,
         expected: Expected,
     },
@@ -307,8 +307,14 @@ impl ViewerOp {
                 encoding,
             } => ViewerReply::EditPreviewed {
                 result: store
-                    .edit_preview(&store.target(&record), &request, encoding)
-                    .map(|outcome| EditPreview::of(&outcome))
+                    .change(
+                        &store.target(&record),
+                        &request,
+                        encoding,
+                        Mode::Preview,
+                        now,
+                    )
+                    .map(|report| EditPreview::of(&report))
                     .map_err(UiError::from),
             },
             ViewerOp::ApplyTrim {
@@ -318,17 +324,16 @@ impl ViewerOp {
                 expected,
             } => ViewerReply::Trimmed {
                 result: store
-                    .trim(
+                    .change(
                         &store.target(&record),
-                        request,
+                        &Change::Window(request),
                         encoding,
-                        Some(&expected),
+                        Mode::Write {
+                            expected: Some(&expected),
+                        },
                         now,
                     )
-                    .map(|outcome| {
-                        let fork = outcome.fork.map(|f| f.new_session_id);
-                        outcome.child.map(|c| c.id().to_string()).or(fork)
-                    })
+                    .map(|report| report.made())
                     .map_err(UiError::from),
             },
             ViewerOp::ApplyEdit {
@@ -338,14 +343,16 @@ impl ViewerOp {
                 expected,
             } => ViewerReply::Edited {
                 result: store
-                    .edit(
+                    .change(
                         &store.target(&record),
                         &request,
                         encoding,
-                        Some(&expected),
+                        Mode::Write {
+                            expected: Some(&expected),
+                        },
                         now,
                     )
-                    .map(|outcome| edit_done(&outcome))
+                    .map(|report| edit_done(&report))
                     .map_err(UiError::from),
             },
             ViewerOp::DiffContext {
@@ -473,38 +480,30 @@ pub struct EditPreview {
 }
 
 impl EditPreview {
-    fn of(outcome: &EditOutcome) -> EditPreview {
-        let plan = &outcome.plan;
+    fn of(report: &ChangeReport) -> EditPreview {
+        let plan = &report.plan;
         EditPreview {
             changed: plan.changed,
             dropped: plan.dropped.len(),
-            results: plan.cleared.iter().map(|c| c.results.len()).sum(),
-            media: plan.cleared.iter().map(|c| c.media.len()).sum(),
+            results: report.results_cleared(),
+            media: report.media_replaced(),
             tokens: (plan.tokens_before, plan.tokens_after),
-            bytes: outcome
-                .fork
-                .as_ref()
-                .map(|f| (f.bytes_before, f.bytes_after))
-                .or(outcome.bytes),
-            new_session: outcome.fork.is_some(),
+            bytes: report.bytes,
+            new_session: report.fork.is_some(),
         }
     }
 }
 
 /// What the viewer reports of an applied edit.
-fn edit_done(outcome: &EditOutcome) -> EditDone {
+fn edit_done(report: &ChangeReport) -> EditDone {
     EditDone {
-        child: outcome
-            .child
-            .as_ref()
-            .map(|c| c.id().to_string())
-            .or_else(|| outcome.fork.as_ref().map(|f| f.new_session_id.clone())),
-        new_session: outcome.fork.is_some(),
-        dropped: outcome.plan.dropped.len(),
-        cleared: outcome.plan.cleared.iter().map(|c| c.results.len()).sum(),
-        media: outcome.plan.cleared.iter().map(|c| c.media.len()).sum(),
-        tokens_before: outcome.plan.tokens_before,
-        tokens_after: outcome.plan.tokens_after,
+        child: report.made(),
+        new_session: report.fork.is_some(),
+        dropped: report.plan.dropped.len(),
+        cleared: report.results_cleared(),
+        media: report.media_replaced(),
+        tokens_before: report.plan.tokens_before,
+        tokens_after: report.plan.tokens_after,
     }
 }
 

@@ -7,7 +7,7 @@
 use crate::common;
 use loki_sessions::store::format::tokens::{self, Encoding};
 use loki_sessions::store::format::{Context, Session, window};
-use loki_sessions::store::{Store, TrimRequest, message_counts};
+use loki_sessions::store::{Change, Mode, Store, Window, message_counts};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -186,11 +186,11 @@ fn trimmed_context_reads_back_with_the_expected_messages() {
             let store = common::sandbox::store(Store::peteos_folder(dir.parent().unwrap()));
             let target = store.locate(dir.to_str().unwrap()).unwrap();
             let outcome = store
-                .trim(
+                .change(
                     &target,
-                    TrimRequest::MaxTokens(budget),
+                    &Change::Window(Window::MaxTokens(budget)),
                     Encoding::Cl100kBase,
-                    None,
+                    Mode::Write { expected: None },
                     1.8e9,
                 )
                 .unwrap();

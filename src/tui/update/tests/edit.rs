@@ -3,7 +3,7 @@
 //! agent's session, and late replies.
 
 use super::*;
-use crate::store::{ClearChoice, ClearedCounts, EditRequest};
+use crate::store::{Change, ClearChoice, ClearedCounts};
 use crate::tui::model::{ClearBy, EditKind, EditState, Overlay};
 use crate::tui::ops::EditDone;
 
@@ -245,7 +245,7 @@ fn enter_sends_the_marks_with_what_the_plan_was_made_on() {
     );
     assert_eq!(
         request,
-        EditRequest::Drop {
+        Change::Drop {
             messages: vec!["c2".into()],
             with_pairs: true
         }
@@ -295,7 +295,7 @@ fn a_clear_by_size_is_sent_as_such_and_a_refusal_keeps_the_edit() {
         act(&mut m, Action::Confirm),
         StoreOp::Viewer(ViewerOp::ApplyEdit { request, .. }) => request
     );
-    assert_eq!(request, EditRequest::Clear(ClearChoice::Over(100)));
+    assert_eq!(request, Change::Clear(ClearChoice::Over(100)));
     let refusal = UiError::new(ErrorKind::Refused, "the context changed since the preview");
     reply(
         &mut m,

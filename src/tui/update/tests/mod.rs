@@ -27,7 +27,7 @@ pub(super) use super::*;
 pub(super) use crate::store::{
     Candidate, Context, ContextInfo, CreatedFrom, DeletedContext, EditFacts, Encoding, Fingerprint,
     PurgePolicy, PurgeProgress, PurgeReport, Relation, SessionRecord, SessionStats, StoreKind,
-    TrimRequest,
+    Window,
 };
 pub(super) use crate::tui::finder::FindJob;
 pub(super) use crate::tui::keymap;

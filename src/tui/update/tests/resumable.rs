@@ -5,7 +5,7 @@
 
 use super::edit::{COUNTS, editing};
 use super::*;
-use crate::store::{ClearedCounts, EditRequest, RESULTS_OVER, ResumableFix};
+use crate::store::{Change, ClearedCounts, RESULTS_OVER, ResumableFix};
 use crate::tui::model::{EditKind, Overlay, ResumableBy};
 use crate::tui::ops::EditPreview;
 
@@ -96,7 +96,7 @@ fn r_plans_the_fix_and_the_numbers_change_it() {
                 .as_ref()
                 .unwrap()
         ),
-        EditRequest::Resumable(ResumableFix {
+        Change::Resumable(ResumableFix {
             results_over: 40,
             keep_turns: Some(1)
         })
@@ -115,7 +115,7 @@ fn enter_lays_the_fork_out_then_asks_with_its_bytes() {
         act(&mut m, Action::Confirm),
         StoreOp::Viewer(ViewerOp::PreviewEdit { request, .. }) => request
     );
-    assert!(matches!(request, EditRequest::Resumable(_)));
+    assert!(matches!(request, Change::Resumable(_)));
     assert!(m.viewer().unwrap().edit().unwrap().measuring);
     assert!(
         act(&mut m, Action::Up).is_empty(),
@@ -157,7 +157,7 @@ fn enter_lays_the_fork_out_then_asks_with_its_bytes() {
     );
     assert_eq!(
         request,
-        EditRequest::Resumable(ResumableFix {
+        Change::Resumable(ResumableFix {
             results_over: 40,
             keep_turns: None
         })

@@ -91,7 +91,7 @@ fn trim_keep_last_previews_adjusts_and_applies() {
         act(&mut m, Action::Confirm),
         StoreOp::Viewer(ViewerOp::ApplyTrim { request, expected, .. }) => (request, expected)
     );
-    assert_eq!(request, TrimRequest::KeepMessages(6));
+    assert_eq!(request, Window::KeepMessages(6));
     assert_eq!(
         (expected.context_id.as_str(), expected.mutation_counter),
         ("ctx", 34)

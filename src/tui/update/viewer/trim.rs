@@ -3,7 +3,7 @@
 //! first when an agent owns the session). The functions on `TrimState`
 //! know only the trim's own state; the rest is its glue with the viewer.
 
-use crate::store::{Expected, TrimRequest, check_fork, keep_pairs_whole, plan_with_facts};
+use crate::store::{Expected, Window, check_fork, keep_pairs_whole, plan_with_facts};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
@@ -123,7 +123,7 @@ pub fn replan(
 }
 
 /// The request to apply, if the plan on screen changes something.
-pub fn ready_request(state: &TrimState) -> Option<TrimRequest> {
+pub fn ready_request(state: &TrimState) -> Option<Window> {
     if state.kind == TrimKind::KeepLast && state.value == 0 {
         return None;
     }

@@ -8,7 +8,7 @@
 use super::Home;
 use super::trash::age_files;
 use crate::common::sandbox;
-use loki_sessions::store::{AgentHomes, EditRequest, Encoding, Store};
+use loki_sessions::store::{AgentHomes, Change, Encoding, Mode, Store};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -443,8 +443,8 @@ proptest! {
         let messages: Vec<String> = context.messages().map(|m| m.id().to_string()).collect();
         let chosen: Vec<String> = picks.iter().map(|p| messages[*p as usize % messages.len()].clone()).collect();
         let original = std::fs::read(&target.record.path).unwrap();
-        let request = EditRequest::Drop { messages: chosen.clone(), with_pairs: true };
-        let edited = store.edit(&target, &request, Encoding::Cl100kBase, None, 1.8e9);
+        let request = Change::Drop { messages: chosen.clone(), with_pairs: true };
+        let edited = store.change(&target, &request, Encoding::Cl100kBase, Mode::Write { expected: None }, 1.8e9);
         prop_assert_eq!(&std::fs::read(&target.record.path).unwrap(), &original);
         let outcome = match edited {
             Ok(outcome) => outcome,

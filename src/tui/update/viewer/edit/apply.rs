@@ -3,7 +3,7 @@
 //! store's answer becomes the status line.
 
 use crate::humanize;
-use crate::store::{EditRequest, Expected};
+use crate::store::{Change, Expected};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::model::{
@@ -58,7 +58,7 @@ fn measure(viewer: &mut Viewer, app: &mut App) -> Step {
     let ViewerMode::Edit(state) = &mut viewer.mode else {
         return Step::none();
     };
-    let request = EditRequest::Resumable(state.fix());
+    let request = Change::Resumable(state.fix());
     state.measuring = true;
     viewer.waiting = app.request();
     Step::effect(Effect::store(
