@@ -365,9 +365,15 @@ fn a_codex_fork_is_a_new_rollout_of_today_naming_its_original() {
     let mut forked = 0;
     for id in &h.made.codex {
         let before = tree(&codex);
+        // A dry run says where the fork would go: today's folder, as the write.
+        let dry = h.json(&["trim", id, "--keep-messages", "2", "--dry-run", "--json"]);
+        let planned = PathBuf::from(dry["planned_session_file"].as_str().unwrap());
+        assert_eq!(tree(&codex), before, "a dry run writes nothing");
         let done = h.json(&["trim", id, "--keep-messages", "2", "--json"]);
         let new_id = done["new_session_id"].as_str().unwrap();
         let new_file = PathBuf::from(done["new_session_file"].as_str().unwrap());
+        assert_eq!(planned.parent(), new_file.parent(), "{planned:?}");
+        assert!(done["planned_session_file"].is_null());
         let name = new_file.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with("rollout-") && name.ends_with(&format!("-{new_id}.jsonl")));
         assert!(new_file.starts_with(codex.join("sessions")));
