@@ -6,16 +6,13 @@ pub mod agents;
 mod conversation;
 mod corpus;
 
-use crate::store::Encoding;
 use crate::store::error::{IoContext, Result};
 use crate::store::format::SESSION_FILE;
 use crate::store::format::ids;
 use crate::store::format::jsonfile;
 use crate::store::format::{Meta, name_from_prompt};
-use crate::store::ops::change::{Change, Mode};
-use crate::store::ops::native_fork;
-use crate::store::ops::window_plan::Window;
 use crate::store::sources::layout::{Layout, SessionPaths};
+use crate::store::{Change, Encoding, Mode, Store, Window};
 use corpus::{Corpus, Rng};
 use serde_json::{Map, Value, json};
 use std::fs;
@@ -120,7 +117,7 @@ pub fn generate(
         ..DemoSummary::default()
     };
     if spec.extras && ids.len() >= 4 {
-        summary.trimmed = Some(trim_once(&folder, &ids[1], spec.now)?);
+        summary.trimmed = Some(trim_once(root, &spec.user, &ids[1], spec.now)?);
         summary.active = Some(mark_active(&folder, &ids[2])?);
         summary.damaged = Some(damage(&folder, &ids[3])?);
     }
@@ -204,15 +201,15 @@ fn age_days(index: usize, total: usize, rng: &mut Rng) -> f64 {
     }
 }
 
-fn trim_once(folder: &Path, id: &str, now: f64) -> Result<String> {
-    let dir = folder.join(id);
-    let memory = SessionPaths::new(&dir).memory();
-    native_fork::change(
-        &memory,
-        &dir,
+/// Trims one session as a person would, through the store's door: its
+/// old context stays, so the demo shows a session with two contexts.
+fn trim_once(root: &Path, user: &str, id: &str, now: f64) -> Result<String> {
+    let store = Store::loki(root, user)?;
+    let target = store.locate(id)?;
+    store.change(
+        &target,
         &Change::Window(Window::KeepMessages(8)),
         Encoding::Cl100kBase,
-        None,
         Mode::Write { expected: None },
         now,
     )?;

@@ -11,8 +11,8 @@
 //!   records and conversations, each agent behind its `Provider` (the
 //!   seam: `sources/provider.rs`, registered in `sources/agent.rs`);
 //! - `ops`: operations written once over every kind (locate, stats,
-//!   contexts, trims and forks, diff, export, purges, the trash and the
-//!   archive, moves and pulls);
+//!   contexts, one change to a context (`Store::change`), diff, export,
+//!   purges, the trash and the archive, moves and pulls);
 //! - `index`: the message search, a cache kept outside the sessions.
 //!
 //! [`Store`] is the one door the UI and the CLI go through; the types they

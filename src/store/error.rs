@@ -25,6 +25,15 @@ pub enum StoreError {
     /// The request itself is invalid (bad id, bad argument).
     #[error("{0}")]
     Invalid(String),
+    /// The session could not be read (its record says why), so what was
+    /// asked is not done to it: it is left as it is.
+    #[error("{0}")]
+    Damaged(String),
+    /// What was asked is not done to this kind of session (another agent's
+    /// that is not forked, deleted or moved here, an archived copy): the
+    /// message says what can be done instead.
+    #[error("{0}")]
+    Unsupported(String),
     /// The store's folder is not there (a mistyped `--root`, a user with no
     /// folder): a mistake to report, not an empty store.
     #[error("{message}")]

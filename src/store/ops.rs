@@ -1,8 +1,9 @@
 //! Operations on sessions, written once for both kinds of store: finding a
 //! session from an argument, stats, counting, loading a conversation for
-//! display, managing contexts (forks), trims (by window, or by hand: drops
-//! and clears, planned as data), comparing and exporting contexts, and the
-//! purge (plan as data, then a careful apply).
+//! display, managing contexts (forks), one change to a context (a window,
+//! a drop, a clear, the fix for resuming: planned as data, then forked),
+//! comparing and exporting contexts, the purge (plan as data, then a
+//! careful apply), the trash, moves, the archive and pulls.
 
 pub mod agent_fork;
 pub mod agent_purge;

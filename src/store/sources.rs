@@ -5,7 +5,7 @@
 //! sessions are, how each is read, watched, forked, moved and cleaned up.
 //! `Agent::provider` (`agent.rs`) is the one registry; `agents` reads a
 //! folder (or its part of our archive) through it. Each source reads into
-//! [`SessionRecord`]s; everything they share (purge, locate, trims) lives
+//! [`SessionRecord`]s; everything they share (purge, locate, changes) lives
 //! once in `ops` and `api`.
 
 pub mod agent;

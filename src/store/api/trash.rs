@@ -42,7 +42,7 @@ impl Store {
     pub fn check_deletable(&self, target: &Target) -> Result<()> {
         let agent = target.record.agent;
         if agent.is_external() && !agent.moves_to_trash() {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Unsupported(format!(
                 "{} sessions are read here but not deleted: {}; session {} is left as it is ({})",
                 agent.display_name(),
                 agent.provider().kept_from_the_trash_because(),
@@ -182,7 +182,7 @@ impl Store {
             )));
         }
         if !agent.moves_to_trash() {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Unsupported(format!(
                 "{} sessions are read here but not purged: {}",
                 agent.display_name(),
                 agent.provider().kept_from_the_trash_because()

@@ -109,7 +109,7 @@ pub fn prepare_held(slot: &Path) -> Result<(Held, Option<String>)> {
     let mut notes = Vec::new();
     private_dir(folder, &mut notes)?;
     let lock = SessionLock::acquire(folder, LOCK_WAIT).map_err(|e| match e {
-        StoreError::Locked { path } => StoreError::Invalid(format!(
+        StoreError::Locked { path } => StoreError::Busy(format!(
             "another process kept {} locked for {} s while opening a search index; try again",
             path.display(),
             LOCK_WAIT.as_secs()

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 pub fn check(record: &SessionRecord) -> Result<()> {
     record.trimmable()?;
     match record.agent.provider().fork_refused(record) {
-        Some(why) => Err(StoreError::Invalid(why)),
+        Some(why) => Err(StoreError::Unsupported(why)),
         None => Ok(()),
     }
 }
@@ -44,7 +44,7 @@ pub fn check(record: &SessionRecord) -> Result<()> {
 /// sessions are not forked).
 fn layout_of(record: &SessionRecord) -> Result<ForkLayout> {
     record.agent.provider().fork_layout().ok_or_else(|| {
-        StoreError::Invalid(format!(
+        StoreError::Unsupported(format!(
             "{} sessions are not forked here",
             record.agent.display_name()
         ))
@@ -60,7 +60,7 @@ fn check_expected(
 ) -> Result<()> {
     match expected {
         Some(e) if e.mutation_counter != parent.mutation_counter() => {
-            Err(StoreError::Invalid(format!(
+            Err(StoreError::Busy(format!(
                 "{} changed since the preview ({} wrote to it); review the trim again",
                 record.path.display(),
                 record.agent.display_name()

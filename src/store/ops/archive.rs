@@ -102,7 +102,7 @@ impl Archive {
         now: f64,
     ) -> Result<ArchiveOutcome> {
         if let Some(error) = &record.error {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Damaged(format!(
                 "session {} is damaged and is not archived: {error}",
                 record.id
             )));

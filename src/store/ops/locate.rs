@@ -27,7 +27,7 @@ impl Target {
     pub fn writable(&self) -> Result<()> {
         self.record.writable()?;
         conversation_state(&self.record).map_err(|e| {
-            StoreError::Invalid(format!(
+            StoreError::Damaged(format!(
                 "session {} is damaged, so it is left as it is: {e}",
                 self.record.id
             ))
@@ -81,7 +81,7 @@ pub fn locate(
     // own with the file named. Links and stray files are never gone into.
     let plain_dir = std::fs::symlink_metadata(&record.path).is_ok_and(|m| m.is_dir());
     if let (Some(error), false) = (&record.error, plain_dir) {
-        return Err(StoreError::Invalid(error.clone()));
+        return Err(StoreError::Damaged(error.clone()));
     }
     Ok(Target { record, is_loki })
 }

@@ -64,7 +64,7 @@ pub fn claude_project_name(folder: &str) -> String {
 /// that is not absolute, and for Gemini CLI's, Loki's and peteos' sessions.
 pub fn plan(record: &SessionRecord, to: &Path) -> Result<MovePlan> {
     let refused = |why: &str| {
-        Err(StoreError::Invalid(format!(
+        Err(StoreError::Unsupported(format!(
             "{} sessions are not moved: {why}",
             record.agent.display_name()
         )))
@@ -74,7 +74,7 @@ pub fn plan(record: &SessionRecord, to: &Path) -> Result<MovePlan> {
         Err(why) => return refused(why),
     };
     if let Some(error) = &record.error {
-        return Err(StoreError::Invalid(format!(
+        return Err(StoreError::Damaged(format!(
             "session {} is damaged and is not moved: {error}",
             record.id
         )));

@@ -256,7 +256,7 @@ pub fn plan(pack: &Pack, agent_root: &Path, to: &Path) -> Result<PullPlan> {
     }
     let to_folder = to_folder.trim_end_matches('/').to_string();
     let layout = pack.agent.provider().move_layout().map_err(|why| {
-        StoreError::Invalid(format!(
+        StoreError::Unsupported(format!(
             "{} sessions are not pulled: {why}",
             pack.agent.display_name()
         ))

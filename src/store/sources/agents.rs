@@ -182,7 +182,7 @@ pub fn user_name() -> String {
 /// The session of another agent `record` read whole.
 pub fn read(record: &SessionRecord) -> Result<AgentRead> {
     if let Some(error) = &record.error {
-        return Err(StoreError::Invalid(error.clone()));
+        return Err(StoreError::Damaged(error.clone()));
     }
     if record.archived {
         return archived::read(record);
@@ -201,7 +201,7 @@ pub fn preview(record: &SessionRecord) -> Result<crate::store::format::Context> 
         return read(record).map(|r| r.main.context);
     }
     if let Some(error) = &record.error {
-        return Err(StoreError::Invalid(error.clone()));
+        return Err(StoreError::Damaged(error.clone()));
     }
     let size = std::fs::symlink_metadata(&record.path).map_or(0, |m| m.len());
     let tail = (size > PREVIEW_BYTES as u64 * 4)

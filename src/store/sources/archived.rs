@@ -103,7 +103,7 @@ pub fn file_bytes(entry: &Path, file: &ArchivedFile) -> Result<Vec<u8>> {
     let stored = entry.join(&file.stored);
     let bytes = unpack(&stored)?;
     if hex(&Sha256::digest(&bytes)) != file.sha256 || bytes.len() as u64 != file.bytes {
-        return Err(StoreError::Invalid(format!(
+        return Err(StoreError::Damaged(format!(
             "{} in the archive fails its hash (damaged)",
             stored.display()
         )));

@@ -128,7 +128,7 @@ impl SessionRecord {
     pub fn resumable(&self) -> Result<()> {
         self.not_archived("resumed")?;
         match (&self.error, self.agent.is_external()) {
-            (Some(error), true) => Err(StoreError::Invalid(format!(
+            (Some(error), true) => Err(StoreError::Damaged(format!(
                 "session {} could not be read: {error}",
                 self.id
             ))),
@@ -167,7 +167,7 @@ impl SessionRecord {
             return self.writable();
         }
         if provider.fork_layout().is_none() {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Unsupported(format!(
                 "{} sessions cannot be trimmed or forked here yet (Claude Code and Codex sessions can): {}",
                 self.agent.display_name(),
                 self.path.display()
@@ -175,7 +175,7 @@ impl SessionRecord {
         }
         match &self.error {
             None => Ok(()),
-            Some(error) => Err(StoreError::Invalid(format!(
+            Some(error) => Err(StoreError::Damaged(format!(
                 "session {} could not be read, so it is not forked: {error}",
                 self.id
             ))),
@@ -186,7 +186,7 @@ impl SessionRecord {
     /// archived one is read there until it is restored.
     pub fn not_archived(&self, what: &str) -> Result<()> {
         if self.archived {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Unsupported(format!(
                 "session {} is in the archive (its agent deleted it), so it is not {what}: `loki-sessions restore {} --from-archive` puts it back first",
                 self.id, self.id
             )));
@@ -200,14 +200,14 @@ impl SessionRecord {
     /// reading the conversation; `Target::writable` adds the rest.
     pub fn writable(&self) -> Result<()> {
         if self.agent.is_external() {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Unsupported(format!(
                 "{} sessions are never changed here: a trim writes a new session beside one, a delete moves it to the trash; this cannot be done to it ({})",
                 self.agent.display_name(),
                 self.path.display()
             )));
         }
         match &self.error {
-            Some(error) => Err(StoreError::Invalid(format!(
+            Some(error) => Err(StoreError::Damaged(format!(
                 "session {} is damaged, so it is left as it is: {error}",
                 self.id
             ))),

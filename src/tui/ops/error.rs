@@ -49,11 +49,14 @@ impl From<StoreError> for UiError {
             ErrorKind::NotFound
         } else {
             match &e {
-                StoreError::Parse { .. } | StoreError::Shape { .. } => ErrorKind::Damaged,
+                StoreError::Parse { .. } | StoreError::Shape { .. } | StoreError::Damaged(_) => {
+                    ErrorKind::Damaged
+                }
                 StoreError::Locked { .. } | StoreError::Busy(_) => ErrorKind::Busy,
                 StoreError::Exists { .. } => ErrorKind::Exists,
                 StoreError::NotFound(_) | StoreError::Missing { .. } => ErrorKind::NotFound,
                 StoreError::Invalid(_)
+                | StoreError::Unsupported(_)
                 | StoreError::Ambiguous { .. }
                 | StoreError::AlreadyImported { .. }
                 | StoreError::SplitsToolPair(_)
@@ -98,6 +101,18 @@ mod tests {
             ),
             (
                 StoreError::SplitsToolPair("m3 and m4".into()),
+                ErrorKind::Refused,
+            ),
+            (
+                StoreError::Damaged("session s could not be read".into()),
+                ErrorKind::Damaged,
+            ),
+            (
+                StoreError::Busy("Claude Code wrote to it since the preview".into()),
+                ErrorKind::Busy,
+            ),
+            (
+                StoreError::Unsupported("Gemini CLI sessions are not forked here".into()),
                 ErrorKind::Refused,
             ),
         ];

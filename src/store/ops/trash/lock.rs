@@ -25,7 +25,7 @@ pub(super) struct Held {
 pub(super) fn hold(trash: &Path) -> Result<Held> {
     atomic::create_private_dir_all(trash)?;
     let lock = SessionLock::acquire(trash, WAIT).map_err(|e| match e {
-        StoreError::Locked { path } => StoreError::Invalid(format!(
+        StoreError::Locked { path } => StoreError::Busy(format!(
             "another process kept the trash ({}) busy for {} s; try again",
             path.display(),
             WAIT.as_secs()
