@@ -29,6 +29,11 @@ pub enum StoreError {
     /// asked is not done to it: it is left as it is.
     #[error("{0}")]
     Damaged(String),
+    /// Something this machine or this program could not do, through no
+    /// fault of the request: no cache or data folder, a search index that
+    /// could not be written, counting that broke.
+    #[error("{0}")]
+    Failed(String),
     /// What was asked is not done to this kind of session (another agent's
     /// that is not forked, deleted or moved here, an archived copy): the
     /// message says what can be done instead.

@@ -148,7 +148,7 @@ impl SearchIndex {
     /// The index directory.
     fn dir(&self) -> Result<&Path> {
         self.dir.as_deref().ok_or_else(|| {
-            StoreError::Invalid(
+            StoreError::Failed(
                 "there is no cache directory to keep the search index in (set XDG_CACHE_HOME)"
                     .into(),
             )
@@ -176,7 +176,7 @@ impl SearchIndex {
                     let why = match e {
                         OpenError::Incompatible(w) | OpenError::Broken(w) => w,
                     };
-                    StoreError::Invalid(format!(
+                    StoreError::Failed(format!(
                         "cannot make a search index in {}: {why}",
                         dir.display()
                     ))

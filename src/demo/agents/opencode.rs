@@ -147,7 +147,7 @@ impl Writer<'_> {
 }
 
 fn sql(e: rusqlite::Error) -> StoreError {
-    StoreError::Invalid(format!("the demo's OpenCode database: {e}"))
+    StoreError::Failed(format!("the demo's OpenCode database: {e}"))
 }
 
 /// Writes the sessions of `spec` into `data/opencode.db` (`data` being

@@ -26,7 +26,7 @@ impl Store {
             .clone()
             .or_else(archive::default_dir)
             .ok_or_else(|| {
-                StoreError::Invalid(
+                StoreError::Failed(
                     "there is no data directory to keep the archive in (set XDG_DATA_HOME)".into(),
                 )
             })

@@ -30,7 +30,7 @@ impl Store {
             .clone()
             .or_else(trash::default_dir)
             .ok_or_else(|| {
-                StoreError::Invalid(
+                StoreError::Failed(
                     "there is no data directory to keep the trash in (set XDG_DATA_HOME)".into(),
                 )
             })

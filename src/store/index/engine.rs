@@ -292,7 +292,7 @@ impl Engine {
     }
 
     fn error(&self, action: &str, e: tantivy::TantivyError) -> StoreError {
-        StoreError::Invalid(format!(
+        StoreError::Failed(format!(
             "cannot {action} the search index in {}: {e}",
             self.dir.display()
         ))

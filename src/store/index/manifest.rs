@@ -366,7 +366,7 @@ impl Manifest {
     /// Writes it atomically into `dir`.
     pub fn save(&self, dir: &Path) -> crate::store::Result<()> {
         let bytes = postcard::to_stdvec(self).map_err(|e| {
-            crate::store::StoreError::Invalid(format!("cannot write the index manifest: {e}"))
+            crate::store::StoreError::Failed(format!("cannot write the index manifest: {e}"))
         })?;
         atomic::write_atomic(&dir.join(FILE), &bytes)
     }

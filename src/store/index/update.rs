@@ -330,7 +330,7 @@ pub(super) fn start_afresh_if_empty(
     if manifest.sessions.is_empty() {
         writer
             .delete_all_documents()
-            .map_err(|e| crate::store::StoreError::Invalid(e.to_string()))?;
+            .map_err(|e| crate::store::StoreError::Failed(e.to_string()))?;
         manifest.built_at = now;
     }
     Ok(())

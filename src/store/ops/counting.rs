@@ -76,7 +76,7 @@ pub fn count_messages_from(
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(StoreError::Invalid("token counting panicked".into())))
+                    .unwrap_or_else(|_| Err(StoreError::Failed("token counting panicked".into())))
             })
             .collect()
     });
@@ -94,7 +94,7 @@ pub fn message_counts(ctx: &Context, encoding: Encoding) -> Result<Vec<u64>> {
     })?;
     counts
         .into_inner()
-        .map_err(|_| StoreError::Invalid("token counting panicked".into()))
+        .map_err(|_| StoreError::Failed("token counting panicked".into()))
 }
 
 /// [`message_counts`] taking what `cache` kept: only messages whose text
@@ -230,7 +230,7 @@ pub fn count_messages_kept(
     }
     let counts = counts
         .into_inner()
-        .map_err(|_| StoreError::Invalid("token counting panicked".into()))?;
+        .map_err(|_| StoreError::Failed("token counting panicked".into()))?;
     let counts: Option<Vec<u64>> = counts.into_iter().collect();
     if let Some(counts) = counts.filter(|_| !missing.is_empty()) {
         keep(cache, encoding, &looked_up, &counts);
@@ -311,7 +311,7 @@ pub fn replaced_counts(
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(StoreError::Invalid("token counting panicked".into())))
+                    .unwrap_or_else(|_| Err(StoreError::Failed("token counting panicked".into())))
             })
             .collect()
     });

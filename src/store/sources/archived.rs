@@ -90,7 +90,7 @@ pub fn read_manifest(entry: &Path) -> Result<Manifest> {
         message: e.to_string(),
     })?;
     if manifest.format != FORMAT || manifest.files.is_empty() {
-        return Err(StoreError::Invalid(format!(
+        return Err(StoreError::Damaged(format!(
             "{}: not an archive manifest this version reads",
             path.display()
         )));
@@ -116,7 +116,7 @@ fn unpack(path: &Path) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     zstd::stream::read::Decoder::new(file)
         .and_then(|mut d| d.read_to_end(&mut out))
-        .map_err(|e| StoreError::Invalid(format!("{}: not zstd data ({e})", path.display())))?;
+        .map_err(|e| StoreError::Damaged(format!("{}: not zstd data ({e})", path.display())))?;
     Ok(out)
 }
 

@@ -185,7 +185,7 @@ pub fn decoded(path: &Path, max: u64) -> Result<(Vec<u8>, std::fs::Metadata)> {
     let read = if is_compressed(path) {
         zstd::stream::read::Decoder::new(file)
             .and_then(|d| d.take(max).read_to_end(&mut bytes))
-            .map_err(|e| StoreError::Invalid(format!("{}: not zstd data ({e})", path.display())))
+            .map_err(|e| StoreError::Damaged(format!("{}: not zstd data ({e})", path.display())))
     } else {
         bytes.reserve(meta.len().min(max) as usize);
         file.take(max)

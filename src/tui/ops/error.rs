@@ -61,7 +61,9 @@ impl From<StoreError> for UiError {
                 | StoreError::AlreadyImported { .. }
                 | StoreError::SplitsToolPair(_)
                 | StoreError::Unsafe { .. } => ErrorKind::Refused,
-                StoreError::Io { .. } | StoreError::Tokenizer { .. } => ErrorKind::Failed,
+                StoreError::Io { .. } | StoreError::Tokenizer { .. } | StoreError::Failed(_) => {
+                    ErrorKind::Failed
+                }
             }
         };
         UiError::new(kind, e.to_string())
@@ -114,6 +116,10 @@ mod tests {
             (
                 StoreError::Unsupported("Gemini CLI sessions are not forked here".into()),
                 ErrorKind::Refused,
+            ),
+            (
+                StoreError::Failed("cannot write the index manifest".into()),
+                ErrorKind::Failed,
             ),
         ];
         for (error, kind) in cases {

@@ -79,7 +79,7 @@ fn open(path: &Path, immutable: bool) -> Result<Connection> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let failed = |e: rusqlite::Error| {
-        StoreError::Invalid(format!(
+        StoreError::Damaged(format!(
             "{}: could not be opened as OpenCode's database ({e})",
             path.display()
         ))
@@ -95,7 +95,7 @@ fn open(path: &Path, immutable: bool) -> Result<Connection> {
 /// one read transaction.
 pub fn read<T>(path: &Path, read: impl Fn(&Connection) -> rusqlite::Result<T>) -> Result<T> {
     let failed = |e: rusqlite::Error| {
-        StoreError::Invalid(format!(
+        StoreError::Damaged(format!(
             "{}: OpenCode's database could not be read ({e})",
             path.display()
         ))
