@@ -166,15 +166,13 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         crate::store::prewarm(encoding);
     }
     // Without --tokens, the search index's counts (cl100k_base) stand in,
-    // for the sessions it knows as they are now. Read before the records:
-    // the index's manifest is gone before they are read, which keeps the
-    // peak memory of a 100k listing down.
-    let indexed = if encoding.is_none() && env.encoding(args.encoding)? == Encoding::Cl100kBase {
-        env.store.current_indexed_stats_of_all()?
-    } else {
-        Default::default()
-    };
-    let records = env.store.list()?;
+    // for the sessions it knows as they are now.
+    let (records, indexed) =
+        if encoding.is_none() && env.encoding(args.encoding)? == Encoding::Cl100kBase {
+            env.store.list_with_indexed_stats()?
+        } else {
+            (env.store.list()?, Default::default())
+        };
     if records.is_empty() {
         crate::note!("loki-sessions: no sessions in {}", env.looked_in());
         return if args.json {

@@ -280,7 +280,7 @@ impl<'s> Tracker<'s> {
                         });
                     }
                 }
-                Reread::Present(record) => lines.extend(self.follow(record)?),
+                Reread::Present(record) => lines.extend(self.follow(*record)?),
             }
         }
         Ok(lines)

@@ -86,18 +86,17 @@ impl Store {
         within: f64,
         now: f64,
     ) -> Vec<(String, Result<ArchiveOutcome>)> {
-        let mine: Vec<SessionRecord> = records
+        // Only the agents' cleanups delete: Loki's and peteos' sessions have
+        // no date here, and only the few that are due are copied.
+        let due = self.agent_deletes_at(records, now);
+        records
             .iter()
             .filter(|r| r.agent.is_external() && !r.archived && r.is_readable())
-            .cloned()
-            .collect();
-        let due = self.agent_deletes_at(&mine, now);
-        mine.into_iter()
             .filter(|r| due.get(r.id.as_str()).is_some_and(|at| *at <= now + within))
             .map(|record| {
                 let id = record.id.to_string();
                 let target = Target {
-                    record,
+                    record: record.clone(),
                     is_loki: false,
                 };
                 (id, self.archive(&target, now))

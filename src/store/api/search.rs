@@ -286,13 +286,31 @@ impl Store {
         Ok(total)
     }
 
-    /// [`Store::current_indexed_stats`] of every session the folders hold,
-    /// found by their names alone (no record read): a listing asks this
-    /// before it reads its records, so the index's manifest is gone before
-    /// they are there (the peak memory of listing 100k sessions).
-    pub fn current_indexed_stats_of_all(&self) -> Result<HashMap<String, IndexedStats>> {
-        self.current_indexed_stats_of_all_unpriced()
-            .map(|all| self.priced(all))
+    /// Every session, as [`Store::list`], with the stats the search indexes
+    /// hold for those they know as they are now. The Loki tree's or peteos
+    /// folder's are found by the sessions' names before the records are
+    /// read, so its index's manifest is gone before they are there (the
+    /// peak memory of listing 100k sessions); the agents' are asked of the
+    /// records listed, so their folders are not walked twice.
+    pub fn list_with_indexed_stats(
+        &self,
+    ) -> Result<(Vec<SessionRecord>, HashMap<String, IndexedStats>)> {
+        let mut stats = HashMap::new();
+        if self.shows_primary() {
+            stats.extend(self.primary_index().current_stats(&self.session_names()?));
+        }
+        let records = self.list()?;
+        for source in self.agent_sources() {
+            let ids: Vec<String> = records
+                .iter()
+                .filter(|r| r.agent == source.agent())
+                .map(|r| r.id.to_string())
+                .collect();
+            if !ids.is_empty() {
+                stats.extend(self.agent_index(source).current_stats(&ids));
+            }
+        }
+        Ok((records, self.priced(stats)))
     }
 
     /// Each session's cost set from its usage, by this store's prices.
@@ -301,20 +319,6 @@ impl Store {
             s.cost = s.usage.as_ref().map(|u| self.prices.estimate(u));
         }
         stats
-    }
-
-    fn current_indexed_stats_of_all_unpriced(&self) -> Result<HashMap<String, IndexedStats>> {
-        let mut out = HashMap::new();
-        if self.shows_primary() {
-            out.extend(self.primary_index().current_stats(&self.session_names()?));
-        }
-        for source in self.agent_sources() {
-            let ids: Vec<String> = source.ids().into_iter().map(|(id, _)| id.into()).collect();
-            if !ids.is_empty() {
-                out.extend(self.agent_index(source).current_stats(&ids));
-            }
-        }
-        Ok(out)
     }
 
     /// The stats the search indexes hold for those of `records` they know

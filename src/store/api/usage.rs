@@ -44,8 +44,7 @@ impl Store {
         // An index that cannot be brought up to date leaves its sessions
         // to be read from their files below, not the report undone.
         let _ = self.update_index(now, &|_, _| {});
-        let indexed = self.current_indexed_stats_of_all()?;
-        let records = self.list()?;
+        let (records, indexed) = self.list_with_indexed_stats()?;
         let read: Vec<Option<UsageByModel>> = crate::store::parallel::map_ordered(&records, |r| {
             let known = indexed.get(r.id.as_str()).and_then(|s| s.usage.as_ref());
             match (r.agent.is_external(), known) {

@@ -36,8 +36,9 @@ pub enum StoreEvent {
 /// A session read again after a change.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reread {
-    /// It is there: its record now (damaged ones too).
-    Present(SessionRecord),
+    /// It is there: its record now (damaged ones too), boxed as a record
+    /// is large beside a reference.
+    Present(Box<SessionRecord>),
     /// It went.
     Gone(SessionRef),
 }
@@ -114,10 +115,10 @@ impl Store {
         let readers = self.readers(sessions);
         let read = parallel::map_ordered(sessions, |s| match std::fs::symlink_metadata(&s.path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Reread::Gone(s.clone()),
-            _ => Reread::Present(match readers.get(&s.agent) {
+            _ => Reread::Present(Box::new(match readers.get(&s.agent) {
                 Some(reader) => reader.record_of(&s.id, &s.path),
                 None => self.record(&s.id),
-            }),
+            })),
         });
         let present: HashSet<(Agent, String)> = read
             .iter()

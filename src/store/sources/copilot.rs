@@ -110,6 +110,7 @@ pub fn record_at(path: &Path) -> SessionRecord {
         conversation_dir: folder,
         error: None,
         bytes: None,
+        modified_at: None,
         id,
         archived: false,
     }

@@ -56,6 +56,7 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         conversation_dir: dir.to_path_buf(),
         error: None,
         bytes: None,
+        modified_at: None,
         id,
         archived: false,
     }

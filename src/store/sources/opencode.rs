@@ -255,6 +255,7 @@ fn listed(row: &Row<'_>, db: &Path, dir: &Path) -> rusqlite::Result<SessionRecor
         conversation_dir: dir.to_path_buf(),
         error: None,
         bytes: None,
+        modified_at: None,
         id,
         archived: false,
     })

@@ -43,6 +43,11 @@ pub struct SessionRecord {
     /// agent's files: it read them anyway); None: measured when asked.
     #[serde(skip)]
     pub bytes: Option<u64>,
+    /// The session file's modification time (seconds since the epoch),
+    /// when the listing read it on the way: what an agent's cleanup that
+    /// ages sessions by it compares, without asking the disk again.
+    #[serde(skip)]
+    pub modified_at: Option<f64>,
     /// Kept in our archive (its agent deleted it): read only, resumed
     /// after a `restore --from-archive`; `path` is the entry's manifest.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -219,11 +224,14 @@ impl SessionRecord {
 /// Orders records as every list shows them: most recently used first, then by
 /// id so equal times have a stable order; damaged ones (time 0) sink.
 pub fn sort_by_recent_use(records: &mut [SessionRecord]) {
-    records.sort_by(|a, b| {
-        b.last_used_at
-            .total_cmp(&a.last_used_at)
-            .then_with(|| a.id.cmp(&b.id))
-    });
+    records.sort_by(recent_first);
+}
+
+/// Most recently used first, then by id.
+fn recent_first(a: &SessionRecord, b: &SessionRecord) -> std::cmp::Ordering {
+    b.last_used_at
+        .total_cmp(&a.last_used_at)
+        .then_with(|| a.id.cmp(&b.id))
 }
 
 /// Every record a scan hands over, most recently used first.
@@ -235,6 +243,10 @@ pub fn listed(
         records.extend(batch);
         true
     })?;
-    sort_by_recent_use(&mut records);
-    Ok(records)
+    // Sorted as positions, then each record moved once: sorting the
+    // records themselves moves every one many times over.
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    order.sort_unstable_by(|&a, &b| recent_first(&records[a], &records[b]).then(a.cmp(&b)));
+    let mut slots: Vec<Option<SessionRecord>> = records.into_iter().map(Some).collect();
+    Ok(order.iter().filter_map(|&i| slots[i].take()).collect())
 }

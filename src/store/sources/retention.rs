@@ -89,7 +89,12 @@ pub(crate) fn settings(path: &Path) -> Result<Option<Value>, String> {
 /// Claude Code compares the file's modification time (so a restored or
 /// touched file starts again), the others their last activity.
 fn aged_from(r: &SessionRecord) -> f64 {
+    // The listing's own look at the file when it took one, else the
+    // disk's: a second look at every session is a path walk each.
     let modified = || {
+        if let Some(at) = r.modified_at {
+            return Some(at);
+        }
         let m = std::fs::symlink_metadata(&r.path).ok()?.modified().ok()?;
         Some(m.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64())
     };
@@ -113,14 +118,15 @@ pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> HashMa
             .collect();
         mine.sort_by(|a, b| b.last_used_at.total_cmp(&a.last_used_at));
         for (rank, r) in mine.iter().enumerate() {
-            let by_age = rule.max_age.map(|age| aged_from(r) + age);
+            let aged = aged_from(r);
+            let by_age = rule.max_age.map(|age| aged + age);
             let by_count = rule.max_count.filter(|max| rank >= *max).map(|_| now);
             let at = match (by_age, by_count) {
                 (Some(a), Some(c)) => Some(a.min(c)),
                 (a, c) => a.or(c),
             };
             // Nothing younger than the minimum goes.
-            if let Some(at) = at.map(|at| at.max(aged_from(r) + rule.min_age)) {
+            if let Some(at) = at.map(|at| at.max(aged + rule.min_age)) {
                 out.insert(r.id.to_string(), at);
             }
         }

@@ -120,6 +120,7 @@ pub fn record_in(
         created_at: ends.first_time.unwrap_or(mtime),
         last_used_at: ends.last_time.unwrap_or(mtime),
         bytes: Some(file.size + beside),
+        modified_at: Some(mtime),
         path: path.to_path_buf(),
         conversation_dir: folder,
         error: None,

@@ -97,13 +97,13 @@ pub fn on_reread(list: &mut ListScreen, app: &mut App, req: u64, results: Vec<Re
             Reread::Present(record) => {
                 let index = match list.by_id.get(&id) {
                     Some(&index) => {
-                        list.rows[index].record = record.clone();
+                        list.rows[index].record = (*record).clone();
                         index
                     }
                     None => {
                         let index = list.rows.len();
                         list.by_id.insert(id, index);
-                        list.rows.push(SessionRow::new(record.clone()));
+                        list.rows.push(SessionRow::new((*record).clone()));
                         index
                     }
                 };
@@ -111,7 +111,7 @@ pub fn on_reread(list: &mut ListScreen, app: &mut App, req: u64, results: Vec<Re
                 row.changed_at = written_lately(&record, at).then_some(at);
                 row.gone = false;
                 list.stats_asked.remove(&index);
-                added.push((index, record));
+                added.push((index, *record));
                 changed.push(index);
             }
             Reread::Gone(_) => {

@@ -48,7 +48,7 @@ fn a_changed_session_is_read_again_in_place_and_marked_live_the_selection_kept()
     let req = reread_req(&effects);
     let mut b = record("b", 0.0);
     b.name = "b-renamed-by-the-agent".into();
-    let effects = reread(&mut m, req, vec![Reread::Present(b)]);
+    let effects = reread(&mut m, req, vec![Reread::Present(Box::new(b))]);
     // Its stats are gathered again, wherever the cursor is.
     assert!(
         asks!(
@@ -74,7 +74,10 @@ fn a_new_session_is_added_and_a_gone_one_leaves() {
     let mut m = listed(true);
     let effects = disk(&mut m, &["d", "c"], NOW);
     let req = reread_req(&effects);
-    let results = vec![Reread::Present(record("d", 0.0)), Reread::Gone(sref("c"))];
+    let results = vec![
+        Reread::Present(Box::new(record("d", 0.0))),
+        Reread::Gone(sref("c")),
+    ];
     let effects = reread(&mut m, req, results);
     assert!(
         effects
@@ -103,10 +106,10 @@ fn an_older_reading_arriving_late_is_not_applied_over_a_newer_one() {
     let second = reread_req(&disk(&mut m, &["a"], NOW + 1.0));
     let mut newer = record("a", 0.0);
     newer.name = "newer".into();
-    reread(&mut m, second, vec![Reread::Present(newer)]);
+    reread(&mut m, second, vec![Reread::Present(Box::new(newer))]);
     let mut older = record("a", 0.0);
     older.name = "older".into();
-    reread(&mut m, first, vec![Reread::Present(older)]);
+    reread(&mut m, first, vec![Reread::Present(Box::new(older))]);
     assert_eq!(m.list.rows[0].record.name, "newer");
 }
 
@@ -367,7 +370,7 @@ fn a_change_seen_while_a_trim_is_written_waits_for_its_answer() {
 /// The watcher names `record`'s session at `at`; the reread finds `record`.
 fn reread_as(m: &mut Model, record: SessionRecord, at: f64) {
     let req = reread_req(&disk(m, &[record.id.as_str()], at));
-    reread(m, req, vec![Reread::Present(record)]);
+    reread(m, req, vec![Reread::Present(Box::new(record))]);
 }
 
 #[test]
