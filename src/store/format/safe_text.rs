@@ -70,6 +70,11 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for SafeJson<F> {
         writer: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        // Printable ASCII (most of what is written) holds nothing to escape:
+        // written as it is, without looking at it a character at a time.
+        if fragment.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            return self.0.write_string_fragment(writer, fragment);
+        }
         let mut rest = fragment;
         while let Some((at, c)) = rest.char_indices().find(|&(_, c)| is_unsafe(c)) {
             self.0.write_string_fragment(writer, &rest[..at])?;
