@@ -164,7 +164,7 @@ fn ends_of_every_file(files: &[PathBuf], threads: usize) -> Duration {
 fn whole_process(home: &Path, args: &[&str]) -> Duration {
     let run = || {
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_loki-sessions"))
+        let out = Command::new(bin())
             .args(args)
             .env("HOME", home)
             .env("XDG_CACHE_HOME", home.join("cache"))
