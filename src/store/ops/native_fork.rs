@@ -58,7 +58,9 @@ pub fn change(
                 let before = file_size(&locked.parent);
                 let replaced = replaced_copies(&locked.parent, &planned.plan);
                 let child = locked.write_fork(&planned.plan.kept, &replaced, &fork_id, now)?;
-                let after = rendered_size(&child);
+                // Written under the lock just now: its size on disk, without
+                // laying it out a second time.
+                let after = file_size(&child);
                 (Some(child), Some((before, after)))
             } else {
                 (None, None)
@@ -223,6 +225,17 @@ mod tests {
             err.to_string().contains("changed since the preview"),
             "{err}"
         );
+        let preview = change(
+            dir.path(),
+            dir.path(),
+            &request,
+            Encoding::Cl100kBase,
+            None,
+            Mode::Preview,
+            1.8e9,
+        )
+        .unwrap();
+        assert!(preview.child.is_none(), "a preview writes nothing");
         let fresh = Expected {
             context_id: "c1".into(),
             mutation_counter: 7,
@@ -240,7 +253,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(outcome.dropped_ids(), ["a", "t"]);
-        let child = outcome.child.unwrap();
+        let child = outcome.child.clone().unwrap();
+        // The sizes a preview says are the ones the write gives, and the
+        // fork's is its file's.
+        let written = std::fs::metadata(child.path()).unwrap().len();
+        assert_eq!(outcome.bytes.map(|b| b.1), Some(written));
+        assert_eq!(preview.bytes, outcome.bytes);
         let kept: Vec<&str> = child.messages().map(|m| m.id()).collect();
         assert_eq!(kept, ["u", "b"]);
         assert_eq!(child.raw_dict()["origin_context_id"], "c1");
