@@ -202,9 +202,12 @@ fn age_days(index: usize, total: usize, rng: &mut Rng) -> f64 {
 }
 
 /// Trims one session as a person would, through the store's door: its
-/// old context stays, so the demo shows a session with two contexts.
+/// old context stays, so the demo shows a session with two contexts. The
+/// counts the trim keeps go to a scratch folder removed after it, never
+/// the person's cache (a `--demo` store is itself removed at the end).
 fn trim_once(root: &Path, user: &str, id: &str, now: f64) -> Result<String> {
-    let store = Store::loki(root, user)?;
+    let scratch = tempfile::tempdir().ctx("create", &std::env::temp_dir())?;
+    let store = Store::loki(root, user)?.with_cache_dir(scratch.path());
     let target = store.locate(id)?;
     store.change(
         &target,
