@@ -303,7 +303,9 @@ impl Store {
         for source in self.agent_sources() {
             let ids: Vec<String> = records
                 .iter()
-                .filter(|r| r.agent == source.agent())
+                // Each index is asked of its own source's sessions: a
+                // session restored from the archive has the same id in both.
+                .filter(|r| r.agent == source.agent() && r.archived == source.is_archive())
                 .map(|r| r.id.to_string())
                 .collect();
             if !ids.is_empty() {

@@ -68,6 +68,11 @@ impl AgentSource {
         self.agent
     }
 
+    /// True for the archive's part of the agent's sessions.
+    pub fn is_archive(&self) -> bool {
+        self.archived
+    }
+
     /// The folder read.
     pub fn root(&self) -> &Path {
         &self.root
