@@ -128,22 +128,26 @@ struct Rows<'a> {
     stats: &'a [SessionStats],
     order: &'a [usize],
     prices: &'a PriceTable,
-    window_for: &'a dyn Fn(Agent) -> u64,
+    window_for: &'a (dyn Fn(Agent) -> u64 + Sync),
     deletes_at: &'a std::collections::HashMap<String, f64>,
 }
 
 impl Rows<'_> {
     fn items(&self) -> impl Iterator<Item = ListItem<'_>> + '_ {
-        self.order.iter().map(|&i| {
-            let r = &self.records[i];
-            ListItem::new(
-                r,
-                &self.stats[i],
-                self.prices,
-                (self.window_for)(r.agent),
-                self.deletes_at.get(r.id.as_str()).copied(),
-            )
-        })
+        (0..self.order.len()).map(|k| self.item(k))
+    }
+
+    /// The `k`-th row shown.
+    fn item(&self, k: usize) -> ListItem<'_> {
+        let i = self.order[k];
+        let r = &self.records[i];
+        ListItem::new(
+            r,
+            &self.stats[i],
+            self.prices,
+            (self.window_for)(r.agent),
+            self.deletes_at.get(r.id.as_str()).copied(),
+        )
     }
 }
 
@@ -225,22 +229,33 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         window_for: &|agent| env.window_for(agent),
     };
     if args.json {
-        output::print_json(&rows)?;
+        output::print_json_array(order.len(), |k| rows.item(k))?;
     } else {
         let items: Vec<ListItem> = rows.items().collect();
         output::print_lines(table(&items, env.now))?;
     }
-    keep_what_is_due(env, &records);
+    keep_what_is_due(env, &records, &deletes_at);
+    // The process ends after this: freeing 10,000 records piece by piece
+    // (made on other threads, so freed the slow way) costs 10 ms the
+    // system does at once when the process exits.
+    std::mem::forget(records);
+    std::mem::forget(stats);
     Ok(())
 }
 
 /// The `archive_due` setting: what the agents' own cleanups delete soon,
 /// kept in the archive after the listing is printed (said on stderr when
 /// something new was kept; a bad setting is said, never fatal to `list`).
-fn keep_what_is_due(env: &CliEnv, records: &[SessionRecord]) {
+fn keep_what_is_due(
+    env: &CliEnv,
+    records: &[SessionRecord],
+    deletes_at: &std::collections::HashMap<String, f64>,
+) {
     match env.archive_due() {
         Ok(Some(within)) => {
-            let results = env.store.archive_due_among(records, within, env.now);
+            let results = env
+                .store
+                .archive_due_given(records, deletes_at, within, env.now);
             if let Some(note) = crate::cli::archive::due_note(&results, within) {
                 crate::note!("{note}");
             }

@@ -18,6 +18,75 @@ pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Prints an array of `len` items (`item(k)` the k-th) as [`print_json`]
+/// prints it, byte for byte, a part of the array made on each core: a
+/// listing of 10,000 sessions spends much of its time making its JSON. A
+/// pretty array is `[`, then each item after a newline (a comma between),
+/// then a newline and `]`; JSON strings hold no raw newline, so the parts
+/// join exactly.
+pub fn print_json_array<S: Serialize>(
+    len: usize,
+    item: impl Fn(usize) -> S + Sync,
+) -> Result<(), CliError> {
+    /// Below this the array is made in one piece.
+    const SPLIT_FROM: usize = 1024;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let parts = if len < SPLIT_FROM { 1 } else { cores };
+    let per = len.div_ceil(parts.max(1)).max(1);
+    let ranges: Vec<std::ops::Range<usize>> = (0..len)
+        .step_by(per)
+        .map(|from| from..(from + per).min(len))
+        .collect();
+    let item = &item;
+    let made: Vec<serde_json::Result<Vec<u8>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ranges
+            .iter()
+            .map(|range| {
+                let range = range.clone();
+                scope.spawn(move || {
+                    let mut bytes = Vec::new();
+                    to_safe_json_pretty(&mut bytes, &Part { range, item })?;
+                    Ok(bytes)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    out.write_all(b"[")?;
+    for (k, part) in made.into_iter().enumerate() {
+        let part = part.map_err(|e| CliError::from(std::io::Error::from(e)))?;
+        // The part's own `[` and closing `\n]` are left out ("[]" when empty).
+        let body = part
+            .strip_prefix(b"[")
+            .and_then(|p| p.strip_suffix(b"\n]"))
+            .unwrap_or_default();
+        if k > 0 && !body.is_empty() {
+            out.write_all(b",")?;
+        }
+        out.write_all(body)?;
+    }
+    out.write_all(if len == 0 { b"]" } else { b"\n]" })?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The items `range` of an array, serialized as an array.
+struct Part<'a, F> {
+    range: std::ops::Range<usize>,
+    item: &'a F,
+}
+
+impl<S: Serialize, F: Fn(usize) -> S> Serialize for Part<'_, F> {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.collect_seq(self.range.clone().map(self.item))
+    }
+}
+
 /// Writes `value` as one line of JSON to `out` (a line of `watch --json`).
 pub fn write_json_line<T: Serialize + ?Sized>(
     out: &mut impl Write,

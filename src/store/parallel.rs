@@ -1,10 +1,14 @@
 //! Work over many items on all cores, results in the items' order.
 
-/// How many threads to use: the cores, at most eight.
+/// How many threads to use: the cores, at most eight. Asked of the
+/// system once: the answer reads the control group's files each time.
 pub fn workers() -> usize {
-    std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(8)
+    static WORKERS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *WORKERS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(8)
+    })
 }
 
 /// `items.iter().map(f)` on all cores, in order. A panic in `f` is raised
@@ -21,13 +25,14 @@ pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) ->
             .chunks(per)
             .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            out.extend(
                 h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        out
     })
 }
 

@@ -21,6 +21,7 @@ pub mod gemini;
 mod import;
 pub mod jsonl;
 pub mod layout;
+pub mod listing_cache;
 pub mod loki;
 pub mod opencode;
 pub mod parsed;

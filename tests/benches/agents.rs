@@ -162,30 +162,44 @@ fn ends_of_every_file(files: &[PathBuf], threads: usize) -> Duration {
 
 /// The median wall time of running the binary with `args` under `home`.
 fn whole_process(home: &Path, args: &[&str]) -> Duration {
-    let run = || {
-        let started = Instant::now();
-        let out = Command::new(bin())
-            .args(args)
-            .env("HOME", home)
-            .env("XDG_CACHE_HOME", home.join("cache"))
-            .env("XDG_CONFIG_HOME", home.join("no-config"))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env_remove("COPILOT_HOME")
-            .env_remove("QWEN_HOME")
-            .env_remove("LOKI_HOME")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.code().is_some_and(|c| c <= 1),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        started.elapsed()
-    };
-    run();
-    let mut times: Vec<Duration> = (0..*RUNS).map(|_| run()).collect();
+    once(home, args);
+    let mut times: Vec<Duration> = (0..*RUNS).map(|_| once(home, args)).collect();
     percentile(&mut times, 0.5)
+}
+
+/// One run of the binary with `args` under `home`, and how long it took.
+fn once(home: &Path, args: &[&str]) -> Duration {
+    let started = Instant::now();
+    let out = Command::new(bin())
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_CONFIG_HOME", home.join("no-config"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("COPILOT_HOME")
+        .env_remove("QWEN_HOME")
+        .env_remove("LOKI_HOME")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    started.elapsed()
+}
+
+/// Removes what listings remembered under `dir` (`listing.postcard`).
+fn forget_listings(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            forget_listings(&path);
+        } else if entry.file_name() == "listing.postcard" {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
 }
 
 /// The binary measured: `LOKI_BENCH_BIN`, else this build's (a target
@@ -370,7 +384,17 @@ fn fork(home: &Path, store: &Store, id: &str) -> serde_json::Value {
 }
 
 fn list(home: &Path, files: &[PathBuf]) -> serde_json::Value {
-    let list = whole_process(home, &["--agent", "claude", "list", "--json"]);
+    let args = ["--agent", "claude", "list", "--json"];
+    // A listing after another (what the list remembered taken), and a
+    // first one (nothing remembered: every file read, and remembered).
+    let list = whole_process(home, &args);
+    let mut firsts: Vec<Duration> = (0..*RUNS)
+        .map(|_| {
+            forget_listings(&home.join("cache"));
+            once(home, &args)
+        })
+        .collect();
+    let first = percentile(&mut firsts, 0.5);
     // The store's listing alone, in this process (no index, no output).
     let store = store_of(home).only_agents(&[loki_sessions::store::Agent::Claude]);
     let mut scans: Vec<Duration> = (0..*RUNS)
@@ -387,15 +411,18 @@ fn list(home: &Path, files: &[PathBuf]) -> serde_json::Value {
         .map(|_| ends_of_every_file(files, workers()))
         .collect();
     let base = percentile(&mut one, 0.5).min(percentile(&mut all, 0.5));
+    let ratio = |d: Duration| d.as_secs_f64() / base.as_secs_f64();
     println!(
-        "list: {} Claude Code sessions, list --json {:.1} ms (the store's listing alone {:.1} ms); first and last 4 KB of every file {:.1} ms: {:.2}x",
+        "list: {} Claude Code sessions, list --json {:.1} ms (the store's listing alone {:.1} ms), a first listing {:.1} ms; first and last 4 KB of every file {:.1} ms: {:.2}x, a first listing {:.2}x",
         files.len(),
         ms(list),
         ms(scan),
+        ms(first),
         ms(base),
-        list.as_secs_f64() / base.as_secs_f64()
+        ratio(list),
+        ratio(first)
     );
-    json!({"sessions": files.len(), "list_ms": ms(list), "scan_ms": ms(scan), "ends_ms": ms(base), "ratio": list.as_secs_f64() / base.as_secs_f64()})
+    json!({"sessions": files.len(), "list_ms": ms(list), "scan_ms": ms(scan), "first_ms": ms(first), "ends_ms": ms(base), "ratio": ratio(list), "first_ratio": ratio(first)})
 }
 
 fn search(home: &Path, loki: &Path) -> serde_json::Value {

@@ -86,9 +86,22 @@ impl Store {
         within: f64,
         now: f64,
     ) -> Vec<(String, Result<ArchiveOutcome>)> {
+        let due = self.agent_deletes_at(records, now);
+        self.archive_due_given(records, &due, within, now)
+    }
+
+    /// [`Store::archive_due_among`] with the dates the agents' cleanups
+    /// delete them on already found ([`Store::agent_deletes_at`] of the
+    /// same `records`: `list` shows them too).
+    pub fn archive_due_given(
+        &self,
+        records: &[SessionRecord],
+        due: &std::collections::HashMap<String, f64>,
+        within: f64,
+        now: f64,
+    ) -> Vec<(String, Result<ArchiveOutcome>)> {
         // Only the agents' cleanups delete: Loki's and peteos' sessions have
         // no date here, and only the few that are due are copied.
-        let due = self.agent_deletes_at(records, now);
         records
             .iter()
             .filter(|r| r.agent.is_external() && !r.archived && r.is_readable())

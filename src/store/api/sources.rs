@@ -9,6 +9,7 @@ use crate::store::ops::locate::{self, Target};
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agents::AgentSource;
 use crate::store::sources::layout::check_id;
+use crate::store::sources::listing_cache::{self, ListingCache};
 use crate::store::sources::record::{SessionRecord, listed};
 use crate::store::sources::{LokiTree, PeteosFolder};
 use std::path::Path;
@@ -139,12 +140,45 @@ impl Store {
             if !going {
                 break;
             }
-            source.scan(&mut |batch| {
+            let bytes = self.listing_cache_bytes(source);
+            let cache = match source.listing_rules() {
+                Some(rules) => ListingCache::from_bytes(bytes.as_deref(), source.root(), rules),
+                None => ListingCache::off(),
+            };
+            source.scan_remembering(&cache, &mut |batch| {
                 going = on_batch(batch);
                 going
             })?;
+            if going {
+                self.keep_listing_cache(source, &cache);
+            }
         }
         Ok(())
+    }
+
+    /// What the last listing of `source` remembered, kept beside its search
+    /// index (None for a provider that keeps none, or without a cache
+    /// folder to trust).
+    fn listing_cache_bytes(&self, source: &AgentSource) -> Option<Vec<u8>> {
+        source.listing_rules()?;
+        let index = self.agent_index(source);
+        let dir = index.trusted_slot()?;
+        crate::store::format::jsonfile::read_no_follow_at_most(
+            &dir.join(listing_cache::FILE),
+            listing_cache::LIMIT,
+        )
+        .ok()
+    }
+
+    /// Writes what a whole listing of `source` learned, when it learned
+    /// something. A cache that cannot be written is left: the next listing
+    /// reads the files again.
+    fn keep_listing_cache(&self, source: &AgentSource, cache: &ListingCache) {
+        let Some(bytes) = cache.to_save() else { return };
+        let index = self.agent_index(source);
+        if let Some(dir) = index.prepared_dir() {
+            let _ = crate::store::fs::atomic::write_atomic(&dir.join(listing_cache::FILE), &bytes);
+        }
     }
 
     /// The sessions of the Loki tree or peteos folder alone, in batches.

@@ -106,7 +106,12 @@ pub struct CostEstimate {
 impl PriceTable {
     /// The table shipped with this version.
     pub fn builtin() -> PriceTable {
-        toml::from_str(BUILTIN).expect("assets/prices.toml is checked by a test")
+        // Parsed once per process: every command's start asks for it, and
+        // the table is a hundred models of TOML.
+        static TABLE: std::sync::LazyLock<PriceTable> = std::sync::LazyLock::new(|| {
+            toml::from_str(BUILTIN).expect("assets/prices.toml is checked by a test")
+        });
+        TABLE.clone()
     }
 
     /// This table with `overrides` (from the config) replacing or adding models.

@@ -7,6 +7,7 @@ use crate::store::format::SessionId;
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agent_read::AgentRead;
 use crate::store::sources::archived::{self, ArchivedSessions};
+use crate::store::sources::listing_cache::ListingCache;
 use crate::store::sources::provider::Titles;
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
@@ -84,6 +85,30 @@ impl AgentSource {
             return part.scan(on_batch);
         }
         self.agent.provider().scan(&self.root, on_batch)
+    }
+
+    /// [`AgentSource::scan`], a file `cache` knows as it is now not read
+    /// again (the archive's part is read whole each time).
+    pub fn scan_remembering(
+        &self,
+        cache: &ListingCache,
+        on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
+    ) -> Result<()> {
+        if let Some(part) = self.archive_part() {
+            return part.scan(on_batch);
+        }
+        self.agent
+            .provider()
+            .scan_remembering(&self.root, cache, on_batch)
+    }
+
+    /// The hash of the code that reads this source's records, when its
+    /// provider remembers them between listings (never the archive's).
+    pub fn listing_rules(&self) -> Option<u64> {
+        if self.archived {
+            return None;
+        }
+        self.agent.provider().listing_rules()
     }
 
     /// The record of the session file `path` of this source.

@@ -19,6 +19,7 @@ use crate::store::sources::agent_read::{AgentRead, RecordedContext, Thread, pars
 use crate::store::sources::claude::chain::Parsed;
 use crate::store::sources::claude::line::{KNOWN_TYPES, Line};
 use crate::store::sources::jsonl::{self, Skipped};
+use crate::store::sources::listing_cache::ListingCache;
 use crate::store::sources::parsed::read_parsed;
 use crate::store::sources::record::SessionRecord;
 use std::path::{Path, PathBuf};
@@ -66,8 +67,13 @@ impl ClaudeProjects {
         })
     }
 
-    /// The record of each session file, in batches as they are read.
-    pub fn scan(&self, on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+    /// The record of each session file, in batches as they are read; a
+    /// file `cache` knows as it is now is not opened.
+    pub fn scan(
+        &self,
+        cache: &ListingCache,
+        on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
+    ) -> Result<()> {
         use rustix::fs::{CWD, Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         // Each project folder is opened once and its sessions by name in it.
@@ -78,9 +84,21 @@ impl ClaudeProjects {
                 .map(std::sync::Arc::new);
             files.extend(sessions.into_iter().map(|(f, side)| (f, side, dir.clone())));
         }
+        let now = crate::store::clock::now_seconds();
         for chunk in files.chunks(2_000) {
             let batch = crate::store::parallel::map_ordered(chunk, |(f, side, dir)| {
-                listing::record_in(dir.as_deref(), f, Some(*side))
+                let dir = dir.as_deref();
+                if cache.is_on()
+                    && let Some(st) = stat_no_follow(dir, f)
+                    && let Some(remembered) = cache.recall(f, &st)
+                {
+                    return listing::record_recalled(f, Some(*side), &st, remembered);
+                }
+                let (record, st) = listing::record_in(dir, f, Some(*side));
+                if let Some(st) = st {
+                    cache.remember(f, &st, &record, now);
+                }
+                record
             });
             if !on_batch(batch) {
                 break;
@@ -211,6 +229,16 @@ fn new_layout_subagents(record: &SessionRecord) -> Vec<PathBuf> {
         .into_iter()
         .filter(|p| is_agent_file(p))
         .collect()
+}
+
+/// What the entry at `path` (in its open folder `dir`, if open) is, a link
+/// not followed.
+fn stat_no_follow(dir: Option<&rustix::fd::OwnedFd>, path: &Path) -> Option<rustix::fs::Stat> {
+    use rustix::fs::AtFlags;
+    match (dir, path.file_name()) {
+        (Some(dir), Some(name)) => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok(),
+        _ => rustix::fs::lstat(path).ok(),
+    }
 }
 
 /// One file read whole.

@@ -384,6 +384,7 @@ fn decoded_ends(path: &Path, head_max: usize, tail_max: usize) -> Result<HeadTai
         tail_start,
         size,
         mtime,
+        stat: None,
     })
 }
 
@@ -420,6 +421,7 @@ pub fn head_and_tail_in(
         tail_start,
         size,
         mtime: st.st_mtime as f64 + st.st_mtime_nsec as f64 / 1e9,
+        stat: Some(st),
     })
 }
 
@@ -435,6 +437,9 @@ pub struct HeadTail {
     pub size: u64,
     /// Its modification time, seconds since the epoch.
     pub mtime: f64,
+    /// What its open descriptor said before it was read (None for a
+    /// compressed file, whose ends are of what it decodes to).
+    pub stat: Option<rustix::fs::Stat>,
 }
 
 impl HeadTail {

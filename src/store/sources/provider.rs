@@ -10,6 +10,7 @@ use crate::store::format::{Context, SessionId};
 use crate::store::fs::watch::WatchRoot;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::AgentRead;
+use crate::store::sources::listing_cache::ListingCache;
 use crate::store::sources::record::SessionRecord;
 use crate::store::sources::retention::Rule;
 use std::collections::HashMap;
@@ -116,6 +117,26 @@ pub trait Provider: Sync {
     ) -> Result<()> {
         let _ = (root, on_batch);
         Ok(())
+    }
+
+    /// The hash of the code that reads a record from a session file, for
+    /// a provider that remembers records between listings (see
+    /// `listing_cache`); None: every file is read at every listing.
+    fn listing_rules(&self) -> Option<u64> {
+        None
+    }
+
+    /// [`Provider::scan`], taking the records of files `cache` knows as they
+    /// are from it and teaching it the others (a provider whose
+    /// [`Provider::listing_rules`] are None scans as ever).
+    fn scan_remembering(
+        &self,
+        root: &Path,
+        cache: &ListingCache,
+        on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
+    ) -> Result<()> {
+        let _ = cache;
+        self.scan(root, on_batch)
     }
 
     /// What every record of `root` needs read once (Codex's titles).

@@ -238,15 +238,23 @@ fn recent_first(a: &SessionRecord, b: &SessionRecord) -> std::cmp::Ordering {
 pub fn listed(
     scan: impl FnOnce(&mut dyn FnMut(Vec<SessionRecord>) -> bool) -> Result<()>,
 ) -> Result<Vec<SessionRecord>> {
-    let mut records = Vec::new();
+    let mut batches: Vec<Vec<SessionRecord>> = Vec::new();
     scan(&mut |batch| {
-        records.extend(batch);
+        batches.push(batch);
         true
     })?;
-    // Sorted as positions, then each record moved once: sorting the
-    // records themselves moves every one many times over.
-    let mut order: Vec<usize> = (0..records.len()).collect();
-    order.sort_unstable_by(|&a, &b| recent_first(&records[a], &records[b]).then(a.cmp(&b)));
-    let mut slots: Vec<Option<SessionRecord>> = records.into_iter().map(Some).collect();
-    Ok(order.iter().filter_map(|&i| slots[i].take()).collect())
+    // Sorted as positions, then each record moved once into its place:
+    // sorting the records themselves, or gathering the batches first,
+    // moves every one many times over.
+    let mut order: Vec<(usize, usize)> = batches
+        .iter()
+        .enumerate()
+        .flat_map(|(b, batch)| (0..batch.len()).map(move |i| (b, i)))
+        .collect();
+    let at = |&(b, i): &(usize, usize)| &batches[b][i];
+    order.sort_unstable_by(|x, y| recent_first(at(x), at(y)).then(x.cmp(y)));
+    Ok(order
+        .iter()
+        .map(|&(b, i)| std::mem::take(&mut batches[b][i]))
+        .collect())
 }

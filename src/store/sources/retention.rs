@@ -109,7 +109,7 @@ fn aged_from(r: &SessionRecord) -> f64 {
 /// since the epoch; the next start of the agent, `now`, for one already
 /// due), by id. Sessions of agents without a rule are left out.
 pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> HashMap<String, f64> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::with_capacity(if rules.is_empty() { 0 } else { records.len() });
     for rule in rules {
         let mut mine: Vec<&SessionRecord> = records
             .iter()

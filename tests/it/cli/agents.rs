@@ -11,6 +11,7 @@ use std::process::{Output, Stdio};
 mod archive;
 mod fork_counts;
 mod forks;
+mod listing_cache;
 mod moving;
 mod purge;
 mod read_only;

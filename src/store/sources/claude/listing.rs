@@ -10,6 +10,7 @@ use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::parse_time;
 use crate::store::sources::claude::line::Line;
 use crate::store::sources::jsonl::{self, HeadTail};
+use crate::store::sources::listing_cache::Remembered;
 use crate::store::sources::record::SessionRecord;
 use std::borrow::Cow;
 use std::path::Path;
@@ -48,35 +49,25 @@ struct Ends {
 /// `side_folder`: whether `<id>/` lies beside it (its size counts), when
 /// the caller's listing of the folder knows (None: look).
 pub fn record(path: &Path, side_folder: Option<bool>) -> SessionRecord {
-    record_in(None, path, side_folder)
+    record_in(None, path, side_folder).0
 }
 
-/// [`record`], the file opened relative to its open folder `dir`.
+/// [`record`], the file opened relative to its open folder `dir`; with
+/// what its open descriptor said before it was read, when the file was
+/// read as a session (not a refused name, a failed open or a damage).
 pub fn record_in(
     dir: Option<&rustix::fd::OwnedFd>,
     path: &Path,
     side_folder: Option<bool>,
-) -> SessionRecord {
-    let raw_id = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let user = crate::store::sources::agents::user_name();
-    let damaged = |error: String| SessionRecord {
-        agent: Agent::Claude,
-        ..SessionRecord::damaged(&raw_id, path.to_path_buf(), folder.clone(), &user, error)
-    };
-    // The file's name is its id: one that could be a path or an option is
-    // never read further, named or run.
-    let id = match SessionId::check(&raw_id) {
-        Ok(id) => id,
-        Err(why) => return damaged(why),
+) -> (SessionRecord, Option<rustix::fs::Stat>) {
+    let base = match Base::of(path) {
+        Ok(base) => base,
+        Err(damaged) => return (*damaged, None),
     };
     let read = |size: usize| jsonl::head_and_tail_in(dir, path, size, size);
     let (mut ends, mut file) = match read(FIRST_READ) {
         Ok(file) => (read_ends(&file), file),
-        Err(e) => return damaged(e.to_string()),
+        Err(e) => return (base.damaged(e.to_string()), None),
     };
     let wants_more = ends.prompt.is_none() || ends.cwd.is_none() || ends.last_time.is_none();
     if wants_more && !file.head_is_whole() {
@@ -85,23 +76,17 @@ pub fn record_in(
                 ends = read_ends(&bigger);
                 file = bigger;
             }
-            Err(e) => return damaged(e.to_string()),
+            Err(e) => return (base.damaged(e.to_string()), None),
         }
     }
-    let mtime = file.mtime;
-    let side = folder.join(&id);
-    let side_folder = side_folder.unwrap_or_else(|| side.is_dir());
-    let beside = if side_folder {
-        crate::store::fs::disk::tree_facts(&side).map_or(0, |f| f.bytes)
-    } else {
-        0
-    };
+    let record = base.with_disk(file.size, file.mtime, side_folder);
     if ends.readable_lines == 0 && file.size > 0 {
-        return damaged(format!(
+        let error = format!(
             "{}: no line in its first and last {} KB is a Claude Code line",
             path.display(),
             SECOND_READ / 1024
-        ));
+        );
+        return (base.damaged(error), None);
     }
     let prompt = ends.prompt.or(ends.command).unwrap_or_default();
     let title = ends
@@ -109,23 +94,108 @@ pub fn record_in(
         .or(ends.ai_title)
         .or(ends.summary)
         .unwrap_or_else(|| prompt.clone());
-    SessionRecord {
-        agent: Agent::Claude,
+    let record = SessionRecord {
         name: name_from_prompt(&title),
         title,
         // Where Claude Code keeps it now (and resumes it): moved, or begun.
         cwd: ends.relocated.or(ends.cwd),
         first_prompt: prompt,
-        user,
-        created_at: ends.first_time.unwrap_or(mtime),
-        last_used_at: ends.last_time.unwrap_or(mtime),
-        bytes: Some(file.size + beside),
-        modified_at: Some(mtime),
-        path: path.to_path_buf(),
-        conversation_dir: folder,
-        error: None,
-        id,
-        archived: false,
+        created_at: ends.first_time.unwrap_or(file.mtime),
+        last_used_at: ends.last_time.unwrap_or(file.mtime),
+        ..record
+    };
+    (record, file.stat)
+}
+
+/// The record of the session file `path` from what a listing remembered
+/// its bytes said, the file not opened: `st` is what the file is now
+/// (looked at without following a link) and matched the remembered stamp.
+pub fn record_recalled(
+    path: &Path,
+    side_folder: Option<bool>,
+    st: &rustix::fs::Stat,
+    remembered: Remembered<'_>,
+) -> SessionRecord {
+    match Base::of(path) {
+        Ok(base) => {
+            let mtime = st.st_mtime as f64 + st.st_mtime_nsec as f64 / 1e9;
+            remembered.into_record(base.with_disk(st.st_size.max(0) as u64, mtime, side_folder))
+        }
+        Err(damaged) => *damaged,
+    }
+}
+
+/// What a session file's record takes from its name and place.
+struct Base<'a> {
+    path: &'a Path,
+    id: SessionId,
+    folder: std::path::PathBuf,
+    user: String,
+}
+
+impl<'a> Base<'a> {
+    /// The file's name is its id: one that could be a path or an option is
+    /// never read further, named or run (the damaged record says why).
+    fn of(path: &'a Path) -> Result<Base<'a>, Box<SessionRecord>> {
+        let raw_id = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let user = crate::store::sources::agents::user_name();
+        match SessionId::check(&raw_id) {
+            Ok(id) => Ok(Base {
+                path,
+                id,
+                folder,
+                user,
+            }),
+            Err(why) => Err(Box::new(SessionRecord {
+                agent: Agent::Claude,
+                ..SessionRecord::damaged(&raw_id, path.to_path_buf(), folder, &user, why)
+            })),
+        }
+    }
+
+    fn damaged(&self, error: String) -> SessionRecord {
+        SessionRecord {
+            agent: Agent::Claude,
+            ..SessionRecord::damaged(
+                self.id.as_str(),
+                self.path.to_path_buf(),
+                self.folder.clone(),
+                &self.user,
+                error,
+            )
+        }
+    }
+
+    /// The record with what the disk says: the file's `size` and `mtime`,
+    /// and the size of the `<id>/` folder beside it (`side_folder`: whether
+    /// it is there, when the caller's listing of the folder knows; None:
+    /// look). The file's own fields are left to be filled.
+    fn with_disk(&self, size: u64, mtime: f64, side_folder: Option<bool>) -> SessionRecord {
+        let side = || self.folder.join(&self.id);
+        let side_folder = side_folder.unwrap_or_else(|| side().is_dir());
+        let beside = if side_folder {
+            crate::store::fs::disk::tree_facts(&side()).map_or(0, |f| f.bytes)
+        } else {
+            0
+        };
+        SessionRecord {
+            agent: Agent::Claude,
+            user: self.user.clone(),
+            created_at: mtime,
+            last_used_at: mtime,
+            bytes: Some(size + beside),
+            modified_at: Some(mtime),
+            path: self.path.to_path_buf(),
+            conversation_dir: self.folder.clone(),
+            error: None,
+            id: self.id.clone(),
+            archived: false,
+            ..SessionRecord::default()
+        }
     }
 }
 
@@ -332,6 +402,77 @@ mod tests {
         assert_eq!(r.cwd.as_deref(), Some("/home/ann/app"));
         assert_eq!(r.created_at, parse_time("2026-11-20T10:00:00Z").unwrap());
         assert_eq!(r.last_used_at, parse_time("2026-11-20T10:19:00Z").unwrap());
+    }
+
+    /// What a listing remembered makes the same records, to the last
+    /// field (the size of the folder beside a session included), without
+    /// opening the files.
+    #[test]
+    fn a_remembered_record_is_the_record_read() {
+        use crate::store::sources::claude::ClaudeProjects;
+        use crate::store::sources::listing_cache::ListingCache;
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("-home-ann-app");
+        let ids = [
+            "0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a7e",
+            "1b8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a7e",
+        ];
+        std::fs::create_dir_all(project.join(ids[1]).join("subagents")).unwrap();
+        std::fs::write(
+            project.join(ids[1]).join("subagents/agent-a1.jsonl"),
+            b"{}\n",
+        )
+        .unwrap();
+        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (n, id) in ids.iter().enumerate() {
+            let path = project.join(format!("{id}.jsonl"));
+            let text = format!(
+                "{}\n{}\n",
+                r#"{"type":"user","uuid":"u1","parentUuid":null,"cwd":"/home/ann/app","timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"Fix the login bug"}}"#,
+                format_args!(
+                    r#"{{"type":"custom-title","customTitle":"Title {n}","sessionId":"{id}"}}"#
+                )
+            );
+            std::fs::write(&path, text).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(an_hour_ago)
+                .unwrap();
+        }
+        let scan = |cache: &ListingCache| {
+            let mut out = Vec::new();
+            ClaudeProjects::open(dir.path())
+                .scan(cache, &mut |batch| {
+                    out.extend(batch);
+                    true
+                })
+                .unwrap();
+            out
+        };
+        let first = ListingCache::from_bytes(None, dir.path(), 7);
+        let read = scan(&first);
+        let mut bytes = first.to_save().expect("a first listing is remembered");
+        // Each title changed in what was remembered: what the second
+        // listing shows comes from there, the files unopened.
+        for n in 0..2 {
+            let title = format!("Title {n}");
+            let at = bytes
+                .windows(title.len())
+                .position(|w| w == title.as_bytes())
+                .unwrap();
+            bytes[at + 6] = b'X';
+        }
+        let second = ListingCache::from_bytes(Some(&bytes), dir.path(), 7);
+        let mut recalled = scan(&second);
+        assert_eq!(read.len(), 2);
+        for r in &mut recalled {
+            assert_eq!(r.title, "Title X", "{r:?}");
+            r.title = read.iter().find(|x| x.id == r.id).unwrap().title.clone();
+        }
+        assert_eq!(recalled, read);
+        assert!(read[1].bytes.unwrap() > 3, "the folder beside it counts");
     }
 
     #[test]

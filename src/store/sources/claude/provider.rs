@@ -7,6 +7,7 @@ use crate::store::format::{Context, SessionId};
 use crate::store::fs::watch::WatchRoot;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::AgentRead;
+use crate::store::sources::listing_cache::{ListingCache, rules_of};
 use crate::store::sources::provider::{
     EnvLookup, FolderSideFiles, ForkLayout, MoveLayout, Provider, Titles, named_or_home, own_bytes,
 };
@@ -16,6 +17,20 @@ use std::path::{Path, PathBuf};
 
 /// Claude Code.
 pub struct Claude;
+
+/// The code a session's record is read by, as text: a build that reads
+/// records differently does not take another build's remembered records.
+const LISTING_RULES: u64 = rules_of(&[
+    include_bytes!("listing.rs"),
+    include_bytes!("listing/prompt.rs"),
+    include_bytes!("command.rs"),
+    include_bytes!("line.rs"),
+    include_bytes!("blocks.rs"),
+    include_bytes!("../jsonl.rs"),
+    include_bytes!("../agent_read.rs"),
+    include_bytes!("../listing_cache.rs"),
+    include_bytes!("../../format/naming.rs"),
+]);
 
 impl Provider for Claude {
     fn agent(&self) -> Agent {
@@ -50,7 +65,20 @@ impl Provider for Claude {
         root: &Path,
         on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
     ) -> Result<()> {
-        ClaudeProjects::open(root).scan(on_batch)
+        ClaudeProjects::open(root).scan(&ListingCache::off(), on_batch)
+    }
+
+    fn listing_rules(&self) -> Option<u64> {
+        Some(LISTING_RULES)
+    }
+
+    fn scan_remembering(
+        &self,
+        root: &Path,
+        cache: &ListingCache,
+        on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
+    ) -> Result<()> {
+        ClaudeProjects::open(root).scan(cache, on_batch)
     }
 
     fn record_at(&self, path: &Path, _: &Titles) -> SessionRecord {

@@ -1,0 +1,268 @@
+//! What a listing read from each session file, remembered for the next
+//! listing: a file whose stamp (size, inode, modification and change time)
+//! is the one remembered is not opened again. Listing 10,000 Claude Code
+//! sessions then costs a look at each file's stamp, not a read of its two
+//! ends.
+//!
+//! Only what the file's bytes decide is kept (the title, the folder, the
+//! times, the first prompt) and only for a file read as a session; what the disk or the
+//! person decide (the size of the folder beside it, the user) is asked
+//! again. A file written in the last minute is never remembered: its stamp
+//! could stay the same through a write in the same clock tick, and the
+//! agent is probably still writing it. What is kept names the rules that
+//! made it (a hash of the reading code's text): a build that reads
+//! differently never takes another build's records.
+//!
+//! The cache is ours, kept beside the source's search index; it is read
+//! as a whole or not at all (a file of another format, another build or
+//! another folder is ignored and replaced), and written atomically after a
+//! first listing, then only once enough files changed or went (a few
+//! changed files cost less read at each listing than the cache written).
+
+use crate::store::fs::stamp::FileStamp;
+use crate::store::sources::record::SessionRecord;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The cache's file name in the source's index folder.
+pub const FILE: &str = "listing.postcard";
+/// The largest cache read (a million sessions fit); a bigger file is not ours.
+pub const LIMIT: u64 = 512 << 20;
+/// Changes whenever the file's layout changes.
+const FORMAT: u32 = 1;
+/// Files read again (or gone) before the cache is written anew, beyond one
+/// in 64 of those it knows.
+const REWRITE_AFTER: usize = 16;
+/// How long a file must have been left alone before its record is kept.
+const SETTLED_SECONDS: f64 = 60.0;
+
+/// What a session file's bytes said, as its record carries it (borrowed
+/// from the cache's bytes where it was read from them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Remembered<'a> {
+    /// The record's name (a slug of its title).
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    /// The prompt that started it.
+    #[serde(borrow)]
+    pub first_prompt: Cow<'a, str>,
+    /// The title shown.
+    #[serde(borrow)]
+    pub title: Cow<'a, str>,
+    /// The folder the agent worked in.
+    #[serde(borrow)]
+    pub cwd: Option<Cow<'a, str>>,
+    /// Seconds since the epoch.
+    pub created_at: f64,
+    /// Seconds since the epoch.
+    pub last_used_at: f64,
+}
+
+impl Remembered<'_> {
+    /// What `record` took from its file.
+    fn of(record: &SessionRecord) -> Remembered<'static> {
+        Remembered {
+            name: Cow::Owned(record.name.clone()),
+            first_prompt: Cow::Owned(record.first_prompt.clone()),
+            title: Cow::Owned(record.title.clone()),
+            cwd: record.cwd.clone().map(Cow::Owned),
+            created_at: record.created_at,
+            last_used_at: record.last_used_at,
+        }
+    }
+
+    /// `record` (made of what the disk says now) with what its file said.
+    pub fn into_record(self, record: SessionRecord) -> SessionRecord {
+        SessionRecord {
+            name: self.name.into_owned(),
+            first_prompt: self.first_prompt.into_owned(),
+            title: self.title.into_owned(),
+            cwd: self.cwd.map(Cow::into_owned),
+            created_at: self.created_at,
+            last_used_at: self.last_used_at,
+            ..record
+        }
+    }
+}
+
+/// One file's remembered record, with the stamp the file had when read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Kept<'a> {
+    #[serde(borrow)]
+    path: Cow<'a, str>,
+    stamp: FileStamp,
+    #[serde(borrow)]
+    record: Remembered<'a>,
+}
+
+/// The file as written.
+#[derive(Serialize, Deserialize)]
+struct CacheFile<'a> {
+    format: u32,
+    /// The hash of the reading code that made the records.
+    rules: u64,
+    /// The folder listed.
+    #[serde(borrow)]
+    root: Cow<'a, str>,
+    #[serde(borrow)]
+    entries: Vec<Kept<'a>>,
+}
+
+/// The records remembered for one folder (borrowed from the bytes read),
+/// and what this listing saw.
+#[derive(Debug, Default)]
+pub struct ListingCache<'a> {
+    /// The reading code's hash; 0: nothing is remembered or learned.
+    rules: u64,
+    root: String,
+    known: Vec<Kept<'a>>,
+    /// Where each known path is in `known`.
+    by_path: HashMap<&'a str, usize>,
+    /// Which of `known` this listing found as they were.
+    recalled: Vec<AtomicBool>,
+    /// What this listing read that was not known so, to be kept.
+    learned: Mutex<Vec<Kept<'static>>>,
+}
+
+impl<'a> ListingCache<'a> {
+    /// A cache that remembers nothing and learns nothing (a source whose
+    /// provider does not keep one, an archive).
+    pub fn off() -> ListingCache<'static> {
+        ListingCache::default()
+    }
+
+    /// The cache of `root` read from `bytes` (None: there is none yet),
+    /// for records made by code of hash `rules`. Bytes of another format,
+    /// build or folder, or that do not decode, are an empty cache; so is
+    /// a folder whose name is not UTF-8 (never remembered).
+    pub fn from_bytes(bytes: Option<&'a [u8]>, root: &Path, rules: u64) -> ListingCache<'a> {
+        let Some(root) = root.to_str() else {
+            return ListingCache::default();
+        };
+        let known: Vec<Kept<'a>> = bytes
+            .and_then(|b| postcard::from_bytes::<CacheFile<'a>>(b).ok())
+            .filter(|f| f.format == FORMAT && f.rules == rules && f.root == root)
+            .map(|f| f.entries)
+            .unwrap_or_default();
+        let mut by_path = HashMap::with_capacity(known.len());
+        for (i, kept) in known.iter().enumerate() {
+            if let Cow::Borrowed(path) = kept.path {
+                by_path.insert(path, i);
+            }
+        }
+        ListingCache {
+            rules,
+            root: root.to_string(),
+            recalled: known.iter().map(|_| AtomicBool::new(false)).collect(),
+            known,
+            by_path,
+            learned: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// True when this cache remembers and learns.
+    pub fn is_on(&self) -> bool {
+        self.rules != 0
+    }
+
+    /// What the file at `path` said when it was as `st` describes it now,
+    /// if this cache knows it so and `st` is a regular file's (the caller
+    /// looked without following a link).
+    pub fn recall(&self, path: &Path, st: &rustix::fs::Stat) -> Option<Remembered<'a>> {
+        if self.rules == 0 || !rustix::fs::FileType::from_raw_mode(st.st_mode).is_file() {
+            return None;
+        }
+        let at = *self.by_path.get(path.to_str()?)?;
+        let kept = self
+            .known
+            .get(at)
+            .filter(|k| k.stamp == FileStamp::of(st))?;
+        self.recalled[at].store(true, Ordering::Relaxed);
+        Some(kept.record.clone())
+    }
+
+    /// Keeps `record`, read from the file at `path` whose open descriptor
+    /// `st` described before it was read, when the file was settled at
+    /// `now` (seconds since the epoch).
+    pub fn remember(&self, path: &Path, st: &rustix::fs::Stat, record: &SessionRecord, now: f64) {
+        let stamp = FileStamp::of(st);
+        let modified = stamp.mtime_ns as f64 / 1e9;
+        // A damaged record is read again each time: it is rare, and says
+        // more than its bytes (what the open found).
+        if self.rules == 0 || record.error.is_some() || now - modified < SETTLED_SECONDS {
+            return;
+        }
+        let Some(path) = path.to_str() else { return };
+        let kept = Kept {
+            path: Cow::Owned(path.to_string()),
+            stamp,
+            record: Remembered::of(record),
+        };
+        if let Ok(mut learned) = self.learned.lock() {
+            learned.push(kept);
+        }
+    }
+
+    /// The cache to write after a whole listing, if it should change: a
+    /// first listing's, or one after enough files were read that it did
+    /// not know, or went. A few changed files are read again at each
+    /// listing rather than the whole cache written each time (a session
+    /// just used is one, each time).
+    pub fn to_save(&self) -> Option<Vec<u8>> {
+        if self.rules == 0 {
+            return None;
+        }
+        let learned = self.learned.lock().ok()?;
+        let kept: Vec<&Kept<'_>> = self
+            .known
+            .iter()
+            .zip(&self.recalled)
+            .filter(|(_, r)| r.load(Ordering::Relaxed))
+            .map(|(k, _)| k)
+            .collect();
+        let changed = learned.len() + (self.known.len() - kept.len());
+        let worth = if self.known.is_empty() {
+            1
+        } else {
+            REWRITE_AFTER + self.known.len() / 64
+        };
+        if changed < worth {
+            return None;
+        }
+        let mut entries: Vec<Kept<'_>> = kept.into_iter().cloned().collect();
+        entries.extend(learned.iter().cloned());
+        let file = CacheFile {
+            format: FORMAT,
+            rules: self.rules,
+            root: Cow::Borrowed(&self.root),
+            entries,
+        };
+        postcard::to_stdvec(&file).ok()
+    }
+}
+
+/// A hash of `texts` (FNV-1a), computed when the program is built: the
+/// rules of a reader, from the text of its code.
+pub const fn rules_of(texts: &[&[u8]]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut t = 0;
+    while t < texts.len() {
+        let text = texts[t];
+        let mut i = 0;
+        while i < text.len() {
+            hash ^= text[i] as u64;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+            i += 1;
+        }
+        t += 1;
+    }
+    // Never 0, which means "off".
+    if hash == 0 { 1 } else { hash }
+}
+
+#[cfg(test)]
+mod tests;
