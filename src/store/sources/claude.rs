@@ -255,10 +255,17 @@ struct FileRead {
 
 /// Reads one file: a session's (`subagent` false) or a subagent's.
 fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
-    let read = read_parsed(path, Line::parse_with_parts)?;
+    // Each line's usage is taken as it is parsed, on every core.
+    let read = read_parsed(path, |bytes| {
+        let line = Line::parse_with_parts(bytes)?;
+        let spent = usage::spent_of(&line);
+        Some((line, spent))
+    })?;
     let mut skipped = read.skipped;
     let mut lines: Vec<Parsed> = Vec::with_capacity(read.lines.len());
-    for (span, line) in read.lines {
+    let mut spent = Vec::new();
+    for (span, (line, spent_here)) in read.lines {
+        spent.extend(spent_here);
         if !KNOWN_TYPES.contains(&line.kind()) {
             skipped.unknown_type(if line.kind().is_empty() {
                 "(no type)"
@@ -324,10 +331,13 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
     } else {
         main
     };
-    let spent = usage::spent(&lines);
-    // What is left of the lines is freed on a thread of its own: freeing a
-    // 100 MB session's leftovers is work the reader need not wait for.
-    std::thread::spawn(move || drop(lines));
+    // What is left of the lines is freed on a thread of its own, at a low
+    // priority: freeing a 100 MB session's leftovers is work neither the
+    // reader nor the screen drawing it need wait for.
+    std::thread::spawn(move || {
+        crate::priority::nice_10();
+        drop(lines)
+    });
     let context = last_request.map(|(line, mut c)| {
         c.messages_seen = main
             .lines

@@ -147,7 +147,10 @@ fn cut_points(file: &std::fs::File, end: u64, pieces: usize) -> std::io::Result<
 
 /// Reads `[from, to)` and parses its lines, numbered from 1 in the piece;
 /// the file's `last` piece takes a line without its newline at its end
-/// when `whole_tail`.
+/// when `whole_tail`. The piece is read a block at a time into one buffer
+/// (grown only for a longer line): the block is still in the processor's
+/// cache while its lines are parsed, and no buffer the size of the piece
+/// is faulted in, filled and freed.
 fn piece<T>(
     file: &std::fs::File,
     from: u64,
@@ -156,32 +159,68 @@ fn piece<T>(
     whole_tail: bool,
     parse: &impl Fn(&[u8]) -> Option<T>,
 ) -> std::io::Result<Piece<T>> {
-    let mut bytes = vec![0u8; (to - from) as usize];
-    let mut got = 0;
-    while got < bytes.len() {
-        match file.read_at(&mut bytes[got..], from + got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    bytes.truncate(got);
-    let (mut spans, mut partial) = jsonl::split_lines(&bytes, from, 1);
-    let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u32;
-    if last && partial && whole_tail {
-        spans.push(jsonl::tail_span(&bytes, from, newlines + 1));
-        partial = false;
-    }
     let mut out = Piece {
-        lines: Vec::with_capacity(spans.len()),
+        lines: Vec::new(),
         bad_json: Vec::new(),
         bad_utf8: Vec::new(),
-        newlines,
-        partial: last && partial,
+        newlines: 0,
+        partial: false,
     };
+    let mut buf = vec![0u8; BLOCK.min((to - from) as usize)];
+    // `buf[..filled]` holds the file's bytes from `buf_at`; `next` is the
+    // next offset to read.
+    let (mut filled, mut buf_at, mut next) = (0usize, from, from);
+    loop {
+        if filled == buf.len() {
+            // A line longer than the buffer: room for more of it.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let want = (buf.len() - filled).min((to - next) as usize);
+        let got = read_at_full(file, &mut buf[filled..filled + want], next)?;
+        filled += got;
+        next += got as u64;
+        let done = got == 0 || next >= to;
+        // The complete lines read so far (all of them at the end).
+        let upto = memchr::memrchr(b'\n', &buf[..filled]).map_or(0, |at| at + 1);
+        if upto > 0 {
+            let lines = &buf[..upto];
+            let (spans, _) = jsonl::split_lines(lines, buf_at, out.newlines + 1);
+            out.newlines += memchr::memchr_iter(b'\n', lines).count() as u32;
+            parse_spans(&mut out, lines, buf_at, spans, parse);
+            buf.copy_within(upto..filled, 0);
+            filled -= upto;
+            buf_at += upto as u64;
+        }
+        if done {
+            break;
+        }
+    }
+    let rest = &buf[..filled];
+    let partial = rest.iter().any(|b| !b.is_ascii_whitespace());
+    if last && partial && whole_tail {
+        let span = jsonl::tail_span(rest, buf_at, out.newlines + 1);
+        parse_spans(&mut out, rest, buf_at, vec![span], parse);
+    } else {
+        out.partial = last && partial;
+    }
+    Ok(out)
+}
+
+/// Bytes a piece is read by at a time.
+const BLOCK: usize = 1 << 20;
+
+/// Parses the lines `spans` of `bytes` (which start at `offset` in the
+/// file) into `out`.
+fn parse_spans<T>(
+    out: &mut Piece<T>,
+    bytes: &[u8],
+    offset: u64,
+    spans: Vec<LineSpan>,
+    parse: &impl Fn(&[u8]) -> Option<T>,
+) {
+    out.lines.reserve(spans.len());
     for span in spans {
-        let start = (span.offset - from) as usize;
+        let start = (span.offset - offset) as usize;
         let line = &bytes[start..start + span.len as usize];
         match parse(line) {
             Some(v) => out.lines.push((span, v)),
@@ -189,7 +228,20 @@ fn piece<T>(
             None => out.bad_json.push(span.line),
         }
     }
-    Ok(out)
+}
+
+/// Reads into all of `buf` from `at`, short only at the end of the file.
+fn read_at_full(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 #[cfg(test)]
@@ -228,5 +280,47 @@ mod tests {
         }
         assert_eq!(parsed.skipped.bad_json, vec![150_001]);
         assert!(parsed.skipped.partial_last);
+    }
+
+    /// Lines longer than a block, CRLF and LF mixed, blank lines, a last
+    /// line without its newline in a quiet file: every line where the
+    /// one-thread reader (`jsonl::read`) finds it.
+    #[test]
+    fn blocks_and_pieces_find_the_lines_the_plain_reader_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mixed.jsonl");
+        let mut text = String::new();
+        for i in 0..60_000 {
+            let pad = if i % 20_000 == 7 {
+                "y".repeat(BLOCK * 5 / 2)
+            } else {
+                "x".repeat(i % 90)
+            };
+            let end = if i % 3 == 0 { "\r\n" } else { "\n" };
+            text.push_str(&format!("{{\"n\":{i},\"pad\":\"{pad}\"}}{end}"));
+            if i % 1000 == 0 {
+                text.push_str("  \n");
+            }
+        }
+        text.push_str("{\"n\":\"last\"}");
+        std::fs::write(&path, &text).unwrap();
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        let parsed = read_parsed(&path, |l| {
+            serde_json::from_slice::<serde_json::Value>(l).ok()
+        })
+        .unwrap();
+        let plain = jsonl::read(&path).unwrap();
+        let spans: Vec<LineSpan> = parsed.lines.iter().map(|(s, _)| *s).collect();
+        assert_eq!(spans, plain.spans);
+        assert_eq!(parsed.lines.len(), 60_001);
+        assert_eq!(parsed.lines[60_000].1["n"], "last");
+        assert!(!parsed.skipped.partial_last);
+        assert!(parsed.skipped.bad_json.is_empty());
     }
 }

@@ -191,14 +191,17 @@ pub enum ViewerReply {
 }
 
 impl ViewerOp {
-    /// Counting yields to the UI (it still uses every idle core); the rest
-    /// is what the person waits for.
+    /// Counting, and the facts a trim preview needs (read as the viewer
+    /// opens, before any trim is asked for), yield to the UI: they still
+    /// use every idle core, but the first frame is drawn first. The rest is
+    /// what the person waits for.
     pub(super) fn priority(&self) -> Priority {
         match self {
             ViewerOp::CountTokens { .. }
             | ViewerOp::CountAppended { .. }
             | ViewerOp::CountCleared { .. }
-            | ViewerOp::CountReplaced { .. } => Priority::Nice,
+            | ViewerOp::CountReplaced { .. }
+            | ViewerOp::ReadEditFacts { .. } => Priority::Nice,
             ViewerOp::ListContexts {
                 encoding: Some(_), ..
             } => Priority::Nice,

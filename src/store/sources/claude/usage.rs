@@ -10,7 +10,9 @@
 
 use crate::store::format::usage::{Usage, UsageByModel};
 use crate::store::sources::agent_read::parse_time;
+#[cfg(test)]
 use crate::store::sources::claude::chain::Parsed;
+use crate::store::sources::claude::line::Line;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -26,24 +28,25 @@ pub struct Spent {
 }
 
 /// The usage each line of `lines` carries.
+#[cfg(test)]
 pub fn spent(lines: &[Parsed]) -> Vec<Spent> {
-    lines
-        .iter()
-        .filter_map(|p| {
-            let usage = p.line.message_field("usage").and_then(read_usage)?;
-            let key = p
-                .line
-                .message_id()
-                .map(|id| (id.to_string(), p.line.request_id.clone()));
-            Some(Spent {
-                key,
-                sidechain: p.line.is_sidechain == Some(true),
-                model: p.line.model().unwrap_or("").to_string(),
-                usage,
-                at: p.line.timestamp.as_deref().and_then(parse_time),
-            })
-        })
-        .collect()
+    lines.iter().filter_map(|p| spent_of(&p.line)).collect()
+}
+
+/// The usage `line` carries, if it carries some (asked of each line as it
+/// is parsed, on every core).
+pub fn spent_of(line: &Line) -> Option<Spent> {
+    let usage = line.message_field("usage").and_then(read_usage)?;
+    let key = line
+        .message_id()
+        .map(|id| (id.to_string(), line.request_id.clone()));
+    Some(Spent {
+        key,
+        sidechain: line.is_sidechain == Some(true),
+        model: line.model().unwrap_or("").to_string(),
+        usage,
+        at: line.timestamp.as_deref().and_then(parse_time),
+    })
 }
 
 /// The usage of `lines`, by model.
