@@ -273,6 +273,17 @@ impl SearchIndex {
     /// on every core and then dropped: a listing of 100k sessions never
     /// holds them all decoded (an unusable manifest answers nothing).
     pub fn current_stats(&self, ids: &[String]) -> HashMap<String, IndexedStats> {
+        self.current_stats_seen(ids, &|_| None)
+    }
+
+    /// [`SearchIndex::current_stats`], a file of another agent's folder
+    /// whose stamp `seen` gives (by its name in the folder: the listing
+    /// just looked at it) compared with that stamp, not looked at again.
+    pub fn current_stats_seen(
+        &self,
+        ids: &[String],
+        seen: &(dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp> + Sync),
+    ) -> HashMap<String, IndexedStats> {
         const CHUNK: usize = 4096;
         let Some(dir) = self.trusted_dir() else {
             return HashMap::new();
@@ -280,22 +291,24 @@ impl SearchIndex {
         let Ok(bytes) = manifest::read(dir) else {
             return HashMap::new();
         };
-        let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        // Hashed fast: each of the manifest's sessions is looked up here.
+        let wanted: rustc_hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
         let checker = stamp::Checker::new(&self.store_dir);
-        let mut out = HashMap::new();
+        let mut out = HashMap::with_capacity(ids.len());
         let walked = manifest::walk_sessions(&bytes, dir, &self.store, CHUNK, &mut |chunk| {
             let chunk: Vec<_> = chunk
                 .into_iter()
                 .filter(|(id, _)| wanted.contains(id))
                 .collect();
-            let known = crate::store::parallel::map_ordered(&chunk, |(id, entry)| {
-                self.is_current(&checker, id, entry).then(|| entry.stats())
+            let current = crate::store::parallel::map_ordered(&chunk, |(id, entry)| {
+                self.is_current(&checker, id, entry, seen)
             });
             out.extend(
                 chunk
-                    .iter()
-                    .zip(known)
-                    .filter_map(|((id, _), stats)| Some((id.to_string(), stats?))),
+                    .into_iter()
+                    .zip(current)
+                    .filter(|(_, current)| *current)
+                    .map(|((id, entry), _)| (id.to_string(), entry.into_stats())),
             );
         });
         match walked {
@@ -305,9 +318,15 @@ impl SearchIndex {
     }
 
     /// True when the files of session `id` are as `entry` recorded.
-    fn is_current(&self, checker: &stamp::Checker, id: &str, entry: &manifest::EntryView) -> bool {
+    fn is_current(
+        &self,
+        checker: &stamp::Checker,
+        id: &str,
+        entry: &manifest::EntryView,
+        seen: &dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp>,
+    ) -> bool {
         if self.layout == Layout::Agent {
-            return checker.files_unchanged(&entry.files);
+            return checker.files_unchanged_seen(&entry.files, seen);
         }
         let dir = Path::new(id);
         let conversation = self.layout.conversation(dir);

@@ -299,7 +299,14 @@ impl Store {
         if self.shows_primary() {
             stats.extend(self.primary_index().current_stats(&self.session_names()?));
         }
-        let records = self.list()?;
+        // The stamps the listing saw, by source: the index's check of the
+        // same files takes them rather than looking at each file again.
+        let mut seen = Vec::new();
+        let records = crate::store::sources::record::listed(|on_batch| {
+            self.scan_noting(on_batch, &mut |source, stamps| {
+                seen.push((source.root().to_path_buf(), source.is_archive(), stamps))
+            })
+        })?;
         for source in self.agent_sources() {
             let ids: Vec<String> = records
                 .iter()
@@ -308,8 +315,20 @@ impl Store {
                 .filter(|r| r.agent == source.agent() && r.archived == source.is_archive())
                 .map(|r| r.id.to_string())
                 .collect();
-            if !ids.is_empty() {
-                stats.extend(self.agent_index(source).current_stats(&ids));
+            if ids.is_empty() {
+                continue;
+            }
+            let stamps = seen
+                .iter()
+                .find(|(root, archive, _)| root == source.root() && *archive == source.is_archive())
+                .map(|(_, _, stamps)| stamps);
+            let found = self
+                .agent_index(source)
+                .current_stats_seen(&ids, &|name| stamps.and_then(|s| s.get(name).copied()));
+            if stats.is_empty() {
+                stats = found;
+            } else {
+                stats.extend(found);
             }
         }
         Ok((records, self.priced(stats)))
@@ -317,8 +336,9 @@ impl Store {
 
     /// Each session's cost set from its usage, by this store's prices.
     fn priced(&self, mut stats: HashMap<String, IndexedStats>) -> HashMap<String, IndexedStats> {
+        let mut estimate = self.prices.estimator();
         for s in stats.values_mut() {
-            s.cost = s.usage.as_ref().map(|u| self.prices.estimate(u));
+            s.cost = s.usage.as_ref().map(&mut estimate);
         }
         stats
     }

@@ -5,6 +5,7 @@ use super::{Backend, Store};
 use crate::store::StoreKind;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
+use crate::store::fs::stamp::FileStamp;
 use crate::store::ops::locate::{self, Target};
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agents::AgentSource;
@@ -12,6 +13,7 @@ use crate::store::sources::layout::check_id;
 use crate::store::sources::listing_cache::{self, ListingCache};
 use crate::store::sources::record::{SessionRecord, listed};
 use crate::store::sources::{LokiTree, PeteosFolder};
+use std::collections::HashMap;
 use std::path::Path;
 
 impl Store {
@@ -123,7 +125,17 @@ impl Store {
 
     /// Every session, in batches as they are read, so a UI can show rows
     /// before the scan ends; `on_batch` returns false to stop.
-    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+    pub fn scan(&self, on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
+        self.scan_noting(on_batch, &mut |_, _| {})
+    }
+
+    /// [`Store::scan`], handing `seen` each agent source with the stamps of
+    /// the files its listing looked at (by their paths in its folder).
+    pub(super) fn scan_noting(
+        &self,
+        mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool,
+        seen: &mut dyn FnMut(&AgentSource, HashMap<String, FileStamp>),
+    ) -> Result<()> {
         let mut going = true;
         if self.shows_primary() {
             let mut pass = |batch| {
@@ -151,6 +163,7 @@ impl Store {
             })?;
             if going {
                 self.keep_listing_cache(source, &cache);
+                seen(source, cache.stamps_seen());
             }
         }
         Ok(())

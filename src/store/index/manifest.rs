@@ -195,6 +195,15 @@ impl Stamp for StampView<'_> {
         self.name
     }
 
+    fn file_stamp(&self) -> crate::store::fs::stamp::FileStamp {
+        crate::store::fs::stamp::FileStamp {
+            size: self.size,
+            ino: self.ino,
+            mtime_ns: self.mtime_ns,
+            ctime_ns: self.ctime_ns,
+        }
+    }
+
     fn matches(&self, st: &rustix::fs::Stat) -> bool {
         let times = StampTimes {
             mtime_ns: self.mtime_ns,
@@ -205,6 +214,21 @@ impl Stamp for StampView<'_> {
 }
 
 impl EntryView<'_> {
+    /// [`EntryView::stats`], the usage and context moved out rather than
+    /// copied (a listing of 10,000 sessions copied each twice).
+    pub fn into_stats(self) -> crate::store::index::IndexedStats {
+        crate::store::index::IndexedStats {
+            bytes: self.bytes,
+            messages: self.messages,
+            tokens: self.tokens,
+            is_active: self.is_active,
+            error: self.error.map(str::to_string),
+            usage: self.usage,
+            context: self.context,
+            cost: None,
+        }
+    }
+
     /// The stats it holds.
     pub fn stats(&self) -> crate::store::index::IndexedStats {
         crate::store::index::IndexedStats {

@@ -40,6 +40,8 @@ pub trait Stamp {
     fn name(&self) -> &str;
     /// True when `st` describes the file as stamped.
     fn matches(&self, st: &rustix::fs::Stat) -> bool;
+    /// The stamp itself.
+    fn file_stamp(&self) -> crate::store::fs::stamp::FileStamp;
 }
 
 /// True when `st` has this size, inode, modification and change time.
@@ -56,6 +58,15 @@ pub fn stat_matches(st: &rustix::fs::Stat, size: u64, ino: u64, times: StampTime
 impl Stamp for StampedFile {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn file_stamp(&self) -> crate::store::fs::stamp::FileStamp {
+        crate::store::fs::stamp::FileStamp {
+            size: self.size,
+            ino: self.ino,
+            mtime_ns: self.mtime_ns,
+            ctime_ns: self.ctime_ns,
+        }
     }
 
     fn matches(&self, st: &rustix::fs::Stat) -> bool {
@@ -164,7 +175,22 @@ impl Checker {
     /// that appears later is not seen here; its session's own file changes
     /// with it (the call that started the subagent is written there).
     pub fn files_unchanged<S: Stamp>(&self, files: &[S]) -> bool {
-        !files.is_empty() && files.iter().all(|f| self.same(Path::new(f.name()), f))
+        self.files_unchanged_seen(files, &|_| None)
+    }
+
+    /// [`Checker::files_unchanged`], a file whose stamp `seen` gives (a
+    /// listing looked at it a moment ago) compared with that stamp
+    /// rather than looked at again.
+    pub fn files_unchanged_seen<S: Stamp>(
+        &self,
+        files: &[S],
+        seen: &dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp>,
+    ) -> bool {
+        !files.is_empty()
+            && files.iter().all(|f| match seen(f.name()) {
+                Some(stamp) => stamp == f.file_stamp(),
+                None => self.same(Path::new(f.name()), f),
+            })
     }
 
     /// True when meta.json is as `meta` recorded (both absent counts).

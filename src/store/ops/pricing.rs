@@ -138,12 +138,38 @@ impl PriceTable {
 
     /// The estimated cost of `usage`.
     pub fn estimate(&self, usage: &UsageByModel) -> CostEstimate {
+        self.estimate_by(usage, &mut |model| self.price_of(model).copied())
+    }
+
+    /// The estimated costs of many sessions' usage, each model's price
+    /// looked up once (a listing prices 10,000 sessions of a few models).
+    pub fn estimator(&self) -> impl FnMut(&UsageByModel) -> CostEstimate + '_ {
+        let mut known: std::collections::HashMap<String, Option<ModelPrice>> =
+            std::collections::HashMap::new();
+        move |usage| {
+            self.estimate_by(usage, &mut |model| match known.get(model) {
+                Some(price) => *price,
+                None => {
+                    let price = self.price_of(model).copied();
+                    known.insert(model.to_string(), price);
+                    price
+                }
+            })
+        }
+    }
+
+    /// [`PriceTable::estimate`], each model's price asked of `price_of`.
+    fn estimate_by(
+        &self,
+        usage: &UsageByModel,
+        price_of: &mut dyn FnMut(&str) -> Option<ModelPrice>,
+    ) -> CostEstimate {
         let mut out = CostEstimate {
             prices_of: self.date.clone(),
             ..CostEstimate::default()
         };
         for (i, (model, u)) in usage.models.iter().enumerate() {
-            match self.price_of(model) {
+            match price_of(model) {
                 Some(price) => {
                     *out.usd.get_or_insert(0.0) += price.cost(u, &usage.long_of(i));
                 }

@@ -120,12 +120,15 @@ pub struct ListingCache<'a> {
     rules: u64,
     root: String,
     known: Vec<Kept<'a>>,
-    /// Where each known path is in `known`.
-    by_path: HashMap<&'a str, usize>,
+    /// Where each known path is in `known` (hashed fast: every file
+    /// listed is looked up).
+    by_path: rustc_hash::FxHashMap<&'a str, usize>,
     /// Which of `known` this listing found as they were.
     recalled: Vec<AtomicBool>,
     /// What this listing read that was not known so, to be kept.
     learned: Mutex<Vec<Kept<'static>>>,
+    /// The stamp of each file this listing read, kept or not.
+    read: Mutex<Vec<(String, FileStamp)>>,
 }
 
 impl<'a> ListingCache<'a> {
@@ -148,7 +151,8 @@ impl<'a> ListingCache<'a> {
             .filter(|f| f.format == FORMAT && f.rules == rules && f.root == root)
             .map(|f| f.entries)
             .unwrap_or_default();
-        let mut by_path = HashMap::with_capacity(known.len());
+        let mut by_path =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(known.len(), Default::default());
         for (i, kept) in known.iter().enumerate() {
             if let Cow::Borrowed(path) = kept.path {
                 by_path.insert(path, i);
@@ -161,6 +165,7 @@ impl<'a> ListingCache<'a> {
             known,
             by_path,
             learned: Mutex::new(Vec::new()),
+            read: Mutex::new(Vec::new()),
         }
     }
 
@@ -190,6 +195,11 @@ impl<'a> ListingCache<'a> {
     /// `now` (seconds since the epoch).
     pub fn remember(&self, path: &Path, st: &rustix::fs::Stat, record: &SessionRecord, now: f64) {
         let stamp = FileStamp::of(st);
+        if self.rules != 0
+            && let (Some(path), Ok(mut read)) = (path.to_str(), self.read.lock())
+        {
+            read.push((path.to_string(), stamp));
+        }
         let modified = stamp.mtime_ns as f64 / 1e9;
         // A damaged record is read again each time: it is rare, and says
         // more than its bytes (what the open found).
@@ -205,6 +215,30 @@ impl<'a> ListingCache<'a> {
         if let Ok(mut learned) = self.learned.lock() {
             learned.push(kept);
         }
+    }
+
+    /// The stamp of each file this listing looked at, by its path in the
+    /// folder listed (what a check of the same files a moment later, the
+    /// search index's, can take instead of looking again).
+    pub fn stamps_seen(&self) -> HashMap<String, FileStamp> {
+        let prefix = format!("{}/", self.root.trim_end_matches('/'));
+        let relative = |path: &str| path.strip_prefix(&prefix).map(str::to_string);
+        let mut out = HashMap::new();
+        for (kept, recalled) in self.known.iter().zip(&self.recalled) {
+            if recalled.load(Ordering::Relaxed)
+                && let Some(name) = relative(&kept.path)
+            {
+                out.insert(name, kept.stamp);
+            }
+        }
+        if let Ok(read) = self.read.lock() {
+            for (path, stamp) in read.iter() {
+                if let Some(name) = relative(path) {
+                    out.insert(name, *stamp);
+                }
+            }
+        }
+        out
     }
 
     /// The cache to write after a whole listing, if it should change: a

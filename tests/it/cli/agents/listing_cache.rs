@@ -199,3 +199,57 @@ fn a_damaged_cache_is_replaced_and_a_link_in_a_sessions_place_is_never_taken_fro
         .unwrap();
     assert!(row["error"].is_string(), "{row}");
 }
+
+#[test]
+fn the_index_stats_of_a_file_changed_since_it_was_indexed_are_not_shown() {
+    let h = Home::new();
+    h.ok(&["--agent", "claude", "index"]);
+    let rows = |h: &Home| -> Vec<Value> {
+        h.json(&["--agent", "claude", "list", "--json"])
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let before = rows(&h);
+    let id = h.made.claude[0].clone();
+    let row = |rows: &[Value], id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert!(
+        row(&before, &id)["tokens"].is_u64(),
+        "{}",
+        row(&before, &id)
+    );
+    // Listed twice: the second takes the listing's remembered records and
+    // the stamps it saw for the index's check.
+    assert_eq!(rows(&h), before);
+
+    // One session changed after the index read it: its stats are not the
+    // index's any more; the others' still are.
+    let path = h
+        .home
+        .join(".claude/projects")
+        .read_dir()
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join(format!("{id}.jsonl")))
+        .find(|p| p.exists())
+        .unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    use std::io::Write;
+    writeln!(
+        file,
+        "{}",
+        json!({"type": "custom-title", "customTitle": "Changed", "sessionId": id})
+    )
+    .unwrap();
+    drop(file);
+    settle(&path);
+    let after = rows(&h);
+    assert_eq!(row(&after, &id)["title"], "Changed");
+    assert!(row(&after, &id)["tokens"].is_null(), "{}", row(&after, &id));
+    let other = &h.made.claude[1];
+    assert_eq!(row(&after, other)["tokens"], row(&before, other)["tokens"]);
+    assert!(row(&after, other)["tokens"].is_u64());
+}
