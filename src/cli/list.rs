@@ -4,7 +4,7 @@ use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError, args};
 use crate::humanize;
 use crate::store::{
-    Agent, ContextFigure, CostEstimate, Encoding, PriceTable, SessionRecord, SessionStats, Usage,
+    Agent, ContextFigure, CostEstimate, Encoding, SessionRecord, SessionStats, Usage,
 };
 use clap::Args;
 use serde::Serialize;
@@ -93,7 +93,6 @@ impl<'a> ListItem<'a> {
     fn new(
         record: &'a SessionRecord,
         stats: &'a SessionStats,
-        prices: &PriceTable,
         window: u64,
         agent_deletes_at: Option<f64>,
     ) -> Self {
@@ -101,7 +100,7 @@ impl<'a> ListItem<'a> {
             agent_deletes_at,
             archived: record.archived,
             context: ContextFigure::of(stats.tokens, stats.context.as_ref(), window),
-            cost_estimate: stats.usage.as_ref().map(|u| prices.estimate(u)),
+            cost_estimate: stats.cost.clone(),
             agent: record.agent,
             id: &record.id,
             title: &record.title,
@@ -127,7 +126,6 @@ struct Rows<'a> {
     records: &'a [SessionRecord],
     stats: &'a [SessionStats],
     order: &'a [usize],
-    prices: &'a PriceTable,
     window_for: &'a (dyn Fn(Agent) -> u64 + Sync),
     deletes_at: &'a std::collections::HashMap<String, f64>,
 }
@@ -144,7 +142,6 @@ impl Rows<'_> {
         ListItem::new(
             r,
             &self.stats[i],
-            self.prices,
             (self.window_for)(r.agent),
             self.deletes_at.get(r.id.as_str()).copied(),
         )
@@ -196,28 +193,29 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         p.finish();
     }
     let prices = env.prices();
+    // Each row's cost is its usage priced, each model looked up once.
+    let mut estimate = prices.estimator();
     let mut stats = stats;
     for (r, s) in records.iter().zip(stats.iter_mut()) {
-        let Some(known) = indexed.get(r.id.as_str()) else {
-            continue;
-        };
-        if s.tokens.is_none() {
-            s.tokens = known.tokens;
+        if let Some(known) = indexed.get(r.id.as_str()) {
+            if s.tokens.is_none() {
+                s.tokens = known.tokens;
+            }
+            if s.messages.is_none() && r.agent.is_external() {
+                s.messages = Some(known.messages);
+            }
+            if s.usage.is_none() {
+                s.usage = known.usage.clone();
+            }
+            if s.context.is_none() {
+                s.context = known.context.clone();
+            }
         }
-        if s.messages.is_none() && r.agent.is_external() {
-            s.messages = Some(known.messages);
-        }
-        if s.usage.is_none() {
-            s.usage = known.usage.clone();
-        }
-        if s.context.is_none() {
-            s.context = known.context.clone();
-        }
-        if s.cost.is_none() {
-            s.cost = known.cost.clone();
-        }
+        s.cost = s.usage.as_ref().map(&mut estimate);
     }
-    drop(indexed);
+    drop(estimate);
+    // Left to the exit, as the records are at the end.
+    std::mem::forget(indexed);
     let order = sorted(&records, &stats, args.sort);
     let deletes_at = env.store.agent_deletes_at(&records, env.now);
     let rows = Rows {
@@ -225,7 +223,6 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         records: &records,
         stats: &stats,
         order: &order,
-        prices: &prices,
         window_for: &|agent| env.window_for(agent),
     };
     if args.json {
