@@ -176,8 +176,20 @@ fn whole_process_in(home: &Path, cache: &Path, args: &[&str]) -> Duration {
 /// `cache`), and how long it took.
 fn once(home: &Path, cache: &Path, args: &[&str]) -> Duration {
     let started = Instant::now();
-    let out = Command::new(bin())
-        .args(args)
+    let out = command_at(home, cache).args(args).output().unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    started.elapsed()
+}
+
+/// The binary measured, run under `home` with `cache` as its cache folder
+/// and none of the agents' folders but those in `home`.
+fn command_at(home: &Path, cache: &Path) -> Command {
+    let mut command = Command::new(bin());
+    command
         .env("HOME", home)
         .env("XDG_CACHE_HOME", cache)
         .env("XDG_CONFIG_HOME", home.join("no-config"))
@@ -185,15 +197,8 @@ fn once(home: &Path, cache: &Path, args: &[&str]) -> Duration {
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
         .env_remove("QWEN_HOME")
-        .env_remove("LOKI_HOME")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.code().is_some_and(|c| c <= 1),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    started.elapsed()
+        .env_remove("LOKI_HOME");
+    command
 }
 
 /// Removes what listings remembered under `dir` (`listing.postcard`).
@@ -255,16 +260,8 @@ fn fork_run(home: &Path, id: &str, args: &[&str], cold: bool) -> (Duration, u64,
         all.extend(args);
         all.push("--json");
         let started = Instant::now();
-        let out = Command::new(bin())
+        let out = command_at(home, &home.join("cache"))
             .args(&all)
-            .env("HOME", home)
-            .env("XDG_CACHE_HOME", home.join("cache"))
-            .env("XDG_CONFIG_HOME", home.join("no-config"))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env_remove("COPILOT_HOME")
-            .env_remove("QWEN_HOME")
-            .env_remove("LOKI_HOME")
             .output()
             .unwrap();
         let took = started.elapsed();

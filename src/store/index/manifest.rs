@@ -8,7 +8,7 @@ use crate::store::format::jsonfile;
 use crate::store::format::usage::UsageByModel;
 use crate::store::fs::atomic;
 use crate::store::index::slot::StoreIdentity;
-use crate::store::index::stamp::{Stamp, StampTimes, StampedFile, stat_matches};
+use crate::store::index::stamp::{Stamp, StampedFile};
 use crate::store::sources::agent_read::RecordedContext;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -159,7 +159,7 @@ pub struct ManifestView<'a> {
 }
 
 /// [`Entry`], borrowed.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[allow(dead_code)]
 pub struct EntryView<'a> {
     pub name: &'a str,
@@ -181,7 +181,7 @@ pub struct EntryView<'a> {
 }
 
 /// [`StampedFile`], borrowed.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct StampView<'a> {
     pub name: &'a str,
     pub size: u64,
@@ -203,14 +203,6 @@ impl Stamp for StampView<'_> {
             ctime_ns: self.ctime_ns,
         }
     }
-
-    fn matches(&self, st: &rustix::fs::Stat) -> bool {
-        let times = StampTimes {
-            mtime_ns: self.mtime_ns,
-            ctime_ns: self.ctime_ns,
-        };
-        stat_matches(st, self.size, self.ino, times)
-    }
 }
 
 impl EntryView<'_> {
@@ -231,16 +223,7 @@ impl EntryView<'_> {
 
     /// The stats it holds.
     pub fn stats(&self) -> crate::store::index::IndexedStats {
-        crate::store::index::IndexedStats {
-            bytes: self.bytes,
-            messages: self.messages,
-            tokens: self.tokens,
-            is_active: self.is_active,
-            error: self.error.map(str::to_string),
-            usage: self.usage.clone(),
-            context: self.context.clone(),
-            cost: None,
-        }
+        self.clone().into_stats()
     }
 }
 

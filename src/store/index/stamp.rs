@@ -24,35 +24,18 @@ pub struct StampedFile {
     pub ino: u64,
 }
 
-/// The two times of a stamp.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StampTimes {
-    /// Modification time in nanoseconds.
-    pub mtime_ns: i128,
-    /// Change time in nanoseconds.
-    pub ctime_ns: i128,
-}
-
 /// What a stamp says of a file, whether owned ([`StampedFile`]) or borrowed
 /// from the manifest's bytes.
 pub trait Stamp {
     /// The file name.
     fn name(&self) -> &str;
-    /// True when `st` describes the file as stamped.
-    fn matches(&self, st: &rustix::fs::Stat) -> bool;
     /// The stamp itself.
     fn file_stamp(&self) -> crate::store::fs::stamp::FileStamp;
-}
-
-/// True when `st` has this size, inode, modification and change time.
-pub fn stat_matches(st: &rustix::fs::Stat, size: u64, ino: u64, times: StampTimes) -> bool {
-    crate::store::fs::stamp::FileStamp::of(st)
-        == crate::store::fs::stamp::FileStamp {
-            size,
-            ino,
-            mtime_ns: times.mtime_ns,
-            ctime_ns: times.ctime_ns,
-        }
+    /// True when `st` describes the file as stamped: the same size, inode,
+    /// modification and change time.
+    fn matches(&self, st: &rustix::fs::Stat) -> bool {
+        crate::store::fs::stamp::FileStamp::of(st) == self.file_stamp()
+    }
 }
 
 impl Stamp for StampedFile {
@@ -67,14 +50,6 @@ impl Stamp for StampedFile {
             mtime_ns: self.mtime_ns,
             ctime_ns: self.ctime_ns,
         }
-    }
-
-    fn matches(&self, st: &rustix::fs::Stat) -> bool {
-        let times = StampTimes {
-            mtime_ns: self.mtime_ns,
-            ctime_ns: self.ctime_ns,
-        };
-        stat_matches(st, self.size, self.ino, times)
     }
 }
 

@@ -29,6 +29,30 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The file of Claude Code session `id` in `h`'s fixtures.
+fn session_file(h: &Home, id: &str) -> PathBuf {
+    h.home
+        .join(".claude/projects")
+        .read_dir()
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join(format!("{id}.jsonl")))
+        .find(|p| p.exists())
+        .unwrap()
+}
+
+/// Appends a `custom-title` line naming session `id` `title` to `path`.
+fn append_title(path: &Path, id: &str, title: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(
+        file,
+        "{}",
+        json!({"type": "custom-title", "customTitle": title, "sessionId": id})
+    )
+    .unwrap();
+}
+
 /// The title `list` shows for session `id`.
 fn title(h: &Home, id: &str) -> String {
     let list = h.json(&["--agent", "claude", "list", "--json"]);
@@ -84,27 +108,8 @@ fn a_second_listing_answers_as_the_first_from_what_it_remembered() {
 fn a_file_changed_in_place_with_its_times_put_back_is_read_again() {
     let h = Home::new();
     let id = h.made.claude[0].clone();
-    let path = h
-        .home
-        .join(".claude/projects")
-        .read_dir()
-        .unwrap()
-        .flatten()
-        .map(|d| d.path().join(format!("{id}.jsonl")))
-        .find(|p| p.exists())
-        .unwrap();
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    use std::io::Write;
-    writeln!(
-        file,
-        "{}",
-        json!({"type": "custom-title", "customTitle": "Cache AAAA", "sessionId": id})
-    )
-    .unwrap();
-    drop(file);
+    let path = session_file(&h, &id);
+    append_title(&path, &id, "Cache AAAA");
     let when = settle(&path);
     assert_eq!(title(&h, &id), "Cache AAAA");
 
@@ -132,27 +137,8 @@ fn a_file_changed_in_place_with_its_times_put_back_is_read_again() {
 fn a_file_written_in_the_last_minute_is_read_at_every_listing() {
     let h = Home::new();
     let id = h.made.claude[1].clone();
-    let path = h
-        .home
-        .join(".claude/projects")
-        .read_dir()
-        .unwrap()
-        .flatten()
-        .map(|d| d.path().join(format!("{id}.jsonl")))
-        .find(|p| p.exists())
-        .unwrap();
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    use std::io::Write;
-    writeln!(
-        file,
-        "{}",
-        json!({"type": "custom-title", "customTitle": "Busy CCCC", "sessionId": id})
-    )
-    .unwrap();
-    drop(file);
+    let path = session_file(&h, &id);
+    append_title(&path, &id, "Busy CCCC");
     assert_eq!(title(&h, &id), "Busy CCCC");
     let bytes = std::fs::read(cache_file(&h)).unwrap();
     assert!(
@@ -177,15 +163,7 @@ fn a_damaged_cache_is_replaced_and_a_link_in_a_sessions_place_is_never_taken_fro
     // A session file replaced by a link to a copy of itself: the stamp
     // is the link's, and the link is refused as before.
     let id = h.made.claude[0].clone();
-    let path = h
-        .home
-        .join(".claude/projects")
-        .read_dir()
-        .unwrap()
-        .flatten()
-        .map(|d| d.path().join(format!("{id}.jsonl")))
-        .find(|p| p.exists())
-        .unwrap();
+    let path = session_file(&h, &id);
     let copy = h.home.join("copy.jsonl");
     std::fs::copy(&path, &copy).unwrap();
     std::fs::remove_file(&path).unwrap();
@@ -224,27 +202,8 @@ fn the_index_stats_of_a_file_changed_since_it_was_indexed_are_not_shown() {
 
     // One session changed after the index read it: its stats are not the
     // index's any more; the others' still are.
-    let path = h
-        .home
-        .join(".claude/projects")
-        .read_dir()
-        .unwrap()
-        .flatten()
-        .map(|d| d.path().join(format!("{id}.jsonl")))
-        .find(|p| p.exists())
-        .unwrap();
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    use std::io::Write;
-    writeln!(
-        file,
-        "{}",
-        json!({"type": "custom-title", "customTitle": "Changed", "sessionId": id})
-    )
-    .unwrap();
-    drop(file);
+    let path = session_file(&h, &id);
+    append_title(&path, &id, "Changed");
     settle(&path);
     let after = rows(&h);
     assert_eq!(row(&after, &id)["title"], "Changed");
