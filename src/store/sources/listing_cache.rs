@@ -5,11 +5,12 @@
 //! ends.
 //!
 //! Only what the file's bytes decide is kept (the title, the folder, the
-//! times, the first prompt) and only for a file read as a session; what the disk or the
-//! person decide (the size of the folder beside it, the user) is asked
-//! again. A file written in the last minute is never remembered: its stamp
-//! could stay the same through a write in the same clock tick, and the
-//! agent is probably still writing it. What is kept names the rules that
+//! times, the first prompt), and only for a file read as a session; what
+//! the disk or the person decide (the size of the folder beside it, the
+//! user) is asked again. A file written in the last minute is never
+//! remembered: its stamp could stay the same through a write in the same
+//! clock tick, and the agent is probably still writing it (the minute a
+//! reader waits before it takes a last line without its newline). What is kept names the rules that
 //! made it (a hash of the reading code's text): a build that reads
 //! differently never takes another build's records.
 //!
@@ -20,6 +21,7 @@
 //! changed files cost less read at each listing than the cache written).
 
 use crate::store::fs::stamp::FileStamp;
+use crate::store::sources::jsonl::QUIET_SECONDS;
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -37,8 +39,6 @@ const FORMAT: u32 = 1;
 /// Files read again (or gone) before the cache is written anew, beyond one
 /// in 64 of those it knows.
 const REWRITE_AFTER: usize = 16;
-/// How long a file must have been left alone before its record is kept.
-const SETTLED_SECONDS: f64 = 60.0;
 
 /// What a session file's bytes said, as its record carries it (borrowed
 /// from the cache's bytes where it was read from them).
@@ -203,7 +203,7 @@ impl<'a> ListingCache<'a> {
         let modified = stamp.mtime_ns as f64 / 1e9;
         // A damaged record is read again each time: it is rare, and says
         // more than its bytes (what the open found).
-        if self.rules == 0 || record.error.is_some() || now - modified < SETTLED_SECONDS {
+        if self.rules == 0 || record.error.is_some() || now - modified < QUIET_SECONDS {
             return;
         }
         let Some(path) = path.to_str() else { return };
