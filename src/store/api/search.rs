@@ -303,9 +303,12 @@ impl Store {
         // same files takes them rather than looking at each file again.
         let mut seen = Vec::new();
         let records = crate::store::sources::record::listed(|on_batch| {
-            self.scan_noting(on_batch, &mut |source, stamps| {
-                seen.push((source.root().to_path_buf(), source.is_archive(), stamps))
-            })
+            self.scan_noting(
+                on_batch,
+                Some(&mut |source: &AgentSource, stamps| {
+                    seen.push((source.root().to_path_buf(), source.is_archive(), stamps))
+                }),
+            )
         })?;
         for source in self.agent_sources() {
             let ids: Vec<String> = records

@@ -126,15 +126,21 @@ impl Store {
     /// Every session, in batches as they are read, so a UI can show rows
     /// before the scan ends; `on_batch` returns false to stop.
     pub fn scan(&self, on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
-        self.scan_noting(on_batch, &mut |_, _| {})
+        self.scan_noting(on_batch, None)
     }
+}
 
-    /// [`Store::scan`], handing `seen` each agent source with the stamps of
-    /// the files its listing looked at (by their paths in its folder).
+/// What [`Store::scan_noting`] hands each agent source's stamps to.
+pub(super) type StampsSeen<'a> = dyn FnMut(&AgentSource, HashMap<String, FileStamp>) + 'a;
+
+impl Store {
+    /// [`Store::scan`], handing `seen` (when asked) each agent source with
+    /// the stamps of the files its listing looked at (by their paths in its
+    /// folder): gathered only for a caller that uses them.
     pub(super) fn scan_noting(
         &self,
         mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool,
-        seen: &mut dyn FnMut(&AgentSource, HashMap<String, FileStamp>),
+        mut seen: Option<&mut StampsSeen<'_>>,
     ) -> Result<()> {
         let mut going = true;
         if self.shows_primary() {
@@ -163,7 +169,9 @@ impl Store {
             })?;
             if going {
                 self.keep_listing_cache(source, &cache);
-                seen(source, cache.stamps_seen());
+                if let Some(seen) = seen.as_mut() {
+                    seen(source, cache.stamps_seen());
+                }
             }
         }
         Ok(())
