@@ -93,5 +93,5 @@ pub use sources::agent_read::RecordedContext;
 pub use sources::jsonl::LineSpan;
 pub use sources::layout::SessionPaths;
 pub use sources::record::SessionRecord;
-pub use sources::retention::Rule as RetentionRule;
+pub use sources::retention::{DeletesAt, Rule as RetentionRule};
 pub use sources::watch::SessionRef;

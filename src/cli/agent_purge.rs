@@ -11,7 +11,6 @@ use crate::config;
 use crate::humanize;
 use crate::store::{Agent, PurgePlan, PurgePolicy, PurgeReport, agent_purge_policy};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
 /// A kept session its agent's own cleanup deletes within this (seconds)
 /// is named under the plan: kept by the purge is not kept for good.
@@ -20,7 +19,7 @@ const DELETES_SOON: f64 = 7.0 * 86_400.0;
 /// When the agent's own cleanup deletes each session of the plan (by id),
 /// and the rule that says so.
 struct Cleanup {
-    deletes_at: HashMap<String, f64>,
+    deletes_at: crate::store::DeletesAt,
     rule: Option<String>,
 }
 

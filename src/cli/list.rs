@@ -127,7 +127,7 @@ struct Rows<'a> {
     stats: &'a [SessionStats],
     order: &'a [usize],
     window_for: &'a (dyn Fn(Agent) -> u64 + Sync),
-    deletes_at: &'a std::collections::HashMap<String, f64>,
+    deletes_at: &'a crate::store::DeletesAt,
 }
 
 impl Rows<'_> {
@@ -192,12 +192,12 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
-    let prices = env.prices();
-    // Each row's cost is its usage priced, each model looked up once.
-    let mut estimate = prices.estimator();
+    // What the index knows is moved into the rows, its cost priced by the
+    // store with the same table as the rows' own usage.
+    let mut indexed = indexed;
     let mut stats = stats;
     for (r, s) in records.iter().zip(stats.iter_mut()) {
-        if let Some(known) = indexed.get(r.id.as_str()) {
+        if let Some(known) = indexed.get_mut(r.id.as_str()) {
             if s.tokens.is_none() {
                 s.tokens = known.tokens;
             }
@@ -205,15 +205,14 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
                 s.messages = Some(known.messages);
             }
             if s.usage.is_none() {
-                s.usage = known.usage.clone();
+                s.usage = known.usage.take();
+                s.cost = known.cost.take();
             }
             if s.context.is_none() {
-                s.context = known.context.clone();
+                s.context = known.context.take();
             }
         }
-        s.cost = s.usage.as_ref().map(&mut estimate);
     }
-    drop(estimate);
     // Left to the exit, as the records are at the end.
     std::mem::forget(indexed);
     let order = sorted(&records, &stats, args.sort);
@@ -243,11 +242,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
 /// The `archive_due` setting: what the agents' own cleanups delete soon,
 /// kept in the archive after the listing is printed (said on stderr when
 /// something new was kept; a bad setting is said, never fatal to `list`).
-fn keep_what_is_due(
-    env: &CliEnv,
-    records: &[SessionRecord],
-    deletes_at: &std::collections::HashMap<String, f64>,
-) {
+fn keep_what_is_due(env: &CliEnv, records: &[SessionRecord], deletes_at: &crate::store::DeletesAt) {
     match env.archive_due() {
         Ok(Some(within)) => {
             let results = env

@@ -244,9 +244,11 @@ impl Store {
         progress: &(dyn Fn(usize) + Sync),
     ) -> Vec<SessionStats> {
         let mut all = stats::gather_stats(records, encoding, progress);
+        let mut estimate = self.prices.estimator();
         for s in &mut all {
-            s.cost = s.usage.as_ref().map(|u| self.prices.estimate(u));
+            s.cost = s.usage.as_ref().map(&mut estimate);
         }
+        drop(estimate);
         all
     }
 

@@ -140,6 +140,15 @@ impl SearchIndex {
         Some(dir)
     }
 
+    /// True when the index has a manifest a reader may trust the folder of
+    /// (it may still be damaged or another format's): whether asking it
+    /// about sessions is worth gathering what the question needs.
+    pub fn has_manifest(&self) -> bool {
+        self.trusted_dir().is_some_and(|dir| {
+            std::fs::symlink_metadata(dir.join(manifest::FILE)).is_ok_and(|m| m.is_file())
+        })
+    }
+
     /// The index's folder when a reader may trust it, for a file kept beside it.
     pub fn trusted_slot(&self) -> Option<&Path> {
         self.trusted_dir()
@@ -281,7 +290,7 @@ impl SearchIndex {
     /// just looked at it) compared with that stamp, not looked at again.
     pub fn current_stats_seen(
         &self,
-        ids: &[String],
+        ids: &[impl AsRef<str>],
         seen: &(dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp> + Sync),
     ) -> HashMap<String, IndexedStats> {
         const CHUNK: usize = 4096;
@@ -292,7 +301,7 @@ impl SearchIndex {
             return HashMap::new();
         };
         // Hashed fast: each of the manifest's sessions is looked up here.
-        let wanted: rustc_hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
+        let wanted: rustc_hash::FxHashSet<&str> = ids.iter().map(AsRef::as_ref).collect();
         let checker = stamp::Checker::new(&self.store_dir);
         let mut out = HashMap::with_capacity(ids.len());
         let walked = manifest::walk_sessions(&bytes, dir, &self.store, CHUNK, &mut |chunk| {

@@ -96,7 +96,7 @@ impl Store {
     pub fn archive_due_given(
         &self,
         records: &[SessionRecord],
-        due: &std::collections::HashMap<String, f64>,
+        due: &crate::store::DeletesAt,
         within: f64,
         now: f64,
     ) -> Vec<(String, Result<ArchiveOutcome>)> {

@@ -11,6 +11,7 @@ use crate::store::index::{
 };
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agents::{AgentSource, RecordReader};
+use crate::store::sources::listing_cache::StampsByName;
 use crate::store::sources::record::SessionRecord;
 use std::collections::HashMap;
 
@@ -305,18 +306,23 @@ impl Store {
         let records = crate::store::sources::record::listed(|on_batch| {
             self.scan_noting(
                 on_batch,
-                Some(&mut |source: &AgentSource, stamps| {
-                    seen.push((source.root().to_path_buf(), source.is_archive(), stamps))
-                }),
+                Some(
+                    &mut |source: &AgentSource, stamps: &dyn Fn() -> StampsByName| {
+                        // Only an index with a manifest checks them.
+                        if self.agent_index(source).has_manifest() {
+                            seen.push((source.root().to_path_buf(), source.is_archive(), stamps()));
+                        }
+                    },
+                ),
             )
         })?;
         for source in self.agent_sources() {
-            let ids: Vec<String> = records
+            let ids: Vec<&str> = records
                 .iter()
                 // Each index is asked of its own source's sessions: a
                 // session restored from the archive has the same id in both.
                 .filter(|r| r.agent == source.agent() && r.archived == source.is_archive())
-                .map(|r| r.id.to_string())
+                .map(|r| r.id.as_str())
                 .collect();
             if ids.is_empty() {
                 continue;

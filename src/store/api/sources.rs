@@ -5,15 +5,13 @@ use super::{Backend, Store};
 use crate::store::StoreKind;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
-use crate::store::fs::stamp::FileStamp;
 use crate::store::ops::locate::{self, Target};
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agents::AgentSource;
 use crate::store::sources::layout::check_id;
-use crate::store::sources::listing_cache::{self, ListingCache};
+use crate::store::sources::listing_cache::{self, ListingCache, StampsByName};
 use crate::store::sources::record::{SessionRecord, listed};
 use crate::store::sources::{LokiTree, PeteosFolder};
-use std::collections::HashMap;
 use std::path::Path;
 
 impl Store {
@@ -100,11 +98,7 @@ impl Store {
 
     /// When the agent's own cleanup would delete each of `records`
     /// (seconds since the epoch, by id; `now` for one already due).
-    pub fn agent_deletes_at(
-        &self,
-        records: &[SessionRecord],
-        now: f64,
-    ) -> std::collections::HashMap<String, f64> {
+    pub fn agent_deletes_at(&self, records: &[SessionRecord], now: f64) -> crate::store::DeletesAt {
         crate::store::sources::retention::deletes_at(&self.retention_rules(), records, now)
     }
 
@@ -130,13 +124,15 @@ impl Store {
     }
 }
 
-/// What [`Store::scan_noting`] hands each agent source's stamps to.
-pub(super) type StampsSeen<'a> = dyn FnMut(&AgentSource, HashMap<String, FileStamp>) + 'a;
+/// What [`Store::scan_noting`] hands each agent source to, with the means
+/// to gather the stamps its listing saw (by their paths in its folder).
+pub(super) type StampsSeen<'a> = dyn FnMut(&AgentSource, &dyn Fn() -> StampsByName) + 'a;
 
 impl Store {
     /// [`Store::scan`], handing `seen` (when asked) each agent source with
-    /// the stamps of the files its listing looked at (by their paths in its
-    /// folder): gathered only for a caller that uses them.
+    /// the means to gather the stamps of the files its listing looked at
+    /// (by their paths in its folder): gathered only by a caller that uses
+    /// them.
     pub(super) fn scan_noting(
         &self,
         mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool,
@@ -170,7 +166,7 @@ impl Store {
             if going {
                 self.keep_listing_cache(source, &cache);
                 if let Some(seen) = seen.as_mut() {
-                    seen(source, cache.stamps_seen());
+                    seen(source, &|| cache.stamps_seen());
                 }
             }
         }

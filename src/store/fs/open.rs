@@ -29,7 +29,10 @@ pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
             reason: format!("it holds {size} bytes, more than such a file ever does ({limit})"),
         });
     }
-    let mut bytes = Vec::new();
+    // Sized once from the look just taken: grown as it reads, a file of a
+    // few megabytes was copied over and over (the listing cache, the
+    // index's manifest).
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     file.take(limit + 1)
         .read_to_end(&mut bytes)
         .ctx("read", path)?;

@@ -25,10 +25,13 @@ use crate::store::sources::jsonl::QUIET_SECONDS;
 use crate::store::sources::record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// File stamps by the file's path in the folder listed (hashed fast: the
+/// index's check looks up every session's file in it).
+pub type StampsByName = rustc_hash::FxHashMap<String, FileStamp>;
 
 /// The cache's file name in the source's index folder.
 pub const FILE: &str = "listing.postcard";
@@ -220,10 +223,15 @@ impl<'a> ListingCache<'a> {
     /// The stamp of each file this listing looked at, by its path in the
     /// folder listed (what a check of the same files a moment later, the
     /// search index's, can take instead of looking again).
-    pub fn stamps_seen(&self) -> HashMap<String, FileStamp> {
+    pub fn stamps_seen(&self) -> StampsByName {
         let prefix = format!("{}/", self.root.trim_end_matches('/'));
         let relative = |path: &str| path.strip_prefix(&prefix).map(str::to_string);
-        let mut out = HashMap::new();
+        let read = self.read.lock();
+        let reread = read.as_ref().map_or(0, |r| r.len());
+        let mut out = StampsByName::with_capacity_and_hasher(
+            self.known.len() + reread,
+            rustc_hash::FxBuildHasher,
+        );
         for (kept, recalled) in self.known.iter().zip(&self.recalled) {
             if recalled.load(Ordering::Relaxed)
                 && let Some(name) = relative(&kept.path)
@@ -231,7 +239,7 @@ impl<'a> ListingCache<'a> {
                 out.insert(name, kept.stamp);
             }
         }
-        if let Ok(read) = self.read.lock() {
+        if let Ok(read) = read {
             for (path, stamp) in read.iter() {
                 if let Some(name) = relative(path) {
                     out.insert(name, *stamp);

@@ -246,15 +246,26 @@ pub fn listed(
     // Sorted as positions, then each record moved once into its place:
     // sorting the records themselves, or gathering the batches first,
     // moves every one many times over.
-    let mut order: Vec<(usize, usize)> = batches
+    // Each position carries its record's last use, so most comparisons
+    // never reach into the records (scattered in memory).
+    let mut order: Vec<(f64, usize, usize)> = batches
         .iter()
         .enumerate()
-        .flat_map(|(b, batch)| (0..batch.len()).map(move |i| (b, i)))
+        .flat_map(|(b, batch)| {
+            batch
+                .iter()
+                .enumerate()
+                .map(move |(i, r)| (r.last_used_at, b, i))
+        })
         .collect();
-    let at = |&(b, i): &(usize, usize)| &batches[b][i];
-    order.sort_unstable_by(|x, y| recent_first(at(x), at(y)).then(x.cmp(y)));
+    let at = |&(_, b, i): &(f64, usize, usize)| &batches[b][i];
+    order.sort_unstable_by(|x, y| {
+        y.0.total_cmp(&x.0)
+            .then_with(|| recent_first(at(x), at(y)))
+            .then((x.1, x.2).cmp(&(y.1, y.2)))
+    });
     Ok(order
         .iter()
-        .map(|&(b, i)| std::mem::take(&mut batches[b][i]))
+        .map(|&(_, b, i)| std::mem::take(&mut batches[b][i]))
         .collect())
 }

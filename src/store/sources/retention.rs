@@ -10,7 +10,6 @@ use crate::store::format::jsonfile;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::record::SessionRecord;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::Path;
 
 pub(crate) const DAY: f64 = 86_400.0;
@@ -105,11 +104,18 @@ fn aged_from(r: &SessionRecord) -> f64 {
     }
 }
 
+/// When each session would be deleted by its agent's cleanup, by id
+/// (hashed fast: a listing looks up each of its rows).
+pub type DeletesAt = std::collections::HashMap<String, f64, rustc_hash::FxBuildHasher>;
+
 /// When each of `records` would be deleted by its agent's cleanup (seconds
 /// since the epoch; the next start of the agent, `now`, for one already
 /// due), by id. Sessions of agents without a rule are left out.
-pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> HashMap<String, f64> {
-    let mut out = HashMap::with_capacity(if rules.is_empty() { 0 } else { records.len() });
+pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> DeletesAt {
+    let mut out = DeletesAt::with_capacity_and_hasher(
+        if rules.is_empty() { 0 } else { records.len() },
+        rustc_hash::FxBuildHasher,
+    );
     for rule in rules {
         let mut mine: Vec<&SessionRecord> = records
             .iter()
@@ -127,7 +133,7 @@ pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> HashMa
             };
             // Nothing younger than the minimum goes.
             if let Some(at) = at.map(|at| at.max(aged + rule.min_age)) {
-                out.insert(r.id.to_string(), at);
+                out.insert(r.id.as_str().to_owned(), at);
             }
         }
     }

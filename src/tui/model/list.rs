@@ -105,7 +105,7 @@ pub struct ListScreen {
     pub indexed: HashMap<String, IndexedStats>,
     /// When each session's agent deletes it by itself (Claude Code's
     /// `cleanupPeriodDays`, Gemini CLI's retention), by id.
-    pub agent_deletes_at: HashMap<String, f64>,
+    pub agent_deletes_at: crate::store::DeletesAt,
     /// The agents' cleanup rules, as read from their settings.
     pub retention_rules: Vec<RetentionRule>,
     /// Rows from this one on are still to be filled from `indexed`, a
@@ -249,7 +249,7 @@ impl Default for ListScreen {
             sort: SortKey::default(),
             index: IndexState::default(),
             indexed: HashMap::new(),
-            agent_deletes_at: HashMap::new(),
+            agent_deletes_at: Default::default(),
             retention_rules: Vec::new(),
             fill_from: None,
             fill_generation: 0,

@@ -119,7 +119,7 @@ pub enum ListReply {
     /// When each session's agent deletes it by itself (by id), and the
     /// agents' rules.
     Retention {
-        deletes_at: HashMap<String, f64>,
+        deletes_at: crate::store::DeletesAt,
         rules: Vec<RetentionRule>,
     },
     /// What keeping the due sessions did: how many were newly kept (or

@@ -236,7 +236,7 @@ struct RowLook<'a> {
     /// The size column (left out when the cost takes its place).
     size: bool,
     /// When each session's agent deletes it by itself, by id.
-    deletes_at: &'a std::collections::HashMap<String, f64>,
+    deletes_at: &'a crate::store::DeletesAt,
     theme: Theme,
 }
 
