@@ -217,12 +217,23 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     std::mem::forget(indexed);
     let order = sorted(&records, &stats, args.sort);
     let deletes_at = env.store.agent_deletes_at(&records, env.now);
+    // Each agent's window asked once, not once a row (the config builds
+    // its table of windows at each question).
+    let windows: Vec<(Agent, u64)> = Agent::ALL
+        .iter()
+        .map(|&agent| (agent, env.window_for(agent)))
+        .collect();
     let rows = Rows {
         deletes_at: &deletes_at,
         records: &records,
         stats: &stats,
         order: &order,
-        window_for: &|agent| env.window_for(agent),
+        window_for: &|agent| {
+            windows
+                .iter()
+                .find(|(a, _)| *a == agent)
+                .map_or_else(|| env.window_for(agent), |(_, w)| *w)
+        },
     };
     if args.json {
         output::print_json_array(order.len(), |k| rows.item(k))?;

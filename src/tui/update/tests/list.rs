@@ -348,7 +348,9 @@ fn once_listed_the_agents_cleanups_are_asked_about_and_answered() {
     .expect("the cleanups asked about");
     let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["claude-one"], "other agents' sessions only");
-    let deletes_at = [("claude-one".to_string(), NOW + 3.0 * 86_400.0)].into_iter().collect();
+    let deletes_at = [("claude-one".to_string(), NOW + 3.0 * 86_400.0)]
+        .into_iter()
+        .collect();
     reply(
         &mut m,
         req,
