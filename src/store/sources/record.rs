@@ -269,3 +269,54 @@ pub fn listed(
         .map(|&(_, b, i)| std::mem::take(&mut batches[b][i]))
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The listing's order is every list's order: the batches gathered
+        /// and sorted by recent use (a stable sort, so records equal in
+        /// time and id keep the order they were handed over in).
+        #[test]
+        fn listed_is_the_batches_sorted_by_recent_use(
+            batches in prop::collection::vec(
+                prop::collection::vec((0u8..4, 0u8..4, any::<bool>()), 0..20),
+                0..6,
+            )
+        ) {
+            // Each named by its place in the batches it came in.
+            let make = |place: String, (used, id, nan): (u8, u8, bool)| SessionRecord {
+                id: format!("id-{id}").as_str().into(),
+                name: place,
+                last_used_at: if nan { f64::NAN } else { f64::from(used) },
+                ..SessionRecord::default()
+            };
+            let batches: Vec<Vec<SessionRecord>> = batches
+                .into_iter()
+                .enumerate()
+                .map(|(b, batch)| {
+                    batch
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, r)| make(format!("{b}.{i}"), r))
+                        .collect()
+                })
+                .collect();
+            let mut expected: Vec<SessionRecord> = batches.concat();
+            sort_by_recent_use(&mut expected);
+            let got = listed(|on_batch| {
+                for batch in batches {
+                    on_batch(batch);
+                }
+                Ok(())
+            })
+            .unwrap();
+            let names = |records: &[SessionRecord]| -> Vec<String> {
+                records.iter().map(|r| r.name.clone()).collect()
+            };
+            prop_assert_eq!(names(&got), names(&expected));
+        }
+    }
+}
