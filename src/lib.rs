@@ -7,6 +7,7 @@
 pub mod cli;
 pub(crate) mod config;
 pub mod demo;
+pub mod heap;
 pub mod hosts;
 pub(crate) mod humanize;
 pub(crate) mod priority;

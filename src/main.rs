@@ -5,6 +5,7 @@ use loki_sessions::cli::{self, Cli, CliEnv, CliError};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    loki_sessions::heap::grow_in_large_steps();
     // A shell asking for completions (COMPLETE=bash …) is answered here.
     cli::complete_from_env();
     // Reports panics and errors readably; the UI adds a hook that restores
