@@ -12,7 +12,10 @@ pub fn workers() -> usize {
 }
 
 /// `items.iter().map(f)` on all cores, in order. A panic in `f` is raised
-/// again here rather than losing the results of its slice.
+/// again here rather than losing the results of its slice. Each thread
+/// writes its results into their places in the one vector returned: made
+/// apart and then gathered, 100k sessions' stats were held twice at the
+/// peak of a listing.
 pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let workers = workers();
     if items.len() < 2 || workers < 2 {
@@ -20,25 +23,59 @@ pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) ->
     }
     let per = items.len().div_ceil(workers);
     let f = &f;
+    let mut out: Vec<R> = Vec::with_capacity(items.len());
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(per)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .zip(out.spare_capacity_mut().chunks_mut(per))
+            .map(|(part, places)| {
+                scope.spawn(move || {
+                    for (item, place) in part.iter().zip(places) {
+                        place.write(f(item));
+                    }
+                })
+            })
             .collect();
-        let mut out = Vec::with_capacity(items.len());
         for h in handles {
-            out.extend(
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
+            // A panic leaves the results written so far unfreed (never
+            // read): the vector's length is still 0.
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
-        out
-    })
+    });
+    // SAFETY: the chunks of `items` and of the spare capacity pair up one
+    // to one (the same length, `per` at a time, capacity ≥ items.len()),
+    // and every thread wrote each place of its chunk before it was joined
+    // without a panic (a panic is raised above, before this line).
+    unsafe { out.set_len(items.len()) };
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_results_come_back_whole_and_in_order() {
+        let items: Vec<u32> = (0..1001).collect();
+        let made = map_ordered(&items, |x| format!("item {x}"));
+        assert_eq!(made.len(), items.len());
+        assert!(
+            made.iter()
+                .zip(&items)
+                .all(|(m, x)| *m == format!("item {x}"))
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "item 700")]
+    fn a_panic_in_one_thread_is_raised_again() {
+        let items: Vec<u32> = (0..1000).collect();
+        map_ordered(&items, |x| {
+            assert!(*x != 700, "item {x}");
+            x.to_string()
+        });
+    }
 
     #[test]
     fn keeps_order() {
