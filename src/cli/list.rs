@@ -75,7 +75,7 @@ pub struct ListItem<'a> {
     usage: Option<Usage>,
     /// What that usage would cost, estimated from the price table.
     #[serde(skip_serializing_if = "Option::is_none")]
-    cost_estimate: Option<CostEstimate>,
+    cost_estimate: Option<&'a CostEstimate>,
     /// How full its context is: as the agent's API saw it where the agent
     /// records it (with what came after counted), else counted here.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -99,8 +99,8 @@ impl<'a> ListItem<'a> {
         ListItem {
             agent_deletes_at,
             archived: record.archived,
-            context: ContextFigure::of(stats.tokens, stats.context.as_ref(), window),
-            cost_estimate: stats.cost.clone(),
+            context: ContextFigure::of(stats.tokens, stats.context.as_deref(), window),
+            cost_estimate: stats.cost.as_deref(),
             agent: record.agent,
             id: &record.id,
             title: &record.title,

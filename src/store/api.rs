@@ -246,7 +246,7 @@ impl Store {
         let mut all = stats::gather_stats(records, encoding, progress);
         let mut estimate = self.prices.estimator();
         for s in &mut all {
-            s.cost = s.usage.as_ref().map(&mut estimate);
+            s.cost = s.usage.as_deref().map(&mut estimate).map(Box::new);
         }
         drop(estimate);
         all

@@ -108,12 +108,14 @@ pub struct IndexedStats {
     pub is_active: bool,
     /// Why its conversation could not be read.
     pub error: Option<String>,
-    /// The tokens another agent recorded as spent, by model.
-    pub usage: Option<crate::store::format::usage::UsageByModel>,
+    /// The tokens another agent recorded as spent, by model (boxed, as
+    /// the two below: a Loki or peteos session has none, and 100k such
+    /// stats held them inline at 200 bytes each).
+    pub usage: Option<Box<crate::store::format::usage::UsageByModel>>,
     /// The context its agent's API last saw, with what came after counted.
-    pub context: Option<crate::store::sources::agent_read::RecordedContext>,
+    pub context: Option<Box<crate::store::sources::agent_read::RecordedContext>>,
     /// What `usage` would cost (set by the door, from its prices).
-    pub cost: Option<crate::store::ops::pricing::CostEstimate>,
+    pub cost: Option<Box<crate::store::ops::pricing::CostEstimate>>,
 }
 
 impl SearchIndex {

@@ -259,7 +259,7 @@ pub fn context_of(
     stats: &crate::store::SessionStats,
     window: u64,
 ) -> Option<crate::store::ContextFigure> {
-    crate::store::ContextFigure::of(stats.tokens, stats.context.as_ref(), window)
+    crate::store::ContextFigure::of(stats.tokens, stats.context.as_deref(), window)
 }
 
 /// How full a context of `tokens` is of `window`, as a warning (None below

@@ -347,7 +347,7 @@ impl Store {
     fn priced(&self, mut stats: HashMap<String, IndexedStats>) -> HashMap<String, IndexedStats> {
         let mut estimate = self.prices.estimator();
         for s in stats.values_mut() {
-            s.cost = s.usage.as_ref().map(&mut estimate);
+            s.cost = s.usage.as_deref().map(&mut estimate).map(Box::new);
         }
         stats
     }

@@ -58,7 +58,7 @@ impl Store {
             .filter_map(|(r, own)| {
                 let usage = own
                     .as_ref()
-                    .or_else(|| indexed.get(r.id.as_str()).and_then(|s| s.usage.as_ref()))?;
+                    .or_else(|| indexed.get(r.id.as_str()).and_then(|s| s.usage.as_deref()))?;
                 Some(SessionUsage {
                     agent: r.agent,
                     id: &r.id,

@@ -215,8 +215,8 @@ impl EntryView<'_> {
             tokens: self.tokens,
             is_active: self.is_active,
             error: self.error.map(str::to_string),
-            usage: self.usage,
-            context: self.context,
+            usage: self.usage.map(Box::new),
+            context: self.context.map(Box::new),
             cost: None,
         }
     }

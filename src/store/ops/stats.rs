@@ -26,13 +26,15 @@ pub struct SessionStats {
     /// Why the conversation could not be read, if it could not.
     pub error: Option<String>,
     /// The tokens another agent recorded as spent, by model (read with the
-    /// tokens; None for Loki and peteos sessions, which record none).
-    pub usage: Option<UsageByModel>,
+    /// tokens; None for Loki and peteos sessions, which record none; boxed,
+    /// as the two below, so that 100k such stats do not hold 200 bytes
+    /// each for them).
+    pub usage: Option<Box<UsageByModel>>,
     /// The context the agent's API saw at its last recorded request, with
     /// what was appended since counted (read with the tokens).
-    pub context: Option<RecordedContext>,
+    pub context: Option<Box<RecordedContext>>,
     /// What `usage` would cost (set by the door, from its prices).
-    pub cost: Option<crate::store::ops::pricing::CostEstimate>,
+    pub cost: Option<Box<crate::store::ops::pricing::CostEstimate>>,
 }
 
 /// [`session_stats`] of another agent's session: its size from the files'
@@ -54,11 +56,13 @@ fn agent_stats(record: &SessionRecord, encoding: Option<Encoding>) -> SessionSta
             match message_counts(&read.main.context, encoding) {
                 Ok(counts) => {
                     stats.tokens = Some(counts.iter().sum());
-                    stats.context = read.context.map(|c| with_counted_after(c, &counts));
+                    stats.context = read
+                        .context
+                        .map(|c| Box::new(with_counted_after(c, &counts)));
                 }
                 Err(e) => stats.error = Some(e.to_string()),
             }
-            stats.usage = record.agent.records_usage().then_some(read.usage);
+            stats.usage = record.agent.records_usage().then(|| Box::new(read.usage));
         }
         Err(e) => stats.error = Some(e.to_string()),
     }

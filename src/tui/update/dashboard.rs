@@ -32,7 +32,7 @@ pub fn ask(dashboard: &mut DashboardView, list: &ListScreen, app: &mut App) -> V
                 title: r.shown_name().to_string(),
                 cwd: r.cwd.clone(),
                 last_used_at: r.last_used_at,
-                usage: usage.clone(),
+                usage: (**usage).clone(),
             })
         })
         .collect();

@@ -363,7 +363,7 @@ fn session_row<'a>(
     with_agent(
         look,
         r,
-        row.stats.as_ref().and_then(|s| s.cost.as_ref()),
+        row.stats.as_ref().and_then(|s| s.cost.as_deref()),
         vec![
             Cell::from(name),
             Cell::from(used),

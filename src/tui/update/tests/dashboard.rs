@@ -27,7 +27,7 @@ fn listed_with_usage() -> Model {
         },
     );
     m.list.rows[0].stats = Some(SessionStats {
-        usage: Some(usage),
+        usage: Some(Box::new(usage)),
         ..SessionStats::default()
     });
     m
