@@ -459,6 +459,9 @@ fn workers() -> usize {
 }
 
 fn main() {
+    // As the program's own main does: the in-process parts (the viewer's
+    // first frame, the store's listing) measure what it runs.
+    loki_sessions::heap::grow_in_large_steps();
     let mut keep = Vec::new();
     let work = match std::env::var_os("LOKI_BENCH_AGENTS") {
         Some(dir) => PathBuf::from(dir),
