@@ -1,12 +1,12 @@
 //! The allocator's settings for this process, set once at start.
 //!
 //! glibc grows a heap by only what each allocation needs: a listing of
-//! 10,000 sessions, whose threads each fill an arena of their own, asked
-//! the kernel to grow the heaps hundreds of times (`mprotect`, `brk`) and
-//! spent a tenth of its time there. Growing by 16 MB at a time makes that
-//! a handful; pages are still only backed when touched, so the peak memory
-//! is the same (checked with `/usr/bin/time -f %M`), and the UI gives back
-//! what it freed when idle (`tui/memory.rs`).
+//! 10,000 sessions, whose threads each fill an arena of their own, spent
+//! about a tenth of its time in the kernel growing them (`mprotect`,
+//! `brk`, in a profile). Growing by 16 MB at a time asks far less often;
+//! pages are still only backed when touched, so the peak memory is the
+//! same (checked with `/usr/bin/time -f %M`), and the UI gives back what
+//! it freed when idle (`tui/memory.rs`).
 
 /// Grows the allocator's heaps in large steps (glibc only; elsewhere the
 /// system allocator is left as it is).

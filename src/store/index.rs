@@ -142,9 +142,9 @@ impl SearchIndex {
         Some(dir)
     }
 
-    /// True when the index has a manifest a reader may trust the folder of
-    /// (it may still be damaged or another format's): whether asking it
-    /// about sessions is worth gathering what the question needs.
+    /// True when the index's folder may be trusted and holds a manifest
+    /// (perhaps still damaged, or of another format): whether gathering
+    /// what a question about its sessions needs is worth it.
     pub fn has_manifest(&self) -> bool {
         self.trusted_dir().is_some_and(|dir| {
             std::fs::symlink_metadata(dir.join(manifest::FILE)).is_ok_and(|m| m.is_file())

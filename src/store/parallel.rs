@@ -43,10 +43,11 @@ pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) ->
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
     });
-    // SAFETY: the chunks of `items` and of the spare capacity pair up one
-    // to one (the same length, `per` at a time, capacity ≥ items.len()),
-    // and every thread wrote each place of its chunk before it was joined
-    // without a panic (a panic is raised above, before this line).
+    // SAFETY: both are cut `per` at a time from the start, so each chunk
+    // of `items` pairs with the places of the same positions (the spare
+    // capacity holds at least items.len()); every thread wrote a place
+    // for each of its items and was joined without a panic (a panic is
+    // raised above, before this line), so places 0..items.len() are set.
     unsafe { out.set_len(items.len()) };
     out
 }

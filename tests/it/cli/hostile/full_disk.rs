@@ -25,19 +25,27 @@ fn free_bytes(path: &Path) -> u64 {
 }
 
 /// Fills the disk of `dir` (with `dir/filler`) so that `pages` pages stay free.
+/// A file deleted just before may free its pages a moment late: a child
+/// another test forks holds the test process's open files until it runs
+/// its program. So the disk is topped up until the free space stays put.
 fn leave_free(dir: &Path, pages: u64) {
     let filler = dir.join("filler");
-    let _ = std::fs::remove_file(&filler);
-    let fill = free_bytes(dir).saturating_sub(pages * PAGE);
+    // Truncated, not removed: its pages are free at once, whoever holds it.
     let mut file = std::fs::File::create(&filler).unwrap();
     let chunk = vec![0u8; 64 << 10];
-    let mut left = fill;
-    while left > 0 {
-        let n = left.min(chunk.len() as u64) as usize;
-        file.write_all(&chunk[..n]).unwrap();
-        left -= n as u64;
+    for _ in 0..100 {
+        let mut left = free_bytes(dir).saturating_sub(pages * PAGE);
+        if left == 0 {
+            break;
+        }
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            file.write_all(&chunk[..n]).unwrap();
+            left -= n as u64;
+        }
+        file.sync_all().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    file.sync_all().unwrap();
     assert!(free_bytes(dir) <= pages * PAGE, "the disk is filled");
 }
 
@@ -85,7 +93,8 @@ fn a_trim_that_fails_on_a_full_disk_leaves_the_folder_as_it_was() {
     let root = disk.join("store");
     let (mut failed, mut done) = (0, 0);
     for pages in 0..=24 {
-        let _ = std::fs::remove_file(disk.join("filler"));
+        // Emptied, not removed (see `leave_free`).
+        let _ = std::fs::File::create(disk.join("filler"));
         let _ = std::fs::remove_dir_all(&root);
         copy_tree(&pristine, &root);
         leave_free(&disk, pages);
