@@ -70,11 +70,12 @@ pub fn run_bounded(root: &Path, args: &[&str]) -> Output {
 
 /// Runs `command` (no stdin), killing it and failing the test if it is
 /// still running after `deadline`; returns its output and its peak
-/// resident memory in KiB: the highest `VmHWM` of its own image, read every
-/// few milliseconds (`wait4`'s figure would count this test process too,
+/// resident memory: the highest `VmHWM` of its own image, read every few
+/// milliseconds (`wait4`'s figure would count this test process too,
 /// whose memory a spawned child starts from).
-pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -> (Output, u64) {
+pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -> (Output, Peak) {
     use std::io::Read;
+    let program = std::fs::canonicalize(command.get_program()).ok();
     // Reaped by waitpid below.
     #[allow(clippy::zombie_processes)]
     let mut child = command
@@ -96,9 +97,9 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -
     let started = Instant::now();
     let mut status = 0;
     let mut hung = false;
-    let mut peak_kib = 0;
+    let mut peak = Peak::default();
     loop {
-        peak_kib = peak_kib.max(high_water_kib(pid));
+        peak.sample(pid, program.as_deref());
         // SAFETY: pid is our own child, not reaped yet; the pointer is valid.
         let done = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
         if done == pid {
@@ -134,19 +135,56 @@ pub fn run_with_deadline(mut command: Command, deadline: Duration, what: &str) -
             stdout,
             stderr,
         },
-        peak_kib,
+        peak,
     )
 }
 
-/// The peak resident memory (`VmHWM`, KiB) of process `pid` so far; 0 once
-/// it has exited.
-fn high_water_kib(pid: libc::pid_t) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+/// The peak resident memory of a child, and what it was made of when
+/// its resident memory was highest (so that a failed check says whether
+/// the child's own heap, files it mapped, or shared memory grew).
+#[derive(Clone, Debug, Default)]
+pub struct Peak {
+    /// The highest `VmHWM` seen, in KiB.
+    pub kib: u64,
+    /// `/proc/<pid>/status`'s memory lines at the highest `VmRSS` seen.
+    detail: String,
+    rss_kib: u64,
+}
+
+impl Peak {
+    /// Reads `/proc/<pid>/status` once. A reading is taken only while
+    /// the process runs `program` (when known): a process not yet or no
+    /// longer the program started is not the program's memory.
+    fn sample(&mut self, pid: libc::pid_t, program: Option<&Path>) {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let running = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+        if program.is_some_and(|p| running.as_deref() != Some(p)) {
+            return;
+        }
+        let kib = |field: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        self.kib = self.kib.max(kib("VmHWM:"));
+        let rss = kib("VmRSS:");
+        if rss > self.rss_kib {
+            self.rss_kib = rss;
+            self.detail = ["VmRSS:", "RssAnon:", "RssFile:", "RssShmem:", "Threads:"]
+                .iter()
+                .map(|f| format!("{f} {}", kib(f)))
+                .collect::<Vec<_>>()
+                .join(", ");
+        }
+    }
+}
+
+impl std::fmt::Display for Peak {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} MB at the most ({})", self.kib >> 10, self.detail)
+    }
 }
 
 /// A temporary folder whose `store/` is a demo store of `sessions`
