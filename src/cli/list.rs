@@ -11,6 +11,8 @@ use serde::Serialize;
 use std::path::Path;
 use std::sync::Mutex;
 
+mod json;
+
 /// Arguments of `list`.
 #[derive(Debug, Args)]
 #[command(
@@ -236,7 +238,9 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
         },
     };
     if args.json {
-        output::print_json_array(order.len(), |k| rows.item(k))?;
+        output::print_json_array(order.len(), |out: &mut Vec<u8>, k| {
+            rows.item(k).write_pretty(out)
+        })?;
     } else {
         let items: Vec<ListItem> = rows.items().collect();
         output::print_lines(table(&items, env.now))?;

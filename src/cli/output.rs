@@ -23,80 +23,85 @@ const BLOCK: usize = 4096;
 /// Below this a block of items is made in one piece.
 const SPLIT_FROM: usize = 1024;
 
-/// Prints an array of `len` items (`item(k)` the k-th) as [`print_json`]
-/// prints it, byte for byte, a part of the array made on each core: a
-/// listing of 10,000 sessions spends much of its time making its JSON. A
-/// pretty array is `[`, then each item after a newline (a comma between),
-/// then a newline and `]`; JSON strings hold no raw newline, so the parts
-/// join exactly. The items are made a block at a time, written, then the
-/// next: the whole array held at once was 60 MB more at the peak of a
-/// listing of 100k sessions.
-pub fn print_json_array<S: Serialize>(
-    len: usize,
-    item: impl Fn(usize) -> S + Sync,
-) -> Result<(), CliError> {
+/// Appends the `k`-th item of an array as it stands in the array printed
+/// pretty, after its indent (`list`'s rows are written by hand:
+/// `cli::list::json`; [`pretty_item`] writes any value).
+pub trait WriteItem: Fn(&mut Vec<u8>, usize) -> serde_json::Result<()> + Sync {}
+impl<F: Fn(&mut Vec<u8>, usize) -> serde_json::Result<()> + Sync> WriteItem for F {}
+
+/// Prints an array of `len` items (`write_item` appends the k-th) as
+/// [`print_json`] prints it, byte for byte, a part of the array made on
+/// each core: a listing of 10,000 sessions spends much of its time making
+/// its JSON. A pretty array is `[`, then each item after a newline and two
+/// spaces (a comma between), then a newline and `]`. The items are made a
+/// block at a time, written, then the next: the whole array held at once
+/// was 60 MB more at the peak of a listing of 100k sessions.
+pub fn print_json_array(len: usize, write_item: impl WriteItem) -> Result<(), CliError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    write_json_array(&mut out, len, &item, cores)?;
+    write_json_array(&mut out, len, &write_item, cores)?;
     out.flush()?;
     Ok(())
 }
 
 /// [`print_json_array`] into `out`, made on `cores`.
-fn write_json_array<S: Serialize>(
+fn write_json_array(
     out: &mut impl Write,
     len: usize,
-    item: &(impl Fn(usize) -> S + Sync),
+    write_item: &impl WriteItem,
     cores: usize,
 ) -> Result<(), CliError> {
     out.write_all(b"[")?;
-    let mut any = false;
+    // One buffer per part, kept from block to block: fresh ones were
+    // megabytes of new pages to fault in for every block.
+    let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); cores.max(1)];
     for from in (0..len).step_by(BLOCK) {
         let block = from..(from + BLOCK).min(len);
-        for part in json_parts(block, item, cores) {
-            let part = part.map_err(|e| CliError::from(std::io::Error::from(e)))?;
-            // The part's own `[` and closing `\n]` are left out ("[]" when empty).
-            let body = part
-                .strip_prefix(b"[")
-                .and_then(|p| p.strip_suffix(b"\n]"))
-                .unwrap_or_default();
-            if body.is_empty() {
-                continue;
-            }
-            if any {
-                out.write_all(b",")?;
-            }
-            out.write_all(body)?;
-            any = true;
+        for made in json_parts(block, write_item, &mut buffers) {
+            made.map_err(|e| CliError::from(std::io::Error::from(e)))?;
+        }
+        for part in &buffers {
+            out.write_all(part)?;
         }
     }
-    out.write_all(if any { b"\n]" } else { b"]" })?;
+    out.write_all(if len > 0 { b"\n]" } else { b"]" })?;
     writeln!(out)?;
     Ok(())
 }
 
-/// The items `block` as pretty JSON arrays, a share of them made on each
-/// of `cores` (one piece below [`SPLIT_FROM`] items), in order.
-fn json_parts<S: Serialize>(
+/// The items `block` into `buffers` (emptied first), each item after its
+/// comma (but the array's first), newline and indent: a share of them in
+/// each buffer, each made on a core of its own (all in the first below
+/// [`SPLIT_FROM`] items).
+fn json_parts(
     block: std::ops::Range<usize>,
-    item: &(impl Fn(usize) -> S + Sync),
-    cores: usize,
-) -> Vec<serde_json::Result<Vec<u8>>> {
-    let parts = if block.len() < SPLIT_FROM { 1 } else { cores };
+    write_item: &impl WriteItem,
+    buffers: &mut [Vec<u8>],
+) -> Vec<serde_json::Result<()>> {
+    let parts = if block.len() < SPLIT_FROM {
+        1
+    } else {
+        buffers.len()
+    };
     let per = block.len().div_ceil(parts.max(1)).max(1);
-    let ranges: Vec<std::ops::Range<usize>> = block
+    let ranges = block
         .clone()
         .step_by(per)
-        .map(|from| from..(from + per).min(block.end))
-        .collect();
+        .map(|from| from..(from + per).min(block.end));
+    for bytes in buffers.iter_mut() {
+        bytes.clear();
+    }
     std::thread::scope(|scope| {
-        let handles: Vec<_> = ranges
-            .into_iter()
-            .map(|range| {
+        let handles: Vec<_> = buffers
+            .iter_mut()
+            .zip(ranges)
+            .map(|(bytes, range)| {
                 scope.spawn(move || {
-                    let mut bytes = Vec::new();
-                    to_safe_json_pretty(&mut bytes, &Part { range, item })?;
-                    Ok(bytes)
+                    for k in range {
+                        bytes.extend_from_slice(if k == 0 { b"\n  " } else { b",\n  " });
+                        write_item(bytes, k)?;
+                    }
+                    Ok(())
                 })
             })
             .collect();
@@ -107,16 +112,18 @@ fn json_parts<S: Serialize>(
     })
 }
 
-/// The items `range` of an array, serialized as an array.
-struct Part<'a, F> {
-    range: std::ops::Range<usize>,
-    item: &'a F,
-}
-
-impl<S: Serialize, F: Fn(usize) -> S> Serialize for Part<'_, F> {
-    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        serializer.collect_seq(self.range.clone().map(self.item))
-    }
+/// Appends `value` as an item of a pretty array (see [`WriteItem`]), by
+/// serde_json: the array of it alone, its `[`, first indent and `]` left
+/// out.
+pub fn pretty_item<S: Serialize>(out: &mut Vec<u8>, value: &S) -> serde_json::Result<()> {
+    let mut array = Vec::new();
+    to_safe_json_pretty(&mut array, std::slice::from_ref(value))?;
+    let item = array
+        .strip_prefix(b"[\n  ")
+        .and_then(|a| a.strip_suffix(b"\n]"))
+        .unwrap_or_default();
+    out.extend_from_slice(item);
+    Ok(())
 }
 
 /// Writes `value` as one line of JSON to `out` (a line of `watch --json`).
@@ -219,7 +226,8 @@ mod tests {
     /// made whole: empty, under one part, across parts and blocks.
     #[test]
     fn an_array_made_in_parts_is_the_array_made_whole() {
-        let item = |k: usize| serde_json::json!({"k": k, "name": format!("row {k}\u{202e}"), "on": k.is_multiple_of(3)});
+        let item = |k: usize| serde_json::json!({"k": k, "name": format!("row {k}\u{202e}"), "on": k.is_multiple_of(3), "in": {"list": [k, {}], "empty": []}});
+        let write_item = |out: &mut Vec<u8>, k: usize| pretty_item(out, &item(k));
         for len in [0, 1, 1023, 1024, 4096, 4097, 9001] {
             let items: Vec<serde_json::Value> = (0..len).map(item).collect();
             let mut whole = Vec::new();
@@ -227,7 +235,7 @@ mod tests {
             whole.push(b'\n');
             for cores in [1, 2, 3] {
                 let mut made = Vec::new();
-                write_json_array(&mut made, len, &item, cores).unwrap();
+                write_json_array(&mut made, len, &write_item, cores).unwrap();
                 assert!(made == whole, "{len} items on {cores} cores");
             }
         }

@@ -142,15 +142,6 @@ impl SearchIndex {
         Some(dir)
     }
 
-    /// True when the index's folder may be trusted and holds a manifest
-    /// (perhaps still damaged, or of another format): whether gathering
-    /// what a question about its sessions needs is worth it.
-    pub fn has_manifest(&self) -> bool {
-        self.trusted_dir().is_some_and(|dir| {
-            std::fs::symlink_metadata(dir.join(manifest::FILE)).is_ok_and(|m| m.is_file())
-        })
-    }
-
     /// The index's folder when a reader may trust it, for a file kept beside it.
     pub fn trusted_slot(&self) -> Option<&Path> {
         self.trusted_dir()
@@ -284,17 +275,6 @@ impl SearchIndex {
     /// on every core and then dropped: a listing of 100k sessions never
     /// holds them all decoded (an unusable manifest answers nothing).
     pub fn current_stats(&self, ids: &[String]) -> HashMap<String, IndexedStats> {
-        self.current_stats_seen(ids, &|_| None)
-    }
-
-    /// [`SearchIndex::current_stats`], a file of another agent's folder
-    /// whose stamp `seen` gives (by its name in the folder: the listing
-    /// just looked at it) compared with that stamp, not looked at again.
-    pub fn current_stats_seen(
-        &self,
-        ids: &[impl AsRef<str>],
-        seen: &(dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp> + Sync),
-    ) -> HashMap<String, IndexedStats> {
         const CHUNK: usize = 4096;
         let Some(dir) = self.trusted_dir() else {
             return HashMap::new();
@@ -302,30 +282,80 @@ impl SearchIndex {
         let Ok(bytes) = manifest::read(dir) else {
             return HashMap::new();
         };
-        // Hashed fast: each of the manifest's sessions is looked up here.
-        let wanted: rustc_hash::FxHashSet<&str> = ids.iter().map(AsRef::as_ref).collect();
+        let wanted = Wanted::of(ids);
         let checker = stamp::Checker::new(&self.store_dir);
         let mut out = HashMap::with_capacity(ids.len());
         let walked = manifest::walk_sessions(&bytes, dir, &self.store, CHUNK, &mut |chunk| {
-            let chunk: Vec<_> = chunk
-                .into_iter()
-                .filter(|(id, _)| wanted.contains(id))
-                .collect();
-            let current = crate::store::parallel::map_ordered(&chunk, |(id, entry)| {
-                self.is_current(&checker, id, entry, seen)
-            });
-            out.extend(
-                chunk
-                    .into_iter()
-                    .zip(current)
-                    .filter(|(_, current)| *current)
-                    .map(|((id, entry), _)| (id.to_string(), entry.into_stats())),
-            );
+            self.keep_current(&checker, chunk, &wanted, &|_| None, &mut out);
         });
         match walked {
             Ok(()) => out,
             Err(_) => HashMap::new(),
         }
+    }
+
+    /// The manifest's bytes, when the index is one a reader may trust and
+    /// has a manifest: read apart from its decoding
+    /// ([`SearchIndex::decoded`]) so that a listing can decode it on one
+    /// core while it looks at the files on the others.
+    pub fn manifest_bytes(&self) -> Option<Vec<u8>> {
+        manifest::read(self.trusted_dir()?).ok()
+    }
+
+    /// Every session of the manifest `bytes` (from
+    /// [`SearchIndex::manifest_bytes`]), decoded in one piece; None when
+    /// it is damaged or another folder's.
+    pub fn decoded<'a>(&self, bytes: &'a [u8]) -> Option<DecodedManifest<'a>> {
+        let dir = self.trusted_dir()?;
+        let mut entries = Vec::new();
+        manifest::walk_sessions(bytes, dir, &self.store, usize::MAX, &mut |chunk| {
+            entries.extend(chunk);
+        })
+        .ok()?;
+        Some(DecodedManifest(entries))
+    }
+
+    /// [`SearchIndex::current_stats`] of a manifest already decoded, a
+    /// file of another agent's folder whose stamp `seen` gives (by its name
+    /// in the folder: the listing just looked at it) compared with that
+    /// stamp, not looked at again.
+    pub fn current_among(
+        &self,
+        decoded: DecodedManifest,
+        ids: &[impl AsRef<str>],
+        seen: &(dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp> + Sync),
+    ) -> HashMap<String, IndexedStats> {
+        let wanted = Wanted::of(ids);
+        let checker = stamp::Checker::new(&self.store_dir);
+        let mut out = HashMap::with_capacity(ids.len());
+        self.keep_current(&checker, decoded.0, &wanted, seen, &mut out);
+        out
+    }
+
+    /// The stats of those of `entries` that are `wanted` and current, into
+    /// `out`; their files are checked on every core.
+    fn keep_current(
+        &self,
+        checker: &stamp::Checker,
+        entries: Vec<(&str, manifest::EntryView)>,
+        wanted: &Wanted,
+        seen: &(dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp> + Sync),
+        out: &mut HashMap<String, IndexedStats>,
+    ) {
+        let entries: Vec<_> = entries
+            .into_iter()
+            .filter(|(id, _)| wanted.0.contains(id))
+            .collect();
+        let current = crate::store::parallel::map_ordered(&entries, |(id, entry)| {
+            self.is_current(checker, id, entry, seen)
+        });
+        out.extend(
+            entries
+                .into_iter()
+                .zip(current)
+                .filter(|(_, current)| *current)
+                .map(|((id, entry), _)| (id.to_string(), entry.into_stats())),
+        );
     }
 
     /// True when the files of session `id` are as `entry` recorded.
@@ -348,6 +378,19 @@ impl SearchIndex {
             meta.as_deref(),
             entry.meta.as_ref(),
         )
+    }
+}
+
+/// A manifest's sessions decoded from its bytes ([`SearchIndex::decoded`]).
+pub struct DecodedManifest<'a>(Vec<(&'a str, manifest::EntryView<'a>)>);
+
+/// The ids asked for, hashed fast: each of the manifest's sessions is
+/// looked up.
+struct Wanted<'a>(rustc_hash::FxHashSet<&'a str>);
+
+impl<'a> Wanted<'a> {
+    fn of(ids: &'a [impl AsRef<str>]) -> Wanted<'a> {
+        Wanted(ids.iter().map(AsRef::as_ref).collect())
     }
 }
 

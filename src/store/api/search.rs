@@ -300,23 +300,51 @@ impl Store {
         if self.shows_primary() {
             stats.extend(self.primary_index().current_stats(&self.session_names()?));
         }
+        // Each agent's manifest is read now and decoded on a core of its
+        // own while the listing looks at the files on the others (decoding
+        // is a sizable share of a listing, on one core).
+        let indexes: Vec<AgentIndex> = self
+            .agent_sources()
+            .map(|source| {
+                let index = self.agent_index(source);
+                let manifest = index.manifest_bytes();
+                AgentIndex {
+                    source,
+                    index,
+                    manifest,
+                }
+            })
+            .collect();
         // The stamps the listing saw, by source: the index's check of the
         // same files takes them rather than looking at each file again.
         let mut seen = Vec::new();
-        let records = crate::store::sources::record::listed(|on_batch| {
-            self.scan_noting(
-                on_batch,
-                Some(
-                    &mut |source: &AgentSource, stamps: &dyn Fn() -> StampsByName| {
-                        // Only an index with a manifest checks them.
-                        if self.agent_index(source).has_manifest() {
-                            seen.push((source.root().to_path_buf(), source.is_archive(), stamps()));
-                        }
-                    },
-                ),
-            )
-        })?;
-        for source in self.agent_sources() {
+        let mut note_stamps = |source: &AgentSource, stamps: &dyn Fn() -> StampsByName| {
+            // Only an index with a manifest checks them.
+            if indexes.iter().any(|i| i.is(source) && i.manifest.is_some()) {
+                seen.push((source.root().to_path_buf(), source.is_archive(), stamps()));
+            }
+        };
+        let (records, decoded) = std::thread::scope(|scope| {
+            let decoding = scope.spawn(|| {
+                indexes
+                    .iter()
+                    .map(|i| i.manifest.as_deref().and_then(|b| i.index.decoded(b)))
+                    .collect::<Vec<_>>()
+            });
+            let records = crate::store::sources::record::listed(|on_batch| {
+                self.scan_noting(on_batch, Some(&mut note_stamps))
+            });
+            let decoded = decoding
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (records, decoded)
+        });
+        let records = records?;
+        for (i, decoded) in indexes.iter().zip(decoded) {
+            let Some(decoded) = decoded else {
+                continue;
+            };
+            let source = i.source;
             let ids: Vec<&str> = records
                 .iter()
                 // Each index is asked of its own source's sessions: a
@@ -331,9 +359,9 @@ impl Store {
                 .iter()
                 .find(|(root, archive, _)| root == source.root() && *archive == source.is_archive())
                 .map(|(_, _, stamps)| stamps);
-            let found = self
-                .agent_index(source)
-                .current_stats_seen(&ids, &|name| stamps.and_then(|s| s.get(name).copied()));
+            let found = i.index.current_among(decoded, &ids, &|name| {
+                stamps.and_then(|s| s.get(name).copied())
+            });
             if stats.is_empty() {
                 stats = found;
             } else {
@@ -497,4 +525,18 @@ fn count_file(target: &Target) -> String {
             named_by.as_os_str().as_encoded_bytes()
         )
     )
+}
+
+/// An agent's source, its search index and the index's manifest as read.
+struct AgentIndex<'s> {
+    source: &'s AgentSource,
+    index: SearchIndex,
+    manifest: Option<Vec<u8>>,
+}
+
+impl AgentIndex<'_> {
+    /// True when `source` is this one's (the agent's folder, or its archive).
+    fn is(&self, source: &AgentSource) -> bool {
+        self.source.root() == source.root() && self.source.is_archive() == source.is_archive()
+    }
 }

@@ -344,14 +344,13 @@ impl<'de, 'w> serde::de::Visitor<'de> for Sessions<'w, 'de> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut pending = Vec::with_capacity(self.chunk);
+        // A chunk is never made bigger than the sessions there are.
+        let room = self.chunk.min(map.size_hint().unwrap_or(0));
+        let mut pending = Vec::with_capacity(room);
         while let Some(id) = map.next_key::<&'de str>()? {
             pending.push((id, map.next_value::<EntryView<'de>>()?));
             if pending.len() == self.chunk {
-                (self.f)(std::mem::replace(
-                    &mut pending,
-                    Vec::with_capacity(self.chunk),
-                ));
+                (self.f)(std::mem::replace(&mut pending, Vec::with_capacity(room)));
             }
         }
         if !pending.is_empty() {
