@@ -66,11 +66,12 @@ impl<'o> Pretty<'o> {
 
     fn str(&mut self, text: &str) {
         // Printable ASCII but the quote and the backslash is written as it
-        // is; anything else goes through serde_json and SafeJson.
-        if text
-            .bytes()
-            .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-        {
+        // is; anything else goes through serde_json and SafeJson. Looked at
+        // without stopping early, which the compiler makes a vector loop.
+        let plain = text.bytes().fold(true, |plain, b| {
+            plain & (0x20..0x7f).contains(&b) & (b != b'"') & (b != b'\\')
+        });
+        if plain {
             self.out.push(b'"');
             self.out.extend_from_slice(text.as_bytes());
             self.out.push(b'"');

@@ -77,13 +77,26 @@ impl ContextFigure {
     }
 }
 
-/// The context window the price list gives `model`.
+/// The context window the price list gives `model`. Remembered by each
+/// thread: a listing asks it for every row, of a few models, and finding a
+/// model in the list makes the names it may be listed under.
 pub fn model_window(model: &str) -> Option<u64> {
     static TABLE: OnceLock<PriceTable> = OnceLock::new();
-    TABLE
-        .get_or_init(PriceTable::builtin)
-        .price_of(model)
-        .and_then(|p| p.window)
+    thread_local! {
+        static KNOWN: std::cell::RefCell<rustc_hash::FxHashMap<String, Option<u64>>> =
+            Default::default();
+    }
+    KNOWN.with_borrow_mut(|known| {
+        if let Some(window) = known.get(model) {
+            return *window;
+        }
+        let window = TABLE
+            .get_or_init(PriceTable::builtin)
+            .price_of(model)
+            .and_then(|p| p.window);
+        known.insert(model.to_string(), window);
+        window
+    })
 }
 
 #[cfg(test)]

@@ -144,8 +144,7 @@ impl PriceTable {
     /// The estimated costs of many sessions' usage, each model's price
     /// looked up once (a listing prices 10,000 sessions of a few models).
     pub fn estimator(&self) -> impl FnMut(&UsageByModel) -> CostEstimate + '_ {
-        let mut known: std::collections::HashMap<String, Option<ModelPrice>> =
-            std::collections::HashMap::new();
+        let mut known: rustc_hash::FxHashMap<String, Option<ModelPrice>> = Default::default();
         move |usage| {
             self.estimate_by(usage, &mut |model| match known.get(model) {
                 Some(price) => *price,
