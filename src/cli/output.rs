@@ -25,7 +25,7 @@ const SPLIT_FROM: usize = 1024;
 
 /// Appends the `k`-th item of an array as it stands in the array printed
 /// pretty, after its indent (`list`'s rows are written by hand:
-/// `cli::list::json`; [`pretty_item`] writes any value).
+/// `cli::list::json`; the tests' `pretty_item` writes any value).
 pub trait WriteItem: Fn(&mut Vec<u8>, usize) -> serde_json::Result<()> + Sync {}
 impl<F: Fn(&mut Vec<u8>, usize) -> serde_json::Result<()> + Sync> WriteItem for F {}
 
@@ -114,8 +114,9 @@ fn json_parts(
 
 /// Appends `value` as an item of a pretty array (see [`WriteItem`]), by
 /// serde_json: the array of it alone, its `[`, first indent and `]` left
-/// out.
-pub fn pretty_item<S: Serialize>(out: &mut Vec<u8>, value: &S) -> serde_json::Result<()> {
+/// out. The tests' reference for items written by hand.
+#[cfg(test)]
+pub(crate) fn pretty_item<S: Serialize>(out: &mut Vec<u8>, value: &S) -> serde_json::Result<()> {
     let mut array = Vec::new();
     to_safe_json_pretty(&mut array, std::slice::from_ref(value))?;
     let item = array

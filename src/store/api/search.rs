@@ -320,8 +320,11 @@ impl Store {
         let mut seen = Vec::new();
         let mut note_stamps = |source: &AgentSource, stamps: &dyn Fn() -> StampsByName| {
             // Only an index with a manifest checks them.
-            if indexes.iter().any(|i| i.is(source) && i.manifest.is_some()) {
-                seen.push((source.root().to_path_buf(), source.is_archive(), stamps()));
+            if let Some(k) = indexes
+                .iter()
+                .position(|i| i.is(source) && i.manifest.is_some())
+            {
+                seen.push((k, stamps()));
             }
         };
         let (records, decoded) = std::thread::scope(|scope| {
@@ -340,7 +343,7 @@ impl Store {
             (records, decoded)
         });
         let records = records?;
-        for (i, decoded) in indexes.iter().zip(decoded) {
+        for (k, (i, decoded)) in indexes.iter().zip(decoded).enumerate() {
             let Some(decoded) = decoded else {
                 continue;
             };
@@ -357,8 +360,8 @@ impl Store {
             }
             let stamps = seen
                 .iter()
-                .find(|(root, archive, _)| root == source.root() && *archive == source.is_archive())
-                .map(|(_, _, stamps)| stamps);
+                .find(|(noted, _)| *noted == k)
+                .map(|(_, stamps)| stamps);
             let found = i.index.current_among(decoded, &ids, &|name| {
                 stamps.and_then(|s| s.get(name).copied())
             });

@@ -156,11 +156,13 @@ impl Peak {
     /// the process runs `program` (when known): a process not yet or no
     /// longer the program started is not the program's memory.
     fn sample(&mut self, pid: libc::pid_t, program: Option<&Path>) {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        // The image is asked first: once it is the program, what is read
+        // next is the program's (an exec is never undone).
         let running = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
         if program.is_some_and(|p| running.as_deref() != Some(p)) {
             return;
         }
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         let kib = |field: &str| {
             status
                 .lines()
