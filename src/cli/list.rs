@@ -198,8 +198,9 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     // store with the same table as the rows' own usage.
     let mut indexed = indexed;
     let mut stats = stats;
-    for (r, s) in records.iter().zip(stats.iter_mut()) {
-        if let Some(known) = indexed.get_mut(r.id.as_str()) {
+    // (Empty with --tokens: then nothing is moved.)
+    for ((r, s), known) in records.iter().zip(stats.iter_mut()).zip(indexed.iter_mut()) {
+        if let Some(known) = known {
             if s.tokens.is_none() {
                 s.tokens = known.tokens;
             }

@@ -11,6 +11,7 @@ mod consistent;
 mod directory;
 mod engine;
 pub(crate) mod hit;
+mod known;
 mod live;
 mod manifest;
 pub mod query;
@@ -24,6 +25,7 @@ mod update;
 pub mod words;
 
 pub use hit::Hit;
+pub use known::Known;
 pub use live::LiveSearch;
 pub use query::{Role, SearchQuery};
 pub use search::{SearchOptions, SearchOutcome, Unreadable};
@@ -31,6 +33,7 @@ pub use snippet::Snippet;
 pub use update::UpdateReport;
 
 use crate::store::error::{Result, StoreError};
+use crate::store::ops::pricing::CostEstimate;
 use crate::store::sources::layout::{MEMORY_DIR, META_FILE};
 use engine::{Engine, OpenError};
 use manifest::Manifest;
@@ -296,40 +299,27 @@ impl SearchIndex {
 
     /// The manifest's bytes, when the index is one a reader may trust and
     /// has a manifest: read apart from its decoding
-    /// ([`SearchIndex::decoded`]) so that a listing can decode it on one
+    /// ([`SearchIndex::known`]) so that a listing can decode it on one
     /// core while it looks at the files on the others.
     pub fn manifest_bytes(&self) -> Option<Vec<u8>> {
         manifest::read(self.trusted_dir()?).ok()
     }
 
-    /// Every session of the manifest `bytes` (from
-    /// [`SearchIndex::manifest_bytes`]), decoded in one piece; None when
-    /// it is damaged or another folder's.
-    pub fn decoded<'a>(&self, bytes: &'a [u8]) -> Option<DecodedManifest<'a>> {
+    /// What the manifest `bytes` (from [`SearchIndex::manifest_bytes`])
+    /// knows, decoded in one piece, each session's usage priced by `price`;
+    /// None when it is damaged or another folder's.
+    pub fn known<'a>(
+        &'a self,
+        bytes: &'a [u8],
+        price: &mut dyn FnMut(&crate::store::format::usage::UsageByModel) -> CostEstimate,
+    ) -> Option<Known<'a>> {
         let dir = self.trusted_dir()?;
         let mut entries = Vec::new();
         manifest::walk_sessions(bytes, dir, &self.store, usize::MAX, &mut |chunk| {
             entries.extend(chunk);
         })
         .ok()?;
-        Some(DecodedManifest(entries))
-    }
-
-    /// [`SearchIndex::current_stats`] of a manifest already decoded, a
-    /// file of another agent's folder whose stamp `seen` gives (by its name
-    /// in the folder: the listing just looked at it) compared with that
-    /// stamp, not looked at again.
-    pub fn current_among(
-        &self,
-        decoded: DecodedManifest,
-        ids: &[impl AsRef<str>],
-        seen: &(dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp> + Sync),
-    ) -> HashMap<String, IndexedStats> {
-        let wanted = Wanted::of(ids);
-        let checker = stamp::Checker::new(&self.store_dir);
-        let mut out = HashMap::with_capacity(ids.len());
-        self.keep_current(&checker, decoded.0, &wanted, seen, &mut out);
-        out
+        Some(Known::of(self, entries, price))
     }
 
     /// The stats of those of `entries` that are `wanted` and current, into
@@ -347,7 +337,7 @@ impl SearchIndex {
             .filter(|(id, _)| wanted.0.contains(id))
             .collect();
         let current = crate::store::parallel::map_ordered(&entries, |(id, entry)| {
-            self.is_current(checker, id, entry, seen)
+            self.is_current(checker, id, &entry.files, entry.meta.as_ref(), seen)
         });
         out.extend(
             entries
@@ -363,26 +353,19 @@ impl SearchIndex {
         &self,
         checker: &stamp::Checker,
         id: &str,
-        entry: &manifest::EntryView,
+        files: &[manifest::StampView],
+        meta_stamp: Option<&manifest::StampView>,
         seen: &dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp>,
     ) -> bool {
         if self.layout == Layout::Agent {
-            return checker.files_unchanged_seen(&entry.files, seen);
+            return checker.files_unchanged_seen(files, seen);
         }
         let dir = Path::new(id);
         let conversation = self.layout.conversation(dir);
         let meta = self.layout.meta(dir);
-        checker.unchanged(
-            &conversation,
-            &entry.files,
-            meta.as_deref(),
-            entry.meta.as_ref(),
-        )
+        checker.unchanged(&conversation, files, meta.as_deref(), meta_stamp)
     }
 }
-
-/// A manifest's sessions decoded from its bytes ([`SearchIndex::decoded`]).
-pub struct DecodedManifest<'a>(Vec<(&'a str, manifest::EntryView<'a>)>);
 
 /// The ids asked for, hashed fast: each of the manifest's sessions is
 /// looked up.

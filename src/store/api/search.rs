@@ -288,21 +288,22 @@ impl Store {
     }
 
     /// Every session, as [`Store::list`], with the stats the search indexes
-    /// hold for those they know as they are now. The Loki tree's or peteos
-    /// folder's are found by the sessions' names before the records are
-    /// read, so its index's manifest is gone before they are there (the
-    /// peak memory of listing 100k sessions); the agents' are asked of the
-    /// records listed, so their folders are not walked twice.
+    /// hold for those they know as they are now (each record's, in the
+    /// records' order). The Loki tree's or peteos folder's are found by the
+    /// sessions' names before the records are read, so its index's manifest
+    /// is gone before they are there (the peak memory of listing 100k
+    /// sessions); the agents' are asked of the records listed, so their
+    /// folders are not walked twice.
     pub fn list_with_indexed_stats(
         &self,
-    ) -> Result<(Vec<SessionRecord>, HashMap<String, IndexedStats>)> {
-        let mut stats = HashMap::new();
+    ) -> Result<(Vec<SessionRecord>, Vec<Option<IndexedStats>>)> {
+        let mut primary = HashMap::new();
         if self.shows_primary() {
-            stats.extend(self.primary_index().current_stats(&self.session_names()?));
+            primary = self.priced(self.primary_index().current_stats(&self.session_names()?));
         }
-        // Each agent's manifest is read now and decoded on a core of its
-        // own while the listing looks at the files on the others (decoding
-        // is a sizable share of a listing, on one core).
+        // Each agent's manifest is read now and decoded (and priced) on a
+        // core of its own while the listing looks at the files on the
+        // others (decoding is a sizable share of a listing, on one core).
         let indexes: Vec<AgentIndex> = self
             .agent_sources()
             .map(|source| {
@@ -327,51 +328,49 @@ impl Store {
                 seen.push((k, stamps()));
             }
         };
-        let (records, decoded) = std::thread::scope(|scope| {
+        let (records, known) = std::thread::scope(|scope| {
             let decoding = scope.spawn(|| {
+                let mut estimate = self.prices.estimator();
                 indexes
                     .iter()
-                    .map(|i| i.manifest.as_deref().and_then(|b| i.index.decoded(b)))
+                    .map(|i| {
+                        let bytes = i.manifest.as_deref()?;
+                        i.index.known(bytes, &mut estimate)
+                    })
                     .collect::<Vec<_>>()
             });
             let records = crate::store::sources::record::listed(|on_batch| {
                 self.scan_noting(on_batch, Some(&mut note_stamps))
             });
-            let decoded = decoding
+            let known = decoding
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (records, decoded)
+            (records, known)
         });
         let records = records?;
-        for (k, (i, decoded)) in indexes.iter().zip(decoded).enumerate() {
-            let Some(decoded) = decoded else {
-                continue;
-            };
-            let source = i.source;
-            let ids: Vec<&str> = records
-                .iter()
-                // Each index is asked of its own source's sessions: a
-                // session restored from the archive has the same id in both.
-                .filter(|r| r.agent == source.agent() && r.archived == source.is_archive())
-                .map(|r| r.id.as_str())
-                .collect();
-            if ids.is_empty() {
-                continue;
-            }
-            let stamps = seen
-                .iter()
-                .find(|(noted, _)| *noted == k)
-                .map(|(_, stamps)| stamps);
-            let found = i.index.current_among(decoded, &ids, &|name| {
-                stamps.and_then(|s| s.get(name).copied())
-            });
-            if stats.is_empty() {
-                stats = found;
-            } else {
-                stats.extend(found);
-            }
-        }
-        Ok((records, self.priced(stats)))
+        let mut known = known;
+        let stamps: Vec<Option<&StampsByName>> = (0..indexes.len())
+            .map(|k| seen.iter().find(|(noted, _)| *noted == k).map(|(_, s)| s))
+            .collect();
+        // Each record's session checked on every core, then its stats taken.
+        let found = crate::store::parallel::map_ordered(&records, |r| {
+            let k = indexes.iter().position(|i| i.holds(r))?;
+            let stamps = stamps[k];
+            known[k]
+                .as_ref()?
+                .current(&r.id, &|name| stamps.and_then(|s| s.get(name).copied()))
+        });
+        let stats = records
+            .iter()
+            .zip(found)
+            // Each index is asked of its own source's sessions: a session
+            // restored from the archive has the same id in both.
+            .map(|(r, at)| match indexes.iter().position(|i| i.holds(r)) {
+                Some(k) => known[k].as_mut()?.take(at?),
+                None => primary.remove(r.id.as_str()),
+            })
+            .collect();
+        Ok((records, stats))
     }
 
     /// Each session's cost set from its usage, by this store's prices.
@@ -541,5 +540,10 @@ impl AgentIndex<'_> {
     /// True when `source` is this one's (the agent's folder, or its archive).
     fn is(&self, source: &AgentSource) -> bool {
         self.source.root() == source.root() && self.source.is_archive() == source.is_archive()
+    }
+
+    /// True when `record` is a session of this one's source.
+    fn holds(&self, record: &SessionRecord) -> bool {
+        record.agent == self.source.agent() && record.archived == self.source.is_archive()
     }
 }

@@ -8,6 +8,7 @@ use crate::store::error::Result;
 use crate::store::format::usage::UsageByModel;
 use crate::store::ops::usage_report::{self, ReportQuery, SessionUsage, UsageReport};
 use crate::store::sources::agents;
+use crate::store::sources::record::SessionRecord;
 
 impl Store {
     /// The report of what `sessions` spent, priced by this store's table,
@@ -45,20 +46,24 @@ impl Store {
         // to be read from their files below, not the report undone.
         let _ = self.update_index(now, &|_, _| {});
         let (records, indexed) = self.list_with_indexed_stats()?;
-        let read: Vec<Option<UsageByModel>> = crate::store::parallel::map_ordered(&records, |r| {
-            let known = indexed.get(r.id.as_str()).and_then(|s| s.usage.as_ref());
-            match (r.agent.is_external(), known) {
-                (true, None) if r.error.is_none() => agents::read(r).ok().map(|a| a.usage),
-                _ => None,
-            }
-        });
-        let sessions: Vec<SessionUsage> = records
+        // Each record with the usage its index knows.
+        let known: Vec<(&SessionRecord, Option<&UsageByModel>)> = records
+            .iter()
+            .zip(&indexed)
+            .map(|(r, s)| (r, s.as_ref().and_then(|s| s.usage.as_deref())))
+            .collect();
+        let read: Vec<Option<UsageByModel>> =
+            crate::store::parallel::map_ordered(&known, |&(r, known)| {
+                match (r.agent.is_external(), known) {
+                    (true, None) if r.error.is_none() => agents::read(r).ok().map(|a| a.usage),
+                    _ => None,
+                }
+            });
+        let sessions: Vec<SessionUsage> = known
             .iter()
             .zip(&read)
-            .filter_map(|(r, own)| {
-                let usage = own
-                    .as_ref()
-                    .or_else(|| indexed.get(r.id.as_str()).and_then(|s| s.usage.as_deref()))?;
+            .filter_map(|(&(r, known), own)| {
+                let usage = own.as_ref().or(known)?;
                 Some(SessionUsage {
                     agent: r.agent,
                     id: &r.id,

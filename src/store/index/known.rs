@@ -1,0 +1,76 @@
+//! What an index's manifest knows of each session, made ready for a
+//! listing: decoded and priced beside the listing's look at the files,
+//! then asked session by session whether its files are still as the index
+//! saw them. The listing's records are many and already in hand, so each
+//! asks by its id rather than the index looking for each of them.
+
+use super::{IndexedStats, SearchIndex, manifest, stamp};
+use crate::store::format::usage::UsageByModel;
+use crate::store::fs::stamp::FileStamp;
+use crate::store::ops::pricing::CostEstimate;
+
+/// An index's sessions by id, each with its files' stamps and its stats.
+pub struct Known<'a> {
+    index: &'a SearchIndex,
+    checker: stamp::Checker,
+    by_id: rustc_hash::FxHashMap<&'a str, KnownSession<'a>>,
+    /// Each session's stats, by its place (taken by the first record that
+    /// asks for them): apart from the map so that many threads may check
+    /// the sessions at once and one then takes what they found.
+    stats: Vec<Option<IndexedStats>>,
+}
+
+/// One session as the index saw it.
+struct KnownSession<'a> {
+    files: Vec<manifest::StampView<'a>>,
+    meta: Option<manifest::StampView<'a>>,
+    /// The place of its stats.
+    at: usize,
+}
+
+impl<'a> Known<'a> {
+    /// The sessions of `entries`, decoded from `index`'s manifest, each
+    /// one's usage priced by `price`.
+    pub(super) fn of(
+        index: &'a SearchIndex,
+        entries: Vec<(&'a str, manifest::EntryView<'a>)>,
+        price: &mut dyn FnMut(&UsageByModel) -> CostEstimate,
+    ) -> Known<'a> {
+        let mut by_id = rustc_hash::FxHashMap::default();
+        by_id.reserve(entries.len());
+        let mut stats = Vec::with_capacity(entries.len());
+        for (at, (id, mut entry)) in entries.into_iter().enumerate() {
+            let files = std::mem::take(&mut entry.files);
+            let meta = entry.meta.take();
+            let mut known = entry.into_stats();
+            known.cost = known.usage.as_deref().map(&mut *price).map(Box::new);
+            stats.push(Some(known));
+            by_id.insert(id, KnownSession { files, meta, at });
+        }
+        Known {
+            index,
+            checker: stamp::Checker::new(&index.store_dir),
+            by_id,
+            stats,
+        }
+    }
+
+    /// Where the stats of session `id` are when its files are as the index
+    /// saw them, a file whose stamp `seen` gives (by its name in the
+    /// folder: the listing just looked at it) compared with that stamp
+    /// rather than looked at again.
+    pub fn current(&self, id: &str, seen: &dyn Fn(&str) -> Option<FileStamp>) -> Option<usize> {
+        let session = self.by_id.get(id)?;
+        let files = &session.files;
+        self.index
+            .is_current(&self.checker, id, files, session.meta.as_ref(), seen)
+            .then_some(session.at)
+    }
+
+    /// The stats at `at` (from [`Known::current`]). Given once: a second
+    /// record of the same id (a copy of the file in another folder) gets
+    /// none.
+    pub fn take(&mut self, at: usize) -> Option<IndexedStats> {
+        self.stats.get_mut(at)?.take()
+    }
+}
