@@ -305,6 +305,14 @@ impl SearchIndex {
         manifest::read(self.trusted_dir()?).ok()
     }
 
+    /// True when the index's folder has a manifest, looked at without
+    /// reading it or trusting the folder yet (that is for the reading).
+    pub fn may_have_manifest(&self) -> bool {
+        self.dir.as_deref().is_some_and(|dir| {
+            std::fs::symlink_metadata(dir.join(manifest::FILE)).is_ok_and(|m| m.is_file())
+        })
+    }
+
     /// What the manifest `bytes` (from [`SearchIndex::manifest_bytes`])
     /// knows, decoded in one piece, each session's usage priced by `price`;
     /// None when it is damaged or another folder's.

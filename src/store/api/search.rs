@@ -301,18 +301,18 @@ impl Store {
         if self.shows_primary() {
             primary = self.priced(self.primary_index().current_stats(&self.session_names()?));
         }
-        // Each agent's manifest is read now and decoded (and priced) on a
-        // core of its own while the listing looks at the files on the
-        // others (decoding is a sizable share of a listing, on one core).
+        // Each agent's manifest is read and decoded (and priced) on a core
+        // of its own while the listing looks at the files on the others
+        // (decoding is a sizable share of a listing, on one core).
         let indexes: Vec<AgentIndex> = self
             .agent_sources()
             .map(|source| {
                 let index = self.agent_index(source);
-                let manifest = index.manifest_bytes();
                 AgentIndex {
                     source,
+                    has_manifest: index.may_have_manifest(),
                     index,
-                    manifest,
+                    manifest: std::sync::OnceLock::new(),
                 }
             })
             .collect();
@@ -321,10 +321,7 @@ impl Store {
         let mut seen = Vec::new();
         let mut note_stamps = |source: &AgentSource, stamps: &dyn Fn() -> StampsByName| {
             // Only an index with a manifest checks them.
-            if let Some(k) = indexes
-                .iter()
-                .position(|i| i.is(source) && i.manifest.is_some())
-            {
+            if let Some(k) = indexes.iter().position(|i| i.is(source) && i.has_manifest) {
                 seen.push((k, stamps()));
             }
         };
@@ -334,8 +331,11 @@ impl Store {
                 indexes
                     .iter()
                     .map(|i| {
-                        let bytes = i.manifest.as_deref()?;
-                        i.index.known(bytes, &mut estimate)
+                        if !i.has_manifest {
+                            return None;
+                        }
+                        let bytes = i.manifest.get_or_init(|| i.index.manifest_bytes());
+                        i.index.known(bytes.as_deref()?, &mut estimate)
                     })
                     .collect::<Vec<_>>()
             });
@@ -533,7 +533,10 @@ fn count_file(target: &Target) -> String {
 struct AgentIndex<'s> {
     source: &'s AgentSource,
     index: SearchIndex,
-    manifest: Option<Vec<u8>>,
+    /// Whether the index's folder has a manifest to read.
+    has_manifest: bool,
+    /// Its bytes, read beside the listing.
+    manifest: std::sync::OnceLock<Option<Vec<u8>>>,
 }
 
 impl AgentIndex<'_> {

@@ -14,6 +14,10 @@ pub struct Known<'a> {
     index: &'a SearchIndex,
     checker: stamp::Checker,
     by_id: rustc_hash::FxHashMap<&'a str, KnownSession<'a>>,
+    /// The stamps of every session's files, one after another (each
+    /// session's in a vector of its own were 10k vectors to free at the
+    /// end of a listing, on its critical path).
+    files: Vec<manifest::StampView<'a>>,
     /// Each session's stats, by its place (taken by the first record that
     /// asks for them): apart from the map so that many threads may check
     /// the sessions at once and one then takes what they found.
@@ -22,7 +26,8 @@ pub struct Known<'a> {
 
 /// One session as the index saw it.
 struct KnownSession<'a> {
-    files: Vec<manifest::StampView<'a>>,
+    /// Where its files' stamps are in `files`.
+    files: std::ops::Range<usize>,
     meta: Option<manifest::StampView<'a>>,
     /// The place of its stats.
     at: usize,
@@ -39,8 +44,11 @@ impl<'a> Known<'a> {
         let mut by_id = rustc_hash::FxHashMap::default();
         by_id.reserve(entries.len());
         let mut stats = Vec::with_capacity(entries.len());
+        let mut all_files = Vec::with_capacity(entries.len());
         for (at, (id, mut entry)) in entries.into_iter().enumerate() {
-            let files = std::mem::take(&mut entry.files);
+            let from = all_files.len();
+            all_files.append(&mut entry.files);
+            let files = from..all_files.len();
             let meta = entry.meta.take();
             let mut known = entry.into_stats();
             known.cost = known.usage.as_deref().map(&mut *price).map(Box::new);
@@ -51,6 +59,7 @@ impl<'a> Known<'a> {
             index,
             checker: stamp::Checker::new(&index.store_dir),
             by_id,
+            files: all_files,
             stats,
         }
     }
@@ -61,7 +70,7 @@ impl<'a> Known<'a> {
     /// rather than looked at again.
     pub fn current(&self, id: &str, seen: &dyn Fn(&str) -> Option<FileStamp>) -> Option<usize> {
         let session = self.by_id.get(id)?;
-        let files = &session.files;
+        let files = &self.files[session.files.clone()];
         self.index
             .is_current(&self.checker, id, files, session.meta.as_ref(), seen)
             .then_some(session.at)
