@@ -13,22 +13,33 @@ use serde::Serialize;
 /// Spaces enough for the deepest row (an item, its objects, their arrays).
 const SPACES: &[u8] = b"                ";
 
+/// A row's key as it is written: the comma after the field before, the
+/// key's line and indent (a row's fields are at depth 2), the key and
+/// `": `, all one piece (`&field!(..)[1..]` for the first: no comma).
+macro_rules! field {
+    ($key:literal) => {
+        concat!(",\n    \"", $key, "\": ").as_bytes()
+    };
+}
+
+/// [`field!`] for a key of an object in a row (at depth 3).
+macro_rules! inner {
+    ($key:literal) => {
+        concat!(",\n      \"", $key, "\": ").as_bytes()
+    };
+}
+
 /// A pretty JSON value being written at a depth: objects' keys on lines of
-/// their own, indented two spaces a level, `": "` after a key.
+/// their own, indented two spaces a level, `": "` after a key. Every
+/// object written has keys (a row, its usage, cost and context).
 struct Pretty<'o> {
     out: &'o mut Vec<u8>,
     depth: usize,
-    /// Whether the object open at each depth has a key yet.
-    keyed: Vec<bool>,
 }
 
 impl<'o> Pretty<'o> {
     fn at(out: &'o mut Vec<u8>, depth: usize) -> Pretty<'o> {
-        Pretty {
-            out,
-            depth,
-            keyed: Vec::with_capacity(4),
-        }
+        Pretty { out, depth }
     }
 
     fn newline(&mut self) {
@@ -39,29 +50,23 @@ impl<'o> Pretty<'o> {
     fn open(&mut self) {
         self.out.push(b'{');
         self.depth += 1;
-        self.keyed.push(false);
     }
 
     fn close(&mut self) {
         self.depth -= 1;
-        if self.keyed.pop() == Some(true) {
-            self.newline();
-        }
+        self.newline();
         self.out.push(b'}');
     }
 
-    /// `key`: our own field names, plain ASCII with nothing to escape.
-    fn key(&mut self, key: &str) {
-        if let Some(keyed) = self.keyed.last_mut() {
-            if *keyed {
-                self.out.push(b',');
-            }
-            *keyed = true;
-        }
-        self.newline();
-        self.out.push(b'"');
-        self.out.extend_from_slice(key.as_bytes());
-        self.out.extend_from_slice(b"\": ");
+    /// A key made by [`field!`] or [`inner!`]: our own field names, plain
+    /// ASCII with nothing to escape, written as they are.
+    fn key(&mut self, key: &[u8]) {
+        self.out.extend_from_slice(key);
+    }
+
+    /// The first key of an object (no comma before it).
+    fn first_key(&mut self, key: &[u8]) {
+        self.out.extend_from_slice(&key[1..]);
     }
 
     fn str(&mut self, text: &str) {
@@ -135,13 +140,14 @@ impl<'o> Pretty<'o> {
 
     fn usage(&mut self, u: &Usage) {
         self.open();
+        self.first_key(inner!("input"));
+        self.u64(u.input);
         for (key, n) in [
-            ("input", u.input),
-            ("output", u.output),
-            ("cache_read", u.cache_read),
-            ("cache_write", u.cache_write),
-            ("cache_write_1h", u.cache_write_1h),
-            ("thoughts", u.thoughts),
+            (inner!("output"), u.output),
+            (inner!("cache_read"), u.cache_read),
+            (inner!("cache_write"), u.cache_write),
+            (inner!("cache_write_1h"), u.cache_write_1h),
+            (inner!("thoughts"), u.thoughts),
         ] {
             self.key(key);
             self.u64(n);
@@ -151,30 +157,30 @@ impl<'o> Pretty<'o> {
 
     fn cost(&mut self, c: &CostEstimate) {
         self.open();
-        self.key("usd");
+        self.first_key(inner!("usd"));
         self.opt(c.usd, Self::f64);
-        self.key("prices_of");
+        self.key(inner!("prices_of"));
         self.str(&c.prices_of);
-        self.key("unpriced_models");
+        self.key(inner!("unpriced_models"));
         self.strings(&c.unpriced_models);
         self.close();
     }
 
     fn context(&mut self, c: &ContextFigure) {
         self.open();
-        self.key("tokens");
+        self.first_key(inner!("tokens"));
         self.u64(c.tokens);
-        self.key("recorded");
+        self.key(inner!("recorded"));
         self.opt(c.recorded, Self::u64);
-        self.key("recorded_at");
+        self.key(inner!("recorded_at"));
         self.opt(c.recorded_at, Self::f64);
-        self.key("estimated_after");
+        self.key(inner!("estimated_after"));
         self.u64(c.estimated_after);
-        self.key("window");
+        self.key(inner!("window"));
         self.u64(c.window);
-        self.key("fraction");
+        self.key(inner!("fraction"));
         self.f64(c.fraction);
-        self.key("source");
+        self.key(inner!("source"));
         self.str(c.source);
         self.close();
     }
@@ -191,52 +197,52 @@ impl ListItem<'_> {
         };
         let mut p = Pretty::at(out, 1);
         p.open();
-        p.key("agent");
-        p.serde(&self.agent);
-        p.key("id");
+        p.first_key(field!("agent"));
+        p.str(self.agent.name());
+        p.key(field!("id"));
         p.str(self.id);
-        p.key("name");
+        p.key(field!("name"));
         p.str(self.name);
-        p.key("title");
+        p.key(field!("title"));
         p.str(self.title);
-        p.key("cwd");
+        p.key(field!("cwd"));
         p.opt(self.cwd, Pretty::str);
-        p.key("user");
+        p.key(field!("user"));
         p.str(self.user);
-        p.key("first_prompt");
+        p.key(field!("first_prompt"));
         p.str(self.first_prompt);
-        p.key("created_at");
+        p.key(field!("created_at"));
         p.f64(self.created_at);
-        p.key("last_used_at");
+        p.key(field!("last_used_at"));
         p.f64(self.last_used_at);
-        p.key("path");
+        p.key(field!("path"));
         p.str(path);
-        p.key("bytes");
+        p.key(field!("bytes"));
         p.u64(self.bytes);
-        p.key("messages");
+        p.key(field!("messages"));
         p.opt(self.messages, |p, n| p.u64(n as u64));
         if let Some(tokens) = self.tokens {
-            p.key("tokens");
+            p.key(field!("tokens"));
             p.u64(tokens);
         }
-        p.key("is_active");
+        p.key(field!("is_active"));
         p.bool(self.is_active);
-        p.key("error");
+        p.key(field!("error"));
         p.opt(self.error, Pretty::str);
-        p.key("usage");
+        p.key(field!("usage"));
         p.opt(self.usage.as_ref(), Pretty::usage);
         if let Some(cost) = self.cost_estimate {
-            p.key("cost_estimate");
+            p.key(field!("cost_estimate"));
             p.cost(cost);
         }
         if let Some(context) = &self.context {
-            p.key("context");
+            p.key(field!("context"));
             p.context(context);
         }
-        p.key("agent_deletes_at");
+        p.key(field!("agent_deletes_at"));
         p.opt(self.agent_deletes_at, Pretty::f64);
         if self.archived {
-            p.key("archived");
+            p.key(field!("archived"));
             p.bool(true);
         }
         p.close();

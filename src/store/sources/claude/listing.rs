@@ -79,7 +79,6 @@ pub fn record_in(
             Err(e) => return (base.damaged(e.to_string()), None),
         }
     }
-    let record = base.with_disk(file.size, file.mtime, side_folder);
     if ends.readable_lines == 0 && file.size > 0 {
         let error = format!(
             "{}: no line in its first and last {} KB is a Claude Code line",
@@ -88,6 +87,7 @@ pub fn record_in(
         );
         return (base.damaged(error), None);
     }
+    let record = base.with_disk(file.size, file.mtime, side_folder);
     let prompt = ends.prompt.or(ends.command).unwrap_or_default();
     let title = ends
         .custom_title
@@ -173,8 +173,9 @@ impl<'a> Base<'a> {
     /// The record with what the disk says: the file's `size` and `mtime`,
     /// and the size of the `<id>/` folder beside it (`side_folder`: whether
     /// it is there, when the caller's listing of the folder knows; None:
-    /// look). The file's own fields are left to be filled.
-    fn with_disk(&self, size: u64, mtime: f64, side_folder: Option<bool>) -> SessionRecord {
+    /// look). The file's own fields are left to be filled. Its parts are
+    /// moved into the record, not copied (10k records: 30k allocations).
+    fn with_disk(self, size: u64, mtime: f64, side_folder: Option<bool>) -> SessionRecord {
         let side = || self.folder.join(&self.id);
         let side_folder = side_folder.unwrap_or_else(|| side().is_dir());
         let beside = if side_folder {
@@ -184,15 +185,15 @@ impl<'a> Base<'a> {
         };
         SessionRecord {
             agent: Agent::Claude,
-            user: self.user.clone(),
+            user: self.user,
             created_at: mtime,
             last_used_at: mtime,
             bytes: Some(size + beside),
             modified_at: Some(mtime),
             path: self.path.to_path_buf(),
-            conversation_dir: self.folder.clone(),
+            conversation_dir: self.folder,
             error: None,
-            id: self.id.clone(),
+            id: self.id,
             archived: false,
             ..SessionRecord::default()
         }
