@@ -129,7 +129,8 @@ struct Rows<'a> {
     stats: &'a [SessionStats],
     order: &'a [usize],
     window_for: &'a (dyn Fn(Agent) -> u64 + Sync),
-    deletes_at: &'a crate::store::DeletesAt,
+    /// When each record goes by its agent's cleanup, in the records' order.
+    deletes_at: &'a [Option<f64>],
 }
 
 impl Rows<'_> {
@@ -145,7 +146,7 @@ impl Rows<'_> {
             r,
             &self.stats[i],
             (self.window_for)(r.agent),
-            self.deletes_at.get(r.id.as_str()).copied(),
+            self.deletes_at.get(i).copied().flatten(),
         )
     }
 }
@@ -219,7 +220,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     // Left to the exit, as the records are at the end.
     std::mem::forget(indexed);
     let order = sorted(&records, &stats, args.sort);
-    let deletes_at = env.store.agent_deletes_at(&records, env.now);
+    let deletes_at = env.store.agent_deletes_at_each(&records, env.now);
     // Each agent's window asked once, not once a row (the config builds
     // its table of windows at each question).
     let windows: Vec<(Agent, u64)> = Agent::ALL
@@ -258,7 +259,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
 /// The `archive_due` setting: what the agents' own cleanups delete soon,
 /// kept in the archive after the listing is printed (said on stderr when
 /// something new was kept; a bad setting is said, never fatal to `list`).
-fn keep_what_is_due(env: &CliEnv, records: &[SessionRecord], deletes_at: &crate::store::DeletesAt) {
+fn keep_what_is_due(env: &CliEnv, records: &[SessionRecord], deletes_at: &[Option<f64>]) {
     match env.archive_due() {
         Ok(Some(within)) => {
             let results = env

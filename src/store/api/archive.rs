@@ -86,17 +86,17 @@ impl Store {
         within: f64,
         now: f64,
     ) -> Vec<(String, Result<ArchiveOutcome>)> {
-        let due = self.agent_deletes_at(records, now);
+        let due = self.agent_deletes_at_each(records, now);
         self.archive_due_given(records, &due, within, now)
     }
 
     /// [`Store::archive_due_among`] with the dates the agents' cleanups
-    /// delete them on already found ([`Store::agent_deletes_at`] of the
-    /// same `records`: `list` shows them too).
+    /// delete them on already found ([`Store::agent_deletes_at_each`] of
+    /// the same `records`, in their order: `list` shows them too).
     pub fn archive_due_given(
         &self,
         records: &[SessionRecord],
-        due: &crate::store::DeletesAt,
+        due: &[Option<f64>],
         within: f64,
         now: f64,
     ) -> Vec<(String, Result<ArchiveOutcome>)> {
@@ -104,9 +104,14 @@ impl Store {
         // no date here, and only the few that are due are copied.
         records
             .iter()
-            .filter(|r| r.agent.is_external() && !r.archived && r.is_readable())
-            .filter(|r| due.get(r.id.as_str()).is_some_and(|at| *at <= now + within))
-            .map(|record| {
+            .zip(due)
+            .filter(|(r, at)| {
+                r.agent.is_external()
+                    && !r.archived
+                    && r.is_readable()
+                    && at.is_some_and(|at| at <= now + within)
+            })
+            .map(|(record, _)| {
                 let id = record.id.to_string();
                 let target = Target {
                     record: record.clone(),

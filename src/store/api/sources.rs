@@ -102,6 +102,12 @@ impl Store {
         crate::store::sources::retention::deletes_at(&self.retention_rules(), records, now)
     }
 
+    /// [`Store::agent_deletes_at`] of each of `records`, in their order
+    /// (None: never by its agent's cleanup).
+    pub fn agent_deletes_at_each(&self, records: &[SessionRecord], now: f64) -> Vec<Option<f64>> {
+        crate::store::sources::retention::deletes_at_each(&self.retention_rules(), records, now)
+    }
+
     /// The folder another agent's sessions are read from, if it was found.
     pub fn agent_folder(&self, agent: Agent) -> Option<&Path> {
         self.agents

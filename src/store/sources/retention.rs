@@ -112,19 +112,30 @@ pub type DeletesAt = std::collections::HashMap<String, f64, rustc_hash::FxBuildH
 /// since the epoch; the next start of the agent, `now`, for one already
 /// due), by id. Sessions of agents without a rule are left out.
 pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> DeletesAt {
-    let mut out = DeletesAt::with_capacity_and_hasher(
-        if rules.is_empty() { 0 } else { records.len() },
-        rustc_hash::FxBuildHasher,
-    );
+    records
+        .iter()
+        .zip(deletes_at_each(rules, records, now))
+        .filter_map(|(r, at)| Some((r.id.as_str().to_owned(), at?)))
+        .collect()
+}
+
+/// [`deletes_at`] of each of `records`, in their order (None: its agent
+/// has no rule, or the rule keeps it): a listing's rows take theirs by
+/// place, with no map of ids made and looked up.
+pub fn deletes_at_each(rules: &[Rule], records: &[SessionRecord], now: f64) -> Vec<Option<f64>> {
+    let mut out = vec![None; records.len()];
     for rule in rules {
-        let mut mine: Vec<&SessionRecord> = records
-            .iter()
-            // An archived session is ours: its agent deleted it already.
-            .filter(|r| r.agent == rule.agent && r.is_readable() && !r.archived)
+        let mut mine: Vec<usize> = (0..records.len())
+            .filter(|&i| {
+                let r = &records[i];
+                // An archived session is ours: its agent deleted it already.
+                r.agent == rule.agent && r.is_readable() && !r.archived
+            })
             .collect();
-        mine.sort_by(|a, b| b.last_used_at.total_cmp(&a.last_used_at));
-        for (rank, r) in mine.iter().enumerate() {
-            let aged = aged_from(r);
+        // Stable: among equals, the records' order.
+        mine.sort_by(|&a, &b| records[b].last_used_at.total_cmp(&records[a].last_used_at));
+        for (rank, &i) in mine.iter().enumerate() {
+            let aged = aged_from(&records[i]);
             let by_age = rule.max_age.map(|age| aged + age);
             let by_count = rule.max_count.filter(|max| rank >= *max).map(|_| now);
             let at = match (by_age, by_count) {
@@ -133,7 +144,7 @@ pub fn deletes_at(rules: &[Rule], records: &[SessionRecord], now: f64) -> Delete
             };
             // Nothing younger than the minimum goes.
             if let Some(at) = at.map(|at| at.max(aged + rule.min_age)) {
-                out.insert(r.id.as_str().to_owned(), at);
+                out[i] = Some(at);
             }
         }
     }
