@@ -21,7 +21,7 @@ pub struct Known<'a> {
     /// Each session's stats, by its place (taken by the first record that
     /// asks for them): apart from the map so that many threads may check
     /// the sessions at once and one then takes what they found.
-    stats: Vec<Option<IndexedStats>>,
+    stats: Vec<Option<Box<IndexedStats>>>,
 }
 
 /// One session as the index saw it.
@@ -52,7 +52,7 @@ impl<'a> Known<'a> {
             let meta = entry.meta.take();
             let mut known = entry.into_stats();
             known.cost = known.usage.as_deref().map(&mut *price).map(Box::new);
-            stats.push(Some(known));
+            stats.push(Some(Box::new(known)));
             by_id.insert(id, KnownSession { files, meta, at });
         }
         Known {
@@ -79,7 +79,7 @@ impl<'a> Known<'a> {
     /// The stats at `at` (from [`Known::current`]). Given once: a second
     /// record of the same id (a copy of the file in another folder) gets
     /// none.
-    pub fn take(&mut self, at: usize) -> Option<IndexedStats> {
+    pub fn take(&mut self, at: usize) -> Option<Box<IndexedStats>> {
         self.stats.get_mut(at)?.take()
     }
 }
