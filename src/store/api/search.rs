@@ -355,21 +355,26 @@ impl Store {
         let stamps: Vec<Option<&StampsByName>> = (0..indexes.len())
             .map(|k| seen.iter().find(|(noted, _)| *noted == k).map(|(_, s)| s))
             .collect();
-        // Each record's session checked on every core, then its stats taken.
-        let found = crate::store::parallel::map_ordered(&records, |r| {
-            let k = indexes.iter().position(|i| i.holds(r))?;
-            let stamps = stamps[k];
-            known[k]
-                .as_ref()?
-                .current(&r.id, &|name| stamps.and_then(|s| s.get(name).copied()))
-        });
+        // Each record's session checked on every core (when an agent's
+        // index knows any: not for 100k Loki sessions), then its stats taken.
+        let found = if known.iter().any(Option::is_some) {
+            crate::store::parallel::map_ordered(&records, |r| {
+                let k = indexes.iter().position(|i| i.holds(r))?;
+                let stamps = stamps[k];
+                known[k]
+                    .as_ref()?
+                    .current(&r.id, &|name| stamps.and_then(|s| s.get(name).copied()))
+            })
+        } else {
+            Vec::new()
+        };
         let stats = records
             .iter()
-            .zip(found)
+            .enumerate()
             // Each index is asked of its own source's sessions: a session
             // restored from the archive has the same id in both.
-            .map(|(r, at)| match indexes.iter().position(|i| i.holds(r)) {
-                Some(k) => known[k].as_mut()?.take(at?),
+            .map(|(n, r)| match indexes.iter().position(|i| i.holds(r)) {
+                Some(k) => known[k].as_mut()?.take(found.get(n).copied().flatten()?),
                 None => primary.remove(r.id.as_str()).map(Box::new),
             })
             .collect();
