@@ -188,6 +188,21 @@ fn a_session_its_agent_deleted_is_listed_read_searched_and_deleted_from_the_arch
         .clone();
     assert_eq!(row["archived"], true, "{row}");
     assert_eq!(row["agent"], "claude");
+    // Indexed, its row takes its counts and usage from the archive's own
+    // index (the agent's folder's knows the same id as it was there).
+    h.json(&["index", "--json"]);
+    let list = h.json(&["list", "--json"]);
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["archived"], true, "{row}");
+    assert!(row["tokens"].as_u64().is_some_and(|t| t > 0), "{row}");
+    assert!(row["usage"]["output"].as_u64().is_some(), "{row}");
+    assert!(row["cost_estimate"]["usd"].is_number(), "{row}");
     // Read as it was, with nothing written to the archive by reading.
     let archive_before = crate::common::snapshot(&archive_dir(&h));
     let shown = h.json(&["show", &id, "--json"]);
