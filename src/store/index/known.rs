@@ -13,7 +13,11 @@ use crate::store::ops::pricing::CostEstimate;
 pub struct Known<'a> {
     index: &'a SearchIndex,
     checker: stamp::Checker,
-    by_id: rustc_hash::FxHashMap<&'a str, KnownSession<'a>>,
+    /// Each session's place by its id (a small entry: 10k sessions' map
+    /// is looked up by every record of a listing).
+    by_id: rustc_hash::FxHashMap<&'a str, usize>,
+    /// Each session by its place.
+    sessions: Vec<KnownSession<'a>>,
     /// The stamps of every session's files, one after another (each
     /// session's in a vector of its own were 10k vectors to free at the
     /// end of a listing, on its critical path).
@@ -24,13 +28,11 @@ pub struct Known<'a> {
     stats: Vec<Option<Box<IndexedStats>>>,
 }
 
-/// One session as the index saw it.
+/// One session's files as the index saw them.
 struct KnownSession<'a> {
     /// Where its files' stamps are in `files`.
     files: std::ops::Range<usize>,
     meta: Option<manifest::StampView<'a>>,
-    /// The place of its stats.
-    at: usize,
 }
 
 impl<'a> Known<'a> {
@@ -43,6 +45,7 @@ impl<'a> Known<'a> {
     ) -> Known<'a> {
         let mut by_id = rustc_hash::FxHashMap::default();
         by_id.reserve(entries.len());
+        let mut sessions = Vec::with_capacity(entries.len());
         let mut stats = Vec::with_capacity(entries.len());
         let mut all_files = Vec::with_capacity(entries.len());
         for (at, (id, mut entry)) in entries.into_iter().enumerate() {
@@ -53,12 +56,14 @@ impl<'a> Known<'a> {
             let mut known = entry.into_stats();
             known.cost = known.usage.as_deref().map(&mut *price).map(Box::new);
             stats.push(Some(Box::new(known)));
-            by_id.insert(id, KnownSession { files, meta, at });
+            sessions.push(KnownSession { files, meta });
+            by_id.insert(id, at);
         }
         Known {
             index,
             checker: stamp::Checker::new(&index.store_dir),
             by_id,
+            sessions,
             files: all_files,
             stats,
         }
@@ -69,11 +74,12 @@ impl<'a> Known<'a> {
     /// folder: the listing just looked at it) compared with that stamp
     /// rather than looked at again.
     pub fn current(&self, id: &str, seen: &dyn Fn(&str) -> Option<FileStamp>) -> Option<usize> {
-        let session = self.by_id.get(id)?;
+        let at = *self.by_id.get(id)?;
+        let session = self.sessions.get(at)?;
         let files = &self.files[session.files.clone()];
         self.index
             .is_current(&self.checker, id, files, session.meta.as_ref(), seen)
-            .then_some(session.at)
+            .then_some(at)
     }
 
     /// The stats at `at` (from [`Known::current`]). Given once: a second
