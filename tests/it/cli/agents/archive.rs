@@ -9,16 +9,18 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn path_of(h: &Home, id: &str) -> PathBuf {
+    PathBuf::from(listed_row(h, id)["path"].as_str().unwrap())
+}
+
+/// The row of session `id` in `list --json`.
+fn listed_row(h: &Home, id: &str) -> Value {
     let list = h.json(&["list", "--json"]);
-    PathBuf::from(
-        list.as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["id"] == id)
-            .unwrap()["path"]
-            .as_str()
-            .unwrap(),
-    )
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("{id} is listed: {list}"))
+        .clone()
 }
 
 fn archive_dir(h: &Home) -> PathBuf {
@@ -178,27 +180,13 @@ fn a_session_its_agent_deleted_is_listed_read_searched_and_deleted_from_the_arch
     assert!(rows[0]["archived"].is_null(), "{}", rows[0]);
     // The agent's cleanup deletes it: the archived copy is listed instead.
     std::fs::remove_file(&file).unwrap();
-    let list = h.json(&["list", "--json"]);
-    let row = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id.as_str())
-        .unwrap_or_else(|| panic!("the archived session is listed: {list}"))
-        .clone();
+    let row = listed_row(&h, &id);
     assert_eq!(row["archived"], true, "{row}");
     assert_eq!(row["agent"], "claude");
     // Indexed, its row takes its counts and usage from the archive's own
     // index (the agent's folder's knows the same id as it was there).
     h.json(&["index", "--json"]);
-    let list = h.json(&["list", "--json"]);
-    let row = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id.as_str())
-        .unwrap()
-        .clone();
+    let row = listed_row(&h, &id);
     assert_eq!(row["archived"], true, "{row}");
     assert!(row["tokens"].as_u64().is_some_and(|t| t > 0), "{row}");
     assert!(row["usage"]["output"].as_u64().is_some(), "{row}");
