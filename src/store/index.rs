@@ -285,11 +285,25 @@ impl SearchIndex {
         let Ok(bytes) = manifest::read(dir) else {
             return HashMap::new();
         };
-        let wanted = Wanted::of(ids);
+        // Hashed fast: each of the manifest's sessions is looked up here.
+        let wanted: rustc_hash::FxHashSet<&str> = ids.iter().map(String::as_str).collect();
         let checker = stamp::Checker::new(&self.store_dir);
         let mut out = HashMap::with_capacity(ids.len());
         let walked = manifest::walk_sessions(&bytes, dir, &self.store, CHUNK, &mut |chunk| {
-            self.keep_current(&checker, chunk, &wanted, &|_| None, &mut out);
+            let chunk: Vec<_> = chunk
+                .into_iter()
+                .filter(|(id, _)| wanted.contains(id))
+                .collect();
+            let current = crate::store::parallel::map_ordered(&chunk, |(id, entry)| {
+                self.is_current(&checker, id, &entry.files, entry.meta.as_ref(), &|_| None)
+            });
+            out.extend(
+                chunk
+                    .into_iter()
+                    .zip(current)
+                    .filter(|(_, current)| *current)
+                    .map(|((id, entry), _)| (id.to_string(), entry.into_stats())),
+            );
         });
         match walked {
             Ok(()) => out,
@@ -336,33 +350,8 @@ impl SearchIndex {
         Some(Known::of(self, entries, price))
     }
 
-    /// The stats of those of `entries` that are `wanted` and current, into
-    /// `out`; their files are checked on every core.
-    fn keep_current(
-        &self,
-        checker: &stamp::Checker,
-        entries: Vec<(&str, manifest::EntryView)>,
-        wanted: &Wanted,
-        seen: &(dyn Fn(&str) -> Option<crate::store::fs::stamp::FileStamp> + Sync),
-        out: &mut HashMap<String, IndexedStats>,
-    ) {
-        let entries: Vec<_> = entries
-            .into_iter()
-            .filter(|(id, _)| wanted.0.contains(id))
-            .collect();
-        let current = crate::store::parallel::map_ordered(&entries, |(id, entry)| {
-            self.is_current(checker, id, &entry.files, entry.meta.as_ref(), seen)
-        });
-        out.extend(
-            entries
-                .into_iter()
-                .zip(current)
-                .filter(|(_, current)| *current)
-                .map(|((id, entry), _)| (id.to_string(), entry.into_stats())),
-        );
-    }
-
-    /// True when the files of session `id` are as `entry` recorded.
+    /// True when the files of session `id` are as `files` and `meta_stamp`
+    /// recorded.
     fn is_current(
         &self,
         checker: &stamp::Checker,
@@ -378,16 +367,6 @@ impl SearchIndex {
         let conversation = self.layout.conversation(dir);
         let meta = self.layout.meta(dir);
         checker.unchanged(&conversation, files, meta.as_deref(), meta_stamp)
-    }
-}
-
-/// The ids asked for, hashed fast: each of the manifest's sessions is
-/// looked up.
-struct Wanted<'a>(rustc_hash::FxHashSet<&'a str>);
-
-impl<'a> Wanted<'a> {
-    fn of(ids: &'a [impl AsRef<str>]) -> Wanted<'a> {
-        Wanted(ids.iter().map(AsRef::as_ref).collect())
     }
 }
 

@@ -15,7 +15,7 @@ const SPACES: &[u8] = b"                ";
 
 /// A row's key as it is written: the comma after the field before, the
 /// key's line and indent (a row's fields are at depth 2), the key and
-/// `": `, all one piece (`&field!(..)[1..]` for the first: no comma).
+/// `": `, all one piece (`Pretty::first_key` leaves the comma out).
 macro_rules! field {
     ($key:literal) => {
         concat!(",\n    \"", $key, "\": ").as_bytes()
