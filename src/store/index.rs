@@ -328,26 +328,15 @@ impl SearchIndex {
     }
 
     /// What the manifest `bytes` (from [`SearchIndex::manifest_bytes`])
-    /// knows, decoded in one piece, each session's usage priced by `price`;
-    /// None when it is damaged or another folder's.
+    /// knows, each session's usage priced by `price`; None when it is
+    /// damaged or another folder's.
     pub fn known<'a>(
         &'a self,
         bytes: &'a [u8],
         price: &mut dyn FnMut(&crate::store::format::usage::UsageByModel) -> CostEstimate,
     ) -> Option<Known<'a>> {
         let dir = self.trusted_dir()?;
-        // One chunk of every session, taken as it is (extended into
-        // another vector, 10k sessions were megabytes copied).
-        let mut entries = Vec::new();
-        manifest::walk_sessions(bytes, dir, &self.store, usize::MAX, &mut |chunk| {
-            if entries.is_empty() {
-                entries = chunk;
-            } else {
-                entries.extend(chunk);
-            }
-        })
-        .ok()?;
-        Some(Known::of(self, entries, price))
+        Known::read(self, dir, bytes, price)
     }
 
     /// True when the files of session `id` are as `files` and `meta_stamp`

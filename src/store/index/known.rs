@@ -36,37 +36,28 @@ struct KnownSession<'a> {
 }
 
 impl<'a> Known<'a> {
-    /// The sessions of `entries`, decoded from `index`'s manifest, each
-    /// one's usage priced by `price`.
-    pub(super) fn of(
+    /// What `index`'s manifest `bytes` knows, each session's usage priced
+    /// by `price`: kept as each session is decoded; None when the
+    /// manifest is damaged or another folder's.
+    pub(super) fn read(
         index: &'a SearchIndex,
-        entries: Vec<(&'a str, manifest::EntryView<'a>)>,
+        dir: &std::path::Path,
+        bytes: &'a [u8],
         price: &mut dyn FnMut(&UsageByModel) -> CostEstimate,
-    ) -> Known<'a> {
-        let mut by_id = rustc_hash::FxHashMap::default();
-        by_id.reserve(entries.len());
-        let mut sessions = Vec::with_capacity(entries.len());
-        let mut stats = Vec::with_capacity(entries.len());
-        let mut all_files = Vec::with_capacity(entries.len());
-        for (at, (id, mut entry)) in entries.into_iter().enumerate() {
-            let from = all_files.len();
-            all_files.append(&mut entry.files);
-            let files = from..all_files.len();
-            let meta = entry.meta.take();
-            let mut known = entry.into_stats();
-            known.cost = known.usage.as_deref().map(&mut *price).map(Box::new);
-            stats.push(Some(Box::new(known)));
-            sessions.push(KnownSession { files, meta });
-            by_id.insert(id, at);
-        }
-        Known {
-            index,
-            checker: stamp::Checker::new(&index.store_dir),
-            by_id,
-            sessions,
-            files: all_files,
-            stats,
-        }
+    ) -> Option<Known<'a>> {
+        let mut reading = Reading {
+            known: Known {
+                index,
+                checker: stamp::Checker::new(&index.store_dir),
+                by_id: Default::default(),
+                sessions: Vec::new(),
+                files: Vec::new(),
+                stats: Vec::new(),
+            },
+            price,
+        };
+        manifest::walk_each(bytes, dir, &index.store, &mut reading).ok()?;
+        Some(reading.known)
     }
 
     /// Where the stats of session `id` are when its files are as the index
@@ -87,5 +78,35 @@ impl<'a> Known<'a> {
     /// none.
     pub fn take(&mut self, at: usize) -> Option<Box<IndexedStats>> {
         self.stats.get_mut(at)?.take()
+    }
+}
+
+/// A manifest being read into [`Known`].
+struct Reading<'k, 'a> {
+    known: Known<'a>,
+    price: &'k mut dyn FnMut(&UsageByModel) -> CostEstimate,
+}
+
+impl<'a> manifest::SessionSink<'a> for Reading<'_, 'a> {
+    fn expect(&mut self, sessions: usize) {
+        let known = &mut self.known;
+        known.by_id.reserve(sessions);
+        known.sessions.reserve(sessions);
+        known.stats.reserve(sessions);
+        known.files.reserve(sessions);
+    }
+
+    fn session(&mut self, id: &'a str, mut entry: manifest::EntryView<'a>) {
+        let known = &mut self.known;
+        let at = known.sessions.len();
+        let from = known.files.len();
+        known.files.append(&mut entry.files);
+        let files = from..known.files.len();
+        let meta = entry.meta.take();
+        let mut stats = entry.into_stats();
+        stats.cost = stats.usage.as_deref().map(&mut *self.price).map(Box::new);
+        known.stats.push(Some(Box::new(stats)));
+        known.sessions.push(KnownSession { files, meta });
+        known.by_id.insert(id, at);
     }
 }

@@ -236,10 +236,18 @@ impl<'a> ManifestView<'a> {
     }
 }
 
-/// The header of a manifest walked a chunk of sessions at a time.
+/// The header of a manifest walked a session at a time.
 struct Header<'a> {
     store: &'a Path,
     store_id: Option<(u64, u64)>,
+}
+
+/// What a walk of a manifest's sessions hands them to, one at a time.
+pub trait SessionSink<'a> {
+    /// How many sessions the manifest holds, told before the first.
+    fn expect(&mut self, _sessions: usize) {}
+    /// One session, in the manifest's order.
+    fn session(&mut self, id: &'a str, entry: EntryView<'a>);
 }
 
 /// Walks the sessions of a manifest's `bytes` (read from `dir`, checked to
@@ -253,6 +261,50 @@ pub fn walk_sessions<'a>(
     chunk: usize,
     f: &mut dyn FnMut(Vec<(&'a str, EntryView<'a>)>),
 ) -> Result<(), Unusable> {
+    let mut chunks = Chunks {
+        chunk: chunk.max(1),
+        pending: Vec::new(),
+        f,
+    };
+    walk_each(bytes, dir, store, &mut chunks)?;
+    if !chunks.pending.is_empty() {
+        (chunks.f)(chunks.pending);
+    }
+    Ok(())
+}
+
+/// Sessions gathered `chunk` at a time.
+struct Chunks<'w, 'a> {
+    chunk: usize,
+    pending: Vec<(&'a str, EntryView<'a>)>,
+    f: &'w mut dyn FnMut(Vec<(&'a str, EntryView<'a>)>),
+}
+
+impl<'a> SessionSink<'a> for Chunks<'_, 'a> {
+    fn expect(&mut self, sessions: usize) {
+        // A chunk is never made bigger than the sessions there are.
+        self.pending.reserve(self.chunk.min(sessions));
+    }
+
+    fn session(&mut self, id: &'a str, entry: EntryView<'a>) {
+        self.pending.push((id, entry));
+        if self.pending.len() == self.chunk {
+            let room = self.pending.capacity();
+            (self.f)(std::mem::replace(&mut self.pending, Vec::with_capacity(room)));
+        }
+    }
+}
+
+/// Walks the sessions of a manifest's `bytes` (read from `dir`, checked to
+/// be ours for `store` before any session is handed over) to `sink`, one
+/// at a time as each is decoded: a listing keeps what it needs of each
+/// without a vector of them all in between.
+pub fn walk_each<'a>(
+    bytes: &'a [u8],
+    dir: &Path,
+    store: &StoreIdentity,
+    sink: &mut dyn SessionSink<'a>,
+) -> Result<(), Unusable> {
     let path = dir.join(FILE);
     let format = postcard::take_from_bytes::<u32>(bytes).map(|(f, _)| f);
     if let Some(format) = format.ok().filter(|f| *f != FORMAT) {
@@ -265,10 +317,9 @@ pub fn walk_sessions<'a>(
     let mut foreign = false;
     let walker = Walker {
         store,
-        chunk: chunk.max(1),
         header: &mut header,
         foreign: &mut foreign,
-        f,
+        sink,
     };
     let mut de = postcard::Deserializer::from_bytes(bytes);
     let walked = serde::Deserializer::deserialize_tuple(&mut de, 7, walker);
@@ -287,10 +338,9 @@ pub fn walk_sessions<'a>(
 
 struct Walker<'w, 'a> {
     store: &'w StoreIdentity,
-    chunk: usize,
     header: &'w mut Option<Header<'a>>,
     foreign: &'w mut bool,
-    f: &'w mut dyn FnMut(Vec<(&'a str, EntryView<'a>)>),
+    sink: &'w mut dyn SessionSink<'a>,
 }
 
 impl<'de, 'w> serde::de::Visitor<'de> for Walker<'w, 'de> {
@@ -314,18 +364,14 @@ impl<'de, 'w> serde::de::Visitor<'de> for Walker<'w, 'de> {
         let _commit: &'de str = seq.next_element()?.ok_or_else(missing)?;
         let _updated_at: f64 = seq.next_element()?.ok_or_else(missing)?;
         let _built_at: f64 = seq.next_element()?.ok_or_else(missing)?;
-        seq.next_element_seed(Sessions {
-            chunk: self.chunk,
-            f: self.f,
-        })?
-        .ok_or_else(missing)
+        seq.next_element_seed(Sessions { sink: self.sink })?
+            .ok_or_else(missing)
     }
 }
 
-/// The sessions' map, handed over a chunk at a time.
+/// The sessions' map, handed over one session at a time.
 struct Sessions<'w, 'a> {
-    chunk: usize,
-    f: &'w mut dyn FnMut(Vec<(&'a str, EntryView<'a>)>),
+    sink: &'w mut dyn SessionSink<'a>,
 }
 
 impl<'de, 'w> serde::de::DeserializeSeed<'de> for Sessions<'w, 'de> {
@@ -344,17 +390,10 @@ impl<'de, 'w> serde::de::Visitor<'de> for Sessions<'w, 'de> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        // A chunk is never made bigger than the sessions there are.
-        let room = self.chunk.min(map.size_hint().unwrap_or(0));
-        let mut pending = Vec::with_capacity(room);
+        self.sink.expect(map.size_hint().unwrap_or(0));
         while let Some(id) = map.next_key::<&'de str>()? {
-            pending.push((id, map.next_value::<EntryView<'de>>()?));
-            if pending.len() == self.chunk {
-                (self.f)(std::mem::replace(&mut pending, Vec::with_capacity(room)));
-            }
-        }
-        if !pending.is_empty() {
-            (self.f)(pending);
+            let entry = map.next_value::<EntryView<'de>>()?;
+            self.sink.session(id, entry);
         }
         Ok(())
     }
