@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod beneath;
 pub mod disk;
 pub mod lock;
+pub mod mapped;
 pub mod names;
 pub mod open;
 pub mod sealed;

@@ -315,7 +315,7 @@ impl SearchIndex {
     /// has a manifest: read apart from its decoding
     /// ([`SearchIndex::known`]) so that a listing can decode it on one
     /// core while it looks at the files on the others.
-    pub fn manifest_bytes(&self) -> Option<Vec<u8>> {
+    pub fn manifest_bytes(&self) -> Option<crate::store::fs::mapped::FileBytes> {
         manifest::read(self.trusted_dir()?).ok()
     }
 

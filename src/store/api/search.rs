@@ -544,7 +544,7 @@ struct AgentIndex<'s> {
     /// Whether the index's folder has a manifest to read.
     has_manifest: bool,
     /// Its bytes, read beside the listing.
-    manifest: std::sync::OnceLock<Option<Vec<u8>>>,
+    manifest: std::sync::OnceLock<Option<crate::store::fs::mapped::FileBytes>>,
 }
 
 impl AgentIndex<'_> {

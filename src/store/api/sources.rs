@@ -182,11 +182,14 @@ impl Store {
     /// What the last listing of `source` remembered, kept beside its search
     /// index (None for a provider that keeps none, or without a cache
     /// folder to trust).
-    fn listing_cache_bytes(&self, source: &AgentSource) -> Option<Vec<u8>> {
+    fn listing_cache_bytes(
+        &self,
+        source: &AgentSource,
+    ) -> Option<crate::store::fs::mapped::FileBytes> {
         source.listing_rules()?;
         let index = self.agent_index(source);
         let dir = index.trusted_slot()?;
-        crate::store::format::jsonfile::read_no_follow_at_most(
+        crate::store::fs::mapped::map_own_at_most(
             &dir.join(listing_cache::FILE),
             listing_cache::LIMIT,
         )

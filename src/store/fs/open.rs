@@ -21,14 +21,7 @@ pub fn regular(path: &Path) -> Result<std::fs::File> {
 pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
     use crate::store::error::IoContext;
     use std::io::Read;
-    let (file, st) = regular_stat(path)?;
-    let size = st.st_size as u64;
-    if size > limit {
-        return Err(StoreError::Unsafe {
-            path: path.to_path_buf(),
-            reason: format!("it holds {size} bytes, more than such a file ever does ({limit})"),
-        });
-    }
+    let (file, size) = regular_at_most(path, limit)?;
     // Sized once from the look just taken: grown as it reads, a file of a
     // few megabytes was copied over and over (the listing cache, the
     // index's manifest).
@@ -37,6 +30,21 @@ pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
         .read_to_end(&mut bytes)
         .ctx("read", path)?;
     Ok(bytes)
+}
+
+/// The regular file `path` (opened as [`regular`]) and its size, when it
+/// is not larger than `limit`: a bigger one is refused before a byte of it
+/// is read.
+pub fn regular_at_most(path: &Path, limit: u64) -> Result<(std::fs::File, u64)> {
+    let (file, st) = regular_stat(path)?;
+    let size = st.st_size as u64;
+    if size > limit {
+        return Err(StoreError::Unsafe {
+            path: path.to_path_buf(),
+            reason: format!("it holds {size} bytes, more than such a file ever does ({limit})"),
+        });
+    }
+    Ok((file, size))
 }
 
 /// [`regular`], and the file's `fstat` (its size and times), which the

@@ -4,9 +4,9 @@
 //! and JSON of a large store was slow to parse), written atomically
 //! after each commit of the index.
 
-use crate::store::format::jsonfile;
 use crate::store::format::usage::UsageByModel;
 use crate::store::fs::atomic;
+use crate::store::fs::mapped::{self, FileBytes};
 use crate::store::index::slot::StoreIdentity;
 use crate::store::index::stamp::{Stamp, StampedFile};
 use crate::store::sources::agent_read::RecordedContext;
@@ -92,9 +92,9 @@ pub enum Unusable {
 
 /// The manifest's bytes in `dir`: never through a link, never waiting on
 /// a FIFO, never more than [`LIMIT`].
-pub fn read(dir: &Path) -> Result<Vec<u8>, Unusable> {
+pub fn read(dir: &Path) -> Result<FileBytes, Unusable> {
     let path = dir.join(FILE);
-    match jsonfile::read_no_follow_at_most(&path, LIMIT) {
+    match mapped::map_own_at_most(&path, LIMIT) {
         Ok(bytes) => Ok(bytes),
         Err(e) if e.is_not_found() => Err(Unusable::Missing),
         Err(e) => Err(Unusable::Invalid(format!(
@@ -290,7 +290,10 @@ impl<'a> SessionSink<'a> for Chunks<'_, 'a> {
         self.pending.push((id, entry));
         if self.pending.len() == self.chunk {
             let room = self.pending.capacity();
-            (self.f)(std::mem::replace(&mut self.pending, Vec::with_capacity(room)));
+            (self.f)(std::mem::replace(
+                &mut self.pending,
+                Vec::with_capacity(room),
+            ));
         }
     }
 }

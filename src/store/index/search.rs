@@ -290,7 +290,10 @@ impl SearchIndex {
 
     /// The manifest as its bytes say (read into `bytes`), borrowed; None
     /// when there is none or it is not usable (the owned path says why).
-    fn manifest_view<'a>(&self, bytes: &'a OnceCell<Vec<u8>>) -> Option<ManifestView<'a>> {
+    fn manifest_view<'a>(
+        &self,
+        bytes: &'a OnceCell<crate::store::fs::mapped::FileBytes>,
+    ) -> Option<ManifestView<'a>> {
         let dir = self.dir().ok()?;
         let read = manifest::read(dir).ok()?;
         ManifestView::decode(bytes.get_or_init(|| read), dir, &self.store).ok()
