@@ -3,6 +3,7 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError, args};
 use crate::humanize;
+use crate::store::format::usage::UsageDetail;
 use crate::store::{
     Agent, ContextFigure, CostEstimate, Encoding, SessionRecord, SessionStats, Usage,
 };
@@ -173,7 +174,7 @@ pub fn run(env: &CliEnv, args: ListArgs) -> Result<(), CliError> {
     // for the sessions it knows as they are now.
     let (records, indexed) =
         if encoding.is_none() && env.encoding(args.encoding)? == Encoding::Cl100kBase {
-            env.store.list_with_indexed_stats()?
+            env.store.list_with_indexed_stats(UsageDetail::Totals)?
         } else {
             (env.store.list()?, Default::default())
         };

@@ -328,15 +328,16 @@ impl SearchIndex {
     }
 
     /// What the manifest `bytes` (from [`SearchIndex::manifest_bytes`])
-    /// knows, each session's usage priced by `price`; None when it is
-    /// damaged or another folder's.
+    /// knows, each session's usage read to `detail` and priced by `price`;
+    /// None when it is damaged or another folder's.
     pub fn known<'a>(
         &'a self,
         bytes: &'a [u8],
+        detail: crate::store::format::usage::UsageDetail,
         price: &mut dyn FnMut(&crate::store::format::usage::UsageByModel) -> CostEstimate,
     ) -> Option<Known<'a>> {
         let dir = self.trusted_dir()?;
-        Known::read(self, dir, bytes, price)
+        Known::read(self, dir, bytes, detail, price)
     }
 
     /// True when the files of session `id` are as `files` and `meta_stamp`

@@ -5,6 +5,7 @@
 use super::Store;
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
+use crate::store::format::usage::UsageDetail;
 use crate::store::index::{
     self, IndexStatus, IndexedStats, Layout, LiveSearch, SearchIndex, SearchOptions, SearchOutcome,
     SearchQuery, UpdateReport,
@@ -298,8 +299,12 @@ impl Store {
     /// sessions' names before the records are read, so its index's manifest
     /// is gone before they are there (the peak memory of listing 100k
     /// sessions); the agents' are asked of the records listed, so their
-    /// folders are not walked twice.
-    pub fn list_with_indexed_stats(&self) -> Result<(Vec<SessionRecord>, StatsInOrder)> {
+    /// folders are not walked twice. An agent session's usage is read to
+    /// `detail`: [`UsageDetail::Totals`] leaves out when it was spent.
+    pub fn list_with_indexed_stats(
+        &self,
+        detail: UsageDetail,
+    ) -> Result<(Vec<SessionRecord>, StatsInOrder)> {
         let mut primary = HashMap::new();
         if self.shows_primary() {
             primary = self.priced(self.primary_index().current_stats(&self.session_names()?));
@@ -338,7 +343,7 @@ impl Store {
                             return None;
                         }
                         let bytes = i.manifest.get_or_init(|| i.index.manifest_bytes());
-                        i.index.known(bytes.as_deref()?, &mut estimate)
+                        i.index.known(bytes.as_deref()?, detail, &mut estimate)
                     })
                     .collect::<Vec<_>>()
             });

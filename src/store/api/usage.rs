@@ -5,7 +5,7 @@
 use super::Store;
 use crate::store::clock::local_day;
 use crate::store::error::Result;
-use crate::store::format::usage::UsageByModel;
+use crate::store::format::usage::{UsageByModel, UsageDetail};
 use crate::store::ops::usage_report::{self, ReportQuery, SessionUsage, UsageReport};
 use crate::store::sources::agents;
 use crate::store::sources::record::SessionRecord;
@@ -45,7 +45,7 @@ impl Store {
         // An index that cannot be brought up to date leaves its sessions
         // to be read from their files below, not the report undone.
         let _ = self.update_index(now, &|_, _| {});
-        let (records, indexed) = self.list_with_indexed_stats()?;
+        let (records, indexed) = self.list_with_indexed_stats(UsageDetail::ByQuarterHour)?;
         // Each record with the usage its index knows.
         let known: Vec<(&SessionRecord, Option<&UsageByModel>)> = records
             .iter()

@@ -109,6 +109,58 @@ pub struct UsageByModel {
     pub spends: Vec<Spend>,
 }
 
+/// How much of each session's usage a listing reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UsageDetail {
+    /// Each model's tokens ([`UsageTotals`]): what `list` shows and sorts by.
+    Totals,
+    /// And when they were spent, by quarter hour: what the usage report
+    /// sums by day.
+    ByQuarterHour,
+}
+
+/// [`UsageByModel`] read without when it was spent: what a listing needs
+/// (each model's tokens and their cost), without holding a session's
+/// quarter hours, which in a session used over days are most of its usage.
+/// Its fields are [`UsageByModel`]'s, in the same order: the same bytes
+/// decode (postcard reads by position).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct UsageTotals {
+    models: Vec<(String, Usage)>,
+    long: Vec<Usage>,
+    #[serde(deserialize_with = "read_past_spends")]
+    _spends: (),
+}
+
+/// Reads each [`Spend`] of a sequence and keeps none.
+fn read_past_spends<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    struct Past;
+    impl<'de> serde::de::Visitor<'de> for Past {
+        type Value = ();
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("the quarter hours of a usage")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element::<Spend>()?.is_some() {}
+            Ok(())
+        }
+    }
+    d.deserialize_seq(Past)
+}
+
+impl From<UsageTotals> for UsageByModel {
+    /// Its totals, with no quarter hours.
+    fn from(totals: UsageTotals) -> UsageByModel {
+        UsageByModel {
+            models: totals.models,
+            long: totals.long,
+            spends: Vec::new(),
+        }
+    }
+}
+
 impl UsageByModel {
     /// Adds `usage` spent on `model` in one request, at `at` (seconds
     /// since the epoch) when the agent says.
@@ -213,6 +265,26 @@ impl UsageByModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The totals read from what a whole usage wrote are its models and
+    /// their long-context parts, and the reading ends where the usage
+    /// does (what follows it in a manifest is read right).
+    #[test]
+    fn totals_read_a_whole_usage_without_its_quarter_hours() {
+        let mut whole = UsageByModel::default();
+        for (n, model) in ["opus", "sonnet", "opus"].iter().enumerate() {
+            let at = 1_700_000_000.0 + 2000.0 * n as f64;
+            whole.add_request(model, &u(300_000 + n as u64), Some(at));
+        }
+        assert_eq!(whole.spends.len(), 3);
+        let bytes = postcard::to_stdvec(&(Some(&whole), 77u32)).unwrap();
+        let (totals, after): (Option<UsageTotals>, u32) = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(after, 77);
+        let read = UsageByModel::from(totals.unwrap());
+        assert_eq!(read.models, whole.models);
+        assert_eq!(read.long, whole.long);
+        assert!(read.spends.is_empty());
+    }
 
     fn u(n: u64) -> Usage {
         Usage {

@@ -5,7 +5,7 @@
 //! asks by its id rather than the index looking for each of them.
 
 use super::{IndexedStats, SearchIndex, manifest, stamp};
-use crate::store::format::usage::UsageByModel;
+use crate::store::format::usage::{UsageByModel, UsageDetail, UsageTotals};
 use crate::store::fs::stamp::FileStamp;
 use crate::store::ops::pricing::CostEstimate;
 
@@ -36,13 +36,14 @@ struct KnownSession<'a> {
 }
 
 impl<'a> Known<'a> {
-    /// What `index`'s manifest `bytes` knows, each session's usage priced
-    /// by `price`: kept as each session is decoded; None when the
-    /// manifest is damaged or another folder's.
+    /// What `index`'s manifest `bytes` knows, each session's usage read to
+    /// `detail` and priced by `price`: kept as each session is decoded;
+    /// None when the manifest is damaged or another folder's.
     pub(super) fn read(
         index: &'a SearchIndex,
         dir: &std::path::Path,
         bytes: &'a [u8],
+        detail: UsageDetail,
         price: &mut dyn FnMut(&UsageByModel) -> CostEstimate,
     ) -> Option<Known<'a>> {
         let mut reading = Reading {
@@ -56,7 +57,15 @@ impl<'a> Known<'a> {
             },
             price,
         };
-        manifest::walk_each(bytes, dir, &index.store, &mut reading).ok()?;
+        match detail {
+            UsageDetail::Totals => {
+                manifest::walk_each::<UsageTotals>(bytes, dir, &index.store, &mut reading)
+            }
+            UsageDetail::ByQuarterHour => {
+                manifest::walk_each::<UsageByModel>(bytes, dir, &index.store, &mut reading)
+            }
+        }
+        .ok()?;
         Some(reading.known)
     }
 
@@ -87,7 +96,7 @@ struct Reading<'k, 'a> {
     price: &'k mut dyn FnMut(&UsageByModel) -> CostEstimate,
 }
 
-impl<'a> manifest::SessionSink<'a> for Reading<'_, 'a> {
+impl<'a, U: Into<UsageByModel>> manifest::SessionSink<'a, U> for Reading<'_, 'a> {
     fn expect(&mut self, sessions: usize) {
         let known = &mut self.known;
         known.by_id.reserve(sessions);
@@ -96,7 +105,7 @@ impl<'a> manifest::SessionSink<'a> for Reading<'_, 'a> {
         known.files.reserve(sessions);
     }
 
-    fn session(&mut self, id: &'a str, mut entry: manifest::EntryView<'a>) {
+    fn session(&mut self, id: &'a str, mut entry: manifest::EntryView<'a, U>) {
         let known = &mut self.known;
         let at = known.sessions.len();
         let from = known.files.len();

@@ -158,10 +158,11 @@ pub struct ManifestView<'a> {
     pub sessions: rustc_hash::FxHashMap<&'a str, EntryView<'a>>,
 }
 
-/// [`Entry`], borrowed.
+/// [`Entry`], borrowed; its usage read as `U` (by default whole: a
+/// listing reads it as [`UsageTotals`]).
 #[derive(Clone, Debug, Deserialize)]
 #[allow(dead_code)]
-pub struct EntryView<'a> {
+pub struct EntryView<'a, U = UsageByModel> {
     pub name: &'a str,
     pub last_used_at: f64,
     #[serde(borrow)]
@@ -174,7 +175,7 @@ pub struct EntryView<'a> {
     pub is_active: bool,
     pub documents: usize,
     pub error: Option<&'a str>,
-    pub usage: Option<UsageByModel>,
+    pub usage: Option<U>,
     /// The context its agent's API saw at the last recorded request, with
     /// what came after counted.
     pub context: Option<RecordedContext>,
@@ -205,7 +206,7 @@ impl Stamp for StampView<'_> {
     }
 }
 
-impl EntryView<'_> {
+impl<U: Into<UsageByModel>> EntryView<'_, U> {
     /// [`EntryView::stats`], the usage and context moved out rather than
     /// copied (a listing of 10,000 sessions copied each twice).
     pub fn into_stats(self) -> crate::store::index::IndexedStats {
@@ -215,14 +216,17 @@ impl EntryView<'_> {
             tokens: self.tokens,
             is_active: self.is_active,
             error: self.error.map(str::to_string),
-            usage: self.usage.map(Box::new),
+            usage: self.usage.map(|u| Box::new(u.into())),
             context: self.context.map(Box::new),
             cost: None,
         }
     }
 
     /// The stats it holds.
-    pub fn stats(&self) -> crate::store::index::IndexedStats {
+    pub fn stats(&self) -> crate::store::index::IndexedStats
+    where
+        U: Clone,
+    {
         self.clone().into_stats()
     }
 }
@@ -243,11 +247,11 @@ struct Header<'a> {
 }
 
 /// What a walk of a manifest's sessions hands them to, one at a time.
-pub trait SessionSink<'a> {
+pub trait SessionSink<'a, U = UsageByModel> {
     /// How many sessions the manifest holds, told before the first.
     fn expect(&mut self, _sessions: usize) {}
     /// One session, in the manifest's order.
-    fn session(&mut self, id: &'a str, entry: EntryView<'a>);
+    fn session(&mut self, id: &'a str, entry: EntryView<'a, U>);
 }
 
 /// Walks the sessions of a manifest's `bytes` (read from `dir`, checked to
@@ -302,11 +306,11 @@ impl<'a> SessionSink<'a> for Chunks<'_, 'a> {
 /// be ours for `store` before any session is handed over) to `sink`, one
 /// at a time as each is decoded: a listing keeps what it needs of each
 /// without a vector of them all in between.
-pub fn walk_each<'a>(
+pub fn walk_each<'a, U: Deserialize<'a>>(
     bytes: &'a [u8],
     dir: &Path,
     store: &StoreIdentity,
-    sink: &mut dyn SessionSink<'a>,
+    sink: &mut dyn SessionSink<'a, U>,
 ) -> Result<(), Unusable> {
     let path = dir.join(FILE);
     let format = postcard::take_from_bytes::<u32>(bytes).map(|(f, _)| f);
@@ -339,14 +343,14 @@ pub fn walk_each<'a>(
     walked.map_err(|e| Unusable::Invalid(format!("{} is damaged: {e}", path.display())))
 }
 
-struct Walker<'w, 'a> {
+struct Walker<'w, 'a, U> {
     store: &'w StoreIdentity,
     header: &'w mut Option<Header<'a>>,
     foreign: &'w mut bool,
-    sink: &'w mut dyn SessionSink<'a>,
+    sink: &'w mut dyn SessionSink<'a, U>,
 }
 
-impl<'de, 'w> serde::de::Visitor<'de> for Walker<'w, 'de> {
+impl<'de, 'w, U: Deserialize<'de>> serde::de::Visitor<'de> for Walker<'w, 'de, U> {
     type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -373,11 +377,11 @@ impl<'de, 'w> serde::de::Visitor<'de> for Walker<'w, 'de> {
 }
 
 /// The sessions' map, handed over one session at a time.
-struct Sessions<'w, 'a> {
-    sink: &'w mut dyn SessionSink<'a>,
+struct Sessions<'w, 'a, U> {
+    sink: &'w mut dyn SessionSink<'a, U>,
 }
 
-impl<'de, 'w> serde::de::DeserializeSeed<'de> for Sessions<'w, 'de> {
+impl<'de, 'w, U: Deserialize<'de>> serde::de::DeserializeSeed<'de> for Sessions<'w, 'de, U> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -385,7 +389,7 @@ impl<'de, 'w> serde::de::DeserializeSeed<'de> for Sessions<'w, 'de> {
     }
 }
 
-impl<'de, 'w> serde::de::Visitor<'de> for Sessions<'w, 'de> {
+impl<'de, 'w, U: Deserialize<'de>> serde::de::Visitor<'de> for Sessions<'w, 'de, U> {
     type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -395,7 +399,7 @@ impl<'de, 'w> serde::de::Visitor<'de> for Sessions<'w, 'de> {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.sink.expect(map.size_hint().unwrap_or(0));
         while let Some(id) = map.next_key::<&'de str>()? {
-            let entry = map.next_value::<EntryView<'de>>()?;
+            let entry = map.next_value::<EntryView<'de, U>>()?;
             self.sink.session(id, entry);
         }
         Ok(())
