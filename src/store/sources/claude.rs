@@ -42,11 +42,30 @@ impl ClaudeProjects {
     }
 
     /// Every session file, project by project (subagents' files left out),
-    /// and whether a folder of the session's name lies beside it.
-    fn session_files_by_project(&self) -> Vec<(PathBuf, Vec<(PathBuf, bool)>)> {
+    /// and whether a folder of the session's name lies beside it; a folder
+    /// `cache` knows as it is now (at `now`) is not read again.
+    fn session_files_by_project(
+        &self,
+        cache: &ListingCache,
+        now: f64,
+    ) -> Vec<(PathBuf, Vec<(PathBuf, bool)>)> {
         // The project folders are read on every core: a listing of 10,000
         // sessions spends much of its time reading folders.
         crate::store::parallel::map_ordered(&plain_dirs(&self.dir), |project| {
+            // The folder's stamp is taken before it is read: a name added
+            // after the look changes it, and the next listing reads again.
+            let st = cache
+                .is_on()
+                .then(|| rustix::fs::lstat(project).ok())
+                .flatten();
+            if let Some(st) = &st
+                && let Some(entries) = cache.recall_folder(project, st)
+            {
+                let files = entries
+                    .map(|(name, side)| (project.join(name), side))
+                    .collect();
+                return (project.clone(), files);
+            }
             let mut out = Vec::new();
             // One reading of the folder: its session files and the folders
             // beside them.
@@ -63,6 +82,17 @@ impl ClaudeProjects {
                     out.push((file, side));
                 }
             }
+            if let Some(st) = &st {
+                // Names that are not UTF-8 are not kept: the folder is read
+                // at each listing.
+                let names: Option<Vec<(&str, bool)>> = out
+                    .iter()
+                    .map(|(f, side)| Some((f.file_name()?.to_str()?, *side)))
+                    .collect();
+                if let Some(names) = names {
+                    cache.remember_folder(project, st, &names, now);
+                }
+            }
             (project.clone(), out)
         })
     }
@@ -77,14 +107,14 @@ impl ClaudeProjects {
         use rustix::fs::{CWD, Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         // Each project folder is opened once and its sessions by name in it.
+        let now = crate::store::clock::now_seconds();
         let mut files = Vec::new();
-        for (project, sessions) in self.session_files_by_project() {
+        for (project, sessions) in self.session_files_by_project(cache, now) {
             let dir = rustix::fs::openat(CWD, &project, flags, Mode::empty())
                 .ok()
                 .map(std::sync::Arc::new);
             files.extend(sessions.into_iter().map(|(f, side)| (f, side, dir.clone())));
         }
-        let now = crate::store::clock::now_seconds();
         for chunk in files.chunks(2_000) {
             let batch = crate::store::parallel::map_ordered(chunk, |(f, side, dir)| {
                 let dir = dir.as_deref();
@@ -109,7 +139,7 @@ impl ClaudeProjects {
 
     /// Every session file (its name is the session's id).
     pub fn session_paths(&self) -> Vec<PathBuf> {
-        self.session_files_by_project()
+        self.session_files_by_project(&ListingCache::off(), 0.0)
             .into_iter()
             .flat_map(|(_, files)| files.into_iter().map(|(f, _)| f))
             .collect()

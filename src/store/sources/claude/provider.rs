@@ -18,10 +18,12 @@ use std::path::{Path, PathBuf};
 /// Claude Code.
 pub struct Claude;
 
-/// The code a session's record is read by, as text: a build that reads
-/// records differently does not take another build's remembered records.
+/// The code a session's record is read by, and its folders listed, as
+/// text: a build that reads records or lists folders differently does not
+/// take another build's remembered records or folders.
 const LISTING_RULES: u64 = rules_of(&[
     include_bytes!("listing.rs"),
+    include_bytes!("../claude.rs"),
     include_bytes!("listing/prompt.rs"),
     include_bytes!("command.rs"),
     include_bytes!("line.rs"),

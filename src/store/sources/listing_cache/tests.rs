@@ -128,3 +128,65 @@ fn a_link_is_never_recalled() {
     let next = ListingCache::from_bytes(Some(&bytes), dir.path(), 7);
     assert_eq!(next.recall(&link, &link_st), None);
 }
+
+/// A folder dated `age` seconds before `now`, and its stat.
+fn folder(dir: &Path, name: &str, age: f64, now: f64) -> (PathBuf, rustix::fs::Stat) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(&path).unwrap();
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(now - age);
+    std::fs::File::open(&path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    let st = rustix::fs::lstat(&path).unwrap();
+    (path, st)
+}
+
+#[test]
+fn a_settled_folder_is_recalled_as_it_was_read_and_a_changed_one_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, st) = folder(dir.path(), "p", 3600.0, NOW);
+    let first = ListingCache::from_bytes(None, dir.path(), 7);
+    assert!(first.recall_folder(&project, &st).is_none());
+    let entries = [("a.jsonl", true), ("b c.jsonl", false)];
+    first.remember_folder(&project, &st, &entries, NOW);
+    let bytes = first.to_save().expect("it learned a folder");
+
+    let second = ListingCache::from_bytes(Some(&bytes), dir.path(), 7);
+    let recalled: Vec<(&str, bool)> = second
+        .recall_folder(&project, &st)
+        .expect("known as it is")
+        .collect();
+    assert_eq!(recalled, entries);
+    assert_eq!(second.to_save(), None);
+
+    // A name added: the folder's times move, it is read again.
+    std::fs::write(project.join("new.jsonl"), b"{}").unwrap();
+    let st = rustix::fs::lstat(&project).unwrap();
+    assert!(second.recall_folder(&project, &st).is_none());
+    // Its times put back: the change time still moved (a clock tick
+    // later: a change in the same tick as the first could keep it).
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let (_, st) = folder(dir.path(), "p", 3600.0, NOW);
+    assert!(second.recall_folder(&project, &st).is_none());
+    // A file is never taken for the folder.
+    let (file, file_st) = file(dir.path(), "f", 3600.0, NOW);
+    assert!(second.recall_folder(&file, &file_st).is_none());
+}
+
+#[test]
+fn a_folder_changed_in_the_last_minute_or_with_odd_names_is_not_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (busy, busy_st) = folder(dir.path(), "busy", 5.0, NOW);
+    let (odd, odd_st) = folder(dir.path(), "odd", 3600.0, NOW);
+    let cache = ListingCache::from_bytes(None, dir.path(), 7);
+    cache.remember_folder(&busy, &busy_st, &[("a.jsonl", false)], NOW);
+    cache.remember_folder(&odd, &odd_st, &[("a/b.jsonl", false)], NOW);
+    cache.remember_folder(&odd, &odd_st, &[("", false)], NOW);
+    assert_eq!(cache.to_save(), None, "nothing to keep");
+    // An empty folder is kept as empty.
+    cache.remember_folder(&odd, &odd_st, &[], NOW);
+    let bytes = cache.to_save().unwrap();
+    let next = ListingCache::from_bytes(Some(&bytes), dir.path(), 7);
+    assert_eq!(next.recall_folder(&odd, &odd_st).unwrap().count(), 0);
+}

@@ -212,3 +212,57 @@ fn the_index_stats_of_a_file_changed_since_it_was_indexed_are_not_shown() {
     assert_eq!(row(&after, other)["tokens"], row(&before, other)["tokens"]);
     assert!(row(&after, other)["tokens"].is_u64());
 }
+
+/// A project folder as it was is not read again (its names are kept), but
+/// a session file added to it, or taken from it, is seen at once.
+#[test]
+fn a_session_added_to_or_taken_from_a_remembered_folder_is_listed_so() {
+    let h = Home::new();
+    let id = h.made.claude[0].clone();
+    let path = session_file(&h, &id);
+    let project = path.parent().unwrap().to_path_buf();
+    let ids = |h: &Home| -> Vec<String> {
+        let list = h.json(&["--agent", "claude", "list", "--json"]);
+        let mut ids: Vec<String> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let settle_folder = |dir: &Path| {
+        let when = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::open(dir)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    };
+    settle_folder(&project);
+    let before = ids(&h);
+    let name = project.file_name().unwrap().to_str().unwrap().to_string();
+    let kept = std::fs::read(cache_file(&h)).unwrap();
+    assert!(
+        kept.windows(name.len()).any(|w| w == name.as_bytes()),
+        "the folder is remembered"
+    );
+    assert_eq!(ids(&h), before);
+
+    // A copy of the session under a new id, in the same folder.
+    let new_id = "0f0e0d0c-0b0a-4909-8807-060504030201";
+    let text = std::fs::read_to_string(&path).unwrap().replace(&id, new_id);
+    std::fs::write(project.join(format!("{new_id}.jsonl")), text).unwrap();
+    let added = ids(&h);
+    assert!(added.iter().any(|i| i == new_id), "{added:?}");
+    assert_eq!(added.len(), before.len() + 1);
+
+    // The folder settled again with the copy in it, then the first file
+    // taken away: it is gone from the list.
+    settle_folder(&project);
+    assert_eq!(ids(&h), added);
+    std::fs::remove_file(&path).unwrap();
+    let taken = ids(&h);
+    assert!(!taken.contains(&id), "{taken:?}");
+    assert_eq!(taken.len(), before.len());
+}
