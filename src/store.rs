@@ -41,7 +41,7 @@ pub use format::safe_text;
 pub use format::session_id::SessionId;
 pub use format::tokens::{Encoding, prewarm};
 pub use format::transcript::TranscriptFormat;
-pub use format::usage::{Usage, UsageByModel};
+pub use format::usage::{Usage, UsageByModel, UsageDetail};
 pub use format::window::WindowFacts;
 pub use format::{Context, Message, Part, Special, check_fork, name_from_prompt};
 pub use fs::atomic::write_atomic;

@@ -3,9 +3,8 @@
 use crate::cli::output::{self, Progress};
 use crate::cli::{CliEnv, CliError, args};
 use crate::humanize;
-use crate::store::format::usage::UsageDetail;
 use crate::store::{
-    Agent, ContextFigure, CostEstimate, Encoding, SessionRecord, SessionStats, Usage,
+    Agent, ContextFigure, CostEstimate, Encoding, SessionRecord, SessionStats, Usage, UsageDetail,
 };
 use clap::Args;
 use serde::Serialize;
