@@ -12,7 +12,6 @@ use crate::store::index::{
 };
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agents::{AgentSource, RecordReader};
-use crate::store::sources::listing_cache::StampsByName;
 use crate::store::sources::record::SessionRecord;
 use std::collections::HashMap;
 
@@ -324,15 +323,6 @@ impl Store {
                 }
             })
             .collect();
-        // The stamps the listing saw, by source: the index's check of the
-        // same files takes them rather than looking at each file again.
-        let mut seen = Vec::new();
-        let mut note_stamps = |source: &AgentSource, stamps: &dyn Fn() -> StampsByName| {
-            // Only an index with a manifest checks them.
-            if let Some(k) = indexes.iter().position(|i| i.is(source) && i.has_manifest) {
-                seen.push((k, stamps()));
-            }
-        };
         let (records, known) = std::thread::scope(|scope| {
             let decoding = scope.spawn(|| {
                 let mut estimate = self.prices.estimator();
@@ -347,9 +337,7 @@ impl Store {
                     })
                     .collect::<Vec<_>>()
             });
-            let records = crate::store::sources::record::listed(|on_batch| {
-                self.scan_noting(on_batch, Some(&mut note_stamps))
-            });
+            let records = crate::store::sources::record::listed(|on_batch| self.scan(on_batch));
             let known = decoding
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -357,18 +345,17 @@ impl Store {
         });
         let records = records?;
         let mut known = known;
-        let stamps: Vec<Option<&StampsByName>> = (0..indexes.len())
-            .map(|k| seen.iter().find(|(noted, _)| *noted == k).map(|(_, s)| s))
-            .collect();
         // Each record's session checked on every core (when an agent's
-        // index knows any: not for 100k Loki sessions), then its stats taken.
+        // index knows any: not for 100k Loki sessions), then its stats
+        // taken. The stamp its file had when the listing looked at it
+        // stands for that file, rather than a second look.
         let found = if known.iter().any(Option::is_some) {
             crate::store::parallel::map_ordered(&records, |r| {
                 let k = indexes.iter().position(|i| i.holds(r))?;
-                let stamps = stamps[k];
+                let root = indexes[k].source.root();
                 known[k]
                     .as_ref()?
-                    .current(&r.id, &|name| stamps.and_then(|s| s.get(name).copied()))
+                    .current(&r.id, &|name| r.stamp_as(root, name))
             })
         } else {
             Vec::new()
@@ -553,11 +540,6 @@ struct AgentIndex<'s> {
 }
 
 impl AgentIndex<'_> {
-    /// True when `source` is this one's (the agent's folder, or its archive).
-    fn is(&self, source: &AgentSource) -> bool {
-        self.source.root() == source.root() && self.source.is_archive() == source.is_archive()
-    }
-
     /// True when `record` is a session of this one's source.
     fn holds(&self, record: &SessionRecord) -> bool {
         record.agent == self.source.agent() && record.archived == self.source.is_archive()

@@ -9,7 +9,7 @@ use crate::store::ops::locate::{self, Target};
 use crate::store::sources::agent::{Agent, AgentHomes};
 use crate::store::sources::agents::AgentSource;
 use crate::store::sources::layout::check_id;
-use crate::store::sources::listing_cache::{self, ListingCache, StampsByName};
+use crate::store::sources::listing_cache::{self, ListingCache};
 use crate::store::sources::record::{SessionRecord, listed};
 use crate::store::sources::{LokiTree, PeteosFolder};
 use std::path::Path;
@@ -125,25 +125,7 @@ impl Store {
 
     /// Every session, in batches as they are read, so a UI can show rows
     /// before the scan ends; `on_batch` returns false to stop.
-    pub fn scan(&self, on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
-        self.scan_noting(on_batch, None)
-    }
-}
-
-/// What [`Store::scan_noting`] hands each agent source to, with the means
-/// to gather the stamps its listing saw (by their paths in its folder).
-pub(super) type StampsSeen<'a> = dyn FnMut(&AgentSource, &dyn Fn() -> StampsByName) + 'a;
-
-impl Store {
-    /// [`Store::scan`], handing `seen` (when asked) each agent source with
-    /// the means to gather the stamps of the files its listing looked at
-    /// (by their paths in its folder): gathered only by a caller that uses
-    /// them.
-    pub(super) fn scan_noting(
-        &self,
-        mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool,
-        mut seen: Option<&mut StampsSeen<'_>>,
-    ) -> Result<()> {
+    pub fn scan(&self, mut on_batch: impl FnMut(Vec<SessionRecord>) -> bool) -> Result<()> {
         let mut going = true;
         if self.shows_primary() {
             let mut pass = |batch| {
@@ -171,14 +153,13 @@ impl Store {
             })?;
             if going {
                 self.keep_listing_cache(source, &cache);
-                if let Some(seen) = seen.as_mut() {
-                    seen(source, &|| cache.stamps_seen());
-                }
             }
         }
         Ok(())
     }
+}
 
+impl Store {
     /// What the last listing of `source` remembered, kept beside its search
     /// index (None for a provider that keeps none, or without a cache
     /// folder to trust).

@@ -260,6 +260,7 @@ fn record_of(m: &Manifest, entry: &Path) -> SessionRecord {
         error: None,
         bytes: Some(m.bytes()),
         modified_at: None,
+        stamp: None,
         archived: true,
     }
 }

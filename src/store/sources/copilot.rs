@@ -111,6 +111,7 @@ pub fn record_at(path: &Path) -> SessionRecord {
         error: None,
         bytes: None,
         modified_at: None,
+        stamp: None,
         id,
         archived: false,
     }

@@ -57,6 +57,7 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         error: None,
         bytes: None,
         modified_at: None,
+        stamp: None,
         id,
         archived: false,
     }

@@ -37,10 +37,6 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// File stamps by the file's path in the folder listed (hashed fast: the
-/// index's check looks up every session's file in it).
-pub type StampsByName = rustc_hash::FxHashMap<String, FileStamp>;
-
 /// The cache's file name in the source's index folder.
 pub const FILE: &str = "listing.postcard";
 /// The largest cache read (a million sessions fit); a bigger file is not ours.
@@ -164,8 +160,6 @@ pub struct ListingCache<'a> {
     recalled: Vec<AtomicBool>,
     /// What this listing read that was not known so, to be kept.
     learned: Mutex<Vec<Kept<'static>>>,
-    /// The stamp of each file this listing read, kept or not.
-    read: Mutex<Vec<(String, FileStamp)>>,
     /// The folders remembered, where each is by its path, which this
     /// listing found as they were, and those it read to be kept.
     folders: Vec<KeptFolder<'a>>,
@@ -215,7 +209,6 @@ impl<'a> ListingCache<'a> {
             known,
             by_path,
             learned: Mutex::new(Vec::new()),
-            read: Mutex::new(Vec::new()),
             folders_recalled: folders.iter().map(|_| AtomicBool::new(false)).collect(),
             folders,
             folder_by_path,
@@ -304,11 +297,6 @@ impl<'a> ListingCache<'a> {
     /// `now` (seconds since the epoch).
     pub fn remember(&self, path: &Path, st: &rustix::fs::Stat, record: &SessionRecord, now: f64) {
         let stamp = FileStamp::of(st);
-        if self.rules != 0
-            && let (Some(path), Ok(mut read)) = (path.to_str(), self.read.lock())
-        {
-            read.push((path.to_string(), stamp));
-        }
         let modified = stamp.mtime_ns as f64 / 1e9;
         // A damaged record is read again each time: it is rare, and says
         // more than its bytes (what the open found).
@@ -324,35 +312,6 @@ impl<'a> ListingCache<'a> {
         if let Ok(mut learned) = self.learned.lock() {
             learned.push(kept);
         }
-    }
-
-    /// The stamp of each file this listing looked at, by its path in the
-    /// folder listed (what a check of the same files a moment later, the
-    /// search index's, can take instead of looking again).
-    pub fn stamps_seen(&self) -> StampsByName {
-        let prefix = format!("{}/", self.root.trim_end_matches('/'));
-        let relative = |path: &str| path.strip_prefix(&prefix).map(str::to_string);
-        let read = self.read.lock();
-        let reread = read.as_ref().map_or(0, |r| r.len());
-        let mut out = StampsByName::with_capacity_and_hasher(
-            self.known.len() + reread,
-            rustc_hash::FxBuildHasher,
-        );
-        for (kept, recalled) in self.known.iter().zip(&self.recalled) {
-            if recalled.load(Ordering::Relaxed)
-                && let Some(name) = relative(&kept.path)
-            {
-                out.insert(name, kept.stamp);
-            }
-        }
-        if let Ok(read) = read {
-            for (path, stamp) in read.iter() {
-                if let Some(name) = relative(path) {
-                    out.insert(name, *stamp);
-                }
-            }
-        }
-        out
     }
 
     /// The cache to write after a whole listing, if it should change: a

@@ -380,6 +380,7 @@ fn record_from_meta(id: SessionId, dir: &Path, meta: &Meta, user: &str) -> Sessi
         error: None,
         bytes: None,
         modified_at: None,
+        stamp: None,
         archived: false,
     }
 }

@@ -256,6 +256,7 @@ fn listed(row: &Row<'_>, db: &Path, dir: &Path) -> rusqlite::Result<SessionRecor
         error: None,
         bytes: None,
         modified_at: None,
+        stamp: None,
         id,
         archived: false,
     })

@@ -3,6 +3,7 @@
 
 use crate::store::error::{Result, StoreError};
 use crate::store::format::SessionId;
+use crate::store::fs::stamp::FileStamp;
 use crate::store::sources::agent::Agent;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -48,6 +49,12 @@ pub struct SessionRecord {
     /// ages sessions by it compares, without asking the disk again.
     #[serde(skip)]
     pub modified_at: Option<f64>,
+    /// The stamp its file had when this listing looked at it (a listing
+    /// that looks at each file: Claude Code's), which a check of the same
+    /// file a moment later (the search index's) takes rather than looking
+    /// again. Boxed: 100k Loki sessions have none.
+    #[serde(skip)]
+    pub stamp: Option<Box<FileStamp>>,
     /// Kept in our archive (its agent deleted it): read only, resumed
     /// after a `restore --from-archive`; `path` is the entry's manifest.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -55,6 +62,24 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
+    /// This record with the stamp its file had when the listing looked.
+    pub fn seen_as(self, st: &rustix::fs::Stat) -> SessionRecord {
+        SessionRecord {
+            stamp: Some(Box::new(FileStamp::of(st))),
+            ..self
+        }
+    }
+
+    /// The stamp its file had when the listing looked, when `name` (a path
+    /// in the folder `root`) is that file.
+    pub fn stamp_as(&self, root: &std::path::Path, name: &str) -> Option<FileStamp> {
+        let stamp = self.stamp.as_deref()?;
+        let root = root.as_os_str().as_encoded_bytes();
+        let root = root.strip_suffix(b"/").unwrap_or(root);
+        let path = self.path.as_os_str().as_encoded_bytes();
+        let rest = path.strip_prefix(root)?.strip_prefix(b"/")?;
+        (rest == name.as_bytes()).then_some(*stamp)
+    }
     /// A record for an entry that could not be read. `raw_id` is the id
     /// the reader found; one [`SessionId::check`] refuses is listed under
     /// a stand-in id, the refusal first among the reasons.
@@ -318,5 +343,29 @@ mod tests {
             };
             prop_assert_eq!(names(&got), names(&expected));
         }
+    }
+
+    /// The stamp the listing saw stands for the record's own file alone,
+    /// named by its path in the folder listed.
+    #[test]
+    fn the_stamp_seen_is_the_records_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p/a.jsonl");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"{}").unwrap();
+        let st = rustix::fs::lstat(&path).unwrap();
+        let record = SessionRecord {
+            path: path.clone(),
+            ..SessionRecord::default()
+        };
+        assert_eq!(record.stamp_as(dir.path(), "p/a.jsonl"), None, "not looked at");
+        let record = record.seen_as(&st);
+        let seen = Some(FileStamp::of(&st));
+        assert_eq!(record.stamp_as(dir.path(), "p/a.jsonl"), seen);
+        let slashed = format!("{}/", dir.path().display());
+        assert_eq!(record.stamp_as(std::path::Path::new(&slashed), "p/a.jsonl"), seen);
+        assert_eq!(record.stamp_as(dir.path(), "p/b.jsonl"), None);
+        assert_eq!(record.stamp_as(dir.path(), "a.jsonl"), None);
+        assert_eq!(record.stamp_as(&dir.path().join("p"), "p/a.jsonl"), None);
     }
 }

@@ -94,6 +94,7 @@ pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord
         error: None,
         bytes: Some(file.size),
         modified_at: None,
+        stamp: None,
         id,
         archived: false,
     }
