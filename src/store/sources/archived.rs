@@ -259,7 +259,6 @@ fn record_of(m: &Manifest, entry: &Path) -> SessionRecord {
         conversation_dir: entry.to_path_buf(),
         error: None,
         bytes: Some(m.bytes()),
-        modified_at: None,
         stamp: None,
         archived: true,
     }

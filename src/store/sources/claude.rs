@@ -122,15 +122,13 @@ impl ClaudeProjects {
                     && let Some(st) = stat_no_follow(dir, f)
                     && let Some(remembered) = cache.recall(f, &st)
                 {
-                    return listing::record_recalled(f, Some(*side), &st, remembered).seen_as(&st);
+                    return listing::record_recalled(f, Some(*side), &st, remembered);
                 }
-                match listing::record_in(dir, f, Some(*side)) {
-                    (record, Some(st)) => {
-                        cache.remember(f, &st, &record, now);
-                        record.seen_as(&st)
-                    }
-                    (record, None) => record,
+                let (record, st) = listing::record_in(dir, f, Some(*side));
+                if let Some(st) = st {
+                    cache.remember(f, &st, &record, now);
                 }
+                record
             });
             if !on_batch(batch) {
                 break;

@@ -56,7 +56,6 @@ pub fn derive_record(dir: &Path) -> SessionRecord {
         conversation_dir: dir.to_path_buf(),
         error: None,
         bytes: None,
-        modified_at: None,
         stamp: None,
         id,
         archived: false,

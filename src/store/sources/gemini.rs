@@ -427,7 +427,6 @@ pub fn record_at(path: &Path) -> SessionRecord {
         conversation_dir: folder,
         error: None,
         bytes: None,
-        modified_at: None,
         stamp: None,
         id,
         archived: false,

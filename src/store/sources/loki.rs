@@ -379,7 +379,6 @@ fn record_from_meta(id: SessionId, dir: &Path, meta: &Meta, user: &str) -> Sessi
         conversation_dir: SessionPaths::new(dir).memory(),
         error: None,
         bytes: None,
-        modified_at: None,
         stamp: None,
         archived: false,
     }

@@ -255,7 +255,6 @@ fn listed(row: &Row<'_>, db: &Path, dir: &Path) -> rusqlite::Result<SessionRecor
         conversation_dir: dir.to_path_buf(),
         error: None,
         bytes: None,
-        modified_at: None,
         stamp: None,
         id,
         archived: false,

@@ -44,15 +44,11 @@ pub struct SessionRecord {
     /// agent's files: it read them anyway); None: measured when asked.
     #[serde(skip)]
     pub bytes: Option<u64>,
-    /// The session file's modification time (seconds since the epoch),
-    /// when the listing read it on the way: what an agent's cleanup that
-    /// ages sessions by it compares, without asking the disk again.
-    #[serde(skip)]
-    pub modified_at: Option<f64>,
-    /// The stamp its file had when this listing looked at it (a listing
-    /// that looks at each file: Claude Code's), which a check of the same
-    /// file a moment later (the search index's) takes rather than looking
-    /// again. Boxed: 100k Loki sessions have none.
+    /// The stamp its file had when the listing looked at it on the way
+    /// (Claude Code's listing looks at each file): its modification time is
+    /// what an agent's cleanup that ages sessions by it compares, and a
+    /// check of the same file a moment later (the search index's) takes it,
+    /// without asking the disk again. Boxed: 100k Loki sessions have none.
     #[serde(skip)]
     pub stamp: Option<Box<FileStamp>>,
     /// Kept in our archive (its agent deleted it): read only, resumed
@@ -62,12 +58,11 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
-    /// This record with the stamp its file had when the listing looked.
-    pub fn seen_as(self, st: &rustix::fs::Stat) -> SessionRecord {
-        SessionRecord {
-            stamp: Some(Box::new(FileStamp::of(st))),
-            ..self
-        }
+    /// The session file's modification time (seconds since the epoch),
+    /// when the listing looked at it on the way.
+    pub fn modified_at(&self) -> Option<f64> {
+        let ns = self.stamp.as_ref()?.mtime_ns;
+        Some(ns.div_euclid(1_000_000_000) as f64 + ns.rem_euclid(1_000_000_000) as f64 / 1e9)
     }
 
     /// The stamp its file had when the listing looked, when `name` (a path
@@ -358,12 +353,24 @@ mod tests {
             path: path.clone(),
             ..SessionRecord::default()
         };
-        assert_eq!(record.stamp_as(dir.path(), "p/a.jsonl"), None, "not looked at");
-        let record = record.seen_as(&st);
+        assert_eq!(
+            record.stamp_as(dir.path(), "p/a.jsonl"),
+            None,
+            "not looked at"
+        );
         let seen = Some(FileStamp::of(&st));
+        let record = SessionRecord {
+            stamp: seen.map(Box::new),
+            ..record
+        };
+        let ns = seen.unwrap().mtime_ns;
+        assert!((record.modified_at().unwrap() - ns as f64 / 1e9).abs() < 1e-6);
         assert_eq!(record.stamp_as(dir.path(), "p/a.jsonl"), seen);
         let slashed = format!("{}/", dir.path().display());
-        assert_eq!(record.stamp_as(std::path::Path::new(&slashed), "p/a.jsonl"), seen);
+        assert_eq!(
+            record.stamp_as(std::path::Path::new(&slashed), "p/a.jsonl"),
+            seen
+        );
         assert_eq!(record.stamp_as(dir.path(), "p/b.jsonl"), None);
         assert_eq!(record.stamp_as(dir.path(), "a.jsonl"), None);
         assert_eq!(record.stamp_as(&dir.path().join("p"), "p/a.jsonl"), None);

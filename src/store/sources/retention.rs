@@ -91,7 +91,7 @@ fn aged_from(r: &SessionRecord) -> f64 {
     // The listing's own look at the file when it took one, else the
     // disk's: a second look at every session is a path walk each.
     let modified = || {
-        if let Some(at) = r.modified_at {
+        if let Some(at) = r.modified_at() {
             return Some(at);
         }
         let m = std::fs::symlink_metadata(&r.path).ok()?.modified().ok()?;

@@ -6,6 +6,7 @@
 
 use crate::store::format::SessionId;
 use crate::store::format::naming::name_from_prompt;
+use crate::store::fs::stamp::FileStamp;
 use crate::store::sources::agent::Agent;
 use crate::store::sources::agent_read::parse_time;
 use crate::store::sources::claude::line::Line;
@@ -87,7 +88,7 @@ pub fn record_in(
         );
         return (base.damaged(error), None);
     }
-    let record = base.with_disk(file.size, file.mtime, side_folder);
+    let record = base.with_disk(file.stat.as_ref(), file.size, file.mtime, side_folder);
     let prompt = ends.prompt.or(ends.command).unwrap_or_default();
     let title = ends
         .custom_title
@@ -119,7 +120,8 @@ pub fn record_recalled(
     match Base::of(path) {
         Ok(base) => {
             let mtime = st.st_mtime as f64 + st.st_mtime_nsec as f64 / 1e9;
-            remembered.into_record(base.with_disk(st.st_size.max(0) as u64, mtime, side_folder))
+            let size = st.st_size.max(0) as u64;
+            remembered.into_record(base.with_disk(Some(st), size, mtime, side_folder))
         }
         Err(damaged) => *damaged,
     }
@@ -171,11 +173,18 @@ impl<'a> Base<'a> {
     }
 
     /// The record with what the disk says: the file's `size` and `mtime`,
-    /// and the size of the `<id>/` folder beside it (`side_folder`: whether
+    /// its stamp (`st`, what the look at it said), and the size of the
+    /// `<id>/` folder beside it (`side_folder`: whether
     /// it is there, when the caller's listing of the folder knows; None:
     /// look). The file's own fields are left to be filled. Its parts are
     /// moved into the record, not copied (10k records: 30k allocations).
-    fn with_disk(self, size: u64, mtime: f64, side_folder: Option<bool>) -> SessionRecord {
+    fn with_disk(
+        self,
+        st: Option<&rustix::fs::Stat>,
+        size: u64,
+        mtime: f64,
+        side_folder: Option<bool>,
+    ) -> SessionRecord {
         let side = || self.folder.join(&self.id);
         let side_folder = side_folder.unwrap_or_else(|| side().is_dir());
         let beside = if side_folder {
@@ -189,7 +198,7 @@ impl<'a> Base<'a> {
             created_at: mtime,
             last_used_at: mtime,
             bytes: Some(size + beside),
-            modified_at: Some(mtime),
+            stamp: st.map(|st| Box::new(FileStamp::of(st))),
             path: self.path.to_path_buf(),
             conversation_dir: self.folder,
             error: None,

@@ -93,7 +93,6 @@ pub fn record_at(path: &Path, titles: &HashMap<String, String>) -> SessionRecord
         conversation_dir: folder,
         error: None,
         bytes: Some(file.size),
-        modified_at: None,
         stamp: None,
         id,
         archived: false,
