@@ -358,12 +358,13 @@ mod tests {
             None,
             "not looked at"
         );
-        let seen = Some(FileStamp::of(&st));
+        let stamp = FileStamp::of(&st);
+        let seen = Some(stamp);
         let record = SessionRecord {
-            stamp: seen.map(Box::new),
+            stamp: Some(Box::new(stamp)),
             ..record
         };
-        let ns = seen.unwrap().mtime_ns;
+        let ns = stamp.mtime_ns;
         assert!((record.modified_at().unwrap() - ns as f64 / 1e9).abs() < 1e-6);
         assert_eq!(record.stamp_as(dir.path(), "p/a.jsonl"), seen);
         let slashed = format!("{}/", dir.path().display());
