@@ -61,7 +61,10 @@ impl ClaudeProjects {
             if let Some(st) = &st
                 && let Some(entries) = cache.recall_folder(project, st)
             {
+                // Only names a reading could have kept (the cache is ours,
+                // but what a file says is checked all the same).
                 let files = entries
+                    .filter(|(name, _)| is_session_name(name))
                     .map(|(name, side)| (project.join(name), side))
                     .collect();
                 return (project.clone(), files);
@@ -77,7 +80,7 @@ impl ClaudeProjects {
             for file in files {
                 let name = file.file_name().map(|n| n.to_string_lossy());
                 let Some(name) = name else { continue };
-                if name.ends_with(".jsonl") && !name.starts_with(AGENT_PREFIX) {
+                if is_session_name(&name) {
                     let side = file.file_stem().is_some_and(|s| sides.contains(s));
                     out.push((file, side));
                 }
@@ -487,6 +490,12 @@ pub(crate) fn plain_files(dir: &Path) -> Vec<PathBuf> {
     entries(dir, |t| t.is_file())
 }
 
+/// True for the name of a session file in a project folder: `<id>.jsonl`,
+/// neither hidden nor a subagent's.
+fn is_session_name(name: &str) -> bool {
+    name.ends_with(".jsonl") && !name.starts_with(AGENT_PREFIX) && !name.starts_with('.')
+}
+
 /// The folders and the other entries (files, links, ...) directly in
 /// `dir`, each sorted, in one reading of it; hidden ones left out.
 fn dirs_and_files(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
@@ -568,5 +577,50 @@ mod tests {
         let notes = read.skipped.other.join("; ");
         assert!(notes.contains("moved to /a/wt"), "{notes}");
         assert!(notes.contains("continued in session 0b000000"), "{notes}");
+    }
+
+    /// A project folder's remembered names are taken only when the folder
+    /// is as it was, and only those a reading of it could have kept.
+    #[test]
+    fn a_remembered_folder_gives_only_session_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("-work-p");
+        std::fs::create_dir(&project).unwrap();
+        let id = "0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a71.jsonl";
+        std::fs::write(project.join(id), b"{}\n").unwrap();
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::open(&project)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        let now = crate::store::clock::now_seconds();
+        let st = rustix::fs::lstat(&project).unwrap();
+        let cache = ListingCache::from_bytes(None, dir.path(), 7);
+        let planted = [
+            (id, false),
+            ("notes.txt", false),
+            ("agent-1.jsonl", false),
+            (".hidden.jsonl", false),
+            ("ghost.jsonl", true),
+        ];
+        cache.remember_folder(&project, &st, &planted, now);
+        let bytes = cache.to_save().unwrap();
+        let cache = ListingCache::from_bytes(Some(&bytes), dir.path(), 7);
+        let projects = ClaudeProjects::open(dir.path());
+        let names = |found: Vec<(PathBuf, Vec<(PathBuf, bool)>)>| -> Vec<String> {
+            found[0]
+                .1
+                .iter()
+                .map(|(f, _)| f.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        // As remembered (a file of the folder's gone since would be listed
+        // as damaged, as any file named like a session that cannot be read).
+        let found = names(projects.session_files_by_project(&cache, now));
+        assert_eq!(found, [id, "ghost.jsonl"]);
+        // The folder changed: read again.
+        std::fs::write(project.join("agent-2.jsonl"), b"{}\n").unwrap();
+        let found = names(projects.session_files_by_project(&cache, now));
+        assert_eq!(found, [id]);
     }
 }
