@@ -77,7 +77,7 @@ impl CliEnv {
         let (root, user) = root_and_user(given, cli.user.clone())?;
         let store = open_store(&root, &user, root_given, cli.peteos.as_deref())?;
         let store = with_other_agents(store, &cli.agents, !root_given && cli.peteos.is_none());
-        let store = store.with_prices(prices_of(&config));
+        let store = store.with_price_overrides(config.prices.clone());
         Ok(CliEnv {
             store,
             root,

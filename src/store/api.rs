@@ -20,7 +20,7 @@ use crate::store::ops::conversation::{self, Conversation};
 use crate::store::ops::diff::{self, ContextDiff};
 use crate::store::ops::export;
 use crate::store::ops::locate::Target;
-use crate::store::ops::pricing::PriceTable;
+use crate::store::ops::pricing::{ModelPrice, PriceTable, Prices};
 use crate::store::ops::purge_apply::PurgeReport;
 use crate::store::ops::purge_plan::PurgePlan;
 use crate::store::ops::stats::{self, SessionStats};
@@ -65,7 +65,7 @@ pub struct Store {
     /// Where other agents' sessions are archived (None: the user's data folder).
     archive: Option<PathBuf>,
     /// What other agents' recorded usage costs, for the estimates.
-    prices: std::sync::Arc<PriceTable>,
+    prices: std::sync::Arc<Prices>,
     /// Reports by day use UTC dates rather than local ones (tests).
     days_in_utc: bool,
 }
@@ -144,7 +144,7 @@ impl Store {
             cache: None,
             trash: None,
             archive: None,
-            prices: std::sync::Arc::new(PriceTable::builtin()),
+            prices: std::sync::Arc::new(Prices::shipped_with(None)),
             days_in_utc: false,
         })
     }
@@ -160,7 +160,7 @@ impl Store {
             cache: None,
             trash: None,
             archive: None,
-            prices: std::sync::Arc::new(PriceTable::builtin()),
+            prices: std::sync::Arc::new(Prices::shipped_with(None)),
             days_in_utc: false,
         }
     }
@@ -271,10 +271,19 @@ impl Store {
         Ok(c)
     }
 
-    /// The same store estimating costs with `prices` (the config's own on
-    /// top of the table shipped).
+    /// The same store estimating costs with `prices`.
     pub fn with_prices(mut self, prices: PriceTable) -> Store {
-        self.prices = std::sync::Arc::new(prices);
+        self.prices = std::sync::Arc::new(Prices::of(prices));
+        self
+    }
+
+    /// The same store estimating costs with the table shipped and the
+    /// config's `overrides` on top, made when first asked for.
+    pub fn with_price_overrides(
+        mut self,
+        overrides: Option<std::collections::BTreeMap<String, ModelPrice>>,
+    ) -> Store {
+        self.prices = std::sync::Arc::new(Prices::shipped_with(overrides));
         self
     }
 

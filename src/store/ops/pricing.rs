@@ -90,6 +90,49 @@ pub struct PriceTable {
     pub models: BTreeMap<String, ModelPrice>,
 }
 
+/// The price table a store estimates with, made when it is first asked
+/// for: the shipped table is a hundred models of TOML to parse (most of a
+/// millisecond), and most commands price nothing; a listing prices on the
+/// core that decodes its index, not before its first look at the disk.
+#[derive(Debug)]
+pub struct Prices {
+    table: std::sync::OnceLock<PriceTable>,
+    /// The config's prices, put over the shipped table when it is made.
+    overrides: Option<BTreeMap<String, ModelPrice>>,
+}
+
+impl Prices {
+    /// The shipped table with `overrides` on top, made when first asked for.
+    pub fn shipped_with(overrides: Option<BTreeMap<String, ModelPrice>>) -> Prices {
+        Prices {
+            table: std::sync::OnceLock::new(),
+            overrides,
+        }
+    }
+
+    /// `table` as it is.
+    pub fn of(table: PriceTable) -> Prices {
+        Prices {
+            table: std::sync::OnceLock::from(table),
+            overrides: None,
+        }
+    }
+}
+
+impl std::ops::Deref for Prices {
+    type Target = PriceTable;
+
+    fn deref(&self) -> &PriceTable {
+        self.table.get_or_init(|| {
+            let shipped = PriceTable::builtin();
+            match &self.overrides {
+                Some(overrides) => shipped.with_overrides(overrides),
+                None => shipped,
+            }
+        })
+    }
+}
+
 /// A session's estimated cost.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CostEstimate {

@@ -443,3 +443,53 @@ fn the_context_is_what_the_agents_api_saw_at_the_last_request() {
         "{compared} compared"
     );
 }
+
+/// A model the shipped table does not price is priced by the config's
+/// `[prices]`, in `list` as in `stats` (the store's table is made when
+/// first asked for, with the config's prices on top).
+#[test]
+fn the_configs_prices_price_a_model_the_table_does_not_know() {
+    let h = Home::new();
+    let rows = |h: &Home, extra: &[&str]| -> Vec<Value> {
+        h.json(&[extra, &["--agent", "claude", "list", "--json", "--tokens"]].concat())
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let before = rows(&h, &[]);
+    let (id, model) = before
+        .iter()
+        .find_map(|r| {
+            let unpriced = r["cost_estimate"]["unpriced_models"].as_array()?;
+            Some((r["id"].clone(), unpriced.first()?.as_str()?.to_string()))
+        })
+        .expect("a fixture holds a model no table prices");
+    let config = h.home.join("prices.toml");
+    std::fs::write(
+        &config,
+        format!("[prices.{model:?}]\ninput = 3.0\noutput = 15.0\n"),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let after = rows(&h, &["--config", config]);
+    let row = after.iter().find(|r| r["id"] == id).unwrap();
+    let cost = &row["cost_estimate"];
+    assert!(
+        cost["unpriced_models"].as_array().unwrap().is_empty(),
+        "{cost}"
+    );
+    assert!(cost["usd"].as_f64().is_some_and(|usd| usd > 0.0), "{cost}");
+    let stats = h.json(&[
+        "--config", config, "--agent", "claude", "stats", "--by", "model", "--json",
+    ]);
+    let priced = stats["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == model.as_str())
+        .unwrap_or_else(|| panic!("{model} in {stats}"));
+    assert!(
+        priced["cost_usd"].as_f64().is_some_and(|usd| usd > 0.0),
+        "{priced}"
+    );
+}
