@@ -234,9 +234,10 @@ impl CliEnv {
             .max(1)
     }
 
-    /// The price table: the one shipped, with the config's prices on top.
-    pub fn prices(&self) -> PriceTable {
-        prices_of(&self.config)
+    /// The price table: the one shipped, with the config's prices on top
+    /// (the store's own, which its listings and reports price with).
+    pub fn prices(&self) -> &PriceTable {
+        self.store.prices()
     }
 
     /// How far ahead the `archive_due` setting keeps what the agents'
@@ -421,14 +422,5 @@ impl CliEnv {
             }
         }
         places.join(", ")
-    }
-}
-
-/// The price table shipped, with `config`'s prices on top.
-fn prices_of(config: &Config) -> PriceTable {
-    let builtin = PriceTable::builtin();
-    match &config.prices {
-        Some(overrides) => builtin.with_overrides(overrides),
-        None => builtin,
     }
 }

@@ -271,12 +271,6 @@ impl Store {
         Ok(c)
     }
 
-    /// The same store estimating costs with `prices`.
-    pub fn with_prices(mut self, prices: PriceTable) -> Store {
-        self.prices = std::sync::Arc::new(Prices::of(prices));
-        self
-    }
-
     /// The same store estimating costs with the table shipped and the
     /// config's `overrides` on top, made when first asked for.
     pub fn with_price_overrides(
@@ -285,6 +279,11 @@ impl Store {
     ) -> Store {
         self.prices = std::sync::Arc::new(Prices::shipped_with(overrides));
         self
+    }
+
+    /// The price table its estimates use (made at this first ask).
+    pub fn prices(&self) -> &PriceTable {
+        &self.prices
     }
 
     /// True when a running agent owns the session (`is_active`): writing to

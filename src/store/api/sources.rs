@@ -157,9 +157,7 @@ impl Store {
         }
         Ok(())
     }
-}
 
-impl Store {
     /// What the last listing of `source` remembered, kept beside its search
     /// index (None for a provider that keeps none, or without a cache
     /// folder to trust).

@@ -109,14 +109,6 @@ impl Prices {
             overrides,
         }
     }
-
-    /// `table` as it is.
-    pub fn of(table: PriceTable) -> Prices {
-        Prices {
-            table: std::sync::OnceLock::from(table),
-            overrides: None,
-        }
-    }
 }
 
 impl std::ops::Deref for Prices {
