@@ -105,7 +105,8 @@ impl ThreadBuilder {
 
     /// Adds a message at the end.
     pub fn push(&mut self, m: NewMessage) {
-        let mut raw = Map::new();
+        // Room for every field at once: the map is not grown field by field.
+        let mut raw = Map::with_capacity(7);
         raw.insert("role".into(), Value::String(m.role.into()));
         raw.insert("content".into(), Value::Array(m.parts));
         raw.insert("_type".into(), json!(m.kind.unwrap_or("Message")));

@@ -156,12 +156,33 @@ impl ClaudeProjects {
     /// The session `record` read whole: its conversation, its subagents'
     /// and side conversations, its usage, and what could not be read.
     pub fn read(record: &SessionRecord) -> Result<AgentRead> {
-        let mut file = read_file(&record.path, false)?;
+        let mut parsed = parse_file(&record.path)?;
+        let mut spent = std::mem::take(&mut parsed.spent);
+        // Each subagent's file is built as soon as it is parsed; its usage
+        // waits for the total.
+        let subagents: Vec<Result<FileRead>> = subagent_files(record)
+            .into_iter()
+            .map(|path| {
+                let mut sub = parse_file(&path)?;
+                spent.append(&mut sub.spent);
+                build_file(sub, &path, true)
+            })
+            .collect();
+        // Every line's usage is summed on another core while the main
+        // conversation is built from its lines.
+        let (file, usage) = std::thread::scope(|scope| {
+            let usage = scope.spawn(|| usage::total(&spent));
+            let file = build_file(parsed, &record.path, false);
+            let usage = usage
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (file, usage)
+        });
+        let mut file = file?;
         let mut others = std::mem::take(&mut file.sides);
-        for path in subagent_files(record) {
-            match read_file(&path, true) {
+        for sub in subagents {
+            match sub {
                 Ok(sub) => {
-                    file.spent.extend(sub.spent);
                     file.skipped.absorb(sub.skipped);
                     others.push(sub.main);
                 }
@@ -171,7 +192,6 @@ impl ClaudeProjects {
                     .push(format!("a subagent's file could not be read: {e}")),
             }
         }
-        let usage = usage::total(&file.spent);
         Ok(AgentRead {
             main: file.main,
             others,
@@ -193,7 +213,7 @@ impl ClaudeProjects {
             .rev()
             .enumerate()
             .filter_map(|(n, b)| {
-                let line = Line::parse_with_parts(b)?;
+                let line = Box::new(Line::parse_with_parts(b)?);
                 let span = jsonl::LineSpan {
                     line: n as u32 + 1,
                     offset: 0,
@@ -280,17 +300,22 @@ struct FileRead {
     /// The context of the main chain's last request.
     context: Option<RecordedContext>,
     sides: Vec<Thread>,
-    /// The usage each line carries.
-    spent: Vec<usage::Spent>,
     title: Option<String>,
     skipped: Skipped,
 }
 
-/// Reads one file: a session's (`subagent` false) or a subagent's.
-fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
+/// One file's lines as parsed, with the usage each carries.
+struct ParsedFile {
+    lines: Vec<Parsed>,
+    spent: Vec<usage::Spent>,
+    skipped: Skipped,
+}
+
+/// Reads and parses one file (a session's or a subagent's) on every core.
+fn parse_file(path: &Path) -> Result<ParsedFile> {
     // Each line's usage is taken as it is parsed, on every core.
     let read = read_parsed(path, |bytes| {
-        let line = Line::parse_with_parts(bytes)?;
+        let line = Box::new(Line::parse_with_parts(bytes)?);
         let spent = usage::spent_of(&line);
         Some((line, spent))
     })?;
@@ -308,6 +333,21 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
         }
         lines.push(Parsed { span, line });
     }
+    Ok(ParsedFile {
+        lines,
+        spent,
+        skipped,
+    })
+}
+
+/// One parsed file's conversation: a session's (`subagent` false) or a
+/// subagent's.
+fn build_file(parsed: ParsedFile, path: &Path, subagent: bool) -> Result<FileRead> {
+    let ParsedFile {
+        mut lines,
+        mut skipped,
+        ..
+    } = parsed;
     let title = title_of(&lines);
     if !subagent {
         skipped.other.extend(moves_of(&lines));
@@ -316,7 +356,9 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let order = chain::main_chain(&lines, subagent, &mut skipped);
+    // Each uuid's first line, found once for the main chain and the side ones.
+    let uuids = chain::Uuids::new(&lines);
+    let order = chain::main_chain(&lines, &uuids, subagent, &mut skipped);
     // The main chain's last request, as the API saw it (read before the
     // lines give their content to the messages).
     let last_request = order.iter().rev().find_map(|&i| {
@@ -337,7 +379,7 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
     let sides = if subagent {
         Vec::new()
     } else {
-        chain::side_chains(&lines, &mut skipped)
+        chain::side_chains(&lines, &uuids, &mut skipped)
     };
     let built = chain::messages(&mut lines, &order, &mut skipped);
     let main = built.finish(&stem, None, path)?;
@@ -383,7 +425,6 @@ fn read_file(path: &Path, subagent: bool) -> Result<FileRead> {
         main,
         context,
         sides: side_threads,
-        spent,
         title,
         skipped,
     })

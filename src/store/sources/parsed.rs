@@ -76,7 +76,11 @@ pub fn read_parsed<T: Send>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    let mut lines = Vec::new();
+    let parsed = pieces
+        .iter()
+        .map(|p| p.as_ref().map_or(0, |p| p.lines.len()))
+        .sum();
+    let mut lines = Vec::with_capacity(parsed);
     let mut before = 0u32;
     for p in pieces {
         let p = p.map_err(|e| StoreError::io("read", path, e))?;

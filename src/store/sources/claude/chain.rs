@@ -15,8 +15,10 @@ use std::collections::{HashMap, HashSet};
 pub struct Parsed {
     /// Where it is in the file.
     pub span: LineSpan,
-    /// What it says.
-    pub line: Line,
+    /// What it says, boxed: a line is hundreds of bytes, and a 100 MB
+    /// session's lines are moved from the parsing threads' pieces into one
+    /// vector, then into these, on the thread the viewer waits for.
+    pub line: Box<Line>,
 }
 
 /// The uuid of each line to the first line that has it (a replayed copy
@@ -56,10 +58,14 @@ impl<'a> Uuids<'a> {
 
 /// The lines of the main conversation, the one that ends at the last
 /// message of the file that is not a side conversation, in order (indices
-/// into `lines`). In a subagent's own file every line is a sidechain:
-/// `sidechain` then says which lines to follow.
-pub fn main_chain(lines: &[Parsed], sidechain: bool, skipped: &mut Skipped) -> Vec<usize> {
-    let uuids = Uuids::new(lines);
+/// into `lines`, whose `uuids` are given). In a subagent's own file every
+/// line is a sidechain: `sidechain` then says which lines to follow.
+pub fn main_chain(
+    lines: &[Parsed],
+    uuids: &Uuids<'_>,
+    sidechain: bool,
+    skipped: &mut Skipped,
+) -> Vec<usize> {
     // A replayed copy of an earlier line is not a new leaf: the last line
     // written for the first time is.
     let leaf = (0..lines.len()).rev().find(|&i| {
@@ -70,17 +76,20 @@ pub fn main_chain(lines: &[Parsed], sidechain: bool, skipped: &mut Skipped) -> V
             && uuids.is_first(lines, i)
     });
     let order = match leaf {
-        Some(leaf) => chain_from(lines, &uuids, leaf, skipped),
+        Some(leaf) => chain_from(lines, uuids, leaf, skipped),
         None => Vec::new(),
     };
-    let on_chain: HashSet<usize> = order.iter().copied().collect();
+    let mut on_chain = vec![false; lines.len()];
+    for &i in &order {
+        on_chain[i] = true;
+    }
     let elsewhere = lines
         .iter()
         .enumerate()
         .filter(|(i, p)| {
             matches!(p.line.kind(), "user" | "assistant")
                 && p.line.sidechain() == sidechain
-                && !on_chain.contains(i)
+                && !on_chain[*i]
                 && uuids.is_first(lines, *i)
         })
         .count();
@@ -100,8 +109,7 @@ pub fn main_chain(lines: &[Parsed], sidechain: bool, skipped: &mut Skipped) -> V
 
 /// The side conversations kept in the main file (older versions wrote a
 /// subagent's lines there, marked `isSidechain`): one chain per leaf.
-pub fn side_chains(lines: &[Parsed], skipped: &mut Skipped) -> Vec<Vec<usize>> {
-    let uuids = Uuids::new(lines);
+pub fn side_chains(lines: &[Parsed], uuids: &Uuids<'_>, skipped: &mut Skipped) -> Vec<Vec<usize>> {
     let parents: HashSet<&str> = lines
         .iter()
         .filter(|p| p.line.sidechain())
@@ -116,7 +124,7 @@ pub fn side_chains(lines: &[Parsed], skipped: &mut Skipped) -> Vec<Vec<usize>> {
                 && uuids.is_first(lines, *i)
                 && p.line.uuid.as_deref().is_some_and(|u| !parents.contains(u))
         })
-        .map(|(leaf, _)| chain_from(lines, &uuids, leaf, skipped))
+        .map(|(leaf, _)| chain_from(lines, uuids, leaf, skipped))
         .collect()
 }
 
@@ -131,10 +139,10 @@ fn chain_from(
 ) -> Vec<usize> {
     let side = lines[leaf].line.sidechain();
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = vec![false; lines.len()];
     let mut cur = Some(leaf);
     while let Some(i) = cur {
-        if !seen.insert(i) {
+        if std::mem::replace(&mut seen[i], true) {
             skipped.other.push(format!(
                 "the chain of messages loops at line {}; it is cut there",
                 lines[i].span.line
@@ -176,8 +184,8 @@ pub fn messages(lines: &mut [Parsed], order: &[usize], skipped: &mut Skipped) ->
         let p = &mut lines[i];
         let span = p.span;
         let line = &mut p.line;
-        let uuid = line.uuid.clone().unwrap_or_default();
-        let timestamp = line.timestamp.clone();
+        let uuid = line.uuid.take().unwrap_or_default();
+        let timestamp = line.timestamp.take();
         match line.kind() {
             "user" => {
                 last_message_id = None;
@@ -346,7 +354,7 @@ mod tests {
                     offset: 0,
                     len: l.len() as u32,
                 },
-                line: Line::parse(l.as_bytes()).unwrap(),
+                line: Box::new(Line::parse(l.as_bytes()).unwrap()),
             })
             .collect()
     }
@@ -367,7 +375,7 @@ mod tests {
             r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"text","text":"A"}]}}"#,
         ]);
         let mut skipped = Skipped::default();
-        let order = main_chain(&lines, false, &mut skipped);
+        let order = main_chain(&lines, &Uuids::new(&lines), false, &mut skipped);
         assert_eq!(order, vec![0, 1, 2, 4, 5, 8]);
         let built = messages(&mut lines, &order, &mut skipped);
         let thread = built
@@ -399,7 +407,7 @@ mod tests {
         let notes = skipped.sentences().join("\n");
         assert!(notes.contains("1 messages on other branches"), "{notes}");
         assert!(notes.contains("2 lines replayed"), "{notes}");
-        let side = side_chains(&lines, &mut Skipped::default());
+        let side = side_chains(&lines, &Uuids::new(&lines), &mut Skipped::default());
         assert_eq!(side, vec![vec![7]]);
     }
 }

@@ -147,7 +147,7 @@ mod tests {
                 offset: 0,
                 len: 0,
             },
-            line: Line::parse(text.as_bytes()).unwrap(),
+            line: Box::new(Line::parse(text.as_bytes()).unwrap()),
         }
     }
 
