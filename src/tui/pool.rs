@@ -128,7 +128,7 @@ impl Lane {
                         if waited.timed_out() && state.tasks.is_empty() {
                             // Not under the lane's lock: a trim takes milliseconds.
                             drop(state);
-                            memory::give_back_if_worked();
+                            memory::give_back_if_quiet();
                             state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
                         }
                     } else {
@@ -142,8 +142,9 @@ impl Lane {
             };
             // A task that panics (the panic hook has reported it) leaves
             // the thread for the next one.
+            memory::task_started();
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
-            memory::worked();
+            memory::task_ended();
         }
     }
 }
