@@ -154,24 +154,44 @@ impl ThreadBuilder {
     }
 }
 
+/// A part of these fields, in this order. Its texts are moved in: `json!`
+/// would copy each (it serializes its values by reference), and a tool's
+/// result can be megabytes.
+fn part_of<const N: usize>(fields: [(&str, String); N]) -> Value {
+    let mut part = Map::with_capacity(N + 1);
+    for (key, text) in fields {
+        part.insert(key.to_string(), Value::String(text));
+    }
+    Value::Object(part)
+}
+
 /// A text part.
 pub fn text_part(text: impl Into<String>) -> Value {
-    json!({"type": "text", "text": text.into()})
+    part_of([("type", "text".into()), ("text", text.into())])
 }
 
 /// A thinking part.
 pub fn thinking_part(text: impl Into<String>) -> Value {
-    json!({"type": "thinking", "text": text.into()})
+    part_of([("type", "thinking".into()), ("text", text.into())])
 }
 
 /// A tool call: `arguments` is JSON text, as peteos keeps it.
 pub fn tool_use_part(call_id: &str, name: &str, arguments: String) -> Value {
-    json!({"type": "tool_use", "call_id": call_id, "name": name, "arguments": arguments})
+    part_of([
+        ("type", "tool_use".into()),
+        ("call_id", call_id.into()),
+        ("name", name.into()),
+        ("arguments", arguments),
+    ])
 }
 
 /// A tool's result; `error` marks a failed call.
 pub fn tool_result_part(call_id: &str, content: String, error: bool) -> Value {
-    let mut part = json!({"type": "tool_result", "call_id": call_id, "content": content});
+    let mut part = part_of([
+        ("type", "tool_result".into()),
+        ("call_id", call_id.into()),
+        ("content", content),
+    ]);
     if error {
         part["execution_status"] = json!("error");
     }
@@ -189,7 +209,10 @@ pub fn media_part(kind: &str, media_type: Option<&str>, data: Option<&str>) -> V
     if let Some(d) = data {
         source.insert("data".into(), json!(d));
     }
-    json!({"type": kind, "source": Value::Object(source)})
+    let mut part = Map::with_capacity(2);
+    part.insert("type".into(), Value::String(kind.into()));
+    part.insert("source".into(), Value::Object(source));
+    Value::Object(part)
 }
 
 /// The text of a JSON value a tool returned: a string as is, a list of

@@ -116,7 +116,13 @@ fn result_content(content: Value) -> (String, Vec<Value>) {
             other => texts.push(value_text(&other)),
         }
     }
-    (texts.join("\n"), media_parts)
+    // One text (the usual case) is moved, not copied by a join.
+    let text = if texts.len() == 1 {
+        texts.pop().unwrap_or_default()
+    } else {
+        texts.join("\n")
+    };
+    (text, media_parts)
 }
 
 /// A media block (`source: {type, media_type, data}`) as a media part.
