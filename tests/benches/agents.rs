@@ -36,7 +36,7 @@ mod support;
 
 use crossterm::event::{KeyCode, KeyModifiers};
 use loki_sessions::demo::agents::{self, AgentsSpec};
-use loki_sessions::store::{AgentHomes, Store, now_seconds};
+use loki_sessions::store::{AgentHomes, Encoding, Store, now_seconds};
 use loki_sessions::tui::live::Live;
 use serde_json::json;
 use std::io::{Read, Seek, SeekFrom};
@@ -119,6 +119,14 @@ fn view(home: &Path, id: &str) -> serde_json::Value {
         live.run_until(LIMIT, |m| m.viewer().is_some_and(|v| v.loaded.is_some()))
             .expect("opens");
         frames.push(started.elapsed());
+        // The counting the viewer starts once its first frame is drawn
+        // (about a second of both cores for this session) ends before the
+        // next run starts: else it runs on beside the next run's read.
+        live.run_until(LIMIT, |m| {
+            m.viewer()
+                .is_some_and(|v| v.complete_counts(Encoding::Cl100kBase).is_some())
+        })
+        .expect("counted");
     }
     let size = std::fs::metadata(&record.path).unwrap().len();
     let read = percentile(&mut reads, 0.5);
