@@ -76,7 +76,7 @@ pub fn main_chain(
             && uuids.is_first(lines, i)
     });
     let order = match leaf {
-        Some(leaf) => chain_from(lines, uuids, leaf, skipped),
+        Some(leaf) => chain_from(lines, uuids, leaf, &mut vec![false; lines.len()], skipped),
         None => Vec::new(),
     };
     let mut on_chain = vec![false; lines.len()];
@@ -110,6 +110,8 @@ pub fn main_chain(
 /// The side conversations kept in the main file (older versions wrote a
 /// subagent's lines there, marked `isSidechain`): one chain per leaf.
 pub fn side_chains(lines: &[Parsed], uuids: &Uuids<'_>, skipped: &mut Skipped) -> Vec<Vec<usize>> {
+    // One mark per line for every chain followed (each clears its own).
+    let mut seen = vec![false; lines.len()];
     let parents: HashSet<&str> = lines
         .iter()
         .filter(|p| p.line.sidechain())
@@ -124,22 +126,24 @@ pub fn side_chains(lines: &[Parsed], uuids: &Uuids<'_>, skipped: &mut Skipped) -
                 && uuids.is_first(lines, *i)
                 && p.line.uuid.as_deref().is_some_and(|u| !parents.contains(u))
         })
-        .map(|(leaf, _)| chain_from(lines, uuids, leaf, skipped))
+        .map(|(leaf, _)| chain_from(lines, uuids, leaf, &mut seen, skipped))
         .collect()
 }
 
 /// The chain from `leaf` back to its root, in order: it follows
 /// `parentUuid` (or, at a compaction boundary, `logicalParentUuid`) while
-/// the lines are on the leaf's side (main or sidechain).
+/// the lines are on the leaf's side (main or sidechain). `seen` marks the
+/// lines it passed (one per line, all clear, and cleared again after: a
+/// file of many side chains does not make one such vector for each).
 fn chain_from(
     lines: &[Parsed],
     uuids: &Uuids<'_>,
     leaf: usize,
+    seen: &mut [bool],
     skipped: &mut Skipped,
 ) -> Vec<usize> {
     let side = lines[leaf].line.sidechain();
     let mut out = Vec::new();
-    let mut seen = vec![false; lines.len()];
     let mut cur = Some(leaf);
     while let Some(i) = cur {
         if std::mem::replace(&mut seen[i], true) {
@@ -170,6 +174,9 @@ fn chain_from(
                 }
             },
         };
+    }
+    for &i in &out {
+        seen[i] = false;
     }
     out.reverse();
     out
@@ -409,5 +416,20 @@ mod tests {
         assert!(notes.contains("2 lines replayed"), "{notes}");
         let side = side_chains(&lines, &Uuids::new(&lines), &mut Skipped::default());
         assert_eq!(side, vec![vec![7]]);
+    }
+
+    #[test]
+    fn side_chains_that_share_their_start_are_each_whole() {
+        let lines = parsed(&[
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"content":"go"}}"#,
+            r#"{"type":"user","uuid":"s1","parentUuid":"u1","isSidechain":true,"message":{"content":"task"}}"#,
+            r#"{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"message":{"id":"m2","content":[{"type":"text","text":"one way"}]}}"#,
+            r#"{"type":"assistant","uuid":"s3","parentUuid":"s1","isSidechain":true,"message":{"id":"m3","content":[{"type":"text","text":"another"}]}}"#,
+        ]);
+        let mut skipped = Skipped::default();
+        let side = side_chains(&lines, &Uuids::new(&lines), &mut skipped);
+        // The second chain passes the line the first one passed too.
+        assert_eq!(side, vec![vec![1, 2], vec![1, 3]]);
+        assert!(skipped.sentences().is_empty(), "{:?}", skipped.sentences());
     }
 }
