@@ -158,6 +158,18 @@ pub fn short_count(n: u64) -> String {
     }
 }
 
+/// `n` in full (`987,654`) when it fits `width` columns, else shortened
+/// (`15M`): a right-aligned table cell too narrow for it would cut its
+/// first digits off (`,870,530`).
+pub fn count_within(n: u64, width: u16) -> String {
+    let full = count(n);
+    if full.len() <= usize::from(width) {
+        full
+    } else {
+        short_count(n)
+    }
+}
+
 /// A UTC date and time to the minute: `2026-11-29 08:12`.
 pub fn datetime(seconds: f64) -> String {
     let time = std::time::UNIX_EPOCH + Duration::from_secs(seconds.max(0.0) as u64);
@@ -228,6 +240,16 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_count_too_wide_for_its_column_is_shortened_not_cut() {
+        assert_eq!(count_within(987_654, 8), "987,654");
+        assert_eq!(count_within(1_234_567, 8), "1.2M");
+        assert_eq!(count_within(14_870_530, 8), "15M");
+        assert_eq!(count_within(14_870_530, 10), "14,870,530");
+        assert_eq!(count_within(99_999, 6), "99,999");
+        assert_eq!(count_within(123_456, 6), "123k");
+    }
 
     #[test]
     fn readable_forms() {

@@ -14,8 +14,12 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState, Wrap};
 
+/// The messages' and the tokens' columns.
+const MSGS: u16 = 6;
+const TOKENS: u16 = 8;
+
 /// Columns of everything but the context id (with the gaps between).
-const FIXED_COLUMNS: u16 = 1 + 8 + 6 + 8 + 16 + 5;
+const FIXED_COLUMNS: u16 = 1 + 8 + MSGS + TOKENS + 16 + 5;
 
 /// Draws the list over `area`.
 pub fn draw(frame: &mut Frame, view: &ContextsView, area: Rect, theme: Theme) {
@@ -60,8 +64,8 @@ pub fn draw(frame: &mut Frame, view: &ContextsView, area: Rect, theme: Theme) {
         Constraint::Length(1),
         Constraint::Length(id_width),
         Constraint::Length(8),
-        Constraint::Length(6),
-        Constraint::Length(8),
+        Constraint::Length(MSGS),
+        Constraint::Length(TOKENS),
         Constraint::Length(16),
     ];
     let header =
@@ -87,9 +91,11 @@ fn context_row(c: &ContextInfo, counted: bool, id_width: usize, theme: Theme) ->
             Cell::from(Line::styled("other", theme.dim())),
         ),
     };
-    let messages = c.messages.map_or("-".into(), |n| humanize::count(n as u64));
+    let messages = c
+        .messages
+        .map_or("-".into(), |n| humanize::count_within(n as u64, MSGS));
     let tokens = match c.tokens {
-        Some(n) => humanize::count(n),
+        Some(n) => humanize::count_within(n, TOKENS),
         None if !counted && c.error.is_none() => "…".into(),
         None => "-".into(),
     };

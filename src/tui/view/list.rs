@@ -92,8 +92,8 @@ pub fn draw(frame: &mut Frame, model: &Model, offset: &mut usize, area: Rect, th
     let mut widths = vec![
         Constraint::Min(20),
         Constraint::Length(14), // the longest age: "59 minutes ago"
-        Constraint::Length(6),
-        Constraint::Length(8),
+        Constraint::Length(MSGS),
+        Constraint::Length(TOKENS),
         Constraint::Length(5), // "100%"
         Constraint::Length(9),
     ];
@@ -222,6 +222,9 @@ const PROJECT: u16 = 16;
 const PROJECT_FROM: u16 = 47 + AGENT + 1 + PROJECT + 1 + 20;
 /// Columns of the COST column ("$123.45+?").
 const COST: u16 = 9;
+/// The messages' and the tokens' columns.
+const MSGS: u16 = 6;
+const TOKENS: u16 = 8;
 
 /// What every row is drawn with.
 struct RowLook<'a> {
@@ -335,8 +338,10 @@ fn session_row<'a>(
     }
     let (messages, tokens, size) = match &row.stats {
         Some(s) => (
-            s.messages.map_or("?".into(), |m| humanize::count(m as u64)),
-            s.tokens.map_or("?".into(), humanize::count),
+            s.messages
+                .map_or("?".into(), |m| humanize::count_within(m as u64, MSGS)),
+            s.tokens
+                .map_or("?".into(), |t| humanize::count_within(t, TOKENS)),
             humanize::bytes(s.bytes),
         ),
         None => ("…".into(), "…".into(), "…".into()),

@@ -17,6 +17,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Row, Table, TableState};
 use std::collections::BTreeSet;
 
+/// The message's tokens' column and the running total's (a total of ten
+/// million or more is shortened: `15M`).
+const TOKENS: u16 = 8;
+const TOTAL: u16 = 9;
+
 /// Characters of a message shown on its line (more than any screen is wide).
 const LINE_CHARS: usize = 300;
 
@@ -206,10 +211,13 @@ pub fn draw(
             let row = Row::new([
                 Cell::from(number),
                 Cell::from(Line::from(marker)),
-                Cell::from(Line::from(shown.map_or("…".into(), humanize::count)).right_aligned()),
+                Cell::from(
+                    Line::from(shown.map_or("…".into(), |n| humanize::count_within(n, TOKENS)))
+                        .right_aligned(),
+                ),
                 Cell::from(
                     Line::from(if now.is_some() && fate.kept() {
-                        humanize::count(running)
+                        humanize::count_within(running, TOTAL)
                     } else {
                         String::new()
                     })
@@ -227,8 +235,8 @@ pub fn draw(
     let widths = [
         Constraint::Length(6),
         Constraint::Length(10),
-        Constraint::Length(8),
-        Constraint::Length(9),
+        Constraint::Length(TOKENS),
+        Constraint::Length(TOTAL),
         Constraint::Min(10),
     ];
     let title = if viewer.order.is_some() {
