@@ -75,6 +75,7 @@ impl SessionRecord {
         let rest = path.strip_prefix(root)?.strip_prefix(b"/")?;
         (rest == name.as_bytes()).then_some(*stamp)
     }
+
     /// A record for an entry that could not be read. `raw_id` is the id
     /// the reader found; one [`SessionId::check`] refuses is listed under
     /// a stand-in id, the refusal first among the reasons.
