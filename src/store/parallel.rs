@@ -17,12 +17,24 @@ pub fn workers() -> usize {
 /// apart and then gathered, 100k sessions' stats were held twice at the
 /// peak of a listing.
 pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    map_ordered_with(items, || (), |(), item| f(item))
+}
+
+/// [`map_ordered`] where each thread keeps a state of its own, made by
+/// `state` and handed to `f` with each of its items (in their order: a
+/// thread's items are consecutive).
+pub fn map_ordered_with<T: Sync, S, R: Send>(
+    items: &[T],
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
     let workers = workers();
     if items.len() < 2 || workers < 2 {
-        return items.iter().map(f).collect();
+        let mut own = state();
+        return items.iter().map(|item| f(&mut own, item)).collect();
     }
     let per = items.len().div_ceil(workers);
-    let f = &f;
+    let (f, state) = (&f, &state);
     let mut out: Vec<R> = Vec::with_capacity(items.len());
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
@@ -30,8 +42,9 @@ pub fn map_ordered<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) ->
             .zip(out.spare_capacity_mut().chunks_mut(per))
             .map(|(part, places)| {
                 scope.spawn(move || {
+                    let mut own = state();
                     for (item, place) in part.iter().zip(places) {
-                        place.write(f(item));
+                        place.write(f(&mut own, item));
                     }
                 })
             })
@@ -76,6 +89,25 @@ mod tests {
             assert!(*x != 700, "item {x}");
             x.to_string()
         });
+    }
+
+    #[test]
+    fn each_thread_keeps_its_state_across_its_items() {
+        let items: Vec<u32> = (0..1000).collect();
+        // Each item gets how many items its thread had handled before it:
+        // a state shared or made afresh per item would break the count.
+        let seen = map_ordered_with(
+            &items,
+            || 0u32,
+            |handled, _| {
+                *handled += 1;
+                *handled
+            },
+        );
+        let per = items.len().div_ceil(workers().min(items.len()));
+        for (k, n) in seen.iter().enumerate() {
+            assert_eq!(*n as usize, k % per + 1, "item {k}");
+        }
     }
 
     #[test]

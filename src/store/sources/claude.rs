@@ -107,32 +107,33 @@ impl ClaudeProjects {
         cache: &ListingCache,
         on_batch: &mut dyn FnMut(Vec<SessionRecord>) -> bool,
     ) -> Result<()> {
-        use rustix::fs::{CWD, Mode, OFlags};
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        // Each project folder is opened once and its sessions by name in it.
         let now = crate::store::clock::now_seconds();
+        let mut projects = Vec::new();
         let mut files = Vec::new();
         for (project, sessions) in self.session_files_by_project(cache, now) {
-            let dir = rustix::fs::openat(CWD, &project, flags, Mode::empty())
-                .ok()
-                .map(std::sync::Arc::new);
-            files.extend(sessions.into_iter().map(|(f, side)| (f, side, dir.clone())));
+            let at = projects.len();
+            files.extend(sessions.into_iter().map(|(f, side)| (f, side, at)));
+            projects.push(project);
         }
         for chunk in files.chunks(2_000) {
-            let batch = crate::store::parallel::map_ordered(chunk, |(f, side, dir)| {
-                let dir = dir.as_deref();
-                if cache.is_on()
-                    && let Some(st) = stat_no_follow(dir, f)
-                    && let Some(remembered) = cache.recall(f, &st)
-                {
-                    return listing::record_recalled(f, Some(*side), &st, remembered);
-                }
-                let (record, st) = listing::record_in(dir, f, Some(*side));
-                if let Some(st) = st {
-                    cache.remember(f, &st, &record, now);
-                }
-                record
-            });
+            let batch = crate::store::parallel::map_ordered_with(
+                chunk,
+                || OpenFolder::None,
+                |open, (f, side, at)| {
+                    let dir = open.of(&projects, *at);
+                    if cache.is_on()
+                        && let Some(st) = stat_no_follow(dir, f)
+                        && let Some(remembered) = cache.recall(f, &st)
+                    {
+                        return listing::record_recalled(f, Some(*side), &st, remembered);
+                    }
+                    let (record, st) = listing::record_in(dir, f, Some(*side));
+                    if let Some(st) = st {
+                        cache.remember(f, &st, &record, now);
+                    }
+                    record
+                },
+            );
             if !on_batch(batch) {
                 break;
             }
@@ -295,6 +296,40 @@ fn new_layout_subagents(record: &SessionRecord) -> Vec<PathBuf> {
 
 /// What the entry at `path` (in its open folder `dir`, if open) is, a link
 /// not followed.
+/// The project folder a listing thread has open: its files are looked at
+/// by name in it. Each thread holds one folder at a time, its files being
+/// consecutive. Every folder held open at once (300 in the bench) grew the
+/// process's table of open files while other threads ran, and each growth
+/// waits until every core has passed a quiescent point (an RCU grace
+/// period): 8 ms of a 57 ms listing with the index (the `list` row of
+/// `docs/PERFORMANCE.md`). A thousand folders would also have run out of
+/// descriptors.
+enum OpenFolder {
+    None,
+    /// The project's place, and the folder (None when it cannot be
+    /// opened: its files are then looked at by path).
+    At(usize, Option<rustix::fd::OwnedFd>),
+}
+
+impl OpenFolder {
+    /// The folder of project `at` of `projects`, opened unless it is the
+    /// one held (the one held before it is closed).
+    fn of(&mut self, projects: &[PathBuf], at: usize) -> Option<&rustix::fd::OwnedFd> {
+        if !matches!(self, OpenFolder::At(held, _) if *held == at) {
+            use rustix::fs::{CWD, Mode, OFlags};
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let dir = projects
+                .get(at)
+                .and_then(|p| rustix::fs::openat(CWD, p, flags, Mode::empty()).ok());
+            *self = OpenFolder::At(at, dir);
+        }
+        match self {
+            OpenFolder::At(_, dir) => dir.as_ref(),
+            OpenFolder::None => None,
+        }
+    }
+}
+
 fn stat_no_follow(dir: Option<&rustix::fd::OwnedFd>, path: &Path) -> Option<rustix::fs::Stat> {
     use rustix::fs::AtFlags;
     match (dir, path.file_name()) {
@@ -632,6 +667,73 @@ mod tests {
         let notes = read.skipped.other.join("; ");
         assert!(notes.contains("moved to /a/wt"), "{notes}");
         assert!(notes.contains("continued in session 0b000000"), "{notes}");
+    }
+
+    /// Each file is looked at in its own project's folder, though the
+    /// listing threads hold one folder at a time: the same file name in
+    /// many folders gives each folder's session, with a listing that
+    /// remembers and one that does not.
+    #[test]
+    fn each_session_is_read_in_its_own_project_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = "0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a71";
+        let projects: Vec<String> = (0..40).map(|n| format!("-work-p{n:02}")).collect();
+        // Files untouched for an hour are remembered.
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (n, project) in projects.iter().enumerate() {
+            let folder = dir.path().join(project);
+            std::fs::create_dir(&folder).unwrap();
+            for k in 0..(1 + n % 3) {
+                let name = if k == 0 {
+                    id.to_string()
+                } else {
+                    format!("0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a{n:02}{k}")
+                };
+                let line = format!(
+                    r#"{{"type":"user","uuid":"u","parentUuid":null,"sessionId":"{name}","cwd":"/work/p{n:02}","timestamp":"2026-11-20T10:00:00Z","message":{{"role":"user","content":"Task {n} {k}"}}}}"#
+                );
+                let file = folder.join(format!("{name}.jsonl"));
+                std::fs::write(&file, line + "\n").unwrap();
+                let file = std::fs::File::options().write(true).open(&file).unwrap();
+                file.set_modified(hour_ago).unwrap();
+            }
+            std::fs::File::open(&folder)
+                .unwrap()
+                .set_modified(hour_ago)
+                .unwrap();
+        }
+        let listing = ClaudeProjects::open(dir.path());
+        let saved = {
+            let cache = ListingCache::from_bytes(None, dir.path(), 7);
+            listing.scan(&cache, &mut |_| true).unwrap();
+            cache.to_save().unwrap()
+        };
+        for cache in [
+            ListingCache::off(),
+            ListingCache::from_bytes(Some(&saved), dir.path(), 7),
+        ] {
+            let mut records = Vec::new();
+            listing
+                .scan(&cache, &mut |batch| {
+                    records.extend(batch);
+                    true
+                })
+                .unwrap();
+            assert_eq!(records.len(), (0..40).map(|n| 1 + n % 3).sum::<usize>());
+            for r in &records {
+                let folder = r.path.parent().unwrap().file_name().unwrap();
+                let n = &folder.to_str().unwrap()["-work-p".len()..];
+                assert_eq!(r.cwd.as_deref(), Some(format!("/work/p{n}").as_str()));
+                assert!(
+                    r.first_prompt.starts_with(&format!(
+                        "Task {}",
+                        n.trim_start_matches('0').parse::<u32>().unwrap_or(0)
+                    )),
+                    "{r:?}"
+                );
+                assert!(r.error.is_none(), "{r:?}");
+            }
+        }
     }
 
     /// A project folder's remembered names are taken only when the folder
