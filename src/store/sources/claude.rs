@@ -730,6 +730,35 @@ mod tests {
         }
     }
 
+    /// A listing holds a few folders open at a time, not one per project:
+    /// every folder open at once grew the table of open files while other
+    /// threads ran, each growth a wait for every core.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_listing_holds_few_folders_open() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in 0..200 {
+            let folder = dir.path().join(format!("-work-p{n:03}"));
+            std::fs::create_dir(&folder).unwrap();
+            std::fs::write(
+                folder.join(format!("0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1{n:03}.jsonl")),
+                "{}\n",
+            )
+            .unwrap();
+        }
+        let open_now = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+        let before = open_now();
+        let mut most = 0;
+        ClaudeProjects::open(dir.path())
+            .scan(&ListingCache::off(), &mut |_| {
+                most = most.max(open_now());
+                true
+            })
+            .unwrap();
+        // Other tests' threads may hold a few files of their own meanwhile.
+        assert!(most < before + 50, "{most} open, {before} before");
+    }
+
     /// A project folder's remembered names are taken only when the folder
     /// is as it was, and only those a reading of it could have kept.
     #[test]
