@@ -94,8 +94,9 @@ mod tests {
     #[test]
     fn each_thread_keeps_its_state_across_its_items() {
         let items: Vec<u32> = (0..1000).collect();
-        // Each item gets how many items its thread had handled before it:
-        // a state shared or made afresh per item would break the count.
+        // Each item gets how many items its thread has handled, itself
+        // included: a state shared or made afresh per item would break the
+        // count.
         let seen = map_ordered_with(
             &items,
             || 0u32,
