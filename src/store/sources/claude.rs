@@ -433,12 +433,28 @@ fn build_file(parsed: ParsedFile, path: &Path, subagent: bool) -> Result<FileRea
     let built = chain::messages(&mut lines, &order, &mut skipped);
     let main = built.finish(&stem, None, path)?;
     let mut side_threads = Vec::new();
+    // Side chains that branch from one start share its lines, and building
+    // a chain's messages takes its lines' content: a chain whose lines a
+    // later one uses again is built from copies of them.
+    let mut uses = vec![0u32; lines.len()];
+    for &i in sides.iter().flatten() {
+        uses[i] += 1;
+    }
     for (n, side) in sides.iter().enumerate() {
         let agent = side
             .first()
             .and_then(|&i| lines[i].line.agent_id.clone())
             .unwrap_or_else(|| format!("{}", n + 1));
-        let built = chain::messages(&mut lines, side, &mut skipped);
+        for &i in side {
+            uses[i] -= 1;
+        }
+        let built = if side.iter().any(|&i| uses[i] > 0) {
+            let mut copies: Vec<Parsed> = side.iter().map(|&i| lines[i].clone()).collect();
+            let order: Vec<usize> = (0..copies.len()).collect();
+            chain::messages(&mut copies, &order, &mut skipped)
+        } else {
+            chain::messages(&mut lines, side, &mut skipped)
+        };
         side_threads.push(built.finish(&format!("sidechain-{agent}"), Some(&stem), path)?);
     }
     let main = if subagent {
@@ -667,6 +683,38 @@ mod tests {
         let notes = read.skipped.other.join("; ");
         assert!(notes.contains("moved to /a/wt"), "{notes}");
         assert!(notes.contains("continued in session 0b000000"), "{notes}");
+    }
+
+    /// Side chains that branch from one start (older versions kept a
+    /// subagent's lines in the session's file) each show that start whole.
+    #[test]
+    fn branching_side_chains_each_show_their_shared_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir
+            .path()
+            .join("0a8f5c1e-4b1d-4c55-9e7a-2b6f0d4c1a71.jsonl");
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"go"}}"#,
+            r#"{"type":"user","uuid":"s1","parentUuid":"u1","isSidechain":true,"sessionId":"s","timestamp":"2026-11-20T10:00:01Z","message":{"role":"user","content":"the task"}}"#,
+            r#"{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"sessionId":"s","timestamp":"2026-11-20T10:00:02Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"one way"}]}}"#,
+            r#"{"type":"assistant","uuid":"s3","parentUuid":"s1","isSidechain":true,"sessionId":"s","timestamp":"2026-11-20T10:00:03Z","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"another"}]}}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let read = ClaudeProjects::read(&ClaudeProjects::record_at(&path)).unwrap();
+        let shown: Vec<Vec<String>> = read
+            .others
+            .iter()
+            .map(|t| {
+                t.context
+                    .messages()
+                    .map(|m| format!("{} {}", m.id(), m.one_line()))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [["s1 the task", "s2 one way"], ["s1 the task", "s3 another"]]
+        );
     }
 
     /// Each file is looked at in its own project's folder, though the

@@ -12,6 +12,7 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// A parsed line with where it is.
+#[derive(Clone)]
 pub struct Parsed {
     /// Where it is in the file.
     pub span: LineSpan,

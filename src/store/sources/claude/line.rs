@@ -38,7 +38,7 @@ pub const KNOWN_TYPES: &[&str] = &[
 ];
 
 /// The fields of a line that loki-sessions reads.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Line {
     /// The line's type (`user`, `assistant`, `system`, `summary`, …).
